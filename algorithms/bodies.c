@@ -1,0 +1,122 @@
+/* bodies.c: the separate-bodies sweep (Vereshchagin 1974; the articulated-body recursion).
+ *
+ *   root -> leaves:  v_i = X_i v_l + S_i qd_i,  c_i = v_i x S_i qd_i + c_J,
+ *                    I^A_i = I_i,  p^A_i = v_i x* I_i v_i
+ *   leaves -> root:  U_i = I^A_i S_i,  D_i = S_i^T U_i,  u_i = tau_i - S_i^T p^A_i,
+ *                    I^a_i = I^A_i - U_i D_i^-1 U_i^T,  p^a_i = p^A_i + I^a_i c_i + U_i D_i^-1 u_i,
+ *                    I^A_l += X_i^T I^a_i X_i,  p^A_l += X_i^T p^a_i
+ *   root -> leaves:  a'_i = X_i a_l + c_i (a_0 = -a_g),  qdd_i = D_i^-1 (u_i - U_i^T a'_i),
+ *                    a_i = a'_i + S_i qdd_i
+ * Only matrices of size <= 6 appear; O(N). */
+#include "internal.h"
+
+#include <string.h>
+
+static void velocities_and_bias(const mbd_model *model, mbd_work *work, const double *qd)
+{
+    double (*pA)[6] = work->f;
+    for (int i = 0; i < model->nb; i++) {
+        const int p = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
+        const double *S = work->S + 6 * v0;
+        double vJ[6], cJ[6], Iv[6];
+        subspace_times(vJ, S, nv, qd + v0);
+        if (p < 0)
+            memset(work->v[i], 0, sizeof work->v[i]);
+        else
+            xform_motion(work->v[i], &work->X[i], work->v[p]);
+        for (int r = 0; r < 6; r++)
+            work->v[i][r] += vJ[r];
+        joint_bias(cJ, &model->joint[i], S, qd + v0);
+        cross_motion(work->c[i], work->v[i], vJ);
+        for (int r = 0; r < 6; r++)
+            work->c[i][r] += cJ[r];
+        memcpy(work->IA[i], model->inertia[i], sizeof work->IA[i]);
+        mat6_apply(Iv, model->inertia[i], work->v[i]);
+        cross_force(pA[i], work->v[i], Iv);
+    }
+}
+
+/* I^a = I^A - U D^-1 U^T, p^a = p^A + I^a c + U D^-1 u, both carried to the parent. */
+static int articulated_inertias(const mbd_model *model, mbd_work *work, const double *tau)
+{
+    double (*pA)[6] = work->f;
+    for (int i = model->nb - 1; i >= 0; i--) {
+        const int p = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
+        const double *S = work->S + 6 * v0;
+        double *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i], *u = work->u + v0;
+        double D[36], UDinv[MBD_MAX_JOINT_DOF][6];
+        for (int k = 0; k < nv; k++)
+            mat6_apply(U + 6 * k, work->IA[i], S + 6 * k);
+        for (int k = 0; k < nv; k++)
+            subspace_dot(D + nv * k, S, nv, U + 6 * k);
+        if (small_spd_inverse(Dinv, D, nv))
+            return MBD_ESINGULAR;
+        subspace_dot(u, S, nv, pA[i]);
+        for (int k = 0; k < nv; k++)
+            u[k] = (tau ? tau[v0 + k] : 0.0) - u[k];
+        if (p < 0)
+            continue;
+        for (int k = 0; k < nv; k++) /* column k of U D^-1 */
+            for (int r = 0; r < 6; r++) {
+                UDinv[k][r] = 0.0;
+                for (int m = 0; m < nv; m++)
+                    UDinv[k][r] += U[6 * m + r] * Dinv[nv * m + k];
+            }
+        double *Ia = work->IA[i];
+        for (int k = 0; k < nv; k++)
+            for (int r = 0; r < 6; r++)
+                for (int s = 0; s < 6; s++)
+                    Ia[6 * r + s] -= UDinv[k][r] * U[6 * k + s];
+        double pa[6], t[6];
+        mat6_apply(pa, Ia, work->c[i]);
+        for (int r = 0; r < 6; r++) {
+            pa[r] += pA[i][r];
+            for (int k = 0; k < nv; k++)
+                pa[r] += UDinv[k][r] * u[k];
+        }
+        inertia_add_congruence(work->IA[p], &work->X[i], Ia);
+        xform_force_t(t, &work->X[i], pa);
+        for (int r = 0; r < 6; r++)
+            pA[p][r] += t[r];
+    }
+    return MBD_OK;
+}
+
+static void accelerations(const mbd_model *model, mbd_work *work, double *qdd)
+{
+    const double a0[6] = {0, 0, 0, -model->gravity[0], -model->gravity[1], -model->gravity[2]};
+    for (int i = 0; i < model->nb; i++) {
+        const int p = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
+        const double *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
+        double *a = work->a[i], rhs[MBD_MAX_JOINT_DOF];
+        xform_motion(a, &work->X[i], p < 0 ? a0 : work->a[p]);
+        for (int r = 0; r < 6; r++)
+            a[r] += work->c[i][r];
+        for (int k = 0; k < nv; k++)
+            rhs[k] = work->u[v0 + k] - dot6(U + 6 * k, a);
+        for (int k = 0; k < nv; k++) {
+            qdd[v0 + k] = 0.0;
+            for (int m = 0; m < nv; m++)
+                qdd[v0 + k] += Dinv[nv * k + m] * rhs[m];
+        }
+        for (int k = 0; k < nv; k++)
+            for (int r = 0; r < 6; r++)
+                a[r] += work->S[6 * (v0 + k) + r] * qdd[v0 + k];
+    }
+}
+
+static int bodies_acc(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
+                      double *qdd)
+{
+    velocities_and_bias(model, work, qd);
+    int status = articulated_inertias(model, work, tau);
+    if (status == MBD_OK)
+        accelerations(model, work, qdd);
+    return status;
+}
+
+const mbd_solver mbd_solver_bodies = {
+    .name = "bodies",
+    .summary = "separate-bodies sweep (Vereshchagin 1974, articulated-body recursion), O(N)",
+    .solve_acc = bodies_acc,
+};

@@ -1,0 +1,65 @@
+/* dense.c: the dense baseline. H by CRBA, C by RNEA with qdd = 0, then LAPACK's
+ * Cholesky: H = R^T R (dpotrf), qdd = H^-1 (tau - C) (dpotrs). O(N^2) to build H,
+ * O(N^3) to factor it. The momentum form reuses the factor: qd = H^-1 p, and pd from the
+ * subtree momenta (momentum_rates). The _work LAPACKE calls allocate nothing. */
+#include "internal.h"
+
+#include <lapacke.h>
+#include <string.h>
+
+static size_t dense_scratch(const mbd_model *model)
+{
+    return (size_t)model->nv * (size_t)model->nv + (size_t)model->nv;
+}
+
+/* H into scratch, factorized in place (CRBA fills the column-major upper triangle). */
+static int factor_mass_matrix(const mbd_model *model, mbd_work *work)
+{
+    crba(model, work, work->scratch);
+    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', model->nv, work->scratch, model->nv);
+    return info == 0 ? MBD_OK : MBD_ESINGULAR;
+}
+
+static int solve_in_place(const mbd_model *model, mbd_work *work, double *x)
+{
+    lapack_int info = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', model->nv, 1, work->scratch,
+                                          model->nv, x, model->nv);
+    return info == 0 ? MBD_OK : MBD_EINVAL;
+}
+
+static int dense_acc(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
+                     double *qdd)
+{
+    const int nv = model->nv;
+    double *C = work->scratch + (size_t)nv * nv;
+    memset(qdd, 0, (size_t)nv * sizeof *qdd);
+    rnea(model, work, qd, qdd, 1, C);
+    for (int k = 0; k < nv; k++)
+        qdd[k] = (tau ? tau[k] : 0.0) - C[k];
+    int status = factor_mass_matrix(model, work);
+    return status ? status : solve_in_place(model, work, qdd);
+}
+
+static int dense_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
+                     double *qd, double *pd)
+{
+    int status = factor_mass_matrix(model, work);
+    if (status)
+        return status;
+    memcpy(qd, p, (size_t)model->nv * sizeof *qd);
+    status = solve_in_place(model, work, qd);
+    if (status)
+        return status;
+    kinematics_velocity(model, work, qd);
+    subtree_momenta(model, work, work->f);
+    momentum_rates(model, work, (const double (*)[6])work->f, qd, tau, pd);
+    return MBD_OK;
+}
+
+const mbd_solver mbd_solver_dense = {
+    .name = "dense",
+    .summary = "CRBA mass matrix + LAPACK Cholesky (dpotrf/dpotrs), O(N^3); both formulations",
+    .scratch_doubles = dense_scratch,
+    .solve_acc = dense_acc,
+    .solve_mom = dense_mom,
+};

@@ -1,0 +1,242 @@
+/* dynamics.c: the workspace, the solver table and the public entry points. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const mbd_solver *const solver_table[] = {
+    &mbd_solver_dense,
+    &mbd_solver_bodies,
+    &mbd_solver_poisson_sweep,
+    &mbd_solver_poisson_ldlt,
+};
+
+#define SOLVER_COUNT ((int)(sizeof solver_table / sizeof solver_table[0]))
+
+const char *mbd_strerror(int status)
+{
+    switch (status) {
+#define MBD_TEXT_ROW(name, value, text) case name: return text;
+        MBD_STATUS_LIST(MBD_TEXT_ROW)
+#undef MBD_TEXT_ROW
+    }
+    return "unknown status";
+}
+
+int mbd_solver_count(void) { return SOLVER_COUNT; }
+
+const mbd_solver *mbd_solver_at(int index)
+{
+    return index >= 0 && index < SOLVER_COUNT ? solver_table[index] : NULL;
+}
+
+const mbd_solver *mbd_solver_find(const char *name)
+{
+    for (int k = 0; k < SOLVER_COUNT; k++)
+        if (strcmp(solver_table[k]->name, name) == 0)
+            return solver_table[k];
+    return NULL;
+}
+
+const char *mbd_solver_name(const mbd_solver *solver) { return solver->name; }
+const char *mbd_solver_summary(const mbd_solver *solver) { return solver->summary; }
+
+unsigned mbd_solver_formulations(const mbd_solver *solver)
+{
+    return (solver->solve_acc ? MBD_ACCELERATION : 0u) | (solver->solve_mom ? MBD_MOMENTUM : 0u);
+}
+
+/* Carves one 64-byte-aligned block into the workspace arrays; with base NULL it only
+ * measures. */
+static void *carve(char *base, size_t *offset, size_t bytes)
+{
+    void *p = base ? base + *offset : NULL;
+    *offset += (bytes + 63) & ~(size_t)63;
+    return p;
+}
+
+static size_t work_layout(mbd_work *w, const mbd_model *m, size_t scratch, char *base)
+{
+    size_t off = 0;
+    const size_t nb = (size_t)m->nb, nv = (size_t)m->nv, d = sizeof(double);
+    w->X = carve(base, &off, nb * sizeof *w->X);
+    w->S = carve(base, &off, 6 * nv * d);
+    w->U = carve(base, &off, 6 * nv * d);
+    w->D = carve(base, &off, (size_t)m->ndd * d);
+    w->u = carve(base, &off, nv * d);
+    w->v = carve(base, &off, nb * 6 * d);
+    w->c = carve(base, &off, nb * 6 * d);
+    w->a = carve(base, &off, nb * 6 * d);
+    w->f = carve(base, &off, nb * 6 * d);
+    w->g = carve(base, &off, nb * 6 * d);
+    w->IA = carve(base, &off, nb * 36 * d);
+    w->scratch = carve(base, &off, scratch * d);
+    return off;
+}
+
+mbd_work *mbd_work_new(const mbd_model *model, const mbd_solver *solver)
+{
+    mbd_work *work = calloc(1, sizeof *work);
+    if (!work)
+        return NULL;
+    const size_t scratch = solver && solver->scratch_doubles ? solver->scratch_doubles(model) : 0;
+    const size_t bytes = work_layout(work, model, scratch, NULL);
+    char *base = aligned_alloc(64, bytes);
+    if (!base) {
+        free(work);
+        return NULL;
+    }
+    memset(base, 0, bytes);
+    work_layout(work, model, scratch, base);
+    work->block = base;
+    work->model = model;
+    work->solver = solver;
+    return work;
+}
+
+void mbd_work_free(mbd_work *work)
+{
+    if (!work)
+        return;
+    free(work->block);
+    free(work);
+}
+
+static int require_solver(const mbd_model *model, const mbd_work *work, mbd_formulation form)
+{
+    if (!work || work->model != model || !work->solver)
+        return MBD_EINVAL;
+    return mbd_solver_formulations(work->solver) & form ? MBD_OK : MBD_EUNSUPPORTED;
+}
+
+int mbd_solve(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
+              double *qdd)
+{
+    int status = require_solver(model, work, MBD_ACCELERATION);
+    if (status)
+        return status;
+    if (check_finite(qd, model->nv) || (tau && check_finite(tau, model->nv)))
+        return MBD_ENONFINITE;
+    status = work->solver->solve_acc(model, work, qd, tau, qdd);
+    if (status == MBD_OK && check_finite(qdd, model->nv))
+        return MBD_ENONFINITE;
+    return status;
+}
+
+int mbd_solve_momentum(const mbd_model *model, mbd_work *work, const double *p,
+                       const double *tau, double *qd, double *pd)
+{
+    int status = require_solver(model, work, MBD_MOMENTUM);
+    if (status)
+        return status;
+    if (check_finite(p, model->nv) || (tau && check_finite(tau, model->nv)))
+        return MBD_ENONFINITE;
+    status = work->solver->solve_mom(model, work, p, tau, qd, pd);
+    if (status == MBD_OK && (check_finite(qd, model->nv) || check_finite(pd, model->nv)))
+        return MBD_ENONFINITE;
+    return status;
+}
+
+int mbd_forward(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+                const double *tau, double *qdd)
+{
+    int status = require_solver(model, work, MBD_ACCELERATION);
+    if (status == MBD_OK)
+        status = mbd_kinematics(model, work, q);
+    return status ? status : mbd_solve(model, work, qd, tau, qdd);
+}
+
+int mbd_forward_momentum(const mbd_model *model, mbd_work *work, const double *q,
+                         const double *p, const double *tau, double *qd, double *pd)
+{
+    int status = require_solver(model, work, MBD_MOMENTUM);
+    if (status == MBD_OK)
+        status = mbd_kinematics(model, work, q);
+    return status ? status : mbd_solve_momentum(model, work, p, tau, qd, pd);
+}
+
+static int require_work(const mbd_model *model, const mbd_work *work)
+{
+    return work && work->model == model ? MBD_OK : MBD_EINVAL;
+}
+
+int mbd_inverse(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+                const double *qdd, double *tau, double *reactions)
+{
+    int status = require_work(model, work);
+    if (status == MBD_OK)
+        status = mbd_kinematics(model, work, q);
+    if (status)
+        return status;
+    if (check_finite(qd, model->nv) || check_finite(qdd, model->nv))
+        return MBD_ENONFINITE;
+    rnea(model, work, qd, qdd, 1, tau);
+    if (reactions)
+        memcpy(reactions, work->f, (size_t)model->nb * sizeof *work->f);
+    return MBD_OK;
+}
+
+int mbd_mass_matrix(const mbd_model *model, mbd_work *work, const double *q, double *H)
+{
+    int status = require_work(model, work);
+    if (status == MBD_OK)
+        status = mbd_kinematics(model, work, q);
+    if (status)
+        return status;
+    const size_t nv = (size_t)model->nv;
+    crba(model, work, H);
+    for (size_t r = 0; r < nv; r++) /* mirror the lower triangle */
+        for (size_t c = 0; c <= r; c++)
+            H[c * nv + r] = H[r * nv + c];
+    return MBD_OK;
+}
+
+int mbd_momentum(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+                 double *p)
+{
+    int status = require_work(model, work);
+    if (status == MBD_OK)
+        status = mbd_kinematics(model, work, q);
+    if (status)
+        return status;
+    if (check_finite(qd, model->nv))
+        return MBD_ENONFINITE;
+    kinematics_velocity(model, work, qd);
+    subtree_momenta(model, work, work->f);
+    for (int i = 0; i < model->nb; i++)
+        subspace_dot(p + model->v0[i], work->S + 6 * model->v0[i], model->joint[i].nv, work->f[i]);
+    return MBD_OK;
+}
+
+/* T = 1/2 sum v^T I v. V = -sum m g . x_com, with g in body axes (g_i = E_i g_lambda) and
+ * h_i = g . (origin of body i) carried down the tree: h_i = h_lambda + g_lambda . r_i. */
+int mbd_energy(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+               double *kinetic, double *potential)
+{
+    int status = require_work(model, work);
+    if (status == MBD_OK)
+        status = mbd_kinematics(model, work, q);
+    if (status)
+        return status;
+    if (check_finite(qd, model->nv))
+        return MBD_ENONFINITE;
+    kinematics_velocity(model, work, qd);
+    double T = 0.0, V = 0.0;
+    for (int i = 0; i < model->nb; i++) {
+        const int p = model->parent[i];
+        const double *g_parent = p < 0 ? model->gravity : work->a[p] + 3;
+        const double h_parent = p < 0 ? 0.0 : work->a[p][0];
+        double Iv[6];
+        mat6_apply(Iv, model->inertia[i], work->v[i]);
+        T += 0.5 * dot6(work->v[i], Iv);
+        work->a[i][0] = h_parent + vec3_dot(g_parent, work->X[i].r);
+        mat3_apply(work->a[i] + 3, work->X[i].E, g_parent);
+        const mbd_body_def *body = &model->defs[i];
+        V -= body->mass * (work->a[i][0] + vec3_dot(work->a[i] + 3, body->com));
+    }
+    *kinetic = T;
+    *potential = V;
+    return MBD_OK;
+}

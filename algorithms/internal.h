@@ -1,0 +1,111 @@
+/* internal.h: the model, workspace and solver-table layouts shared by the library's
+ * files. Not installed; users see only include/mbd.h. */
+#ifndef MBD_INTERNAL_H
+#define MBD_INTERNAL_H
+
+#include "mbd.h"
+#include "spatial.h"
+
+#define MBD_MAX_JOINT_DOF 6
+
+/* A joint as the solvers see it: type, unit axes (joint frame = body frame at q = 0). */
+typedef struct {
+    mbd_joint_type type;
+    int nq, nv;
+    double axis[2][3];
+} mbd_joint;
+
+/* Read-only after mbd_model_build. */
+struct mbd_model {
+    char *name;
+    char *source;              /* file path or generator spec it came from */
+    double gravity[3];         /* world frame */
+    int nb, nq, nv;
+    int max_children;
+    mbd_body_def *defs;        /* (nb) as given, names owned */
+    int *parent;               /* (nb) -1 for the world */
+    int *q0, *v0;              /* (nb) first coordinate and velocity index of each joint */
+    int *d0;                   /* (nb) offset of each joint's nv x nv block */
+    int ndd;                   /* sum of nv_i^2 */
+    mbd_joint *joint;          /* (nb) */
+    mbd_xform *Xtree;          /* (nb) parent frame -> joint frame */
+    double (*inertia)[36];     /* (nb) spatial inertia about the body frame origin */
+};
+
+/* Per-thread, per-state buffers; the only memory a solver writes. */
+struct mbd_work {
+    const mbd_model *model;
+    const mbd_solver *solver;
+    void *block;               /* the one allocation that the arrays below are carved from */
+    mbd_xform *X;              /* (nb) X_i: parent -> body i, valid after mbd_kinematics */
+    double *S;                 /* (nv x 6) motion subspace columns, dof j at 6 j */
+    double *U;                 /* (nv x 6) U = I^A S */
+    double *D;                 /* (ndd) per-joint nv x nv blocks */
+    double *u;                 /* (nv) */
+    double (*v)[6];            /* (nb) body velocities */
+    double (*c)[6];            /* (nb) velocity-product accelerations */
+    double (*a)[6];            /* (nb) accelerations */
+    double (*f)[6];            /* (nb) forces, momenta */
+    double (*g)[6];            /* (nb) second force/momentum accumulator */
+    double (*IA)[36];          /* (nb) articulated or composite inertias */
+    double *scratch;           /* solver-specific, solver->scratch_doubles(model) */
+};
+
+typedef size_t (*mbd_scratch_fn)(const mbd_model *model);
+typedef int (*mbd_solve_acc_fn)(const mbd_model *model, mbd_work *work, const double *qd,
+                                const double *tau, double *qdd);
+typedef int (*mbd_solve_mom_fn)(const mbd_model *model, mbd_work *work, const double *p,
+                                const double *tau, double *qd, double *pd);
+
+/* One row of the solver table. Each function runs after mbd_kinematics(q). */
+struct mbd_solver {
+    const char *name;
+    const char *summary;
+    mbd_scratch_fn scratch_doubles;  /* may be NULL: no scratch */
+    mbd_solve_acc_fn solve_acc;      /* NULL if the acceleration form is not offered */
+    mbd_solve_mom_fn solve_mom;      /* NULL if the momentum form is not offered */
+};
+
+/* ---- joints (joints.c) ---- */
+
+/* X_J(q): joint frame -> body frame. */
+void joint_transform(mbd_xform *out, const mbd_joint *joint, const double *q);
+/* Motion subspace S(q) in body coordinates, nv columns of 6. */
+void joint_subspace(double *out, const mbd_joint *joint, const double *q);
+/* c_J = (dS/dt) qd in body coordinates (zero where S is constant); S = S(q). */
+void joint_bias(double out[6], const mbd_joint *joint, const double *S, const double *qd);
+/* out[k] += ((dS/dq_k) qd)^T mu: the part of dT/dq_k that comes from S depending on q. */
+void joint_dS_dq_dot(double *out, const mbd_joint *joint, const double *S, const double *qd,
+                     const double mu[6]);
+
+/* ---- kinematics and shared passes (kinematics.c) ---- */
+
+int check_finite(const double *x, int n);
+/* out = S x (nv columns of 6); out_k = S_k . f */
+void subspace_times(double out[6], const double *S, int nv, const double *x);
+void subspace_dot(double *out, const double *S, int nv, const double f[6]);
+/* After mbd_kinematics: v_i for all bodies from qd. */
+void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *qd);
+/* mu_i: momentum of the subtree rooted at i (from work->v), into mu (nb x 6). */
+void subtree_momenta(const mbd_model *model, mbd_work *work, double (*mu)[6]);
+/* pd = Q + dT/dq from qd, the body velocities in work->v and the subtree momenta mu
+ * (nb x 6, body frames); work->g is used for the subtree external forces. */
+void momentum_rates(const mbd_model *model, mbd_work *work, const double (*mu)[6],
+                    const double *qd, const double *tau, double *pd);
+/* Gravity wrench on body i in body coordinates, for every body, into out (nb x 6). */
+void gravity_wrenches(const mbd_model *model, mbd_work *work, double (*out)[6]);
+
+/* RNEA after mbd_kinematics; reactions in work->f. */
+void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double *qdd,
+          int with_gravity, double *tau);
+/* CRBA after mbd_kinematics: the lower triangle of the row-major nv x nv H. */
+void crba(const mbd_model *model, mbd_work *work, double *H);
+
+/* ---- solvers (one file each) ---- */
+/* Scratch of a solver, 64-byte aligned, sized by its scratch_doubles. */
+extern const mbd_solver mbd_solver_dense;
+extern const mbd_solver mbd_solver_bodies;
+extern const mbd_solver mbd_solver_poisson_sweep;
+extern const mbd_solver mbd_solver_poisson_ldlt;
+
+#endif

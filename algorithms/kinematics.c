@@ -1,0 +1,192 @@
+/* kinematics.c: position and velocity kinematics, and the passes that several solvers
+ * share: RNEA (inverse dynamics with joint reactions), CRBA, p = H qd in O(N), the
+ * momentum rates pd = Q + dT/dq, gravity and energy. */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+int check_finite(const double *x, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (!isfinite(x[k]))
+            return MBD_ENONFINITE;
+    return MBD_OK;
+}
+
+/* X_i = X_J(q_i) X_T(i) and S_i(q_i) for every body. */
+int mbd_kinematics(const mbd_model *model, mbd_work *work, const double *q)
+{
+    if (check_finite(q, model->nq))
+        return MBD_ENONFINITE;
+    for (int i = 0; i < model->nb; i++) {
+        const mbd_joint *joint = &model->joint[i];
+        mbd_xform XJ;
+        joint_transform(&XJ, joint, q + model->q0[i]);
+        xform_compose(&work->X[i], &XJ, &model->Xtree[i]);
+        joint_subspace(work->S + 6 * model->v0[i], joint, q + model->q0[i]);
+    }
+    return MBD_OK;
+}
+
+void subspace_times(double out[6], const double *S, int nv, const double *x)
+{
+    for (int r = 0; r < 6; r++)
+        out[r] = 0.0;
+    for (int k = 0; k < nv; k++)
+        for (int r = 0; r < 6; r++)
+            out[r] += S[6 * k + r] * x[k];
+}
+
+void subspace_dot(double *out, const double *S, int nv, const double f[6])
+{
+    for (int k = 0; k < nv; k++)
+        out[k] = dot6(S + 6 * k, f);
+}
+
+/* v_i = X_i v_lambda + S_i qd_i */
+void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *qd)
+{
+    for (int i = 0; i < model->nb; i++) {
+        const int p = model->parent[i];
+        double vJ[6];
+        subspace_times(vJ, work->S + 6 * model->v0[i], model->joint[i].nv, qd + model->v0[i]);
+        if (p < 0) {
+            memcpy(work->v[i], vJ, sizeof vJ);
+            continue;
+        }
+        xform_motion(work->v[i], &work->X[i], work->v[p]);
+        for (int r = 0; r < 6; r++)
+            work->v[i][r] += vJ[r];
+    }
+}
+
+/* a_g,i = X_i a_g,lambda with a_g,0 = (0; g), then the wrench I_i a_g,i. */
+void gravity_wrenches(const mbd_model *model, mbd_work *work, double (*out)[6])
+{
+    const double ag0[6] = {0, 0, 0, model->gravity[0], model->gravity[1], model->gravity[2]};
+    double (*ag)[6] = work->a;
+    for (int i = 0; i < model->nb; i++) {
+        const int p = model->parent[i];
+        xform_motion(ag[i], &work->X[i], p < 0 ? ag0 : ag[p]);
+        mat6_apply(out[i], model->inertia[i], ag[i]);
+    }
+}
+
+/* Forward: v_i, a_i = X_i a_lambda + S qdd + c_J + v_i x S qd, f_i = I a + v x* I v.
+ * Backward: tau_i = S^T f_i, f_lambda += X^T f_i. Gravity enters as a_0 = -a_g. */
+void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double *qdd,
+          int with_gravity, double *tau)
+{
+    const double g = with_gravity ? 1.0 : 0.0;
+    const double a0[6] = {0, 0, 0, -g * model->gravity[0], -g * model->gravity[1],
+                          -g * model->gravity[2]};
+    const double zero[6] = {0};
+    for (int i = 0; i < model->nb; i++) {
+        const int p = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
+        const double *S = work->S + 6 * v0;
+        double vJ[6], aJ[6], cJ[6], vxvJ[6], Iv[6];
+        subspace_times(vJ, S, nv, qd + v0);
+        subspace_times(aJ, S, nv, qdd + v0);
+        joint_bias(cJ, &model->joint[i], S, qd + v0);
+        xform_motion(work->v[i], &work->X[i], p < 0 ? zero : work->v[p]);
+        xform_motion(work->a[i], &work->X[i], p < 0 ? a0 : work->a[p]);
+        for (int r = 0; r < 6; r++)
+            work->v[i][r] += vJ[r];
+        cross_motion(vxvJ, work->v[i], vJ);
+        for (int r = 0; r < 6; r++)
+            work->a[i][r] += aJ[r] + cJ[r] + vxvJ[r];
+        mat6_apply(work->f[i], model->inertia[i], work->a[i]);
+        mat6_apply(Iv, model->inertia[i], work->v[i]);
+        cross_force(vxvJ, work->v[i], Iv);
+        for (int r = 0; r < 6; r++)
+            work->f[i][r] += vxvJ[r];
+    }
+    for (int i = model->nb - 1; i >= 0; i--) {
+        const int p = model->parent[i];
+        subspace_dot(tau + model->v0[i], work->S + 6 * model->v0[i], model->joint[i].nv, work->f[i]);
+        if (p >= 0) {
+            double fp[6];
+            xform_force_t(fp, &work->X[i], work->f[i]);
+            for (int r = 0; r < 6; r++)
+                work->f[p][r] += fp[r];
+        }
+    }
+}
+
+/* I^C_i = I_i + sum_children X^T I^C_j X; H_ii = S_i^T I^C_i S_i; then F = I^C_i S_i is
+ * carried towards the root: H_{lambda,i} = S_lambda^T (X^T F). Sets the lower triangle
+ * of the row-major H (the upper triangle of the same array read column-major). */
+void crba(const mbd_model *model, mbd_work *work, double *H)
+{
+    const int nv = model->nv;
+    memset(H, 0, (size_t)nv * (size_t)nv * sizeof *H); /* entries of unrelated bodies stay 0 */
+    memcpy(work->IA, model->inertia, (size_t)model->nb * sizeof *work->IA);
+    for (int i = model->nb - 1; i >= 0; i--) {
+        const int ni = model->joint[i].nv, vi = model->v0[i];
+        double F[MBD_MAX_JOINT_DOF][6], Ft[6];
+        for (int k = 0; k < ni; k++)
+            mat6_apply(F[k], work->IA[i], work->S + 6 * (vi + k));
+        for (int k = 0; k < ni; k++)
+            subspace_dot(H + (size_t)(vi + k) * nv + vi, work->S + 6 * vi, ni, F[k]);
+        for (int j = i; model->parent[j] >= 0; j = model->parent[j]) {
+            const int p = model->parent[j];
+            for (int k = 0; k < ni; k++) {
+                xform_force_t(Ft, &work->X[j], F[k]);
+                memcpy(F[k], Ft, sizeof Ft);
+                subspace_dot(H + (size_t)(vi + k) * nv + model->v0[p], work->S + 6 * model->v0[p],
+                             model->joint[p].nv, F[k]);
+            }
+        }
+        if (model->parent[i] >= 0)
+            inertia_add_congruence(work->IA[model->parent[i]], &work->X[i], work->IA[i]);
+    }
+}
+
+/* mu_i = I_i v_i + sum_children X_j^T mu_j: the momentum of the subtree rooted at i. */
+void subtree_momenta(const mbd_model *model, mbd_work *work, double (*mu)[6])
+{
+    for (int i = 0; i < model->nb; i++)
+        mat6_apply(mu[i], model->inertia[i], work->v[i]);
+    for (int i = model->nb - 1; i >= 0; i--) {
+        const int p = model->parent[i];
+        if (p >= 0) {
+            double t[6];
+            xform_force_t(t, &work->X[i], mu[i]);
+            for (int r = 0; r < 6; r++)
+                mu[p][r] += t[r];
+        }
+    }
+}
+
+/* pd_i = tau_i + S_i^T f^B_i + (dv_i/dq_i)^T mu_i, where f^B_i is the gravity on the
+ * subtree of i and dv_i/dq_k = -(S_k x) X_i v_lambda + (dS/dq_k) qd, so that
+ * (dv_i/dq_k)^T mu = -S_k^T (w x* mu) + ((dS/dq_k) qd)^T mu with w = v_i - S_i qd_i. */
+void momentum_rates(const mbd_model *model, mbd_work *work, const double (*mu)[6],
+                    const double *qd, const double *tau, double *pd)
+{
+    double (*fB)[6] = work->g;
+    gravity_wrenches(model, work, fB);
+    for (int i = model->nb - 1; i >= 0; i--) {
+        const int p = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
+        const double *S = work->S + 6 * v0;
+        double w[6], vJ[6], wxmu[6], Q[MBD_MAX_JOINT_DOF], dT[MBD_MAX_JOINT_DOF];
+        subspace_times(vJ, S, nv, qd + v0);
+        for (int r = 0; r < 6; r++)
+            w[r] = work->v[i][r] - vJ[r];
+        cross_force(wxmu, w, mu[i]);
+        subspace_dot(Q, S, nv, fB[i]);
+        for (int r = 0; r < 6; r++)
+            wxmu[r] = -wxmu[r];
+        subspace_dot(dT, S, nv, wxmu);
+        joint_dS_dq_dot(dT, &model->joint[i], S, qd + v0, mu[i]);
+        for (int k = 0; k < nv; k++)
+            pd[v0 + k] = (tau ? tau[v0 + k] : 0.0) + Q[k] + dT[k];
+        if (p >= 0) {
+            double t[6];
+            xform_force_t(t, &work->X[i], fB[i]);
+            for (int r = 0; r < 6; r++)
+                fB[p][r] += t[r];
+        }
+    }
+}

@@ -1,0 +1,100 @@
+/* poisson_ldlt.c: the block LDL^T (Cholesky) variant of the Poisson-impulse solve
+ * (Ivanov 2017, section 4). Same unknowns as poisson_sweep.c; the joint block is factored
+ * instead of inverted and the inertia update is a symmetric rank-n_i downdate:
+ *   leaves -> root:  U_i = I^A_i S_i,  L_i L_i^T = S_i^T U_i,  V_i = L_i^-1 U_i^T X_i,
+ *                    I^A_l += X_i^T I^A_i X_i - V_i^T V_i,
+ *                    x_i = L_i^-1 (p_i - S_i^T phi_i),  phi_l += X_i^T phi_i + V_i^T x_i
+ *   root -> leaves:  L_i^T qd_i = x_i - V_i v_l,  v_i = X_i v_l + S_i qd_i,
+ *                    mu_i = I^A_i v_i + phi_i
+ *   then pd = Q + dT/dq from mu (momentum_rates). V_i (n_i x 6) is kept in work->U. */
+#include "internal.h"
+
+#include <string.h>
+
+static int eliminate(const mbd_model *model, mbd_work *work, const double *p)
+{
+    double (*phi)[6] = work->c;
+    memcpy(work->IA, model->inertia, (size_t)model->nb * sizeof *work->IA);
+    memset(phi, 0, (size_t)model->nb * sizeof *phi);
+    for (int i = model->nb - 1; i >= 0; i--) {
+        const int parent = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
+        const double *S = work->S + 6 * v0;
+        double *V = work->U + 6 * v0, *L = work->D + model->d0[i], *x = work->u + v0;
+        double U[MBD_MAX_JOINT_DOF][6];
+        for (int k = 0; k < nv; k++)
+            mat6_apply(U[k], work->IA[i], S + 6 * k);
+        for (int k = 0; k < nv; k++)
+            subspace_dot(L + nv * k, S, nv, U[k]);
+        if (small_cholesky(L, nv))
+            return MBD_ESINGULAR;
+        subspace_dot(x, S, nv, phi[i]);
+        for (int k = 0; k < nv; k++)
+            x[k] = p[v0 + k] - x[k];
+        small_forward_subst(L, nv, x);
+        if (parent < 0)
+            continue;
+        for (int k = 0; k < nv; k++) /* rows of V: (X^T U_k)^T, then L^-1 */
+            xform_force_t(V + 6 * k, &work->X[i], U[k]);
+        for (int r = 0; r < 6; r++) {
+            double col[MBD_MAX_JOINT_DOF];
+            for (int k = 0; k < nv; k++)
+                col[k] = V[6 * k + r];
+            small_forward_subst(L, nv, col);
+            for (int k = 0; k < nv; k++)
+                V[6 * k + r] = col[k];
+        }
+        double *IAp = work->IA[parent], t[6];
+        inertia_add_congruence(IAp, &work->X[i], work->IA[i]);
+        for (int k = 0; k < nv; k++)
+            for (int r = 0; r < 6; r++)
+                for (int s = 0; s < 6; s++)
+                    IAp[6 * r + s] -= V[6 * k + r] * V[6 * k + s];
+        xform_force_t(t, &work->X[i], phi[i]);
+        for (int r = 0; r < 6; r++) {
+            phi[parent][r] += t[r];
+            for (int k = 0; k < nv; k++)
+                phi[parent][r] += V[6 * k + r] * x[k];
+        }
+    }
+    return MBD_OK;
+}
+
+static void rates_and_momenta(const mbd_model *model, mbd_work *work, double *qd)
+{
+    const double (*phi)[6] = (const double (*)[6])work->c;
+    double (*mu)[6] = work->f;
+    const double zero[6] = {0};
+    for (int i = 0; i < model->nb; i++) {
+        const int parent = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
+        const double *S = work->S + 6 * v0, *V = work->U + 6 * v0, *L = work->D + model->d0[i];
+        const double *vp = parent < 0 ? zero : work->v[parent];
+        double vJ[6];
+        for (int k = 0; k < nv; k++)
+            qd[v0 + k] = work->u[v0 + k] - (parent < 0 ? 0.0 : dot6(V + 6 * k, vp));
+        small_backward_subst(L, nv, qd + v0);
+        xform_motion(work->v[i], &work->X[i], vp);
+        subspace_times(vJ, S, nv, qd + v0);
+        for (int r = 0; r < 6; r++)
+            work->v[i][r] += vJ[r];
+        mat6_apply(mu[i], work->IA[i], work->v[i]);
+        for (int r = 0; r < 6; r++)
+            mu[i][r] += phi[i][r];
+    }
+}
+
+static int ldlt_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
+                    double *qd, double *pd)
+{
+    int status = eliminate(model, work, p);
+    if (status)
+        return status;
+    rates_and_momenta(model, work, qd);
+    momentum_rates(model, work, (const double (*)[6])work->f, qd, tau, pd);
+    return MBD_OK;
+}
+
+const mbd_solver mbd_solver_poisson_ldlt = {
+    .name = "poisson-ldlt",
+    .summary = "Poisson-impulse block LDL^T (Ivanov 2017 sec. 4: Cholesky of S^T I^A S, rank-n downdate), O(N); momentum form",
+    .solve_mom = ldlt_mom,
+};

@@ -1,0 +1,108 @@
+/* poisson_sweep.c: the Poisson-impulse sweep (generalized-momentum form; Ivanov 2017,
+ * section 3), written as the seed writes it: D_i^-1 formed explicitly and the 6x6
+ * H_i = E - I^A_i S_i D_i^-1 S_i^T, a Gaussian elimination that ignores symmetry.
+ *
+ * State (q, p). Unknowns v_i, qd_i and the subtree momenta mu_i = I^A_i v_i + phi_i:
+ *   leaves -> root:  D_i = S_i^T I^A_i S_i,  H_i = E - I^A_i S_i D_i^-1 S_i^T,
+ *                    I^A_l += X_i^T (H_i I^A_i) X_i,
+ *                    phi_l += X_i^T (H_i phi_i + I^A_i S_i D_i^-1 p_i)
+ *   root -> leaves:  qd_i = D_i^-1 (p_i - S_i^T (I^A_i X_i v_l + phi_i)),
+ *                    v_i = X_i v_l + S_i qd_i,  mu_i = I^A_i v_i + phi_i
+ *   then pd = Q + dT/dq from mu (momentum_rates). */
+#include "internal.h"
+
+#include <string.h>
+
+static int eliminate(const mbd_model *model, mbd_work *work, const double *p)
+{
+    double (*phi)[6] = work->c;
+    memcpy(work->IA, model->inertia, (size_t)model->nb * sizeof *work->IA);
+    memset(phi, 0, (size_t)model->nb * sizeof *phi);
+    for (int i = model->nb - 1; i >= 0; i--) {
+        const int parent = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
+        const double *S = work->S + 6 * v0, *IA = work->IA[i];
+        double *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
+        double D[36];
+        for (int k = 0; k < nv; k++)
+            mat6_apply(U + 6 * k, IA, S + 6 * k);
+        for (int k = 0; k < nv; k++)
+            subspace_dot(D + nv * k, S, nv, U + 6 * k);
+        if (small_spd_inverse(Dinv, D, nv))
+            return MBD_ESINGULAR;
+        if (parent < 0)
+            continue;
+        double UDinv[MBD_MAX_JOINT_DOF][6], H[36], HIA[36], rhs[6], t[6];
+        for (int k = 0; k < nv; k++)
+            for (int r = 0; r < 6; r++) {
+                UDinv[k][r] = 0.0;
+                for (int m = 0; m < nv; m++)
+                    UDinv[k][r] += U[6 * m + r] * Dinv[nv * m + k];
+            }
+        for (int r = 0; r < 6; r++) /* H = E - U D^-1 S^T */
+            for (int s = 0; s < 6; s++) {
+                H[6 * r + s] = r == s ? 1.0 : 0.0;
+                for (int k = 0; k < nv; k++)
+                    H[6 * r + s] -= UDinv[k][r] * S[6 * k + s];
+            }
+        for (int r = 0; r < 6; r++)
+            for (int s = 0; s < 6; s++) {
+                HIA[6 * r + s] = 0.0;
+                for (int k = 0; k < 6; k++)
+                    HIA[6 * r + s] += H[6 * r + k] * IA[6 * k + s];
+            }
+        inertia_add_congruence(work->IA[parent], &work->X[i], HIA);
+        mat6_apply(rhs, H, phi[i]);
+        for (int r = 0; r < 6; r++)
+            for (int k = 0; k < nv; k++)
+                rhs[r] += UDinv[k][r] * p[v0 + k];
+        xform_force_t(t, &work->X[i], rhs);
+        for (int r = 0; r < 6; r++)
+            phi[parent][r] += t[r];
+    }
+    return MBD_OK;
+}
+
+static void rates_and_momenta(const mbd_model *model, mbd_work *work, const double *p, double *qd)
+{
+    const double (*phi)[6] = (const double (*)[6])work->c;
+    double (*mu)[6] = work->f;
+    const double zero[6] = {0};
+    for (int i = 0; i < model->nb; i++) {
+        const int parent = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
+        const double *S = work->S + 6 * v0, *Dinv = work->D + model->d0[i];
+        double w[6], f[6], rhs[MBD_MAX_JOINT_DOF], vJ[6];
+        xform_motion(w, &work->X[i], parent < 0 ? zero : work->v[parent]);
+        mat6_apply(f, work->IA[i], w);
+        for (int r = 0; r < 6; r++)
+            f[r] += phi[i][r];
+        subspace_dot(rhs, S, nv, f);
+        for (int k = 0; k < nv; k++) {
+            qd[v0 + k] = 0.0;
+            for (int m = 0; m < nv; m++)
+                qd[v0 + k] += Dinv[nv * k + m] * (p[v0 + m] - rhs[m]);
+        }
+        subspace_times(vJ, S, nv, qd + v0);
+        for (int r = 0; r < 6; r++)
+            work->v[i][r] = w[r] + vJ[r];
+        mat6_apply(mu[i], work->IA[i], work->v[i]);
+        for (int r = 0; r < 6; r++)
+            mu[i][r] += phi[i][r];
+    }
+}
+
+static int sweep_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
+                     double *qd, double *pd)
+{
+    int status = eliminate(model, work, p);
+    if (status)
+        return status;
+    rates_and_momenta(model, work, p, qd);
+    momentum_rates(model, work, (const double (*)[6])work->f, qd, tau, pd);
+    return MBD_OK;
+}
+
+const mbd_solver mbd_solver_poisson_sweep = {
+    .name = "poisson-sweep",
+    .summary = "Poisson-impulse sweep (Ivanov 2017 sec. 3: explicit D^-1, 6x6 H_i), O(N); momentum form",
+    .solve_mom = sweep_mom,
+};

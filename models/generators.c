@@ -1,0 +1,327 @@
+/* generators.c: models from specs "family:key=value,...": tree, chain, rods. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "models.h"
+
+#define TWO_PI 6.283185307179586
+
+#define TREE_USAGE "tree:n=N[,branching=B][,skew=S][,taper=T]"
+#define CHAIN_USAGE "chain:n=N,joint=revolute|prismatic|cylindrical|cardan"
+#define RODS_USAGE "rods:n=N"
+
+const char *mbd_generators_help(void)
+{
+    return TREE_USAGE "  Featherstone's autoTree: revolute z joints; B=1 chain, B=2 binary tree\n"
+           CHAIN_USAGE "  3-D serial chain, varied axes, offsets and inertias\n"
+           RODS_USAGE "  N planar rods, total length 1 and mass 10, gravity -y\n";
+}
+
+typedef enum { PARAM_COUNT, PARAM_REAL, PARAM_JOINT } param_kind;
+
+typedef struct {
+    const char *key;
+    param_kind kind;
+    double min, max;  /* inclusive range of PARAM_COUNT and PARAM_REAL values */
+    double fallback;  /* value when the key is absent; NAN: the key is required */
+} param_def;
+
+/* What a family fills in besides the body names "b1", "b2", ... */
+typedef struct {
+    char name[64];
+    double gravity[3];
+    int n;
+    mbd_body_def *defs;
+} generated;
+
+#define MAX_PARAMS 4
+
+/* Every family's first parameter is n, the number of bodies. */
+typedef struct {
+    const char *family;
+    const char *usage;
+    param_def params[MAX_PARAMS];
+    void (*fill)(const double *values, generated *out);
+} generator;
+
+static void set_diagonal(double M[3][3], double a, double b, double c)
+{
+    memset(M, 0, 9 * sizeof M[0][0]);
+    M[0][0] = a;
+    M[1][1] = b;
+    M[2][2] = c;
+}
+
+static void set_vec3(double v[3], double x, double y, double z)
+{
+    v[0] = x;
+    v[1] = y;
+    v[2] = z;
+}
+
+/* Featherstone's autoTree(n, B, S, T) (spatial_v2, models/autoTree.m). Body i (1-based)
+ * has parent floor((i - 2 + ceil(B)) / B), 0 being the world: breadth-first numbering.
+ * Link i is a thin tube along x of length l_i = T^(i-1) and mass m_i = T^(3(i-1)), centre
+ * of mass (l_i/2, 0, 0), inertia m_i l_i^2 diag(0.0025, 1.015/12, 1.015/12). Its joint
+ * turns about the local z axis; a child's joint frame sits at (l_parent, 0, 0), rotated by
+ * S about the parent's x axis (Xtree = rotx(S) * xlt([l_parent 0 0])); body 1's is the
+ * world frame. */
+static void fill_tree(const double *values, generated *out)
+{
+    const double branching = values[1], skew = values[2], taper = values[3];
+    static const double x_axis[3] = {1, 0, 0};
+    for (int i = 1; i <= out->n; i++) {
+        mbd_body_def *b = &out->defs[i - 1];
+        const int parent = (int)floor((i - 2 + ceil(branching)) / branching);
+        b->parent = parent - 1;
+        b->joint = MBD_REVOLUTE;
+        set_vec3(b->axes[0], 0, 0, 1);
+        if (parent > 0) {
+            set_vec3(b->origin, pow(taper, parent - 1), 0, 0);
+            rotation_about(&b->rotation[0][0], x_axis, skew);
+        }
+        const double length = pow(taper, i - 1), mass = pow(taper, 3.0 * (i - 1));
+        b->mass = mass;
+        set_vec3(b->com, 0.5 * length, 0, 0);
+        const double scale = mass * length * length;
+        set_diagonal(b->inertia, 0.0025 * scale, 1.015 / 12 * scale, 1.015 / 12 * scale);
+    }
+    int used = snprintf(out->name, sizeof out->name, "tree-%d", out->n);
+    if (branching != 1.0 || skew != 0.0 || taper != 1.0)
+        snprintf(out->name + used, sizeof out->name - (size_t)used, "-b%g-s%g-t%g", branching,
+                 skew, taper);
+    set_vec3(out->gravity, 0, 0, -9.81);
+}
+
+/* A serial chain that makes every joint feel gravity and coupling (nothing planar, nothing
+ * axis-aligned with gravity), deterministic in the body index i = 1..n:
+ *   - joint axis: cycles through three well-conditioned, non-parallel directions D_k,
+ *     k = (i-1) mod 3, each with a horizontal and a vertical component (so that both
+ *     rotation and sliding work against gravity); a Cardan joint's second axis is
+ *     D_k x D_(k+1), orthogonal to the first;
+ *   - joint origin: (0.3, 0.05 sin 1.7i, 0.05 cos 1.3i) in the parent (link length 0.3;
+ *     body 1 starts at x = 0), joint frame turned by 0.5 sin 0.7i about (0.6, 0, 0.8);
+ *   - mass 1 + 0.5 sin i, centre of mass (0.15, 0.03 cos i, -0.02 sin 2i);
+ *   - inertia Q diag(p) Q^T with p = m (0.010, 0.008 + 0.001 sin i, 0.006 + 0.001 cos 1.3i)
+ *     (the triangle inequality holds with margin) and Q a turn of 0.9i about (0, 0.6, 0.8),
+ *     so products of inertia are non-zero. */
+static void fill_chain(const double *values, generated *out)
+{
+    static const double directions[3][3] = {{1, 0.2, 0.4}, {0.2, 1, -0.4}, {-0.4, 0.3, 1}};
+    static const double frame_turn_axis[3] = {0.6, 0, 0.8}, inertia_turn_axis[3] = {0, 0.6, 0.8};
+    const mbd_joint_type type = (mbd_joint_type)values[1];
+    for (int i = 1; i <= out->n; i++) {
+        mbd_body_def *b = &out->defs[i - 1];
+        const int k = (i - 1) % 3;
+        b->parent = i - 2;
+        b->joint = type;
+        memcpy(b->axes[0], directions[k], sizeof b->axes[0]);
+        if (type == MBD_CARDAN)
+            vec3_cross(b->axes[1], directions[k], directions[(k + 1) % 3]);
+        set_vec3(b->origin, i > 1 ? 0.3 : 0.0, 0.05 * sin(1.7 * i), 0.05 * cos(1.3 * i));
+        rotation_about(&b->rotation[0][0], frame_turn_axis, 0.5 * sin(0.7 * i));
+        b->mass = 1.0 + 0.5 * sin(i);
+        set_vec3(b->com, 0.15, 0.03 * cos(i), -0.02 * sin(2.0 * i));
+        const double p[3] = {0.010 * b->mass, (0.008 + 0.001 * sin(i)) * b->mass,
+                             (0.006 + 0.001 * cos(1.3 * i)) * b->mass};
+        double Q[9];
+        rotation_about(Q, inertia_turn_axis, 0.9 * i);
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                b->inertia[r][c] = Q[3 * r] * p[0] * Q[3 * c] + Q[3 * r + 1] * p[1] * Q[3 * c + 1] +
+                                   Q[3 * r + 2] * p[2] * Q[3 * c + 2];
+    }
+    snprintf(out->name, sizeof out->name, "chain-%s-%d", mbd_joint_type_name(type), out->n);
+    set_vec3(out->gravity, 0, 0, -9.81);
+}
+
+/* The textbook planar chain of n rods: total length 1 and mass 10, rod k of length l = 1/n
+ * and mass m = 10/n with its centre at (l/2, 0, 0), joint k+1 at (l, 0, 0) of rod k, all
+ * joints revolute about z (relative angles), gravity along -y. A thin rod: m l^2/12 about
+ * y and z, and 1e-3 of that about x to keep the inertia positive definite. */
+static void fill_rods(const double *values, generated *out)
+{
+    (void)values;
+    const double length = 1.0 / out->n, mass = 10.0 / out->n;
+    const double moment = mass * length * length / 12.0;
+    for (int i = 0; i < out->n; i++) {
+        mbd_body_def *b = &out->defs[i];
+        b->parent = i - 1;
+        b->joint = MBD_REVOLUTE;
+        set_vec3(b->axes[0], 0, 0, 1);
+        set_vec3(b->origin, i > 0 ? length : 0.0, 0, 0);
+        b->mass = mass;
+        set_vec3(b->com, 0.5 * length, 0, 0);
+        set_diagonal(b->inertia, 1e-3 * moment, moment, moment);
+    }
+    snprintf(out->name, sizeof out->name, "rods-%d", out->n);
+    set_vec3(out->gravity, 0, -9.81, 0);
+}
+
+#define COUNT_PARAM {"n", PARAM_COUNT, 1, MBD_MAX_BODIES, NAN}
+
+static const generator generators[] = {
+    {"tree", TREE_USAGE,
+     {COUNT_PARAM,
+      {"branching", PARAM_REAL, 1, MBD_MAX_BODIES, 1},
+      {"skew", PARAM_REAL, -TWO_PI, TWO_PI, 0},
+      {"taper", PARAM_REAL, 1e-3, 1e3, 1}},
+     fill_tree},
+    {"chain", CHAIN_USAGE, {COUNT_PARAM, {"joint", PARAM_JOINT, 0, 0, NAN}}, fill_chain},
+    {"rods", RODS_USAGE, {COUNT_PARAM}, fill_rods},
+};
+
+#define NGENERATORS (int)(sizeof generators / sizeof generators[0])
+
+static const generator *find_generator(const char *family, size_t len)
+{
+    for (int g = 0; g < NGENERATORS; g++)
+        if (strlen(generators[g].family) == len && strncmp(generators[g].family, family, len) == 0)
+            return &generators[g];
+    return NULL;
+}
+
+int generator_exists(const char *family, size_t len)
+{
+    return find_generator(family, len) != NULL;
+}
+
+static const param_def *find_param(const generator *gen, const char *key, size_t len)
+{
+    for (const param_def *p = gen->params; p < gen->params + MAX_PARAMS && p->key; p++)
+        if (strlen(p->key) == len && strncmp(p->key, key, len) == 0)
+            return p;
+    return NULL;
+}
+
+/* Parses text as the parameter's kind; 0 if it is well formed and in range. */
+static int parse_value(const param_def *p, const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    switch (p->kind) {
+    case PARAM_COUNT:
+        if (!isdigit((unsigned char)text[0]))
+            return -1;
+        *out = (double)strtoll(text, &end, 10);
+        break;
+    case PARAM_REAL:
+        *out = strtod(text, &end);
+        break;
+    case PARAM_JOINT:
+        *out = joint_type_from_name(text);
+        return *out < 0 ? -1 : 0;
+    }
+    if (end == text || *end != '\0' || errno != 0 || !(*out >= p->min && *out <= p->max))
+        return -1;
+    return 0;
+}
+
+static void describe_expected(const param_def *p, char *out, size_t size)
+{
+    if (p->kind == PARAM_JOINT)
+        snprintf(out, size, "expected revolute, prismatic, cylindrical or cardan");
+    else
+        snprintf(out, size, "expected %s from %g to %g", p->kind == PARAM_COUNT ? "an integer" : "a number",
+                 p->min, p->max);
+}
+
+/* Parses the "key=value,..." items after the ':' into values, one per parameter. */
+static int parse_params(const char *spec, const generator *gen, double *values, char *err,
+                        size_t err_size)
+{
+    int seen[MAX_PARAMS] = {0};
+    for (int k = 0; k < MAX_PARAMS; k++)
+        values[k] = gen->params[k].fallback;
+    for (const char *item = strchr(spec, ':') + 1; *item;) {
+        const size_t len = strcspn(item, ","), key_len = strcspn(item, "=,");
+        const param_def *p = key_len < len ? find_param(gen, item, key_len) : NULL;
+        char text[64];
+        if (key_len >= len) {
+            model_error(err, err_size, "%s: \"%.*s\": expected key=value (usage: %s)", spec,
+                        (int)len, item, gen->usage);
+            return -1;
+        }
+        if (!p) {
+            model_error(err, err_size, "%s: %.*s: unknown key \"%.*s\" (usage: %s)", spec,
+                        (int)len, item, (int)key_len, item, gen->usage);
+            return -1;
+        }
+        const int k = (int)(p - gen->params);
+        if (seen[k]++) {
+            model_error(err, err_size, "%s: %.*s: key %s given twice", spec, (int)len, item, p->key);
+            return -1;
+        }
+        const size_t value_len = len - key_len - 1;
+        snprintf(text, sizeof text, "%.*s", (int)value_len, item + key_len + 1);
+        if (value_len >= sizeof text || parse_value(p, text, &values[k]) < 0) {
+            char expected[96];
+            describe_expected(p, expected, sizeof expected);
+            model_error(err, err_size, "%s: %.*s: %s, got \"%.*s\"", spec, (int)len, item,
+                        expected, (int)value_len, item + key_len + 1);
+            return -1;
+        }
+        item += len;
+        if (*item == ',' && *++item == '\0') {
+            model_error(err, err_size, "%s: trailing ',' (usage: %s)", spec, gen->usage);
+            return -1;
+        }
+    }
+    for (int k = 0; k < MAX_PARAMS && gen->params[k].key; k++)
+        if (isnan(values[k])) {
+            model_error(err, err_size, "%s: %s: missing (usage: %s)", spec, gen->params[k].key,
+                        gen->usage);
+            return -1;
+        }
+    return 0;
+}
+
+/* Bodies named "b1", "b2", ..., in one block of names; joints at the parent's origin
+ * with the identity rotation unless the family says otherwise. */
+static int generated_alloc(generated *g, int n, char (**names)[16])
+{
+    g->n = n;
+    g->defs = calloc((size_t)n, sizeof *g->defs);
+    *names = malloc((size_t)n * sizeof **names);
+    if (!g->defs || !*names)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        snprintf((*names)[i], sizeof **names, "b%d", i + 1);
+        g->defs[i].name = (*names)[i];
+        set_diagonal(g->defs[i].rotation, 1, 1, 1);
+    }
+    return 0;
+}
+
+mbd_model *generator_load(const char *spec, char *err, size_t err_size)
+{
+    const generator *gen = find_generator(spec, strcspn(spec, ":"));
+    if (!gen || !strchr(spec, ':')) {
+        model_error(err, err_size,
+                    "%s: neither a model file nor a generator spec (generators: tree, chain, rods)",
+                    spec);
+        return NULL;
+    }
+    double values[MAX_PARAMS];
+    if (parse_params(spec, gen, values, err, err_size) < 0)
+        return NULL;
+    generated g = {0};
+    char(*names)[16] = NULL;
+    mbd_model *model = NULL;
+    if (generated_alloc(&g, (int)values[0], &names) < 0) {
+        model_error(err, err_size, "%s: out of memory", spec);
+    } else {
+        gen->fill(values, &g);
+        char reason[512];
+        model = model_build_from(spec, g.name, g.gravity, g.n, g.defs, reason, sizeof reason);
+        if (!model)
+            model_error(err, err_size, "%s: %s", spec, reason);
+    }
+    free(g.defs);
+    free(names);
+    return model;
+}

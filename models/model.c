@@ -1,0 +1,572 @@
+/* model.c: building, validating, describing and freeing models; mbd_model_load. */
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "models.h"
+
+#define TOLERANCE 1e-9
+
+static const char *const joint_names[MBD_JOINT_TYPE_COUNT] = {
+    [MBD_REVOLUTE] = "revolute",
+    [MBD_PRISMATIC] = "prismatic",
+    [MBD_CYLINDRICAL] = "cylindrical",
+    [MBD_CARDAN] = "cardan",
+};
+
+static const int joint_dofs[MBD_JOINT_TYPE_COUNT] = {
+    [MBD_REVOLUTE] = 1, [MBD_PRISMATIC] = 1, [MBD_CYLINDRICAL] = 2, [MBD_CARDAN] = 2,
+};
+
+static int joint_type_valid(mbd_joint_type type)
+{
+    return (int)type >= 0 && type < MBD_JOINT_TYPE_COUNT;
+}
+
+const char *mbd_joint_type_name(mbd_joint_type type)
+{
+    return joint_type_valid(type) ? joint_names[type] : "unknown";
+}
+
+int mbd_joint_type_nv(mbd_joint_type type)
+{
+    return joint_type_valid(type) ? joint_dofs[type] : 0;
+}
+
+int joint_type_from_name(const char *name)
+{
+    for (int t = 0; t < MBD_JOINT_TYPE_COUNT; t++)
+        if (strcmp(name, joint_names[t]) == 0)
+            return t;
+    return -1;
+}
+
+void model_error(char *err, size_t err_size, const char *format, ...)
+{
+    if (!err || err_size == 0)
+        return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(err, err_size, format, args);
+    va_end(args);
+    for (char *c = err; *c; c++)
+        if ((unsigned char)*c < 0x20)
+            *c = ' ';
+}
+
+/* ---- small numeric helpers ---- */
+
+static int all_finite(const double *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return 0;
+    return 1;
+}
+
+/* Writes a / |a| into unit; fails on a zero or non-finite vector. Scales first so that
+ * neither tiny nor huge components under- or overflow. */
+static int normalize(double unit[3], const double a[3])
+{
+    if (!all_finite(a, 3))
+        return -1;
+    const double scale = fmax(fabs(a[0]), fmax(fabs(a[1]), fabs(a[2])));
+    if (scale == 0.0)
+        return -1;
+    const double s[3] = {a[0] / scale, a[1] / scale, a[2] / scale};
+    const double norm = sqrt(vec3_dot(s, s));
+    for (int k = 0; k < 3; k++)
+        unit[k] = s[k] / norm;
+    return 0;
+}
+
+/* Eigenvalues of a symmetric 3x3 matrix, ascending, by cyclic Jacobi rotations:
+ * accurate also for the small moments of thin bodies, where closed forms cancel. */
+static void symmetric3_eigenvalues(const double A[9], double out[3])
+{
+    double a[3][3];
+    memcpy(a, A, sizeof a);
+    for (int sweep = 0; sweep < 32; sweep++) {
+        const double off = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
+        const double diag = a[0][0] * a[0][0] + a[1][1] * a[1][1] + a[2][2] * a[2][2];
+        if (off <= DBL_EPSILON * DBL_EPSILON * diag)
+            break;
+        for (int p = 0; p < 2; p++)
+            for (int q = p + 1; q < 3; q++) {
+                if (a[p][q] == 0.0)
+                    continue;
+                const double theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
+                const double t = copysign(1.0, theta) / (fabs(theta) + sqrt(theta * theta + 1.0));
+                const double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
+                const int r = 3 - p - q;
+                const double arp = a[r][p], arq = a[r][q];
+                a[p][p] -= t * a[p][q];
+                a[q][q] += t * a[p][q];
+                a[p][q] = a[q][p] = 0.0;
+                a[r][p] = a[p][r] = c * arp - s * arq;
+                a[r][q] = a[q][r] = s * arp + c * arq;
+            }
+    }
+    double d[3] = {a[0][0], a[1][1], a[2][2]};
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (d[j] < d[i]) {
+                const double tmp = d[i];
+                d[i] = d[j];
+                d[j] = tmp;
+            }
+    memcpy(out, d, sizeof d);
+}
+
+/* Appends printf-formatted text at out + *used, never past size. */
+static void append(char *out, size_t size, size_t *used, const char *format, ...)
+{
+    if (*used >= size)
+        return;
+    va_list args;
+    va_start(args, format);
+    const int n = vsnprintf(out + *used, size - *used, format, args);
+    va_end(args);
+    *used += n > 0 ? (size_t)n : 0;
+}
+
+/* "[a, b, c]" for one row, "[[a, b, c], [d, e, f]]" for several, a bare number for 1x1;
+ * truncated to size. */
+static void format_values(char *out, size_t size, int digits, const double *x, int rows,
+                          int cols)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    if (rows == 1 && cols == 1) {
+        append(out, size, &used, "%.*g", digits, x[0]);
+        return;
+    }
+    if (rows > 1)
+        append(out, size, &used, "[");
+    for (int i = 0; i < rows; i++) {
+        append(out, size, &used, "%s[", i > 0 ? ", " : "");
+        for (int j = 0; j < cols; j++)
+            append(out, size, &used, "%s%.*g", j > 0 ? ", " : "", digits, x[cols * i + j]);
+        append(out, size, &used, "]");
+    }
+    if (rows > 1)
+        append(out, size, &used, "]");
+}
+
+/* (I + I^T) / 2 as 9 row-major numbers: inertias are only checked symmetric to 1e-9. */
+static void symmetrized(double out[9], const double *I)
+{
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            out[3 * r + c] = 0.5 * (I[3 * r + c] + I[3 * c + r]);
+}
+
+/* ---- validation of one body ---- */
+
+typedef struct {
+    char *err;
+    size_t err_size;
+    int index;
+    const mbd_body_def *body;
+} body_check;
+
+/* Reports "bodies[i] ("name").FIELD: PROBLEM, got VALUES" and returns -1. */
+static int reject(const body_check *c, const char *field, const char *problem, const double *x,
+                  int rows, int cols)
+{
+    char value[400];
+    format_values(value, sizeof value, 15, x, rows, cols);
+    model_error(c->err, c->err_size, "bodies[%d] (\"%s\").%s: %s, got %s", c->index,
+                c->body->name, field, problem, value);
+    return -1;
+}
+
+static int check_name(const body_check *c)
+{
+    const char *name = c->body->name;
+    if (!name || !name[0] || strcmp(name, "world") == 0) {
+        model_error(c->err, c->err_size,
+                    "bodies[%d].name: expected a non-empty name other than \"world\", got %s%s%s",
+                    c->index, name ? "\"" : "", name ? name : "NULL", name ? "\"" : "");
+        return -1;
+    }
+    return 0;
+}
+
+static int check_parent(const body_check *c)
+{
+    const int parent = c->body->parent;
+    if (parent < -1 || parent >= c->index) {
+        const double value = parent;
+        return reject(c, "parent", "expected -1 (world) or the index of an earlier body",
+                      &value, 1, 1);
+    }
+    return 0;
+}
+
+/* Validates the joint and stores its unit axes in joint. */
+static int check_joint(const body_check *c, mbd_joint *joint)
+{
+    static const char *const axis_fields[2][2] = {{"joint.axis", NULL},
+                                                  {"joint.axes[0]", "joint.axes[1]"}};
+    const mbd_body_def *b = c->body;
+    if (!joint_type_valid(b->joint)) {
+        const double value = b->joint;
+        return reject(c, "joint.type", "unknown joint type", &value, 1, 1);
+    }
+    joint->type = b->joint;
+    joint->nq = joint->nv = mbd_joint_type_nv(b->joint);
+    memset(joint->axis, 0, sizeof joint->axis);
+    const int naxes = b->joint == MBD_CARDAN ? 2 : 1;
+    for (int k = 0; k < naxes; k++)
+        if (normalize(joint->axis[k], b->axes[k]) != 0)
+            return reject(c, axis_fields[naxes - 1][k], "expected a finite non-zero vector",
+                          b->axes[k], 1, 3);
+    double normal[3];
+    vec3_cross(normal, joint->axis[0], joint->axis[1]);
+    if (naxes == 2 && sqrt(vec3_dot(normal, normal)) < TOLERANCE)
+        return reject(c, "joint.axes", "Cardan axes must not be collinear", &b->axes[0][0], 2, 3);
+    return 0;
+}
+
+static int check_rotation(const body_check *c)
+{
+    const double *R = &c->body->rotation[0][0];
+    if (!all_finite(R, 9))
+        return reject(c, "joint.rotation", "expected finite numbers", R, 3, 3);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            const double RtR = R[i] * R[j] + R[3 + i] * R[3 + j] + R[6 + i] * R[6 + j];
+            if (fabs(RtR - (i == j)) > TOLERANCE)
+                return reject(c, "joint.rotation", "expected an orthonormal matrix", R, 3, 3);
+        }
+    double row12[3];
+    vec3_cross(row12, R + 3, R + 6);
+    if (vec3_dot(R, row12) < 0.0)
+        return reject(c, "joint.rotation", "expected a rotation (determinant +1), not a reflection",
+                      R, 3, 3);
+    return 0;
+}
+
+static int check_mass_and_com(const body_check *c)
+{
+    const mbd_body_def *b = c->body;
+    if (!isfinite(b->mass) || b->mass <= 0.0)
+        return reject(c, "mass", "expected a finite positive number", &b->mass, 1, 1);
+    if (!all_finite(b->com, 3))
+        return reject(c, "com", "expected 3 finite numbers", b->com, 1, 3);
+    return 0;
+}
+
+static int check_inertia(const body_check *c)
+{
+    const double *I = &c->body->inertia[0][0];
+    if (!all_finite(I, 9))
+        return reject(c, "inertia", "expected finite numbers", I, 3, 3);
+    double scale = 0.0;
+    for (int k = 0; k < 9; k++)
+        scale = fmax(scale, fabs(I[k]));
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (fabs(I[3 * i + j] - I[3 * j + i]) > TOLERANCE * scale)
+                return reject(c, "inertia", "expected a symmetric matrix", I, 3, 3);
+    double sym[9], moments[3];
+    symmetrized(sym, I);
+    symmetric3_eigenvalues(sym, moments);
+    char problem[160];
+    if (!(moments[0] > 0.0)) {
+        snprintf(problem, sizeof problem,
+                 "expected a positive definite matrix (principal moments %.6g, %.6g, %.6g)",
+                 moments[0], moments[1], moments[2]);
+        return reject(c, "inertia", problem, I, 3, 3);
+    }
+    if (moments[0] + moments[1] < moments[2] * (1.0 - TOLERANCE)) {
+        snprintf(problem, sizeof problem,
+                 "principal moments %.6g, %.6g, %.6g violate the triangle inequality",
+                 moments[0], moments[1], moments[2]);
+        return reject(c, "inertia", problem, I, 3, 3);
+    }
+    return 0;
+}
+
+static int check_body(const body_check *c, mbd_joint *joint)
+{
+    if (check_name(c) < 0 || check_parent(c) < 0 || check_joint(c, joint) < 0)
+        return -1;
+    if (!all_finite(c->body->origin, 3))
+        return reject(c, "joint.origin", "expected 3 finite numbers", c->body->origin, 1, 3);
+    if (check_rotation(c) < 0 || check_mass_and_com(c) < 0 || check_inertia(c) < 0)
+        return -1;
+    return 0;
+}
+
+/* ---- whole-model checks ---- */
+
+static int compare_names(const void *a, const void *b)
+{
+    const mbd_body_def *const *x = a, *const *y = b;
+    const int order = strcmp((*x)->name, (*y)->name);
+    return order != 0 ? order : (*x > *y) - (*x < *y);
+}
+
+/* Sorting (O(n log n)) rather than comparing all pairs, for models of 10^6 bodies. */
+static int check_unique_names(const mbd_body_def *bodies, int n, char *err, size_t err_size)
+{
+    const mbd_body_def **sorted = malloc((size_t)n * sizeof *sorted);
+    if (!sorted) {
+        model_error(err, err_size, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        sorted[i] = &bodies[i];
+    qsort(sorted, (size_t)n, sizeof *sorted, compare_names);
+    int status = 0;
+    for (int k = 1; k < n && status == 0; k++)
+        if (strcmp(sorted[k - 1]->name, sorted[k]->name) == 0) {
+            model_error(err, err_size, "bodies[%d] (\"%s\").name: duplicate of bodies[%d], got \"%s\"",
+                        (int)(sorted[k] - bodies), sorted[k]->name, (int)(sorted[k - 1] - bodies),
+                        sorted[k]->name);
+            status = -1;
+        }
+    free(sorted);
+    return status;
+}
+
+static int check_model_header(const char *name, const double gravity[3], int nbodies, char *err,
+                              size_t err_size)
+{
+    if (!name) {
+        model_error(err, err_size, "name: missing");
+        return -1;
+    }
+    if (!gravity || !all_finite(gravity, 3)) {
+        char value[100] = "NULL";
+        if (gravity)
+            format_values(value, sizeof value, 15, gravity, 1, 3);
+        model_error(err, err_size, "gravity: expected 3 finite numbers, got %s", value);
+        return -1;
+    }
+    if (nbodies < 1 || nbodies > MBD_MAX_BODIES) {
+        model_error(err, err_size, "bodies: expected 1 to %d bodies, got %d", MBD_MAX_BODIES,
+                    nbodies);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- construction ---- */
+
+static mbd_model *model_alloc(int n)
+{
+    mbd_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->nb = n;
+    const size_t count = (size_t)n;
+    m->defs = calloc(count, sizeof *m->defs);
+    m->parent = malloc(count * sizeof *m->parent);
+    m->q0 = malloc(count * sizeof *m->q0);
+    m->v0 = malloc(count * sizeof *m->v0);
+    m->d0 = malloc(count * sizeof *m->d0);
+    m->joint = malloc(count * sizeof *m->joint);
+    m->Xtree = malloc(count * sizeof *m->Xtree);
+    m->inertia = malloc(count * sizeof *m->inertia);
+    if (!m->defs || !m->parent || !m->q0 || !m->v0 || !m->d0 || !m->joint || !m->Xtree ||
+        !m->inertia) {
+        mbd_model_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* Copies the descriptions (owning the strings) and the header. */
+static int copy_descriptions(mbd_model *m, const char *source, const char *name,
+                             const double gravity[3], const mbd_body_def *bodies)
+{
+    m->name = strdup(name);
+    m->source = strdup(source);
+    memcpy(m->gravity, gravity, sizeof m->gravity);
+    if (!m->name || !m->source)
+        return -1;
+    for (int i = 0; i < m->nb; i++) {
+        m->defs[i] = bodies[i];
+        m->defs[i].name = strdup(bodies[i].name);
+        if (!m->defs[i].name)
+            return -1;
+    }
+    return 0;
+}
+
+/* Parents, coordinate offsets and the widest branching (the world counts as a parent). */
+static int fill_topology(mbd_model *m)
+{
+    int *children = calloc((size_t)m->nb + 1, sizeof *children);
+    if (!children)
+        return -1;
+    int nq = 0, nv = 0, ndd = 0;
+    m->max_children = 0;
+    for (int i = 0; i < m->nb; i++) {
+        m->parent[i] = m->defs[i].parent;
+        m->q0[i] = nq;
+        m->v0[i] = nv;
+        m->d0[i] = ndd;
+        nq += m->joint[i].nq;
+        nv += m->joint[i].nv;
+        ndd += m->joint[i].nv * m->joint[i].nv;
+        const int count = ++children[m->parent[i] + 1];
+        if (count > m->max_children)
+            m->max_children = count;
+    }
+    free(children);
+    m->nq = nq;
+    m->nv = nv;
+    m->ndd = ndd;
+    return 0;
+}
+
+/* Tree transforms (X maps parent to joint-frame coordinates: E = R^T, r = origin) and
+ * spatial inertias. */
+static void fill_geometry(mbd_model *m)
+{
+    for (int i = 0; i < m->nb; i++) {
+        const mbd_body_def *b = &m->defs[i];
+        for (int r = 0; r < 3; r++) {
+            for (int c = 0; c < 3; c++)
+                m->Xtree[i].E[3 * r + c] = b->rotation[c][r];
+            m->Xtree[i].r[r] = b->origin[r];
+        }
+        double Ic[9];
+        symmetrized(Ic, &b->inertia[0][0]);
+        spatial_inertia(m->inertia[i], b->mass, b->com, Ic);
+    }
+}
+
+mbd_model *model_build_from(const char *source, const char *name, const double gravity[3],
+                            int nbodies, const mbd_body_def *bodies, char *err, size_t err_size)
+{
+    if (check_model_header(name, gravity, nbodies, err, err_size) < 0)
+        return NULL;
+    if (!bodies) {
+        model_error(err, err_size, "bodies: missing");
+        return NULL;
+    }
+    mbd_model *m = model_alloc(nbodies);
+    if (!m) {
+        model_error(err, err_size, "out of memory for %d bodies", nbodies);
+        return NULL;
+    }
+    for (int i = 0; i < nbodies; i++) {
+        const body_check check = {err, err_size, i, &bodies[i]};
+        if (check_body(&check, &m->joint[i]) < 0) {
+            mbd_model_free(m);
+            return NULL;
+        }
+    }
+    if (check_unique_names(bodies, nbodies, err, err_size) < 0) {
+        mbd_model_free(m);
+        return NULL;
+    }
+    if (copy_descriptions(m, source, name, gravity, bodies) < 0 || fill_topology(m) < 0) {
+        mbd_model_free(m);
+        model_error(err, err_size, "out of memory for %d bodies", nbodies);
+        return NULL;
+    }
+    fill_geometry(m);
+    return m;
+}
+
+mbd_model *mbd_model_build(const char *name, const double gravity[3], int nbodies,
+                           const mbd_body_def *bodies, char *err, size_t err_size)
+{
+    return model_build_from("(built in memory)", name, gravity, nbodies, bodies, err, err_size);
+}
+
+/* "family:..." with no '/' or ".json" before the ':' reads as a generator spec; returns
+ * the family's length, or 0 for a file path. */
+static size_t spec_family_length(const char *s)
+{
+    const char *colon = strchr(s, ':');
+    if (!colon)
+        return 0;
+    const size_t length = (size_t)(colon - s);
+    const char *json = strstr(s, ".json");
+    if (memchr(s, '/', length) || (json && json < colon))
+        return 0;
+    return length;
+}
+
+mbd_model *mbd_model_load(const char *path_or_spec, char *err, size_t err_size)
+{
+    if (!path_or_spec) {
+        model_error(err, err_size, "model: no file or generator spec given");
+        return NULL;
+    }
+    const size_t family = spec_family_length(path_or_spec);
+    /* An unknown family that is not a file either gets the generator's message. */
+    if (family > 0 &&
+        (generator_exists(path_or_spec, family) || access(path_or_spec, F_OK) != 0))
+        return generator_load(path_or_spec, err, err_size);
+    return model_load_json(path_or_spec, err, err_size);
+}
+
+void mbd_model_free(mbd_model *model)
+{
+    if (!model)
+        return;
+    if (model->defs)
+        for (int i = 0; i < model->nb; i++)
+            free((char *)model->defs[i].name);
+    free(model->defs);
+    free(model->name);
+    free(model->source);
+    free(model->parent);
+    free(model->q0);
+    free(model->v0);
+    free(model->d0);
+    free(model->joint);
+    free(model->Xtree);
+    free(model->inertia);
+    free(model);
+}
+
+/* ---- accessors ---- */
+
+const char *mbd_model_name(const mbd_model *model) { return model->name; }
+int mbd_model_nbodies(const mbd_model *model) { return model->nb; }
+int mbd_model_nq(const mbd_model *model) { return model->nq; }
+int mbd_model_nv(const mbd_model *model) { return model->nv; }
+
+const mbd_body_def *mbd_model_body(const mbd_model *model, int body)
+{
+    return body >= 0 && body < model->nb ? &model->defs[body] : NULL;
+}
+
+void mbd_model_gravity(const mbd_model *model, double gravity[3])
+{
+    memcpy(gravity, model->gravity, sizeof model->gravity);
+}
+
+void mbd_model_print(const mbd_model *model, FILE *out)
+{
+    char text[3][200];
+    format_values(text[0], sizeof text[0], 6, model->gravity, 1, 3);
+    fprintf(out, "model %s (from %s)\ngravity %s\n%d bodies, nq %d, nv %d\n", model->name,
+            model->source, text[0], model->nb, model->nq, model->nv);
+    for (int i = 0; i < model->nb; i++) {
+        const mbd_body_def *b = &model->defs[i];
+        const mbd_joint *j = &model->joint[i];
+        double sym[9], moments[3];
+        symmetrized(sym, &b->inertia[0][0]);
+        symmetric3_eigenvalues(sym, moments);
+        format_values(text[0], sizeof text[0], 6, &j->axis[0][0], j->type == MBD_CARDAN ? 2 : 1, 3);
+        format_values(text[1], sizeof text[1], 6, b->com, 1, 3);
+        format_values(text[2], sizeof text[2], 6, moments, 1, 3);
+        fprintf(out, "%6d %-12s parent %-12s %s %s, mass %g, com %s, principal moments %s\n", i,
+                b->name, b->parent < 0 ? "world" : model->defs[b->parent].name,
+                mbd_joint_type_name(j->type), text[0], b->mass, text[1], text[2]);
+    }
+}

@@ -1,0 +1,344 @@
+/* model_json.c: loads a model file (JSON, see models/README.md) with jansson.
+ *
+ * Every error is one line "FILE: PATH: PROBLEM, got VALUE", where PATH is the JSON path
+ * of the field, such as bodies[3] ("link4").joint.axis; syntax errors are
+ * "FILE:LINE:COLUMN: jansson's message". Semantic checks (positive mass, valid inertia,
+ * non-zero axes, ...) are mbd_model_build's, whose messages use the same paths. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "models.h"
+
+#define MAX_FILE_BYTES (64L * 1024 * 1024)
+#define MAX_VALUE_CHARS 60
+#define PREFIX_SIZE 192
+
+typedef struct {
+    const char *file;
+    char *err;
+    size_t err_size;
+} loader;
+
+/* The value as compact JSON, cut to about MAX_VALUE_CHARS. */
+static void describe_value(const json_t *value, char *out, size_t size)
+{
+    char *text = json_dumps(value, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
+    if (!text)
+        snprintf(out, size, "(unprintable)");
+    else if (strlen(text) > MAX_VALUE_CHARS)
+        snprintf(out, size, "%.*s...", MAX_VALUE_CHARS - 3, text);
+    else
+        snprintf(out, size, "%s", text);
+    free(text);
+}
+
+/* Reports "FILE: PREFIX.FIELD: PROBLEM, got VALUE" (no ", got" without a value) and
+ * returns -1. */
+static int reject(const loader *ld, const char *prefix, const char *field, const char *problem,
+                  const json_t *value)
+{
+    const char *dot = prefix[0] && field[0] ? "." : "";
+    char got[MAX_VALUE_CHARS + 16] = "";
+    if (value) {
+        strcpy(got, ", got ");
+        describe_value(value, got + strlen(got), sizeof got - strlen(got));
+    }
+    model_error(ld->err, ld->err_size, "%s: %s%s%s: %s%s", ld->file, prefix, dot, field, problem,
+                got);
+    return -1;
+}
+
+static int check_fields(const loader *ld, const char *prefix, json_t *object,
+                        const char *const allowed[])
+{
+    const char *key;
+    json_t *value;
+    json_object_foreach(object, key, value) {
+        bool known = false;
+        for (const char *const *a = allowed; *a && !known; a++)
+            known = strcmp(*a, key) == 0;
+        if (!known)
+            return reject(ld, prefix, key, "unknown field", value);
+    }
+    return 0;
+}
+
+/* The field's value, or NULL after reporting it missing. */
+static json_t *require(const loader *ld, const char *prefix, json_t *object, const char *field)
+{
+    json_t *value = json_object_get(object, field);
+    if (!value)
+        reject(ld, prefix, field, "missing", NULL);
+    return value;
+}
+
+static bool finite_number(const json_t *x)
+{
+    return json_is_number(x) && isfinite(json_number_value(x));
+}
+
+/* Whether array is an array of exactly n finite numbers; copies them into out. */
+static bool numbers_into(const json_t *array, double *out, size_t n)
+{
+    if (!json_is_array(array) || json_array_size(array) != n)
+        return false;
+    for (size_t k = 0; k < n; k++) {
+        if (!finite_number(json_array_get(array, k)))
+            return false;
+        out[k] = json_number_value(json_array_get(array, k));
+    }
+    return true;
+}
+
+static int read_number(const loader *ld, const char *prefix, json_t *object, const char *field,
+                       double *out)
+{
+    const json_t *value = require(ld, prefix, object, field);
+    if (!value)
+        return -1;
+    if (!finite_number(value))
+        return reject(ld, prefix, field, "expected a finite number", value);
+    *out = json_number_value(value);
+    return 0;
+}
+
+static int read_string(const loader *ld, const char *prefix, json_t *object, const char *field,
+                       const char **out)
+{
+    const json_t *value = require(ld, prefix, object, field);
+    if (!value)
+        return -1;
+    if (!json_is_string(value))
+        return reject(ld, prefix, field, "expected a string", value);
+    *out = json_string_value(value);
+    return 0;
+}
+
+static int read_vec3(const loader *ld, const char *prefix, json_t *object, const char *field,
+                     double out[3])
+{
+    const json_t *value = require(ld, prefix, object, field);
+    if (!value)
+        return -1;
+    if (!numbers_into(value, out, 3))
+        return reject(ld, prefix, field, "expected an array of 3 finite numbers", value);
+    return 0;
+}
+
+/* rows x 3 numbers as an array of rows arrays, row-major into out. */
+static int read_rows(const loader *ld, const char *prefix, json_t *object, const char *field,
+                     size_t rows, double *out)
+{
+    const json_t *value = require(ld, prefix, object, field);
+    if (!value)
+        return -1;
+    bool valid = json_is_array(value) && json_array_size(value) == rows;
+    for (size_t r = 0; valid && r < rows; r++)
+        valid = numbers_into(json_array_get(value, r), out + 3 * r, 3);
+    if (!valid) {
+        char problem[80];
+        snprintf(problem, sizeof problem, "expected %zu arrays of 3 finite numbers", rows);
+        return reject(ld, prefix, field, problem, value);
+    }
+    return 0;
+}
+
+static int read_joint(const loader *ld, const char *body_prefix, json_t *body,
+                      mbd_body_def *def)
+{
+    static const char *const fields[] = {"type", "axis", "axes", "origin", "rotation", NULL};
+    json_t *joint = require(ld, body_prefix, body, "joint");
+    if (!joint)
+        return -1;
+    if (!json_is_object(joint))
+        return reject(ld, body_prefix, "joint", "expected an object", joint);
+    char prefix[PREFIX_SIZE + sizeof ".joint"];
+    snprintf(prefix, sizeof prefix, "%s.joint", body_prefix);
+    const char *type_name = NULL;
+    if (check_fields(ld, prefix, joint, fields) < 0 ||
+        read_string(ld, prefix, joint, "type", &type_name) < 0)
+        return -1;
+    const int type = joint_type_from_name(type_name);
+    if (type < 0)
+        return reject(ld, prefix, "type",
+                      "expected \"revolute\", \"prismatic\", \"cylindrical\" or \"cardan\"",
+                      json_object_get(joint, "type"));
+    def->joint = (mbd_joint_type)type;
+    const bool cardan = type == MBD_CARDAN;
+    const char *unused = cardan ? "axis" : "axes";
+    if (json_object_get(joint, unused)) {
+        char problem[80];
+        snprintf(problem, sizeof problem, "a %s joint takes \"%s\", not \"%s\"", type_name,
+                 cardan ? "axes" : "axis", unused);
+        return reject(ld, prefix, unused, problem, json_object_get(joint, unused));
+    }
+    if ((cardan ? read_rows(ld, prefix, joint, "axes", 2, &def->axes[0][0])
+                : read_vec3(ld, prefix, joint, "axis", def->axes[0])) < 0)
+        return -1;
+    if (json_object_get(joint, "origin") && read_vec3(ld, prefix, joint, "origin", def->origin) < 0)
+        return -1;
+    for (int k = 0; k < 3; k++)
+        def->rotation[k][k] = 1.0;
+    if (json_object_get(joint, "rotation") &&
+        read_rows(ld, prefix, joint, "rotation", 3, &def->rotation[0][0]) < 0)
+        return -1;
+    return 0;
+}
+
+/* "world" or a body already read: names maps each name to its first index. */
+static int read_parent(const loader *ld, const char *prefix, json_t *body, const json_t *names,
+                       int *parent)
+{
+    const json_t *value = require(ld, prefix, body, "parent");
+    if (!value)
+        return -1;
+    const char *name = json_string_value(value);
+    if (name && strcmp(name, "world") == 0) {
+        *parent = -1;
+        return 0;
+    }
+    const json_t *index = name ? json_object_get(names, name) : NULL;
+    if (!index)
+        return reject(ld, prefix, "parent", "expected \"world\" or the name of an earlier body",
+                      value);
+    *parent = (int)json_integer_value(index);
+    return 0;
+}
+
+static int read_body(const loader *ld, size_t i, json_t *body, json_t *names, mbd_body_def *def)
+{
+    static const char *const fields[] = {"name", "parent", "joint", "mass", "com", "inertia", NULL};
+    char prefix[PREFIX_SIZE];
+    snprintf(prefix, sizeof prefix, "bodies[%zu]", i);
+    if (!json_is_object(body))
+        return reject(ld, prefix, "", "expected an object", body);
+    const json_t *name = json_object_get(body, "name");
+    if (json_is_string(name)) {
+        char quoted[MAX_VALUE_CHARS + 8];
+        describe_value(name, quoted, sizeof quoted);
+        snprintf(prefix, sizeof prefix, "bodies[%zu] (%s)", i, quoted);
+    }
+    if (check_fields(ld, prefix, body, fields) < 0 ||
+        read_string(ld, prefix, body, "name", &def->name) < 0 ||
+        read_parent(ld, prefix, body, names, &def->parent) < 0 ||
+        read_joint(ld, prefix, body, def) < 0 ||
+        read_number(ld, prefix, body, "mass", &def->mass) < 0 ||
+        read_vec3(ld, prefix, body, "com", def->com) < 0 ||
+        read_rows(ld, prefix, body, "inertia", 3, &def->inertia[0][0]) < 0)
+        return -1;
+    /* A duplicate keeps the first index; mbd_model_build reports it. */
+    if (!json_object_get(names, def->name) &&
+        json_object_set_new(names, def->name, json_integer((json_int_t)i)) != 0)
+        return reject(ld, prefix, "name", "out of memory", NULL);
+    return 0;
+}
+
+static int read_bodies(const loader *ld, json_t *bodies, mbd_body_def *defs)
+{
+    json_t *names = json_object();
+    if (!names)
+        return reject(ld, "", "bodies", "out of memory", NULL);
+    int status = 0;
+    for (size_t i = 0; i < json_array_size(bodies) && status == 0; i++)
+        status = read_body(ld, i, json_array_get(bodies, i), names, &defs[i]);
+    json_decref(names);
+    return status;
+}
+
+/* The file's base name without ".json": the default model name. */
+static void default_name(const char *path, char *out, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+        len -= 5;
+    snprintf(out, size, "%.*s", (int)len, base);
+}
+
+static mbd_model *read_model(const loader *ld, json_t *root)
+{
+    static const char *const fields[] = {"name", "gravity", "bodies", NULL};
+    if (!json_is_object(root)) {
+        reject(ld, "", "top level", "expected an object", root);
+        return NULL;
+    }
+    char name_buffer[256];
+    const char *name = name_buffer;
+    double gravity[3] = {0, 0, -9.81};
+    default_name(ld->file, name_buffer, sizeof name_buffer);
+    if (check_fields(ld, "", root, fields) < 0 ||
+        (json_object_get(root, "name") && read_string(ld, "", root, "name", &name) < 0) ||
+        (json_object_get(root, "gravity") && read_vec3(ld, "", root, "gravity", gravity) < 0))
+        return NULL;
+    json_t *bodies = require(ld, "", root, "bodies");
+    if (!bodies)
+        return NULL;
+    const size_t n = json_array_size(bodies);
+    if (!json_is_array(bodies) || n == 0) {
+        reject(ld, "", "bodies", "expected a non-empty array of bodies", bodies);
+        return NULL;
+    }
+    if (n > MBD_MAX_BODIES) {
+        char problem[80];
+        snprintf(problem, sizeof problem, "%zu bodies, over the limit of %d", n, MBD_MAX_BODIES);
+        reject(ld, "", "bodies", problem, NULL);
+        return NULL;
+    }
+    mbd_body_def *defs = calloc(n, sizeof *defs);
+    if (!defs) {
+        reject(ld, "", "bodies", "out of memory", NULL);
+        return NULL;
+    }
+    mbd_model *model = NULL;
+    if (read_bodies(ld, bodies, defs) == 0) {
+        char reason[512];
+        model = model_build_from(ld->file, name, gravity, (int)n, defs, reason, sizeof reason);
+        if (!model)
+            model_error(ld->err, ld->err_size, "%s: %s", ld->file, reason);
+    }
+    free(defs);
+    return model;
+}
+
+/* Opens, size-checks and parses the file: the size is checked before jansson reads. */
+static json_t *parse_file(const loader *ld)
+{
+    FILE *file = fopen(ld->file, "rb");
+    if (!file) {
+        model_error(ld->err, ld->err_size, "%s: cannot open: %s", ld->file, strerror(errno));
+        return NULL;
+    }
+    struct stat info;
+    json_t *root = NULL;
+    json_error_t error;
+    if (fstat(fileno(file), &info) != 0)
+        model_error(ld->err, ld->err_size, "%s: cannot open: %s", ld->file, strerror(errno));
+    else if (!S_ISREG(info.st_mode))
+        model_error(ld->err, ld->err_size, "%s: cannot open: not a regular file", ld->file);
+    else if (info.st_size > MAX_FILE_BYTES)
+        model_error(ld->err, ld->err_size, "%s: %lld bytes, over the limit of %ld (64 MiB)",
+                    ld->file, (long long)info.st_size, MAX_FILE_BYTES);
+    else if (!(root = json_loadf(file, JSON_REJECT_DUPLICATES, &error)))
+        model_error(ld->err, ld->err_size, "%s:%d:%d: %s", ld->file, error.line, error.column,
+                    error.text);
+    fclose(file);
+    return root;
+}
+
+mbd_model *model_load_json(const char *path, char *err, size_t err_size)
+{
+    const loader ld = {path, err, err_size};
+    json_t *root = parse_file(&ld);
+    if (!root)
+        return NULL;
+    mbd_model *model = read_model(&ld, root);
+    json_decref(root);
+    return model;
+}

@@ -1,0 +1,30 @@
+/* models.h: what model.c, model_json.c and generators.c share. Not installed. */
+#ifndef MBD_MODELS_H
+#define MBD_MODELS_H
+
+#include <stddef.h>
+
+#include "mbd.h"
+
+#define MBD_MAX_BODIES 1000000
+
+/* mbd_model_build with the file path or generator spec the model came from. */
+mbd_model *model_build_from(const char *source, const char *name, const double gravity[3],
+                            int nbodies, const mbd_body_def *bodies, char *err,
+                            size_t err_size);
+
+/* Writes one printf-formatted line into err (if err_size > 0); control characters are
+ * replaced by spaces so that the message stays on one line. */
+void model_error(char *err, size_t err_size, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The joint type called name, or -1. */
+int joint_type_from_name(const char *name);
+
+mbd_model *model_load_json(const char *path, char *err, size_t err_size);
+
+/* Whether the first len characters of family name a generator. */
+int generator_exists(const char *family, size_t len);
+mbd_model *generator_load(const char *spec, char *err, size_t err_size);
+
+#endif

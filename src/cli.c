@@ -1,0 +1,185 @@
+/* cli.c: option parsing, vector arguments, JSON output and atomic writes for mbd. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static cli_flag *find_flag(cli_flag *flags, const char *name)
+{
+    for (cli_flag *f = flags; f->name; f++)
+        if (strcmp(f->name, name) == 0)
+            return f;
+    return NULL;
+}
+
+int cli_parse(const char *cmd, int argc, char **argv, int first, cli_flag *flags,
+              const char **pos, int max_pos, int *npos)
+{
+    *npos = 0;
+    for (int k = first; k < argc; k++) {
+        const char *arg = argv[k];
+        if (strncmp(arg, "--", 2) != 0) {
+            if (*npos == max_pos) {
+                fprintf(stderr, "mbd %s: unexpected argument '%s'\n", cmd, arg);
+                return CLI_USAGE_ERROR;
+            }
+            pos[(*npos)++] = arg;
+            continue;
+        }
+        cli_flag *flag = find_flag(flags, arg);
+        if (!flag) {
+            fprintf(stderr, "mbd %s: unknown flag '%s' (see 'mbd help')\n", cmd, arg);
+            return CLI_USAGE_ERROR;
+        }
+        if (flag->value) {
+            fprintf(stderr, "mbd %s: flag '%s' given twice\n", cmd, arg);
+            return CLI_USAGE_ERROR;
+        }
+        if (flag->is_switch) {
+            flag->value = "1";
+        } else if (k + 1 < argc) {
+            flag->value = argv[++k];
+        } else {
+            fprintf(stderr, "mbd %s: flag '%s' needs a value\n", cmd, arg);
+            return CLI_USAGE_ERROR;
+        }
+    }
+    return 0;
+}
+
+const char *cli_get(const cli_flag *flags, const char *name)
+{
+    return find_flag((cli_flag *)flags, name)->value;
+}
+
+/* strtod over the whole token, finite only. */
+static int parse_double(const char *text, const char *end, double *out)
+{
+    char *stop;
+    errno = 0;
+    *out = strtod(text, &stop);
+    return stop != text && stop == end && errno == 0 && isfinite(*out) ? 0 : -1;
+}
+
+int cli_vector(const char *cmd, const cli_flag *flags, const char *name, int n, double *out)
+{
+    const char *text = cli_get(flags, name);
+    memset(out, 0, (size_t)n * sizeof *out);
+    if (!text)
+        return 0;
+    int count = 0;
+    for (const char *p = text;; count++) {
+        const char *comma = strchr(p, ',');
+        const char *end = comma ? comma : p + strlen(p);
+        double x;
+        char token[64];
+        size_t len = (size_t)(end - p);
+        if (len == 0 || len >= sizeof token || (memcpy(token, p, len), token[len] = '\0',
+                                                parse_double(token, token + len, &x))) {
+            fprintf(stderr, "mbd %s: %s: element %d is not a finite number: '%.*s'\n", cmd, name,
+                    count, (int)(len < 40 ? len : 40), p);
+            return CLI_USAGE_ERROR;
+        }
+        if (count < n)
+            out[count] = x;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    if (count + 1 != n) {
+        fprintf(stderr, "mbd %s: %s: expected %d numbers, got %d: '%.60s'\n", cmd, name, n,
+                count + 1, text);
+        return CLI_USAGE_ERROR;
+    }
+    return 0;
+}
+
+int cli_number(const char *cmd, const cli_flag *flags, const char *name, double lo, double hi,
+               double def, double *out)
+{
+    const char *text = cli_get(flags, name);
+    *out = def;
+    if (!text)
+        return 0;
+    if (parse_double(text, text + strlen(text), out) || *out < lo || *out > hi) {
+        fprintf(stderr, "mbd %s: %s: expected a number in [%g, %g], got '%.60s'\n", cmd, name,
+                lo, hi, text);
+        return CLI_USAGE_ERROR;
+    }
+    return 0;
+}
+
+mbd_model *cli_load_model(const char *cmd, const char *path)
+{
+    char err[512];
+    mbd_model *model = mbd_model_load(path, err, sizeof err);
+    if (!model)
+        fprintf(stderr, "mbd %s: %s\n", cmd, err);
+    return model;
+}
+
+const mbd_solver *cli_solver(const char *cmd, const cli_flag *flags, const char *def)
+{
+    const char *name = cli_get(flags, "--solver");
+    const mbd_solver *solver = mbd_solver_find(name ? name : def);
+    if (!solver) {
+        fprintf(stderr, "mbd %s: --solver: unknown solver '%.60s' (one of:", cmd, name);
+        for (int k = 0; k < mbd_solver_count(); k++)
+            fprintf(stderr, " %s", mbd_solver_name(mbd_solver_at(k)));
+        fprintf(stderr, ")\n");
+    }
+    return solver;
+}
+
+void json_vector(FILE *out, const double *x, int n)
+{
+    fputc('[', out);
+    for (int k = 0; k < n; k++)
+        fprintf(out, "%s%.17g", k ? ", " : "", x[k]);
+    fputc(']', out);
+}
+
+void json_key_vector(FILE *out, const char *key, const double *x, int n, int last)
+{
+    fprintf(out, "\"%s\": ", key);
+    json_vector(out, x, n);
+    fputs(last ? "" : ", ", out);
+}
+
+int cli_fail(const char *cmd, const char *what, int status)
+{
+    fprintf(stderr, "mbd %s: %s: %s\n", cmd, what, mbd_strerror(status));
+    return CLI_RUNTIME_ERROR;
+}
+
+int cli_write_atomic(const char *cmd, const char *path, int (*write_fn)(FILE *, void *), void *ctx)
+{
+    size_t len = strlen(path);
+    char *tmp = malloc(len + 16);
+    if (!tmp)
+        return cli_fail(cmd, path, MBD_ENOMEM);
+    snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd >= 0)
+        fchmod(fd, 0644); /* mkstemp makes 0600; results are for everyone to read */
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    int ok = out && write_fn(out, ctx) == 0;
+    ok = out && fflush(out) == 0 && fsync(fileno(out)) == 0 && ok;
+    if (out)
+        ok = fclose(out) == 0 && ok;
+    else if (fd >= 0)
+        close(fd);
+    if (ok && rename(tmp, path) == 0) {
+        free(tmp);
+        return 0;
+    }
+    fprintf(stderr, "mbd %s: %s: cannot write: %s\n", cmd, path, strerror(errno));
+    if (fd >= 0)
+        unlink(tmp);
+    free(tmp);
+    return CLI_RUNTIME_ERROR;
+}

@@ -1,0 +1,45 @@
+/* cli.h: what the mbd subcommands share: option parsing, vectors, JSON output.
+ * Every user error prints one line "mbd CMD: ..." to stderr and yields exit status 2. */
+#ifndef MBD_CLI_H
+#define MBD_CLI_H
+
+#include "mbd.h"
+
+#include <stdio.h>
+
+#define CLI_USAGE_ERROR 2
+#define CLI_RUNTIME_ERROR 1
+
+/* A flag a subcommand accepts; value == NULL until given. */
+typedef struct {
+    const char *name;   /* "--q" */
+    const char *value;  /* its argument, or "1" for a switch */
+    int is_switch;      /* takes no argument */
+} cli_flag;
+
+/* Parses argv[first..] into flags (NULL-name terminated) and up to max_pos positional
+ * arguments. Returns 0, or CLI_USAGE_ERROR after printing the reason. */
+int cli_parse(const char *cmd, int argc, char **argv, int first, cli_flag *flags,
+              const char **pos, int max_pos, int *npos);
+const char *cli_get(const cli_flag *flags, const char *name);
+
+/* Parses the flag's comma-separated list into n finite numbers (zeros if absent). */
+int cli_vector(const char *cmd, const cli_flag *flags, const char *name, int n, double *out);
+/* Parses a number flag within [lo, hi]; def if absent. */
+int cli_number(const char *cmd, const cli_flag *flags, const char *name, double lo, double hi,
+               double def, double *out);
+
+mbd_model *cli_load_model(const char *cmd, const char *path);
+const mbd_solver *cli_solver(const char *cmd, const cli_flag *flags, const char *def);
+
+/* JSON output with full double precision. */
+void json_vector(FILE *out, const double *x, int n);
+void json_key_vector(FILE *out, const char *key, const double *x, int n, int last);
+
+/* Reports a library status for a command; returns CLI_RUNTIME_ERROR. */
+int cli_fail(const char *cmd, const char *what, int status);
+
+/* Writes the bytes produced by write_fn to path atomically (temp file + rename). */
+int cli_write_atomic(const char *cmd, const char *path, int (*write_fn)(FILE *, void *), void *ctx);
+
+#endif

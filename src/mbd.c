@@ -1,0 +1,194 @@
+/* mbd: the command-line front end of mbdbench. One function per subcommand. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FLAG(name) {name, NULL, 0}
+#define SWITCH(name) {name, NULL, 1}
+#define END_FLAGS {NULL, NULL, 0}
+
+typedef struct {
+    const char *name;
+    int (*run)(const char *cmd, int argc, char **argv);
+    const char *usage;
+} command;
+
+static int cmd_solvers(const char *cmd, int argc, char **argv)
+{
+    cli_flag flags[] = {END_FLAGS};
+    const char *pos[1];
+    int npos, rc = cli_parse(cmd, argc, argv, 2, flags, pos, 0, &npos);
+    if (rc)
+        return rc;
+    for (int k = 0; k < mbd_solver_count(); k++) {
+        const mbd_solver *s = mbd_solver_at(k);
+        unsigned forms = mbd_solver_formulations(s);
+        printf("%-14s %-22s %s\n", mbd_solver_name(s),
+               forms == (MBD_ACCELERATION | MBD_MOMENTUM) ? "acceleration,momentum"
+               : forms == MBD_MOMENTUM                    ? "momentum"
+                                                          : "acceleration",
+               mbd_solver_summary(s));
+    }
+    return 0;
+}
+
+/* Parses "CMD MODEL [flags]" and loads MODEL. */
+static int open_model(const char *cmd, int argc, char **argv, cli_flag *flags, mbd_model **model)
+{
+    const char *pos[1];
+    int npos, rc = cli_parse(cmd, argc, argv, 2, flags, pos, 1, &npos);
+    if (rc)
+        return rc;
+    if (npos != 1) {
+        fprintf(stderr, "mbd %s: missing MODEL (a model file or a generator spec)\n", cmd);
+        return CLI_USAGE_ERROR;
+    }
+    *model = cli_load_model(cmd, pos[0]);
+    return *model ? 0 : CLI_USAGE_ERROR;
+}
+
+static int cmd_info(const char *cmd, int argc, char **argv)
+{
+    cli_flag flags[] = {END_FLAGS};
+    mbd_model *model;
+    int rc = open_model(cmd, argc, argv, flags, &model);
+    if (rc)
+        return rc;
+    mbd_model_print(model, stdout);
+    mbd_model_free(model);
+    return 0;
+}
+
+static int cmd_id(const char *cmd, int argc, char **argv)
+{
+    cli_flag flags[] = {FLAG("--q"), FLAG("--qd"), FLAG("--qdd"), END_FLAGS};
+    mbd_model *model;
+    int rc = open_model(cmd, argc, argv, flags, &model);
+    if (rc)
+        return rc;
+    const int nq = mbd_model_nq(model), nv = mbd_model_nv(model), nb = mbd_model_nbodies(model);
+    double *q = malloc(sizeof(double) * ((size_t)nq + 3 * (size_t)nv + 6 * (size_t)nb));
+    double *qd = q + nq, *qdd = qd + nv, *tau = qdd + nv, *reactions = tau + nv;
+    mbd_work *work = mbd_work_new(model, NULL);
+    if (!q || !work)
+        rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
+    else if (!(rc = cli_vector(cmd, flags, "--q", nq, q)) &&
+             !(rc = cli_vector(cmd, flags, "--qd", nv, qd)) &&
+             !(rc = cli_vector(cmd, flags, "--qdd", nv, qdd))) {
+        int status = mbd_inverse(model, work, q, qd, qdd, tau, reactions);
+        if (status) {
+            rc = cli_fail(cmd, "inverse dynamics", status);
+        } else {
+            printf("{");
+            json_key_vector(stdout, "tau", tau, nv, 0);
+            printf("\"reactions\": [");
+            for (int i = 0; i < nb; i++) {
+                printf(i ? ", " : "");
+                json_vector(stdout, reactions + 6 * i, 6);
+            }
+            printf("]}\n");
+        }
+    }
+    mbd_work_free(work);
+    free(q);
+    mbd_model_free(model);
+    return rc;
+}
+
+/* Acceleration solvers print qdd; momentum solvers print p = H qd (from --qd) or the given
+ * --p, their own recovery qd of the rates, and pd. */
+static int run_fd(const char *cmd, const mbd_model *model, const mbd_solver *solver,
+                  const cli_flag *flags, double *buf)
+{
+    const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);
+    double *q = buf, *qd = q + nq, *p = qd + nv, *tau = p + nv, *out = tau + nv, *pd = out + nv;
+    const int momentum = !(mbd_solver_formulations(solver) & MBD_ACCELERATION);
+    int rc;
+    if (cli_get(flags, "--p") && !momentum) {
+        fprintf(stderr, "mbd %s: --p: solver '%s' takes --qd, not momenta\n", cmd, mbd_solver_name(solver));
+        return CLI_USAGE_ERROR;
+    }
+    if (cli_get(flags, "--p") && cli_get(flags, "--qd")) {
+        fprintf(stderr, "mbd %s: give --qd or --p, not both\n", cmd);
+        return CLI_USAGE_ERROR;
+    }
+    if ((rc = cli_vector(cmd, flags, "--q", nq, q)) || (rc = cli_vector(cmd, flags, "--qd", nv, qd)) ||
+        (rc = cli_vector(cmd, flags, "--p", nv, p)) || (rc = cli_vector(cmd, flags, "--tau", nv, tau)))
+        return rc;
+    mbd_work *work = mbd_work_new(model, solver);
+    if (!work)
+        return cli_fail(cmd, "workspace", MBD_ENOMEM);
+    int status = MBD_OK;
+    if (momentum && !cli_get(flags, "--p"))
+        status = mbd_momentum(model, work, q, qd, p);
+    if (status == MBD_OK)
+        status = momentum ? mbd_forward_momentum(model, work, q, p, tau, out, pd)
+                          : mbd_forward(model, work, q, qd, tau, out);
+    mbd_work_free(work);
+    if (status)
+        return cli_fail(cmd, mbd_solver_name(solver), status);
+    printf("{");
+    if (momentum) {
+        json_key_vector(stdout, "p", p, nv, 0);
+        json_key_vector(stdout, "qd", out, nv, 0);
+        json_key_vector(stdout, "pd", pd, nv, 1);
+    } else {
+        json_key_vector(stdout, "qdd", out, nv, 1);
+    }
+    printf("}\n");
+    return 0;
+}
+
+static int cmd_fd(const char *cmd, int argc, char **argv)
+{
+    cli_flag flags[] = {FLAG("--solver"), FLAG("--q"), FLAG("--qd"), FLAG("--p"), FLAG("--tau"), END_FLAGS};
+    mbd_model *model;
+    int rc = open_model(cmd, argc, argv, flags, &model);
+    if (rc)
+        return rc;
+    const mbd_solver *solver = cli_solver(cmd, flags, "dense");
+    const int n = mbd_model_nq(model) + 5 * mbd_model_nv(model);
+    double *buf = malloc(sizeof(double) * (size_t)n);
+    rc = !solver ? CLI_USAGE_ERROR : !buf ? cli_fail(cmd, "allocation", MBD_ENOMEM)
+                                          : run_fd(cmd, model, solver, flags, buf);
+    free(buf);
+    mbd_model_free(model);
+    return rc;
+}
+
+static int cmd_help(const char *cmd, int argc, char **argv);
+
+static const command commands[] = {
+    {"solvers", cmd_solvers, "mbd solvers                      list the registered solvers"},
+    {"info", cmd_info, "mbd info MODEL                   bodies, joints, DOFs and parameters"},
+    {"id", cmd_id, "mbd id MODEL [--q L] [--qd L] [--qdd L]\n"
+                   "                                 inverse dynamics: tau and joint reactions"},
+    {"fd", cmd_fd, "mbd fd MODEL [--solver S] [--q L] [--qd L | --p L] [--tau L]\n"
+                   "                                 forward dynamics with one solver"},
+    {"help", cmd_help, "mbd help                         this text"},
+};
+
+static int cmd_help(const char *cmd, int argc, char **argv)
+{
+    (void)cmd, (void)argc, (void)argv;
+    printf("usage:\n");
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+        printf("  %s\n", commands[k].usage);
+    printf("\nMODEL is a JSON model file or a generator spec:\n%s", mbd_generators_help());
+    printf("L is a comma-separated list of numbers; omitted vectors are zero.\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        cmd_help("help", argc, argv);
+        return CLI_USAGE_ERROR;
+    }
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+        if (strcmp(argv[1], commands[k].name) == 0)
+            return commands[k].run(commands[k].name, argc, argv);
+    fprintf(stderr, "mbd: unknown command '%.60s' (see 'mbd help')\n", argv[1]);
+    return CLI_USAGE_ERROR;
+}

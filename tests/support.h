@@ -1,0 +1,36 @@
+/* support.h: what the cmocka test files share. Tests run from the repository root. */
+#ifndef MBD_TEST_SUPPORT_H
+#define MBD_TEST_SUPPORT_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "mbd.h"
+
+/* ||a - b|| / max(||b||, floor) in the 2-norm. */
+double rel_error(const double *a, const double *b, int n, double floor);
+
+/* Fails the test, printing label and both errors, unless rel_error <= tol. */
+#define assert_close(a, b, n, tol, label) \
+    assert_close_at((a), (b), (n), (tol), (label), __FILE__, __LINE__)
+void assert_close_at(const double *a, const double *b, int n, double tol, const char *label,
+                     const char *file, int line);
+
+/* Loads a model or generator spec; fails the test on error. */
+mbd_model *load_model(const char *spec);
+
+/* Deterministic uniform numbers in [lo, hi) (xorshift), for states and models. */
+double test_uniform(uint64_t *state, double lo, double hi);
+void test_fill(uint64_t *state, double *x, int n, double lo, double hi);
+
+#endif
+
+typedef enum { SHAPE_CHAIN, SHAPE_BINARY, SHAPE_RANDOM } tree_shape;
+
+/* A random but physically valid model: nb bodies of the given joint type (or mixed when
+ * type < 0), parents by shape, random axes, placements, masses and inertias. */
+mbd_model *random_model(uint64_t seed, int nb, int type, tree_shape shape);
