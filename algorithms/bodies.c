@@ -45,10 +45,7 @@ static int articulated_inertias(const mbd_model *model, mbd_work *work, const do
         const double *S = work->S + 6 * v0;
         double *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i], *u = work->u + v0;
         double D[36], UDinv[MBD_MAX_JOINT_DOF][6];
-        for (int k = 0; k < nv; k++)
-            mat6_apply(U + 6 * k, work->IA[i], S + 6 * k);
-        for (int k = 0; k < nv; k++)
-            subspace_dot(D + nv * k, S, nv, U + 6 * k);
+        joint_space_inertia(U, D, work->IA[i], S, nv);
         if (small_spd_inverse(Dinv, D, nv))
             return MBD_ESINGULAR;
         subspace_dot(u, S, nv, pA[i]);
@@ -56,17 +53,14 @@ static int articulated_inertias(const mbd_model *model, mbd_work *work, const do
             u[k] = (tau ? tau[v0 + k] : 0.0) - u[k];
         if (p < 0)
             continue;
-        for (int k = 0; k < nv; k++) /* column k of U D^-1 */
-            for (int r = 0; r < 6; r++) {
-                UDinv[k][r] = 0.0;
-                for (int m = 0; m < nv; m++)
-                    UDinv[k][r] += U[6 * m + r] * Dinv[nv * m + k];
-            }
+        times_inverse(UDinv, U, Dinv, nv);
         double *Ia = work->IA[i];
-        for (int k = 0; k < nv; k++)
-            for (int r = 0; r < 6; r++)
-                for (int s = 0; s < 6; s++)
+        for (int r = 0; r < 6; r++) /* upper triangle, mirrored: I^a stays exactly symmetric */
+            for (int s = r; s < 6; s++) {
+                for (int k = 0; k < nv; k++)
                     Ia[6 * r + s] -= UDinv[k][r] * U[6 * k + s];
+                Ia[6 * s + r] = Ia[6 * r + s];
+            }
         double pa[6], t[6];
         mat6_apply(pa, Ia, work->c[i]);
         for (int r = 0; r < 6; r++) {

@@ -84,6 +84,11 @@ int check_finite(const double *x, int n);
 /* out = S x (nv columns of 6); out_k = S_k . f */
 void subspace_times(double out[6], const double *S, int nv, const double *x);
 void subspace_dot(double *out, const double *S, int nv, const double f[6]);
+/* U = I^A S (nv columns of 6) and D = S^T U (nv x nv, row-major; I^A need not be
+ * symmetric). */
+void joint_space_inertia(double *U, double *D, const double *IA, const double *S, int nv);
+/* Columns of U D^-1: UDinv[k] = sum_m U_m Dinv[m][k]. */
+void times_inverse(double (*UDinv)[6], const double *U, const double *Dinv, int nv);
 /* After mbd_kinematics: v_i for all bodies from qd. */
 void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *qd);
 /* mu_i: momentum of the subtree rooted at i (from work->v), into mu (nb x 6). */

@@ -21,10 +21,7 @@ static int eliminate(const mbd_model *model, mbd_work *work, const double *p)
         const double *S = work->S + 6 * v0;
         double *V = work->U + 6 * v0, *L = work->D + model->d0[i], *x = work->u + v0;
         double U[MBD_MAX_JOINT_DOF][6];
-        for (int k = 0; k < nv; k++)
-            mat6_apply(U[k], work->IA[i], S + 6 * k);
-        for (int k = 0; k < nv; k++)
-            subspace_dot(L + nv * k, S, nv, U[k]);
+        joint_space_inertia(U[0], L, work->IA[i], S, nv);
         if (small_cholesky(L, nv))
             return MBD_ESINGULAR;
         subspace_dot(x, S, nv, phi[i]);
@@ -45,10 +42,14 @@ static int eliminate(const mbd_model *model, mbd_work *work, const double *p)
         }
         double *IAp = work->IA[parent], t[6];
         inertia_add_congruence(IAp, &work->X[i], work->IA[i]);
-        for (int k = 0; k < nv; k++)
-            for (int r = 0; r < 6; r++)
-                for (int s = 0; s < 6; s++)
-                    IAp[6 * r + s] -= V[6 * k + r] * V[6 * k + s];
+        for (int r = 0; r < 6; r++) /* symmetric rank-n_i downdate, upper triangle mirrored */
+            for (int s = r; s < 6; s++) {
+                double vv = 0.0;
+                for (int k = 0; k < nv; k++)
+                    vv += V[6 * k + r] * V[6 * k + s];
+                IAp[6 * r + s] -= vv;
+                IAp[6 * s + r] = IAp[6 * r + s];
+            }
         xform_force_t(t, &work->X[i], phi[i]);
         for (int r = 0; r < 6; r++) {
             phi[parent][r] += t[r];

@@ -23,21 +23,13 @@ static int eliminate(const mbd_model *model, mbd_work *work, const double *p)
         const double *S = work->S + 6 * v0, *IA = work->IA[i];
         double *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
         double D[36];
-        for (int k = 0; k < nv; k++)
-            mat6_apply(U + 6 * k, IA, S + 6 * k);
-        for (int k = 0; k < nv; k++)
-            subspace_dot(D + nv * k, S, nv, U + 6 * k);
+        joint_space_inertia(U, D, IA, S, nv);
         if (small_spd_inverse(Dinv, D, nv))
             return MBD_ESINGULAR;
         if (parent < 0)
             continue;
         double UDinv[MBD_MAX_JOINT_DOF][6], H[36], HIA[36], rhs[6], t[6];
-        for (int k = 0; k < nv; k++)
-            for (int r = 0; r < 6; r++) {
-                UDinv[k][r] = 0.0;
-                for (int m = 0; m < nv; m++)
-                    UDinv[k][r] += U[6 * m + r] * Dinv[nv * m + k];
-            }
+        times_inverse(UDinv, U, Dinv, nv);
         for (int r = 0; r < 6; r++) /* H = E - U D^-1 S^T */
             for (int s = 0; s < 6; s++) {
                 H[6 * r + s] = r == s ? 1.0 : 0.0;
@@ -50,7 +42,7 @@ static int eliminate(const mbd_model *model, mbd_work *work, const double *p)
                 for (int k = 0; k < 6; k++)
                     HIA[6 * r + s] += H[6 * r + k] * IA[6 * k + s];
             }
-        inertia_add_congruence(work->IA[parent], &work->X[i], HIA);
+        matrix_add_congruence(work->IA[parent], &work->X[i], HIA);
         mat6_apply(rhs, H, phi[i]);
         for (int r = 0; r < 6; r++)
             for (int k = 0; k < nv; k++)

@@ -50,13 +50,14 @@ void inertia_add_congruence(double *restrict I_parent, const mbd_xform *X, const
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             rxBt[3 * i + j] = vec3_dot(rx + 3 * i, B + 3 * j);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) /* upper triangles mirrored: the sum stays exactly symmetric */
         for (int j = 0; j < 3; j++) {
-            double b = B[3 * i + j] + rxC[3 * i + j];
-            I_parent[6 * i + j] += A[3 * i + j] + rxBt[3 * i + j] + rxBt[3 * j + i] - rxCrx[3 * i + j];
+            const int u = i <= j ? 3 * i + j : 3 * j + i;
+            const double b = B[3 * i + j] + rxC[3 * i + j];
+            I_parent[6 * i + j] += A[u] + rxBt[3 * i + j] + rxBt[3 * j + i] - rxCrx[u];
             I_parent[6 * i + j + 3] += b;
             I_parent[6 * (j + 3) + i] += b;
-            I_parent[6 * (i + 3) + j + 3] += C[3 * i + j];
+            I_parent[6 * (i + 3) + j + 3] += C[u];
         }
 }
 
@@ -140,4 +141,30 @@ int small_spd_inverse(double *restrict out, const double *A, int n)
         }
     }
     return 0;
+}
+
+/* General M = [A B; C D]: A' = A - B rx + rx C - rx D rx, B' = B + rx D, C' = C - D rx. */
+void matrix_add_congruence(double *restrict M_parent, const mbd_xform *X, const double *M)
+{
+    double A[9], B[9], C[9], D[9];
+    block_rotate_back(A, M, 0, 0, X->E);
+    block_rotate_back(B, M, 0, 3, X->E);
+    block_rotate_back(C, M, 3, 0, X->E);
+    block_rotate_back(D, M, 3, 3, X->E);
+    const double *r = X->r;
+    const double rx[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
+    double Brx[9], rxC[9], rxD[9], rxDrx[9], Drx[9];
+    mat3_mul(Brx, B, rx);
+    mat3_mul(rxC, rx, C);
+    mat3_mul(rxD, rx, D);
+    mat3_mul(rxDrx, rxD, rx);
+    mat3_mul(Drx, D, rx);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            const int k = 3 * i + j;
+            M_parent[6 * i + j] += A[k] - Brx[k] + rxC[k] - rxDrx[k];
+            M_parent[6 * i + j + 3] += B[k] + rxD[k];
+            M_parent[6 * (i + 3) + j] += C[k] - Drx[k];
+            M_parent[6 * (i + 3) + j + 3] += D[k];
+        }
 }

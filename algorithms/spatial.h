@@ -127,6 +127,9 @@ void spatial_inertia(double *restrict out, double m, const double c[3], const do
 /* I_parent += X^T I X for a symmetric 6x6 I in child coordinates. */
 void inertia_add_congruence(double *restrict I_parent, const mbd_xform *X, const double *I);
 
+/* M_parent += X^T M X for any 6x6 M (no symmetry assumed). */
+void matrix_add_congruence(double *restrict M_parent, const mbd_xform *X, const double *M);
+
 /* Rotation matrix of angle q about unit axis a (Rodrigues). */
 void rotation_about(double *restrict out, const double a[3], double q);
 

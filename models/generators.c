@@ -226,8 +226,43 @@ static void describe_expected(const param_def *p, char *out, size_t size)
     if (p->kind == PARAM_JOINT)
         snprintf(out, size, "expected revolute, prismatic, cylindrical or cardan");
     else
-        snprintf(out, size, "expected %s from %g to %g", p->kind == PARAM_COUNT ? "an integer" : "a number",
-                 p->min, p->max);
+        snprintf(out, size, "expected %s from %.15g to %.15g",
+                 p->kind == PARAM_COUNT ? "an integer" : "a number", p->min, p->max);
+}
+
+/* Parses the item "key=value" (len characters) into its parameter's slot of values. */
+static int parse_item(const char *spec, const generator *gen, const char *item, size_t len,
+                      double *values, int *seen, char *err, size_t err_size)
+{
+    const size_t key_len = strcspn(item, "=,");
+    if (key_len >= len) {
+        model_error(err, err_size, "%s: \"%.*s\": expected key=value (usage: %s)", spec,
+                    (int)len, item, gen->usage);
+        return -1;
+    }
+    const param_def *p = find_param(gen, item, key_len);
+    if (!p) {
+        model_error(err, err_size, "%s: %.*s: unknown key \"%.*s\" (usage: %s)", spec, (int)len,
+                    item, (int)key_len, item, gen->usage);
+        return -1;
+    }
+    const int k = (int)(p - gen->params);
+    if (seen[k]++) {
+        model_error(err, err_size, "%s: %.*s: key %s given twice", spec, (int)len, item, p->key);
+        return -1;
+    }
+    const char *value = item + key_len + 1;
+    const int value_len = (int)(len - key_len - 1);
+    char text[64];
+    snprintf(text, sizeof text, "%.*s", value_len, value);
+    if (value_len >= (int)sizeof text || parse_value(p, text, &values[k]) < 0) {
+        char expected[96];
+        describe_expected(p, expected, sizeof expected);
+        model_error(err, err_size, "%s: %.*s: %s, got \"%.*s\"", spec, (int)len, item, expected,
+                    value_len, value);
+        return -1;
+    }
+    return 0;
 }
 
 /* Parses the "key=value,..." items after the ':' into values, one per parameter. */
@@ -238,33 +273,9 @@ static int parse_params(const char *spec, const generator *gen, double *values, 
     for (int k = 0; k < MAX_PARAMS; k++)
         values[k] = gen->params[k].fallback;
     for (const char *item = strchr(spec, ':') + 1; *item;) {
-        const size_t len = strcspn(item, ","), key_len = strcspn(item, "=,");
-        const param_def *p = key_len < len ? find_param(gen, item, key_len) : NULL;
-        char text[64];
-        if (key_len >= len) {
-            model_error(err, err_size, "%s: \"%.*s\": expected key=value (usage: %s)", spec,
-                        (int)len, item, gen->usage);
+        const size_t len = strcspn(item, ",");
+        if (parse_item(spec, gen, item, len, values, seen, err, err_size) < 0)
             return -1;
-        }
-        if (!p) {
-            model_error(err, err_size, "%s: %.*s: unknown key \"%.*s\" (usage: %s)", spec,
-                        (int)len, item, (int)key_len, item, gen->usage);
-            return -1;
-        }
-        const int k = (int)(p - gen->params);
-        if (seen[k]++) {
-            model_error(err, err_size, "%s: %.*s: key %s given twice", spec, (int)len, item, p->key);
-            return -1;
-        }
-        const size_t value_len = len - key_len - 1;
-        snprintf(text, sizeof text, "%.*s", (int)value_len, item + key_len + 1);
-        if (value_len >= sizeof text || parse_value(p, text, &values[k]) < 0) {
-            char expected[96];
-            describe_expected(p, expected, sizeof expected);
-            model_error(err, err_size, "%s: %.*s: %s, got \"%.*s\"", spec, (int)len, item,
-                        expected, (int)value_len, item + key_len + 1);
-            return -1;
-        }
         item += len;
         if (*item == ',' && *++item == '\0') {
             model_error(err, err_size, "%s: trailing ',' (usage: %s)", spec, gen->usage);

@@ -1,0 +1,617 @@
+/* Models: the example files, the JSON loader's error messages, mbd_model_build's
+ * validation, the generators and their specs, and the offsets a built model holds. */
+#include "support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* ---- temporary model files ---- */
+
+#define MAX_FILES 128
+
+static char temp_dir[64];
+static char temp_files[MAX_FILES][96];
+static int ntemp_files;
+
+static int make_temp_dir(void **state)
+{
+    (void)state;
+    snprintf(temp_dir, sizeof temp_dir, "/tmp/mbd-test-models-XXXXXX");
+    return mkdtemp(temp_dir) ? 0 : -1;
+}
+
+static int remove_temp_dir(void **state)
+{
+    (void)state;
+    for (int k = 0; k < ntemp_files; k++)
+        unlink(temp_files[k]);
+    return rmdir(temp_dir);
+}
+
+/* A new empty file in the temporary directory, open for writing in *file; returns its path. */
+static const char *new_temp_file(FILE **file)
+{
+    assert_true(ntemp_files < MAX_FILES);
+    char *name = temp_files[ntemp_files++];
+    snprintf(name, sizeof temp_files[0], "%s/model-XXXXXX", temp_dir);
+    const int fd = mkstemp(name);
+    assert_true(fd >= 0);
+    *file = fdopen(fd, "w");
+    assert_non_null(*file);
+    return name;
+}
+
+/* Writes text with every ' turned into ", so that the cases below stay readable. */
+static const char *write_model(const char *text)
+{
+    FILE *file;
+    const char *path = new_temp_file(&file);
+    for (const char *c = text; *c; c++)
+        fputc(*c == '\'' ? '"' : *c, file);
+    fclose(file);
+    return path;
+}
+
+/* Fails unless loading path fails with one line that starts with the path (or spec) and
+ * holds every fragment (NULL-ended). */
+static void expect_load_error_v(const char *path, const char *label, va_list fragments)
+{
+    char err[512] = "";
+    mbd_model *model = mbd_model_load(path, err, sizeof err);
+    if (model) {
+        print_error("%s: loaded, expected an error\n", label);
+        mbd_model_free(model);
+        fail();
+    }
+    if (strncmp(err, path, strlen(path)) != 0 || strchr(err, '\n')) {
+        print_error("%s: message \"%s\" is not one line starting with the path\n", label, err);
+        fail();
+    }
+    for (const char *f = va_arg(fragments, const char *); f; f = va_arg(fragments, const char *))
+        if (!strstr(err, f)) {
+            print_error("%s: message \"%s\" lacks \"%s\"\n", label, err, f);
+            fail();
+        }
+}
+
+static void expect_load_error(const char *path, ...)
+{
+    va_list fragments;
+    va_start(fragments, path);
+    expect_load_error_v(path, path, fragments);
+    va_end(fragments);
+}
+
+/* Writes text as a model file; expects the load to fail naming the file and fragments. */
+static void expect_json_error(const char *text, ...)
+{
+    const char *path = write_model(text);
+    char label[600];
+    snprintf(label, sizeof label, "%s (%s)", path, text);
+    va_list fragments;
+    va_start(fragments, text);
+    expect_load_error_v(path, label, fragments);
+    va_end(fragments);
+}
+
+/* ---- JSON building blocks: one valid body, with any field replaceable ---- */
+
+#define UNIT3 "[[1, 0, 0], [0, 1, 0], [0, 0, 1]]"
+#define REVOLUTE_Z "{'type': 'revolute', 'axis': [0, 0, 1]}"
+#define BODY(name, parent, joint, mass, com, inertia)                                      \
+    "{'name': " name ", 'parent': " parent ", 'joint': " joint ", 'mass': " mass            \
+    ", 'com': " com ", 'inertia': " inertia "}"
+#define BODY_WITH_JOINT(joint) BODY("'a'", "'world'", joint, "1", "[0, 0, 0]", UNIT3)
+#define BODY_WITH_MASS(mass) BODY("'a'", "'world'", REVOLUTE_Z, mass, "[0, 0, 0]", UNIT3)
+#define BODY_WITH_INERTIA(I) BODY("'a'", "'world'", REVOLUTE_Z, "1", "[0, 0, 0]", I)
+#define VALID_BODY(name, parent) BODY("'" name "'", "'" parent "'", REVOLUTE_Z, "1", "[0, 0, 0]", UNIT3)
+#define MODEL(bodies) "{'bodies': [" bodies "]}"
+
+/* ---- the example files ---- */
+
+static void test_double_pendulum_file(void **state)
+{
+    (void)state;
+    mbd_model *model = load_model("models/double-pendulum.json");
+    assert_string_equal(mbd_model_name(model), "double-pendulum");
+    assert_int_equal(mbd_model_nbodies(model), 2);
+    assert_int_equal(mbd_model_nq(model), 2);
+    assert_int_equal(mbd_model_nv(model), 2);
+    assert_string_equal(mbd_model_body(model, 1)->name, "lower");
+    assert_int_equal(mbd_model_body(model, 1)->parent, 0);
+    assert_int_equal(mbd_model_body(model, 0)->joint, MBD_REVOLUTE);
+    double gravity[3];
+    mbd_model_gravity(model, gravity);
+    assert_true(gravity[0] == 0.0 && gravity[1] == 0.0 && gravity[2] == -9.81);
+    assert_string_equal(model->source, "models/double-pendulum.json");
+    mbd_model_free(model);
+}
+
+static void test_cylindrical_tree_file(void **state)
+{
+    (void)state;
+    mbd_model *model = load_model("models/cylindrical-tree.json");
+    static const int parents[] = {-1, 0, 0, 1, 2}, v0[] = {0, 2, 3, 4, 6},
+                     d0[] = {0, 4, 5, 6, 10};
+    assert_int_equal(model->nb, 5);
+    assert_int_equal(model->nq, 7);
+    assert_int_equal(model->nv, 7);
+    assert_int_equal(model->ndd, 11);
+    assert_int_equal(model->max_children, 2);
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(model->parent[i], parents[i]);
+        assert_int_equal(model->q0[i], v0[i]);
+        assert_int_equal(model->v0[i], v0[i]);
+        assert_int_equal(model->d0[i], d0[i]);
+    }
+    /* The wrist's axis [0, 0.6, 0.8] is already unit; the right arm's frame is turned by
+     * pi about z: E = R^T, r = origin. */
+    assert_true(fabs(model->joint[4].axis[0][1] - 0.6) < 1e-15);
+    static const double E_right[9] = {-1, 0, 0, 0, -1, 0, 0, 0, 1}, r_right[3] = {0, -0.1, 1};
+    assert_memory_equal(model->Xtree[2].E, E_right, sizeof E_right);
+    assert_memory_equal(model->Xtree[2].r, r_right, sizeof r_right);
+    mbd_model_free(model);
+}
+
+static void test_cardan_chain_file(void **state)
+{
+    (void)state;
+    mbd_model *model = load_model("models/cardan-chain.json");
+    assert_int_equal(model->nv, 6);
+    assert_int_equal(model->ndd, 12);
+    assert_int_equal(model->max_children, 1);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(model->joint[i].type, MBD_CARDAN);
+        assert_int_equal(model->joint[i].nq, 2);
+        assert_int_equal(model->v0[i], 2 * i);
+        assert_int_equal(model->d0[i], 4 * i);
+    }
+    /* The wrist's rotation R = Rz(90 deg): E = R^T. */
+    static const double E_wrist[9] = {0, 1, 0, -1, 0, 0, 0, 0, 1};
+    assert_memory_equal(model->Xtree[2].E, E_wrist, sizeof E_wrist);
+    mbd_model_free(model);
+}
+
+static void test_defaults_and_print(void **state)
+{
+    (void)state;
+    const char *path = write_model(MODEL(VALID_BODY("a", "world") ", " VALID_BODY("b", "a")));
+    mbd_model *model = load_model(path);
+    double gravity[3];
+    mbd_model_gravity(model, gravity);
+    assert_true(gravity[0] == 0.0 && gravity[1] == 0.0 && gravity[2] == -9.81);
+    assert_string_equal(mbd_model_name(model), strrchr(path, '/') + 1);
+    assert_null(mbd_model_body(model, 2));
+    assert_null(mbd_model_body(model, -1));
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    mbd_model_print(model, out);
+    fclose(out);
+    assert_non_null(strstr(text, path));
+    assert_non_null(strstr(text, "2 bodies, nq 2, nv 2"));
+    assert_non_null(strstr(text, "parent world"));
+    assert_non_null(strstr(text, "parent a"));
+    assert_non_null(strstr(text, "revolute [0, 0, 1]"));
+    assert_non_null(strstr(text, "principal moments [1, 1, 1]"));
+    free(text);
+    mbd_model_free(model);
+}
+
+/* ---- JSON errors: each names the file, the field's path and the value ---- */
+
+static void test_json_value_errors(void **state)
+{
+    (void)state;
+    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'revolute', 'axis': [0, 'abc', 1]}")),
+                      "bodies[0] (\"a\").joint.axis: expected an array of 3 finite numbers",
+                      "[0,\"abc\",1]", NULL);
+    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'revolute', 'axis': [0, 1]}")),
+                      "joint.axis", "[0,1]", NULL);
+    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'ball', 'axis': [0, 0, 1]}")),
+                      "joint.type", "\"ball\"", NULL);
+    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'cardan', 'axis': [0, 0, 1]}")),
+                      "joint.axis", "[0,0,1]", NULL);
+    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'prismatic', 'axes': [[0, 0, 1], [1, 0, 0]]}")),
+                      "joint.axes", "[[0,0,1],[1,0,0]]", NULL);
+    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'cardan', 'axes': [[0, 0, 1]]}")),
+                      "joint.axes", "[[0,0,1]]", NULL);
+    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'revolute', 'axis': [0, 0, 1], 'origin': null}")),
+                      "joint.origin", "null", NULL);
+    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'revolute', 'axis': [0, 0, 1], "
+                                            "'rotation': [[1, 0, 0], [0, 1, 0]]}")),
+                      "joint.rotation", "[[1,0,0],[0,1,0]]", NULL);
+    expect_json_error(MODEL(BODY_WITH_JOINT("'revolute'")), "joint: expected an object",
+                      "\"revolute\"", NULL);
+    expect_json_error(MODEL(BODY_WITH_JOINT("{'axis': [0, 0, 1]}")), "joint.type: missing",
+                      NULL);
+    expect_json_error(MODEL(BODY_WITH_MASS("'heavy'")), "mass", "\"heavy\"", NULL);
+    expect_json_error(MODEL(BODY("'a'", "'world'", REVOLUTE_Z, "1", "[0, 0]", UNIT3)), "com",
+                      "[0,0]", NULL);
+    expect_json_error(MODEL(BODY_WITH_INERTIA("[1, 0, 0]")), "inertia", "[1,0,0]", NULL);
+    expect_json_error(MODEL(BODY("42", "'world'", REVOLUTE_Z, "1", "[0, 0, 0]", UNIT3)),
+                      "bodies[0].name", "42", NULL);
+}
+
+static void test_json_structure_errors(void **state)
+{
+    (void)state;
+    expect_json_error(MODEL(VALID_BODY("a", "nobody")), "bodies[0] (\"a\").parent",
+                      "\"nobody\"", NULL);
+    expect_json_error(MODEL(VALID_BODY("a", "b") ", " VALID_BODY("b", "world")),
+                      "bodies[0] (\"a\").parent", "\"b\"", NULL);
+    expect_json_error(MODEL("{'name': 'a', 'parent': 'world', 'joint': " REVOLUTE_Z
+                            ", 'mass': 1, 'com': [0, 0, 0], 'inertia': " UNIT3
+                            ", 'color': 'red'}"),
+                      "bodies[0] (\"a\").color: unknown field", "\"red\"", NULL);
+    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'revolute', 'axis': [0, 0, 1], 'limit': 3}")),
+                      "joint.limit: unknown field", "3", NULL);
+    expect_json_error("{'author': 'me', 'bodies': [" VALID_BODY("a", "world") "]}",
+                      "author: unknown field", "\"me\"", NULL);
+    expect_json_error(MODEL("{'name': 'a', 'parent': 'world', 'joint': " REVOLUTE_Z
+                            ", 'com': [0, 0, 0], 'inertia': " UNIT3 "}"),
+                      "bodies[0] (\"a\").mass: missing", NULL);
+    expect_json_error("{'gravity': [0, 0], 'bodies': [" VALID_BODY("a", "world") "]}", "gravity",
+                      "[0,0]", NULL);
+    expect_json_error("{'name': 7, 'bodies': [" VALID_BODY("a", "world") "]}", "name", "7", NULL);
+    expect_json_error("{'bodies': []}", "bodies", "[]", NULL);
+    expect_json_error("{'bodies': {}}", "bodies", "{}", NULL);
+    expect_json_error("{'name': 'x'}", "bodies: missing", NULL);
+    expect_json_error("{'bodies': [5]}", "bodies[0]: expected an object", "5", NULL);
+    expect_json_error("[1]", "top level", "[1]", NULL);
+}
+
+static void test_json_physics_errors(void **state)
+{
+    (void)state;
+    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'revolute', 'axis': [0, 0, 0]}")),
+                      "bodies[0] (\"a\").joint.axis", "[0, 0, 0]", NULL);
+    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'cardan', 'axes': [[1, 0, 0], [-2, 0, 0]]}")),
+                      "joint.axes", "collinear", "[[1, 0, 0], [-2, 0, 0]]", NULL);
+    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'revolute', 'axis': [0, 0, 1], "
+                                            "'rotation': [[1, 0, 0], [0, 2, 0], [0, 0, 1]]}")),
+                      "joint.rotation", "orthonormal", "[0, 2, 0]", NULL);
+    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'revolute', 'axis': [0, 0, 1], "
+                                            "'rotation': [[1, 0, 0], [0, 1, 0], [0, 0, -1]]}")),
+                      "joint.rotation", "determinant", "[0, 0, -1]", NULL);
+    expect_json_error(MODEL(BODY_WITH_MASS("0")), "bodies[0] (\"a\").mass", "got 0", NULL);
+    expect_json_error(MODEL(BODY_WITH_MASS("-2.5")), "mass", "got -2.5", NULL);
+    expect_json_error(MODEL(BODY_WITH_INERTIA("[[1, 0.5, 0], [0, 1, 0], [0, 0, 1]]")),
+                      "inertia", "symmetric", "[1, 0.5, 0]", NULL);
+    expect_json_error(MODEL(BODY_WITH_INERTIA("[[1, 0, 0], [0, 1, 0], [0, 0, 0]]")), "inertia",
+                      "positive definite", "[0, 0, 0]", NULL);
+    expect_json_error(MODEL(BODY_WITH_INERTIA("[[-1, 0, 0], [0, 1, 0], [0, 0, 1]]")),
+                      "inertia", "positive definite", "[-1, 0, 0]", NULL);
+    expect_json_error(MODEL(BODY_WITH_INERTIA("[[1, 0, 0], [0, 1, 0], [0, 0, 2.5]]")),
+                      "inertia", "triangle", "2.5", NULL);
+    expect_json_error(MODEL(VALID_BODY("a", "world") ", " VALID_BODY("a", "a")),
+                      "bodies[1] (\"a\").name: duplicate of bodies[0]", NULL);
+    expect_json_error(MODEL(VALID_BODY("", "world")), "name", "\"\"", NULL);
+    expect_json_error(MODEL(VALID_BODY("world", "world")), "name", "\"world\"", NULL);
+}
+
+static void test_json_syntax_and_file_errors(void **state)
+{
+    (void)state;
+    const char *path = write_model("{'bodies': [\n  {'name': 'a',]}");
+    char expected[160];
+    snprintf(expected, sizeof expected, "%s:2:", path);
+    expect_load_error(path, expected, NULL);
+    path = write_model("{'name': 'a', 'name': 'b', 'bodies': []}");
+    snprintf(expected, sizeof expected, "%s:1:", path);
+    expect_load_error(path, expected, "duplicate", NULL);
+    path = write_model(MODEL(BODY_WITH_MASS("1e999")));
+    expect_load_error(path, path, NULL);
+
+    FILE *file;
+    path = new_temp_file(&file); /* nested beyond jansson's depth limit */
+    for (int k = 0; k < 5000; k++)
+        fputc('[', file);
+    fclose(file);
+    snprintf(expected, sizeof expected, "%s:1:", path);
+    expect_load_error(path, expected, NULL);
+
+    snprintf(expected, sizeof expected, "%s/missing.json", temp_dir);
+    expect_load_error(expected, expected, "cannot open", "No such file", NULL);
+    expect_load_error(temp_dir, temp_dir, "cannot open", NULL);
+}
+
+static void test_json_limits(void **state)
+{
+    (void)state;
+    FILE *file;
+    const char *path = new_temp_file(&file); /* sparse: 64 MiB + 1 byte */
+    assert_int_equal(ftruncate(fileno(file), 64L * 1024 * 1024 + 1), 0);
+    fclose(file);
+    expect_load_error(path, path, "67108865", "limit", NULL);
+
+    path = new_temp_file(&file);
+    fputs("{\"bodies\": [{}", file);
+    for (int k = 1; k <= 1000000; k++)
+        fputs(",{}", file);
+    fputs("]}", file);
+    fclose(file);
+    expect_load_error(path, path, "bodies", "1000001", "limit", NULL);
+}
+
+/* ---- mbd_model_build ---- */
+
+static mbd_body_def valid_body(const char *name, int parent)
+{
+    mbd_body_def b = {.name = name, .parent = parent, .joint = MBD_REVOLUTE, .mass = 1.0};
+    b.axes[0][2] = 2.0;
+    for (int k = 0; k < 3; k++)
+        b.rotation[k][k] = b.inertia[k][k] = 1.0;
+    return b;
+}
+
+/* Builds bodies[0..n) and expects failure naming every fragment (NULL-ended). */
+static void expect_build_error(const mbd_body_def *bodies, int n, ...)
+{
+    static const double gravity[3] = {0, 0, -9.81};
+    char err[512] = "";
+    mbd_model *model = mbd_model_build("test", gravity, n, bodies, err, sizeof err);
+    assert_null(model);
+    va_list fragments;
+    va_start(fragments, n);
+    for (const char *f = va_arg(fragments, const char *); f; f = va_arg(fragments, const char *))
+        if (!strstr(err, f)) {
+            print_error("message \"%s\" lacks \"%s\"\n", err, f);
+            fail();
+        }
+    va_end(fragments);
+}
+
+static void test_build_rejects(void **state)
+{
+    (void)state;
+    mbd_body_def b[2] = {valid_body("a", -1), valid_body("b", 0)};
+    b[1].mass = NAN;
+    expect_build_error(b, 2, "bodies[1] (\"b\").mass", "nan", NULL);
+    b[1] = valid_body("b", 0);
+    b[1].com[2] = INFINITY;
+    expect_build_error(b, 2, "bodies[1] (\"b\").com", "inf", NULL);
+    b[1] = valid_body("b", 0);
+    b[1].inertia[0][1] = NAN;
+    expect_build_error(b, 2, "inertia", "nan", NULL);
+    b[1] = valid_body("b", 0);
+    b[1].origin[0] = -INFINITY;
+    expect_build_error(b, 2, "joint.origin", "-inf", NULL);
+    b[1] = valid_body("b", 0);
+    b[1].joint = (mbd_joint_type)7;
+    expect_build_error(b, 2, "joint.type", "7", NULL);
+    b[1] = valid_body("b", 0);
+    b[1].joint = MBD_CARDAN;
+    b[1].axes[1][0] = NAN;
+    expect_build_error(b, 2, "joint.axes[1]", "nan", NULL);
+    b[1] = valid_body("b", 1);
+    expect_build_error(b, 2, "bodies[1] (\"b\").parent", "got 1", NULL);
+    b[1] = valid_body("b", -2);
+    expect_build_error(b, 2, "parent", "-2", NULL);
+    b[1] = valid_body(NULL, 0);
+    expect_build_error(b, 2, "bodies[1].name", "NULL", NULL);
+    b[1] = valid_body("a", 0);
+    expect_build_error(b, 2, "bodies[1] (\"a\").name: duplicate of bodies[0]", NULL);
+
+    const double bad_gravity[3] = {0, NAN, 0};
+    char err[256] = "";
+    assert_null(mbd_model_build("test", bad_gravity, 1, b, err, sizeof err));
+    assert_non_null(strstr(err, "gravity"));
+    assert_null(mbd_model_build("test", bad_gravity, 1, b, NULL, 0)); /* no message buffer */
+    expect_build_error(b, 0, "bodies", "0", NULL);
+}
+
+static void test_build_copies_and_normalizes(void **state)
+{
+    (void)state;
+    char name[] = "base";
+    mbd_body_def b[3] = {valid_body(name, -1), valid_body("arm", 0), valid_body("hand", 0)};
+    b[1].joint = MBD_CARDAN;
+    b[1].axes[0][0] = 3.0;
+    b[1].axes[0][2] = 0.0;
+    b[1].axes[1][0] = 1.0;
+    b[1].axes[1][1] = 1.0;
+    b[1].axes[1][2] = 0.0;
+    b[2].joint = MBD_PRISMATIC;
+    b[2].origin[1] = 0.5;
+    static const double gravity[3] = {0, 0, -9.81};
+    char err[256];
+    mbd_model *model = mbd_model_build("copy", gravity, 3, b, err, sizeof err);
+    assert_non_null(model);
+    name[0] = 'X';
+    assert_string_equal(mbd_model_body(model, 0)->name, "base");
+    assert_int_equal(model->nq, 4);
+    assert_int_equal(model->max_children, 2);
+    assert_int_equal(model->q0[2], 3);
+    assert_int_equal(model->d0[2], 5);
+    assert_true(model->joint[0].axis[0][2] == 1.0);
+    assert_true(fabs(model->joint[1].axis[0][0] - 1.0) < 1e-15); /* (3, 0, 0) -> unit */
+    assert_true(fabs(model->joint[1].axis[1][0] - sqrt(0.5)) < 1e-15);
+    assert_true(model->Xtree[2].r[1] == 0.5);
+    assert_true(mbd_model_body(model, 1)->axes[0][0] == 3.0); /* descriptions as given */
+    mbd_model_free(model);
+    mbd_model_free(NULL);
+}
+
+static void test_joint_types(void **state)
+{
+    (void)state;
+    static const char *names[] = {"revolute", "prismatic", "cylindrical", "cardan"};
+    static const int dofs[] = {1, 1, 2, 2};
+    for (int t = 0; t < MBD_JOINT_TYPE_COUNT; t++) {
+        assert_string_equal(mbd_joint_type_name((mbd_joint_type)t), names[t]);
+        assert_int_equal(mbd_joint_type_nv((mbd_joint_type)t), dofs[t]);
+    }
+}
+
+/* ---- generators ---- */
+
+static void test_tree_parents(void **state)
+{
+    (void)state;
+    mbd_model *model = load_model("tree:n=7,branching=2");
+    static const int binary[] = {-1, 0, 0, 1, 1, 2, 2};
+    assert_int_equal(model->nv, 7);
+    assert_int_equal(model->max_children, 2);
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(model->parent[i], binary[i]);
+    assert_string_equal(mbd_model_body(model, 6)->name, "b7");
+    mbd_model_free(model);
+
+    /* Non-integer branching alternates 1 and 2 children: floor((i - 2 + 2) / 1.5). */
+    model = load_model("tree:n=8,branching=1.5");
+    for (int i = 1; i <= 8; i++)
+        assert_int_equal(model->parent[i - 1], (int)floor(i / 1.5) - 1);
+    mbd_model_free(model);
+
+    model = load_model("tree:n=5");
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(model->parent[i], i - 1);
+    assert_string_equal(mbd_model_name(model), "tree-5");
+    assert_string_equal(model->source, "tree:n=5");
+    mbd_model_free(model);
+}
+
+static void test_tree_geometry(void **state)
+{
+    (void)state;
+    mbd_model *model = load_model("tree:n=3,skew=0.5,taper=0.9");
+    const double c = cos(0.5), s = sin(0.5);
+    const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, rx[9] = {1, 0, 0, 0, c, s, 0, -s, c};
+    assert_close(model->Xtree[0].E, identity, 9, 1e-15, "body 1 at the world frame");
+    assert_close(model->Xtree[1].E, rx, 9, 1e-15, "spatial_v2 rotx(skew)");
+    assert_true(model->Xtree[1].r[0] == 1.0);
+    assert_true(fabs(model->Xtree[2].r[0] - 0.9) < 1e-15); /* the parent's length */
+    const mbd_body_def *b3 = mbd_model_body(model, 2);
+    assert_true(fabs(b3->mass - pow(0.9, 6)) < 1e-15);
+    assert_true(fabs(b3->com[0] - 0.5 * 0.81) < 1e-15);
+    assert_true(fabs(b3->inertia[1][1] - pow(0.9, 10) * 1.015 / 12) < 1e-15);
+    mbd_model_free(model);
+}
+
+static void test_chain_generator(void **state)
+{
+    (void)state;
+    for (int t = 0; t < MBD_JOINT_TYPE_COUNT; t++) {
+        char spec[64];
+        snprintf(spec, sizeof spec, "chain:n=6,joint=%s", mbd_joint_type_name((mbd_joint_type)t));
+        mbd_model *model = load_model(spec);
+        const int nv = mbd_joint_type_nv((mbd_joint_type)t);
+        assert_int_equal(model->nv, 6 * nv);
+        for (int i = 0; i < 6; i++) {
+            const mbd_joint *j = &model->joint[i];
+            assert_int_equal(model->parent[i], i - 1);
+            assert_int_equal(model->v0[i], nv * i);
+            assert_int_equal(model->d0[i], nv * nv * i);
+            assert_true(fabs(j->axis[0][2]) < 0.95); /* never along gravity */
+            assert_true(fabs(j->axis[0][0]) + fabs(j->axis[0][1]) > 0.2);
+            if (t == MBD_CARDAN)
+                assert_true(fabs(vec3_dot(j->axis[0], j->axis[1])) < 1e-15);
+            assert_true(model->defs[i].inertia[0][1] != 0.0);
+        }
+        /* Consecutive axes differ. */
+        assert_true(fabs(vec3_dot(model->joint[0].axis[0], model->joint[1].axis[0])) < 0.5);
+        char name[64];
+        snprintf(name, sizeof name, "chain-%s-6", mbd_joint_type_name((mbd_joint_type)t));
+        assert_string_equal(mbd_model_name(model), name);
+        mbd_model_free(model);
+    }
+}
+
+static void test_rods_generator(void **state)
+{
+    (void)state;
+    mbd_model *model = load_model("rods:n=4");
+    double gravity[3];
+    mbd_model_gravity(model, gravity);
+    assert_true(gravity[0] == 0.0 && gravity[1] == -9.81 && gravity[2] == 0.0);
+    assert_int_equal(model->nv, 4);
+    assert_string_equal(mbd_model_name(model), "rods-4");
+    for (int i = 0; i < 4; i++) {
+        const mbd_body_def *b = mbd_model_body(model, i);
+        assert_true(b->mass == 2.5);
+        assert_true(b->com[0] == 0.125);
+        assert_true(b->origin[0] == (i ? 0.25 : 0.0));
+        assert_true(fabs(b->inertia[2][2] - 2.5 * 0.0625 / 12) < 1e-16);
+        assert_true(b->inertia[0][0] > 0.0);
+    }
+    mbd_model_free(model);
+}
+
+static void test_bad_specs(void **state)
+{
+    (void)state;
+    expect_load_error("tree:n=0", "tree:n=0", "n=0", NULL);
+    expect_load_error("tree:n=1000001", "n=1000001", "1000000", NULL);
+    expect_load_error("tree:n=abc", "n=abc", "\"abc\"", NULL);
+    expect_load_error("tree:n=2.5", "n=2.5", NULL);
+    expect_load_error("tree:n=5,foo=1", "foo=1", "unknown key \"foo\"", NULL);
+    expect_load_error("tree:n=5,branching=0.5", "branching=0.5", NULL);
+    expect_load_error("tree:n=5,skew=", "skew=", NULL);
+    expect_load_error("tree:n=5,taper=nan", "taper=nan", NULL);
+    expect_load_error("tree:n=3,n=4", "n=4", "twice", NULL);
+    expect_load_error("tree:n=3,", "tree:n=3,", "trailing", NULL);
+    expect_load_error("tree:n", "\"n\"", "key=value", NULL);
+    expect_load_error("tree:", "tree:", "n: missing", NULL);
+    expect_load_error("chain:n=3", "chain:n=3", "joint: missing", NULL);
+    expect_load_error("chain:n=3,joint=ball", "joint=ball", "\"ball\"", NULL);
+    expect_load_error("rods:n=-1", "n=-1", NULL);
+    expect_load_error("rods:n=3,joint=revolute", "joint=revolute", "unknown key", NULL);
+    expect_load_error("forest:n=3", "forest:n=3", "generator", NULL);
+}
+
+static void test_generators_help(void **state)
+{
+    (void)state;
+    const char *help = mbd_generators_help();
+    assert_non_null(strstr(help, "tree:n=N"));
+    assert_non_null(strstr(help, "chain:n=N,joint="));
+    assert_non_null(strstr(help, "rods:n=N"));
+}
+
+/* autoTree(2) at q = 0: the check value published with spatial_v2 (7 decimals). */
+static void test_autotree2_mass_matrix(void **state)
+{
+    (void)state;
+    mbd_model *model = load_model("tree:n=2");
+    mbd_work *work = mbd_work_new(model, mbd_solver_at(0));
+    assert_non_null(work);
+    const double q[2] = {0, 0}, expected[4] = {2.6691667, 0.8345833, 0.8345833, 0.3345833};
+    double H[4];
+    assert_int_equal(mbd_mass_matrix(model, work, q, H), MBD_OK);
+    for (int k = 0; k < 4; k++)
+        assert_true(fabs(H[k] - expected[k]) < 1e-6);
+    mbd_work_free(work);
+    mbd_model_free(model);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_double_pendulum_file),
+        cmocka_unit_test(test_cylindrical_tree_file),
+        cmocka_unit_test(test_cardan_chain_file),
+        cmocka_unit_test(test_defaults_and_print),
+        cmocka_unit_test(test_json_value_errors),
+        cmocka_unit_test(test_json_structure_errors),
+        cmocka_unit_test(test_json_physics_errors),
+        cmocka_unit_test(test_json_syntax_and_file_errors),
+        cmocka_unit_test(test_json_limits),
+        cmocka_unit_test(test_build_rejects),
+        cmocka_unit_test(test_build_copies_and_normalizes),
+        cmocka_unit_test(test_joint_types),
+        cmocka_unit_test(test_tree_parents),
+        cmocka_unit_test(test_tree_geometry),
+        cmocka_unit_test(test_chain_generator),
+        cmocka_unit_test(test_rods_generator),
+        cmocka_unit_test(test_bad_specs),
+        cmocka_unit_test(test_generators_help),
+        cmocka_unit_test(test_autotree2_mass_matrix),
+    };
+    return cmocka_run_group_tests(tests, make_temp_dir, remove_temp_dir);
+}
