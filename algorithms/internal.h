@@ -5,8 +5,22 @@
 
 #include "mbd.h"
 #include "spatial.h"
+#include "joint_space.h"
 
 #define MBD_MAX_JOINT_DOF 6
+
+/* Calls step(args..., nv) with nv a compile-time constant for the common joint sizes, so
+ * that an always-inline step gets its joint-space loops unrolled. */
+#define MBD_INLINE static inline __attribute__((always_inline))
+#define DISPATCH_NV(nv, step, ...)           \
+    do {                                     \
+        if ((nv) == 1)                       \
+            step(__VA_ARGS__, 1);            \
+        else if ((nv) == 2)                  \
+            step(__VA_ARGS__, 2);            \
+        else                                 \
+            step(__VA_ARGS__, (nv));         \
+    } while (0)
 
 /* A joint as the solvers see it: type, unit axes (joint frame = body frame at q = 0). */
 typedef struct {
@@ -68,10 +82,10 @@ struct mbd_solver {
 
 /* ---- joints (joints.c) ---- */
 
-/* X_J(q): joint frame -> body frame. */
-void joint_transform(mbd_xform *out, const mbd_joint *joint, const double *q);
-/* Motion subspace S(q) in body coordinates, nv columns of 6. */
-void joint_subspace(double *out, const mbd_joint *joint, const double *q);
+/* X_J(q): joint frame -> body frame, and the motion subspace S(q) in body coordinates
+ * (nv columns of 6), which maps the joint's velocity coordinates to the body's velocity
+ * relative to the joint frame. */
+void joint_kinematics(mbd_xform *XJ, double *S, const mbd_joint *joint, const double *q);
 /* c_J = (dS/dt) qd in body coordinates (zero where S is constant); S = S(q). */
 void joint_bias(double out[6], const mbd_joint *joint, const double *S, const double *qd);
 /* out[k] += ((dS/dq_k) qd)^T mu: the part of dT/dq_k that comes from S depending on q. */
@@ -81,14 +95,6 @@ void joint_dS_dq_dot(double *out, const mbd_joint *joint, const double *S, const
 /* ---- kinematics and shared passes (kinematics.c) ---- */
 
 int check_finite(const double *x, int n);
-/* out = S x (nv columns of 6); out_k = S_k . f */
-void subspace_times(double out[6], const double *S, int nv, const double *x);
-void subspace_dot(double *out, const double *S, int nv, const double f[6]);
-/* U = I^A S (nv columns of 6) and D = S^T U (nv x nv, row-major; I^A need not be
- * symmetric). */
-void joint_space_inertia(double *U, double *D, const double *IA, const double *S, int nv);
-/* Columns of U D^-1: UDinv[k] = sum_m U_m Dinv[m][k]. */
-void times_inverse(double (*UDinv)[6], const double *U, const double *Dinv, int nv);
 /* After mbd_kinematics: v_i for all bodies from qd. */
 void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *qd);
 /* mu_i: momentum of the subtree rooted at i (from work->v), into mu (nb x 6). */

@@ -16,66 +16,48 @@ static void set_axis_column(double *col, const double axis[3], int linear)
     memcpy(col + (linear ? 3 : 0), axis, 3 * sizeof *axis);
 }
 
-void joint_transform(mbd_xform *out, const mbd_joint *joint, const double *q)
+/* R_J(q) and S(q). */
+static void joint_rotation_and_subspace(double R[9], double *S, const mbd_joint *joint, const double *q)
 {
-    double R[9], R2[9];
-    memset(out->r, 0, sizeof out->r);
+    double R1[9], R2[9], b[3];
     switch (joint->type) {
     case MBD_REVOLUTE:
+        rotation_about(R, joint->axis[0], q[0]);
+        set_axis_column(S, joint->axis[0], 0);
+        break;
+    case MBD_PRISMATIC:
+    default: /* the model builder admits no other type */
+        memcpy(R, (const double[9]){1, 0, 0, 0, 1, 0, 0, 0, 1}, 9 * sizeof *R);
+        set_axis_column(S, joint->axis[0], 1);
+        break;
     case MBD_CYLINDRICAL:
         rotation_about(R, joint->axis[0], q[0]);
+        set_axis_column(S, joint->axis[0], 0);
+        set_axis_column(S + 6, joint->axis[0], 1);
         break;
-    case MBD_PRISMATIC:
-        rotation_about(R, joint->axis[0], 0.0);
+    case MBD_CARDAN: /* R = Rot(a1, q1) Rot(a2, q2); the body sees a1 as b = Rot(a2, q2)^T a1 */
+        rotation_about(R1, joint->axis[0], q[0]);
+        rotation_about(R2, joint->axis[1], q[1]);
+        mat3_mul(R, R1, R2);
+        mat3_apply_t(b, R2, joint->axis[0]);
+        set_axis_column(S, b, 0);
+        set_axis_column(S + 6, joint->axis[1], 0);
         break;
-    case MBD_CARDAN:
-        rotation_about(R2, joint->axis[0], q[0]);
-        rotation_about(R, joint->axis[1], q[1]);
-        mat3_mul(out->E, R2, R);
-        memcpy(R, out->E, sizeof R);
-        break;
-    default:
-        return;
     }
+}
+
+void joint_kinematics(mbd_xform *XJ, double *S, const mbd_joint *joint, const double *q)
+{
+    double R[9];
+    joint_rotation_and_subspace(R, S, joint, q);
     for (int i = 0; i < 3; i++) /* E = R^T */
         for (int j = 0; j < 3; j++)
-            out->E[3 * i + j] = R[3 * j + i];
-    const double *a = joint->axis[0];
-    double slide = joint->type == MBD_PRISMATIC ? q[0] : joint->type == MBD_CYLINDRICAL ? q[1] : 0.0;
+            XJ->E[3 * i + j] = R[3 * j + i];
+    const double slide = joint->type == MBD_PRISMATIC     ? q[0]
+                         : joint->type == MBD_CYLINDRICAL ? q[1]
+                                                          : 0.0;
     for (int k = 0; k < 3; k++)
-        out->r[k] = a[k] * slide;
-}
-
-/* The first Cardan axis as the body sees it: b = Rot(a2, q2)^T a1. */
-static void cardan_first_axis(double b[3], const mbd_joint *joint, const double *q)
-{
-    double R2[9];
-    rotation_about(R2, joint->axis[1], q[1]);
-    mat3_apply_t(b, R2, joint->axis[0]);
-}
-
-void joint_subspace(double *out, const mbd_joint *joint, const double *q)
-{
-    double b[3];
-    switch (joint->type) {
-    case MBD_REVOLUTE:
-        set_axis_column(out, joint->axis[0], 0);
-        break;
-    case MBD_PRISMATIC:
-        set_axis_column(out, joint->axis[0], 1);
-        break;
-    case MBD_CYLINDRICAL:
-        set_axis_column(out, joint->axis[0], 0);
-        set_axis_column(out + 6, joint->axis[0], 1);
-        break;
-    case MBD_CARDAN:
-        cardan_first_axis(b, joint, q);
-        set_axis_column(out, b, 0);
-        set_axis_column(out + 6, joint->axis[1], 0);
-        break;
-    default:
-        break;
-    }
+        XJ->r[k] = joint->axis[0][k] * slide;
 }
 
 /* Cardan: b = S's first angular column; d/dt b = -qd2 a2 x b, so

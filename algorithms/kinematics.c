@@ -22,45 +22,10 @@ int mbd_kinematics(const mbd_model *model, mbd_work *work, const double *q)
     for (int i = 0; i < model->nb; i++) {
         const mbd_joint *joint = &model->joint[i];
         mbd_xform XJ;
-        joint_transform(&XJ, joint, q + model->q0[i]);
+        joint_kinematics(&XJ, work->S + 6 * model->v0[i], joint, q + model->q0[i]);
         xform_compose(&work->X[i], &XJ, &model->Xtree[i]);
-        joint_subspace(work->S + 6 * model->v0[i], joint, q + model->q0[i]);
     }
     return MBD_OK;
-}
-
-void subspace_times(double out[6], const double *S, int nv, const double *x)
-{
-    for (int r = 0; r < 6; r++)
-        out[r] = 0.0;
-    for (int k = 0; k < nv; k++)
-        for (int r = 0; r < 6; r++)
-            out[r] += S[6 * k + r] * x[k];
-}
-
-void subspace_dot(double *out, const double *S, int nv, const double f[6])
-{
-    for (int k = 0; k < nv; k++)
-        out[k] = dot6(S + 6 * k, f);
-}
-
-void joint_space_inertia(double *U, double *D, const double *IA, const double *S, int nv)
-{
-    for (int k = 0; k < nv; k++)
-        mat6_apply(U + 6 * k, IA, S + 6 * k);
-    for (int k = 0; k < nv; k++)
-        for (int m = 0; m < nv; m++)
-            D[nv * k + m] = dot6(S + 6 * k, U + 6 * m);
-}
-
-void times_inverse(double (*UDinv)[6], const double *U, const double *Dinv, int nv)
-{
-    for (int k = 0; k < nv; k++)
-        for (int r = 0; r < 6; r++) {
-            UDinv[k][r] = 0.0;
-            for (int m = 0; m < nv; m++)
-                UDinv[k][r] += U[6 * m + r] * Dinv[nv * m + k];
-        }
 }
 
 /* v_i = X_i v_lambda + S_i qd_i */

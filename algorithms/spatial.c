@@ -18,46 +18,72 @@ void spatial_inertia(double *restrict out, double m, const double c[3], const do
         }
 }
 
-/* out = E^T M E for the 3x3 block of the 6x6 I at (row, col). */
-static void block_rotate_back(double *restrict out, const double *I, int row, int col,
-                              const double *E)
+/* T = M E for the 3x3 block M of the 6x6 I at (row, col). */
+static inline void block_times(double *restrict T, const double *I, int row, int col, const double *E)
 {
-    double M[9], ME[9];
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) {
+        const double *m = I + 6 * (row + i) + col;
         for (int j = 0; j < 3; j++)
-            M[3 * i + j] = I[6 * (row + i) + col + j];
-    mat3_mul(ME, M, E);
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            out[3 * i + j] = E[i] * ME[j] + E[3 + i] * ME[3 + j] + E[6 + i] * ME[6 + j];
+            T[3 * i + j] = m[0] * E[j] + m[1] * E[3 + j] + m[2] * E[6 + j];
+    }
 }
 
-/* X^T I X with X = rot(E) xlt(r): first rotate the three 3x3 blocks of
- * I = [A B; B^T C] back into the parent axes, then shift by r:
- * A' = A + rx B^T + (rx B^T)^T - rx C rx,  B' = B + rx C,  C' = C. */
+/* (E^T T)[i][j] */
+static inline double rotated_entry(const double *E, const double *T, int i, int j)
+{
+    return E[i] * T[j] + E[3 + i] * T[3 + j] + E[6 + i] * T[6 + j];
+}
+
+/* X^T I X with X = rot(E) xlt(r), I = [A B; B^T C] symmetric. Rotate back into the parent
+ * axes, A1 = E^T A E, B1 = E^T B E, C1 = E^T C E, then shift by r:
+ *   A' = A1 + rx B1^T + (rx B1^T)^T - rx C1 rx,  B' = B1 + rx C1,  C' = C1,
+ * Only upper triangles of the symmetric blocks are formed; the sum stays exactly symmetric. */
 void inertia_add_congruence(double *restrict I_parent, const mbd_xform *X, const double *I)
 {
-    double A[9], B[9], C[9];
-    block_rotate_back(A, I, 0, 0, X->E);
-    block_rotate_back(B, I, 0, 3, X->E);
-    block_rotate_back(C, I, 3, 3, X->E);
-
-    const double *r = X->r;
-    const double rx[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
-    double rxC[9], rxCrx[9], rxBt[9];
-    mat3_mul(rxC, rx, C);
-    mat3_mul(rxCrx, rxC, rx);
+    const double *E = X->E, *r = X->r;
+    double T[9], A1[9], B1[9], C1[9];
+    block_times(T, I, 0, 0, E);
+    for (int i = 0; i < 3; i++)
+        for (int j = i; j < 3; j++)
+            A1[3 * i + j] = rotated_entry(E, T, i, j);
+    block_times(T, I, 3, 3, E);
+    for (int i = 0; i < 3; i++)
+        for (int j = i; j < 3; j++)
+            C1[3 * i + j] = rotated_entry(E, T, i, j);
+    for (int i = 1; i < 3; i++)
+        for (int j = 0; j < i; j++)
+            C1[3 * i + j] = C1[3 * j + i];
+    block_times(T, I, 0, 3, E);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            rxBt[3 * i + j] = vec3_dot(rx + 3 * i, B + 3 * j);
-    for (int i = 0; i < 3; i++) /* upper triangles mirrored: the sum stays exactly symmetric */
+            B1[3 * i + j] = rotated_entry(E, T, i, j);
+
+    double K[9], M[9], N[9];
+    for (int j = 0; j < 3; j++) { /* K = rx C1: column j is r x (column j of C1) */
+        K[j] = r[1] * C1[6 + j] - r[2] * C1[3 + j];
+        K[3 + j] = r[2] * C1[j] - r[0] * C1[6 + j];
+        K[6 + j] = r[0] * C1[3 + j] - r[1] * C1[j];
+    }
+    for (int j = 0; j < 3; j++) { /* M = rx B1^T: column j is r x (row j of B1) */
+        const double *b = B1 + 3 * j;
+        M[j] = r[1] * b[2] - r[2] * b[1];
+        M[3 + j] = r[2] * b[0] - r[0] * b[2];
+        M[6 + j] = r[0] * b[1] - r[1] * b[0];
+    }
+    for (int j = 0; j < 3; j++) { /* N = -rx C1 rx = rx K^T: column j is r x (row j of K) */
+        const double *k = K + 3 * j;
+        N[j] = r[1] * k[2] - r[2] * k[1];
+        N[3 + j] = r[2] * k[0] - r[0] * k[2];
+        N[6 + j] = r[0] * k[1] - r[1] * k[0];
+    }
+    for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
-            const int u = i <= j ? 3 * i + j : 3 * j + i;
-            const double b = B[3 * i + j] + rxC[3 * i + j];
-            I_parent[6 * i + j] += A[u] + rxBt[3 * i + j] + rxBt[3 * j + i] - rxCrx[u];
+            const int u = i <= j ? 3 * i + j : 3 * j + i, l = i <= j ? 3 * j + i : 3 * i + j;
+            const double b = B1[3 * i + j] + K[3 * i + j];
+            I_parent[6 * i + j] += A1[u] + M[u] + M[l] + N[u];
             I_parent[6 * i + j + 3] += b;
             I_parent[6 * (j + 3) + i] += b;
-            I_parent[6 * (i + 3) + j + 3] += C[u];
+            I_parent[6 * (i + 3) + j + 3] += C1[u];
         }
 }
 
@@ -75,72 +101,15 @@ void rotation_about(double *restrict out, const double a[3], double q)
     out[8] = c + k * a[2] * a[2];
 }
 
-int small_cholesky(double *A, int n)
+/* out = E^T M E for the 3x3 block M of the 6x6 I at (row, col). */
+static inline void block_rotate_back(double *restrict out, const double *I, int row, int col,
+                                     const double *E)
 {
-    for (int j = 0; j < n; j++) {
-        double d = A[n * j + j];
-        for (int k = 0; k < j; k++)
-            d -= A[n * j + k] * A[n * j + k];
-        if (!(d > 0.0) || !isfinite(d))
-            return -1;
-        const double ljj = sqrt(d);
-        A[n * j + j] = ljj;
-        for (int i = j + 1; i < n; i++) {
-            double s = A[n * i + j];
-            for (int k = 0; k < j; k++)
-                s -= A[n * i + k] * A[n * j + k];
-            A[n * i + j] = s / ljj;
-        }
-    }
-    return 0;
-}
-
-void small_forward_subst(const double *L, int n, double *x)
-{
-    for (int i = 0; i < n; i++) {
-        for (int k = 0; k < i; k++)
-            x[i] -= L[n * i + k] * x[k];
-        x[i] /= L[n * i + i];
-    }
-}
-
-void small_backward_subst(const double *L, int n, double *x)
-{
-    for (int i = n - 1; i >= 0; i--) {
-        for (int k = i + 1; k < n; k++)
-            x[i] -= L[n * k + i] * x[k];
-        x[i] /= L[n * i + i];
-    }
-}
-
-int small_spd_inverse(double *restrict out, const double *A, int n)
-{
-    double M[36];
-    for (int k = 0; k < n * n; k++) {
-        M[k] = A[k];
-        out[k] = 0.0;
-    }
-    for (int k = 0; k < n; k++)
-        out[n * k + k] = 1.0;
-    for (int j = 0; j < n; j++) {
-        const double pivot = M[n * j + j];
-        if (!(pivot > 0.0) || !isfinite(pivot))
-            return -1;
-        for (int k = 0; k < n; k++) {
-            M[n * j + k] /= pivot;
-            out[n * j + k] /= pivot;
-        }
-        for (int i = 0; i < n; i++) {
-            const double factor = M[n * i + j];
-            if (i == j || factor == 0.0)
-                continue;
-            for (int k = 0; k < n; k++) {
-                M[n * i + k] -= factor * M[n * j + k];
-                out[n * i + k] -= factor * out[n * j + k];
-            }
-        }
-    }
-    return 0;
+    double T[9];
+    block_times(T, I, row, col, E);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            out[3 * i + j] = rotated_entry(E, T, i, j);
 }
 
 /* General M = [A B; C D]: A' = A - B rx + rx C - rx D rx, B' = B + rx D, C' = C - D rx. */

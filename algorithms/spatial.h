@@ -120,6 +120,24 @@ static inline void mat6_apply(double *restrict out, const double *M, const doubl
         out[i] = dot6(M + 6 * i, a);
 }
 
+/* out = M a for a symmetric 6x6 M, summed by columns (= rows) so that it vectorizes. */
+static inline void sym6_apply(double *restrict out, const double *M, const double *a)
+{
+    for (int i = 0; i < 6; i++)
+        out[i] = M[i] * a[0];
+    for (int j = 1; j < 6; j++)
+        for (int i = 0; i < 6; i++)
+            out[i] += M[6 * j + i] * a[j];
+}
+
+/* Copies the upper triangle of a 6x6 matrix onto its lower triangle. */
+static inline void mirror_upper(double *M)
+{
+    for (int r = 1; r < 6; r++)
+        for (int s = 0; s < r; s++)
+            M[6 * r + s] = M[6 * s + r];
+}
+
 /* Spatial inertia about the frame origin of a body with mass m, centre of mass c and
  * rotational inertia Ic about c: [Ic - m cx cx, m cx; -m cx, m 1]. */
 void spatial_inertia(double *restrict out, double m, const double c[3], const double Ic[9]);
@@ -134,14 +152,3 @@ void matrix_add_congruence(double *restrict M_parent, const mbd_xform *X, const 
 void rotation_about(double *restrict out, const double a[3], double q);
 
 #endif
-
-/* ---- small SPD blocks (n <= 6, row-major n x n): the joint-space blocks D_i ---- */
-
-/* In place A = L L^T, L lower; returns 0, or -1 if A is not numerically positive
- * definite (a pivot not > 0 or not finite). */
-int small_cholesky(double *A, int n);
-/* x = L^-1 x and x = L^-T x for the factor of small_cholesky. */
-void small_forward_subst(const double *L, int n, double *x);
-void small_backward_subst(const double *L, int n, double *x);
-/* out = A^-1 for SPD A, by Gauss-Jordan without pivoting; -1 if a pivot is not > 0. */
-int small_spd_inverse(double *restrict out, const double *A, int n);

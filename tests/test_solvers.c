@@ -55,13 +55,13 @@ static double energy_at(problem *pr, mbd_work *work, const double *q, const doub
 
 /* qd -> p -> qd_back: the residual H qd_back - p is at round-off whatever the model; the
  * forward error qd_back - qd is cond(H) eps, so 1e-12 holds for the small models only
- * (measured: up to 2e-11 on random 200-body trees, N = 200). */
+ * (measured: up to 1.2e-10 on random 200-body chains). */
 static void check_round_trip(problem *pr, mbd_work *work, const double *qd_back, const char *label)
 {
     double *p_back = malloc(sizeof(double) * (size_t)pr->nv);
     assert_int_equal(mbd_momentum(pr->model, work, pr->q, qd_back, p_back), MBD_OK);
     assert_close(p_back, pr->p, pr->nv, 1e-12, label);
-    assert_close(qd_back, pr->qd, pr->nv, pr->nv <= 60 ? 1e-12 : 1e-10, label);
+    assert_close(qd_back, pr->qd, pr->nv, pr->nv <= 60 ? 1e-12 : 1e-9, label);
     free(p_back);
 }
 
