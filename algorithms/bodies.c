@@ -47,7 +47,7 @@ MBD_INLINE int articulated_step(const mbd_model *model, mbd_work *work, const do
     double D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF], UDinv[MBD_MAX_JOINT_DOF][6], Ia[36];
     joint_space_inertia(U, D, work->IA[i], S, nv);
     if (small_spd_inverse(Dinv, D, nv))
-        return MBD_ESINGULAR;
+        return singular_joint(work, i);
     subspace_dot(u, S, nv, pA);
     for (int k = 0; k < nv; k++)
         u[k] = (tau ? tau[v0 + k] : 0.0) - u[k];

@@ -17,7 +17,7 @@ static int factor_mass_matrix(const mbd_model *model, mbd_work *work)
 {
     crba(model, work, work->scratch);
     lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', model->nv, work->scratch, model->nv);
-    return info == 0 ? MBD_OK : MBD_ESINGULAR;
+    return info == 0 ? MBD_OK : singular_joint(work, body_of_dof(model, (int)info - 1));
 }
 
 static int solve_in_place(const mbd_model *model, mbd_work *work, double *x)

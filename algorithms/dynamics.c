@@ -93,6 +93,7 @@ mbd_work *mbd_work_new(const mbd_model *model, const mbd_solver *solver)
     work->block = base;
     work->model = model;
     work->solver = solver;
+    work->failed_body = -1;
     return work;
 }
 
@@ -103,6 +104,8 @@ void mbd_work_free(mbd_work *work)
     free(work->block);
     free(work);
 }
+
+int mbd_work_failed_body(const mbd_work *work) { return work->failed_body; }
 
 static int require_solver(const mbd_model *model, const mbd_work *work, mbd_formulation form)
 {
@@ -119,6 +122,7 @@ int mbd_solve(const mbd_model *model, mbd_work *work, const double *qd, const do
         return status;
     if (check_finite(qd, model->nv) || (tau && check_finite(tau, model->nv)))
         return MBD_ENONFINITE;
+    work->failed_body = -1;
     status = work->solver->solve_acc(model, work, qd, tau, qdd);
     if (status == MBD_OK && check_finite(qdd, model->nv))
         return MBD_ENONFINITE;
@@ -133,6 +137,7 @@ int mbd_solve_momentum(const mbd_model *model, mbd_work *work, const double *p,
         return status;
     if (check_finite(p, model->nv) || (tau && check_finite(tau, model->nv)))
         return MBD_ENONFINITE;
+    work->failed_body = -1;
     status = work->solver->solve_mom(model, work, p, tau, qd, pd);
     if (status == MBD_OK && (check_finite(qd, model->nv) || check_finite(pd, model->nv)))
         return MBD_ENONFINITE;

@@ -51,6 +51,7 @@ struct mbd_work {
     const mbd_model *model;
     const mbd_solver *solver;
     void *block;               /* the one allocation that the arrays below are carved from */
+    int failed_body;           /* body whose joint block was singular in the last solve, or -1 */
     mbd_xform *X;              /* (nb) X_i: parent -> body i, valid after mbd_kinematics */
     double *S;                 /* (nv x 6) motion subspace columns, dof j at 6 j */
     double *U;                 /* (nv x 6) U = I^A S */
@@ -111,6 +112,16 @@ void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double
           int with_gravity, double *tau);
 /* CRBA after mbd_kinematics: the lower triangle of the row-major nv x nv H. */
 void crba(const mbd_model *model, mbd_work *work, double *H);
+
+/* Records that body's joint-space block as singular; returns MBD_ESINGULAR. */
+static inline int singular_joint(mbd_work *work, int body)
+{
+    work->failed_body = body;
+    return MBD_ESINGULAR;
+}
+
+/* The body whose joint owns velocity coordinate dof. */
+int body_of_dof(const mbd_model *model, int dof);
 
 /* ---- solvers (one file each) ---- */
 /* Scratch of a solver, 64-byte aligned, sized by its scratch_doubles. */

@@ -28,6 +28,19 @@ int mbd_kinematics(const mbd_model *model, mbd_work *work, const double *q)
     return MBD_OK;
 }
 
+int body_of_dof(const mbd_model *model, int dof)
+{
+    int lo = 0, hi = model->nb - 1; /* v0 is increasing: the last body with v0 <= dof */
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (model->v0[mid] <= dof)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
 /* v_i = X_i v_lambda + S_i qd_i */
 void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *qd)
 {

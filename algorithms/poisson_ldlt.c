@@ -23,7 +23,7 @@ static int eliminate(const mbd_model *model, mbd_work *work, const double *p)
         double U[MBD_MAX_JOINT_DOF][6];
         joint_space_inertia(U[0], L, work->IA[i], S, nv);
         if (small_cholesky(L, nv))
-            return MBD_ESINGULAR;
+            return singular_joint(work, i);
         subspace_dot(x, S, nv, phi[i]);
         for (int k = 0; k < nv; k++)
             x[k] = p[v0 + k] - x[k];

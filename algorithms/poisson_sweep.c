@@ -25,7 +25,7 @@ static int eliminate(const mbd_model *model, mbd_work *work, const double *p)
         double D[36];
         joint_space_inertia(U, D, IA, S, nv);
         if (small_spd_inverse(Dinv, D, nv))
-            return MBD_ESINGULAR;
+            return singular_joint(work, i);
         if (parent < 0)
             continue;
         double UDinv[MBD_MAX_JOINT_DOF][6], H[36], HIA[36], rhs[6], t[6];
