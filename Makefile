@@ -2,10 +2,11 @@
 # Missing Debian packages are installed on first use (apt-get, as root).
 
 CC      ?= gcc
-OPT     ?= -O3 -march=native
+OPT     ?= -O3 -march=native -flto=auto
+AR      := gcc-ar  # understands the LTO objects of -flto
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow -Iinclude -Ialgorithms -fopenmp
-LDLIBS  += -ljansson -llapacke -lopenblas -lm -fopenmp
+LDLIBS  += -lsundials_arkode -lsundials_cvode -lsundials_nvecserial -ljansson -llapacke -lopenblas -lm -fopenmp
 
 BUILD   := build
 LIB     := $(BUILD)/libmbd.a
@@ -20,7 +21,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(filter-out tests/test_%.c,$(wildcard tests/*.c))
 
 # Debian packages each goal needs; installed only when missing.
-DEPS_BUILD  := gcc make pkg-config libopenblas-dev liblapacke-dev libjansson-dev
+DEPS_BUILD  := gcc make pkg-config libopenblas-dev liblapacke-dev libjansson-dev libsundials-dev
 DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev
 DEPS_REPORT := $(DEPS_BUILD) gnuplot-nox hyperfine
 
@@ -59,7 +60,175 @@ test: deps-test mbd $(TEST_BIN)
 	for t in $(TEST_BIN); do \
 	  if MBD=./mbd $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t" >&2; fi; \
 	done; \
-	echo "test binaries: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
+	echo "binaries: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
 
 clean:
 	rm -rf $(BUILD) mbd mbd-bench
+
+# ---- MuJoCo peer (bench/peer_mujoco.c; see bench/MUJOCO.md) ---------------------------
+# build/peer-mujoco compares MuJoCo 2.2.2 with our solvers (tests/test_mujoco.c runs it in
+# `make test` and `make test-sanitize`) and times both (bench/mujoco.sh, a step of
+# report/make_report.sh; alone: `make report-mujoco`). It alone links Debian's libmujoco.
+PEER_MUJOCO     := $(BUILD)/peer-mujoco
+PEER_MUJOCO_OBJ := $(addprefix $(BUILD)/bench/,peer_mujoco.o context.o harness.o timing.o \
+                     workload.o json.o) $(BUILD)/src/cli.o
+DEPS_TEST       += libmujoco-dev
+DEPS_REPORT     += libmujoco-dev
+
+.PHONY: deps-mujoco report-mujoco
+deps-mujoco: ; $(call ensure_packages,$(DEPS_BUILD) libmujoco-dev)
+
+$(BUILD)/bench/peer_mujoco.o: $(wildcard bench/*.h) src/cli.h | deps-mujoco
+
+$(PEER_MUJOCO): $(PEER_MUJOCO_OBJ) $(LIB)
+	$(CC) $(CFLAGS) $^ $(LDLIBS) -lmujoco -o $@
+
+test test-sanitize report: $(PEER_MUJOCO)
+
+report-mujoco: deps-report $(PEER_MUJOCO)
+	bench/mujoco.sh
+
+# ---- benchmarks, `mbd recommend` and the report (bench/, report/; see bench/README.md) --
+# mbd links the timing core and the workloads too, for `mbd recommend`. Its rule lists
+# them after $(LIB) in $^, so the library is named once more after them.
+BENCH_SHARED_OBJ := $(BUILD)/bench/timing.o $(BUILD)/bench/workload.o
+BENCH_INFO       := $(BUILD)/bench/build-info
+QUICK            ?=
+
+.PHONY: bench-info-force
+mbd: $(BENCH_SHARED_OBJ)
+mbd: LDLIBS := $(LIB) $(LDLIBS)
+$(BENCH_OBJ) $(BUILD)/src/cmd_recommend.o: $(wildcard bench/*.h) src/cli.h
+
+mbd-bench: $(BENCH_OBJ) $(BUILD)/src/cli.o $(LIB)
+	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+# The compiler, flags and commit that the JSON context reports. $(BENCH_INFO) holds them,
+# rewritten only when they change, so that context.o is rebuilt exactly then.
+BENCH_CC     := $(CC)
+BENCH_CFLAGS := $(CFLAGS)
+BENCH_COMMIT  = $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
+                  [ -z "$$(git status --porcelain 2>/dev/null)" ] || c=$$c-dirty; echo $$c)
+$(BENCH_INFO): bench-info-force
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '$(BENCH_CC)' '$(BENCH_CFLAGS)' '$(BENCH_COMMIT)' > $@.new; \
+	if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
+$(BUILD)/bench/context.o: $(BENCH_INFO)
+$(BUILD)/bench/context.o: CFLAGS += -DMBD_BENCH_CC='"$(BENCH_CC)"' \
+	-DMBD_BENCH_CFLAGS='"$(BENCH_CFLAGS)"' -DMBD_GIT_COMMIT='"$(BENCH_COMMIT)"'
+
+# The default sweep, table on stdout; BENCH_ARGS adds mbd-bench flags (mbd-bench --help).
+bench: deps-build mbd-bench
+	./mbd-bench $(BENCH_ARGS)
+
+# Sweep, hyperfine, charts and report/README.md; QUICK=1 for a short smoke run.
+report: deps-report mbd mbd-bench
+	report/make_report.sh $(if $(filter 1 yes true,$(QUICK)),--quick)
+
+# ---- reliability: sanitizers and fuzzing (see RELIABILITY.md, fuzz/) -------------------
+# make test-sanitize: the library, mbd and every test binary built again into build-asan/
+# with AddressSanitizer + UndefinedBehaviorSanitizer (any report, leaks included, fails the
+# binary), then run with MBD=build-asan/mbd.
+# make fuzz: each libFuzzer target fuzz/fuzz_*.c (clang) for FUZZ_SECONDS from its committed
+# seeds fuzz/corpus/TARGET (fuzz/run.sh); new inputs and crashes stay under build-fuzz/.
+ASAN_BUILD  := build-asan
+ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
+               -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow -Iinclude -Ialgorithms -fopenmp
+ASAN_LIB    := $(ASAN_BUILD)/libmbd.a
+ASAN_MBD    := $(ASAN_BUILD)/mbd
+ASAN_TESTS  := $(TEST_SRC:tests/%.c=$(ASAN_BUILD)/tests/%)
+ASAN_ENV    := ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1 \
+               UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+FUZZ_CC      ?= clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   := build-fuzz
+FUZZ_CFLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
+                -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Iinclude -Ialgorithms -Imodels -Isrc
+FUZZ_TARGETS := fuzz_model_json fuzz_model_spec fuzz_cli
+FUZZ_LIB     := $(FUZZ_BUILD)/libmbd.a
+DEPS_FUZZ    := $(DEPS_BUILD) clang-14 libclang-rt-14-dev
+
+.PHONY: test-sanitize fuzz fuzz-build deps-fuzz
+deps-fuzz: ; $(call ensure_packages,$(DEPS_FUZZ))
+
+$(ASAN_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h) | deps-build
+	@mkdir -p $(dir $@)
+	$(CC) $(ASAN_CFLAGS) -c $< -o $@
+
+$(ASAN_LIB): $(LIB_SRC:%.c=$(ASAN_BUILD)/%.o)
+	$(AR) rcs $@ $^
+
+# mbd's own objects (the CLI and what other sections add to it, such as the benchmark
+# core), mirrored into build-asan/; the library is named again after them.
+ASAN_MBD_OBJ := $(patsubst $(BUILD)/%,$(ASAN_BUILD)/%,$(CLI_OBJ) $(filter %.o,$(BENCH_SHARED_OBJ)))
+$(ASAN_MBD): $(ASAN_MBD_OBJ) $(ASAN_LIB)
+	$(CC) $(ASAN_CFLAGS) $^ $(ASAN_LIB) $(LDLIBS) -o $@
+
+$(ASAN_BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(ASAN_LIB) | deps-test
+	@mkdir -p $(dir $@)
+	$(CC) $(ASAN_CFLAGS) -Itests $< $(TEST_SUPPORT) $(ASAN_LIB) $(LDLIBS) -lcmocka -o $@
+
+test-sanitize: deps-test $(ASAN_MBD) $(ASAN_TESTS)
+	@pass=0; fail=0; \
+	for t in $(ASAN_TESTS); do \
+	  if MBD=$(ASAN_MBD) $(ASAN_ENV) $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t" >&2; fi; \
+	done; \
+	echo "test-sanitize: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
+
+$(FUZZ_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h) | deps-fuzz
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
+	$(AR) rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_exercise.h $(FUZZ_BUILD)/src/cli.o $(FUZZ_LIB) | deps-fuzz
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_BUILD)/src/cli.o $(FUZZ_LIB) \
+	  $(filter-out -fopenmp,$(LDLIBS)) -o $@
+
+fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%) $(FUZZ_BUILD)/src/cli.o
+
+fuzz: fuzz-build
+	@fail=0; for t in $(FUZZ_TARGETS); do fuzz/run.sh $(FUZZ_BUILD) $$t $(FUZZ_SECONDS) || fail=1; done; \
+	[ $$fail -eq 0 ]
+
+# make test-tsan: the OpenMP batch pattern (tests/tsan/batch_race.c) under ThreadSanitizer,
+# with clang's libomp and libarcher (which shows the runtime's barriers to TSan; libgomp
+# cannot). Passes when the real batch is race-free AND the deliberately racy variant (one
+# workspace shared by all threads) is reported, so a silent checker cannot pass.
+TSAN_BUILD  := build-tsan
+TSAN_CFLAGS := -O1 -g -fsanitize=thread -std=c11 -D_DEFAULT_SOURCE -Iinclude -Ialgorithms
+TSAN_ENV    := OMP_TOOL_LIBRARIES=/usr/lib/llvm-14/lib/libarcher.so \
+               TSAN_OPTIONS=ignore_noninstrumented_modules=1:halt_on_error=1
+DEPS_TSAN   := $(DEPS_BUILD) clang-14 libclang-rt-14-dev libomp-14-dev
+.PHONY: test-tsan deps-tsan
+deps-tsan: ; $(call ensure_packages,$(DEPS_TSAN))
+
+$(TSAN_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h) | deps-tsan
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(TSAN_CFLAGS) -c $< -o $@
+
+$(TSAN_BUILD)/batch_race: tests/tsan/batch_race.c $(LIB_SRC:%.c=$(TSAN_BUILD)/%.o) | deps-tsan
+	$(FUZZ_CC) $(TSAN_CFLAGS) -fopenmp $^ $(filter-out -fopenmp,$(LDLIBS)) -o $@
+
+test-tsan: $(TSAN_BUILD)/batch_race
+	$(TSAN_ENV) $<
+	@if $(TSAN_ENV) $< --shared-work > $(TSAN_BUILD)/shared-work.log 2>&1; then \
+	  echo "test-tsan: the racy variant went unreported: ThreadSanitizer is not working" >&2; exit 1; \
+	elif grep -q "ThreadSanitizer: data race" $(TSAN_BUILD)/shared-work.log; then \
+	  echo "racy variant reported, as it must be"; echo "test-tsan: 2 passed, 0 failed"; \
+	else cat $(TSAN_BUILD)/shared-work.log >&2; exit 1; fi
+
+clean: clean-reliability
+.PHONY: clean-reliability
+clean-reliability: ; rm -rf $(ASAN_BUILD) $(FUZZ_BUILD) $(TSAN_BUILD)
+
+# ---- seed 000's rods, reproduced (report/rods.sh) ----------------------------------------
+# Ten rods over 10 s with CVODE's Adams method by three solvers: the charts
+# report/rods-angles.png/.svg, report/rods-energy.png and the paragraph report/rods.md.
+.PHONY: rods
+rods: deps-report mbd
+	report/rods.sh
+
+report: rods

@@ -29,7 +29,8 @@ extern "C" {
     X(MBD_ENONFINITE, -5, "NaN or Inf in input or result")                     \
     X(MBD_ESINGULAR, -6, "singular joint-space inertia")                       \
     X(MBD_EUNSUPPORTED, -7, "formulation not supported by this solver")        \
-    X(MBD_ELIMIT, -8, "model exceeds a size limit")
+    X(MBD_ELIMIT, -8, "model exceeds a size limit")                            \
+    X(MBD_EINTEGRATE, -9, "time integration failed (step too small or too many steps)")
 
 typedef enum {
 #define MBD_ENUM_ROW(name, value, text) name = value,
@@ -91,6 +92,17 @@ int mbd_joint_type_nv(mbd_joint_type type);
 /* Writes a human-readable summary: bodies, joints, DOFs, parameters. */
 void mbd_model_print(const mbd_model *model, FILE *out);
 
+/* ---- export (models/export_mjcf.c) -------------------------------------------- */
+
+/* Writes the model as a MuJoCo (2.2) MJCF file for comparison: body names kept, hinge and
+ * slide joints (cylindrical = hinge + slide, Cardan = two hinges on one body), principal
+ * inertias, gravity, and nothing else (no contacts, damping, armature or limits). MuJoCo
+ * orders coordinates depth-first: match them by body name. Subtrees nested deeper than the
+ * XML parser allows go into <include> files PATH-without-.xml.partK.xml beside PATH. All
+ * files are written atomically. On failure returns a negative mbd_status with one line in
+ * err naming the file and the problem. */
+int mbd_export_mjcf(const mbd_model *model, const char *path, char *err, size_t err_size);
+
 /* ---- solvers -------------------------------------------------------------------- */
 
 typedef enum {
@@ -112,6 +124,10 @@ unsigned mbd_solver_formulations(const mbd_solver *solver);
 /* A workspace for one thread running one solver on one model. */
 mbd_work *mbd_work_new(const mbd_model *model, const mbd_solver *solver);
 void mbd_work_free(mbd_work *work);
+
+/* After MBD_ESINGULAR: the body whose joint-space block D_i (or, for the dense solver,
+ * whose first coordinate's pivot) was not positive definite; otherwise -1. */
+int mbd_work_failed_body(const mbd_work *work);
 
 /* Acceleration form: qdd = H^-1 (tau - C). tau may be NULL (zero). */
 int mbd_forward(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
@@ -146,6 +162,64 @@ int mbd_momentum(const mbd_model *model, mbd_work *work, const double *q, const 
 /* Kinetic and potential energy (potential zero at the world origin). */
 int mbd_energy(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                double *kinetic, double *potential);
+
+/* ---- time integration (algorithms/integrate.c; SUNDIALS ARKODE and CVODE) ---------- */
+
+typedef enum {
+    MBD_RK4,    /* classic 4th-order Runge-Kutta, fixed step dt (ARKODE ARKStep) */
+    MBD_DOPRI5, /* Dormand-Prince 5(4), adaptive (ARKODE ERKStep) */
+    MBD_ADAMS,  /* variable-order Adams-Moulton, adaptive (CVODE), as MATLAB's ode113 */
+    MBD_INTEGRATOR_COUNT
+} mbd_integrator;
+
+/* "rk4", "dopri5", "adams". */
+const char *mbd_integrator_name(mbd_integrator integrator);
+/* The integrator called name, or -1. */
+int mbd_integrator_find(const char *name);
+
+typedef struct {
+    mbd_formulation formulation; /* acceleration: state (q, qd); momentum: state (q, p) */
+    mbd_integrator integrator;
+    double t1;         /* integrate over [0, t1] */
+    double dt;         /* rk4's step */
+    double rtol, atol; /* dopri5's and adams' error tolerances */
+    double sample;     /* > 0: report t = 0, sample, 2 sample, ..., t1 exactly, from the
+                          integrator's dense output (the steps do not depend on it);
+                          0: report t = 0 and every step the integrator takes */
+} mbd_sim_options;
+
+/* One reported state; the pointers are valid during the callback only. */
+typedef struct {
+    double t;
+    const double *q;  /* nq */
+    const double *qd; /* nv; in the momentum formulation the solver's qd = H^-1 p */
+    const double *p;  /* nv; momentum formulation only, else NULL */
+    double kinetic, potential;
+} mbd_sim_state;
+
+/* Receives each reported state (may be NULL); a nonzero return stops mbd_simulate, which
+ * returns it. */
+typedef int (*mbd_sim_callback)(const mbd_sim_state *state, void *ctx);
+
+typedef struct {
+    long steps;          /* accepted steps */
+    long rejected;       /* rejected attempts: error-test (and adams' convergence) failures */
+    long rhs_evals;      /* right-hand-side evaluations, by the integrator's own counter */
+    long reported;       /* states passed to the callback */
+    double t;            /* time reached: t1, or where the run stopped */
+    double energy_drift; /* max |E(t) - E(0)| / max(|E(0)|, max T(t)) over reported states */
+} mbd_sim_stats;
+
+/* Integrates the free motion (tau = 0) from (q0, qd0) at t = 0 to options->t1 with one
+ * workspace of solver; the momentum formulation starts from p0 = H(q0) qd0. Needs
+ * nq == nv. Allocates nothing per step. Returns MBD_OK, MBD_EINVAL (bad options),
+ * MBD_EUNSUPPORTED (formulation not offered by solver, or nq != nv), the solver's status
+ * if a right-hand side fails (MBD_ESINGULAR, MBD_ENONFINITE, ...), MBD_EINTEGRATE if the
+ * integrator gives up, or the callback's nonzero return. stats may be NULL; otherwise it
+ * is filled whatever the outcome. */
+int mbd_simulate(const mbd_model *model, const mbd_solver *solver,
+                 const mbd_sim_options *options, const double *q0, const double *qd0,
+                 mbd_sim_callback callback, void *ctx, mbd_sim_stats *stats);
 
 #ifdef __cplusplus
 }

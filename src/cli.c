@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,20 @@ mbd_model *cli_load_model(const char *cmd, const char *path)
     return model;
 }
 
+int cli_open_model(const char *cmd, int argc, char **argv, cli_flag *flags, mbd_model **model)
+{
+    const char *pos[1];
+    int npos, rc = cli_parse(cmd, argc, argv, 2, flags, pos, 1, &npos);
+    if (rc)
+        return rc;
+    if (npos != 1) {
+        fprintf(stderr, "mbd %s: missing MODEL (a model file or a generator spec)\n", cmd);
+        return CLI_USAGE_ERROR;
+    }
+    *model = cli_load_model(cmd, pos[0]);
+    return *model ? 0 : CLI_USAGE_ERROR;
+}
+
 const mbd_solver *cli_solver(const char *cmd, const cli_flag *flags, const char *def)
 {
     const char *name = cli_get(flags, "--solver");
@@ -156,28 +171,79 @@ int cli_fail(const char *cmd, const char *what, int status)
     return CLI_RUNTIME_ERROR;
 }
 
+/* fsync of the directory that holds path, so that a rename survives a crash; best effort
+ * (some file systems refuse to sync a directory). */
+static void sync_parent_directory(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    const int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    free(dir);
+}
+
+int cli_fail_solve(const char *cmd, const char *what, const mbd_model *model,
+                   const mbd_work *work, int status)
+{
+    const int body = mbd_work_failed_body(work);
+    if (status != MBD_ESINGULAR || body < 0)
+        return cli_fail(cmd, what, status);
+    const mbd_body_def *def = mbd_model_body(model, body);
+    fprintf(stderr, "mbd %s: %s: %s at the %s joint of body %d (\"%s\"): is the subtree it moves massless?\n",
+            cmd, what, mbd_strerror(status), mbd_joint_type_name(def->joint), body, def->name);
+    return CLI_RUNTIME_ERROR;
+}
+
+/* The temporary file sits beside path (same file system, so rename is atomic); on any
+ * failure (write_fn's, a short write, a full disk, fsync, rename) it is removed and path
+ * keeps its earlier content. The message names the first failing step's errno. */
 int cli_write_atomic(const char *cmd, const char *path, int (*write_fn)(FILE *, void *), void *ctx)
 {
-    size_t len = strlen(path);
+    const size_t len = strlen(path);
     char *tmp = malloc(len + 16);
     if (!tmp)
         return cli_fail(cmd, path, MBD_ENOMEM);
     snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd >= 0)
+    int error = 0;
+    const char *step = "";
+    errno = 0;
+    const int fd = mkstemp(tmp);
+    FILE *out = NULL;
+    if (fd < 0) {
+        error = errno, step = "cannot create a temporary file beside it";
+    } else {
         fchmod(fd, 0644); /* mkstemp makes 0600; results are for everyone to read */
-    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
-    int ok = out && write_fn(out, ctx) == 0;
-    ok = out && fflush(out) == 0 && fsync(fileno(out)) == 0 && ok;
-    if (out)
-        ok = fclose(out) == 0 && ok;
-    else if (fd >= 0)
-        close(fd);
-    if (ok && rename(tmp, path) == 0) {
-        free(tmp);
-        return 0;
+        if (!(out = fdopen(fd, "w")))
+            error = errno, step = "cannot write";
     }
-    fprintf(stderr, "mbd %s: %s: cannot write: %s\n", cmd, path, strerror(errno));
+    if (out) {
+        errno = 0;
+        const int written = write_fn(out, ctx);
+        if (written != 0 || ferror(out))
+            error = errno, step = "cannot write";
+        else if (fflush(out) != 0 || ferror(out))
+            error = errno, step = "cannot write";
+        else if (fsync(fileno(out)) != 0)
+            error = errno, step = "cannot sync";
+        errno = 0;
+        if (fclose(out) != 0 && !step[0])
+            error = errno, step = "cannot close";
+    } else if (fd >= 0) {
+        close(fd);
+    }
+    if (!step[0]) {
+        if (rename(tmp, path) == 0) {
+            sync_parent_directory(path);
+            free(tmp);
+            return 0;
+        }
+        error = errno, step = "cannot rename the temporary file onto it";
+    }
+    fprintf(stderr, "mbd %s: %s: %s: %s\n", cmd, path, step,
+            error ? strerror(error) : "write failed");
     if (fd >= 0)
         unlink(tmp);
     free(tmp);

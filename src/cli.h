@@ -17,6 +17,10 @@ typedef struct {
     int is_switch;      /* takes no argument */
 } cli_flag;
 
+#define FLAG(name) {name, NULL, 0}
+#define SWITCH(name) {name, NULL, 1}
+#define END_FLAGS {NULL, NULL, 0}
+
 /* Parses argv[first..] into flags (NULL-name terminated) and up to max_pos positional
  * arguments. Returns 0, or CLI_USAGE_ERROR after printing the reason. */
 int cli_parse(const char *cmd, int argc, char **argv, int first, cli_flag *flags,
@@ -30,6 +34,8 @@ int cli_number(const char *cmd, const cli_flag *flags, const char *name, double 
                double def, double *out);
 
 mbd_model *cli_load_model(const char *cmd, const char *path);
+/* Parses "mbd CMD MODEL [flags]" and loads MODEL; 0 or CLI_USAGE_ERROR (reported). */
+int cli_open_model(const char *cmd, int argc, char **argv, cli_flag *flags, mbd_model **model);
 const mbd_solver *cli_solver(const char *cmd, const cli_flag *flags, const char *def);
 
 /* JSON output with full double precision. */
@@ -39,7 +45,17 @@ void json_key_vector(FILE *out, const char *key, const double *x, int n, int las
 /* Reports a library status for a command; returns CLI_RUNTIME_ERROR. */
 int cli_fail(const char *cmd, const char *what, int status);
 
+/* Reports a failed solve; for MBD_ESINGULAR it names the body whose joint failed. */
+int cli_fail_solve(const char *cmd, const char *what, const mbd_model *model,
+                   const mbd_work *work, int status);
+
 /* Writes the bytes produced by write_fn to path atomically (temp file + rename). */
 int cli_write_atomic(const char *cmd, const char *path, int (*write_fn)(FILE *, void *), void *ctx);
+
+/* Subcommands with a file of their own. */
+int cmd_simulate(const char *cmd, int argc, char **argv); /* cmd_simulate.c */
+int cmd_check(const char *cmd, int argc, char **argv);    /* cmd_check.c */
+int cmd_export(const char *cmd, int argc, char **argv);   /* cmd_export.c */
+int cmd_recommend(const char *cmd, int argc, char **argv); /* cmd_recommend.c */
 
 #endif

@@ -4,10 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FLAG(name) {name, NULL, 0}
-#define SWITCH(name) {name, NULL, 1}
-#define END_FLAGS {NULL, NULL, 0}
-
 typedef struct {
     const char *name;
     int (*run)(const char *cmd, int argc, char **argv);
@@ -33,26 +29,11 @@ static int cmd_solvers(const char *cmd, int argc, char **argv)
     return 0;
 }
 
-/* Parses "CMD MODEL [flags]" and loads MODEL. */
-static int open_model(const char *cmd, int argc, char **argv, cli_flag *flags, mbd_model **model)
-{
-    const char *pos[1];
-    int npos, rc = cli_parse(cmd, argc, argv, 2, flags, pos, 1, &npos);
-    if (rc)
-        return rc;
-    if (npos != 1) {
-        fprintf(stderr, "mbd %s: missing MODEL (a model file or a generator spec)\n", cmd);
-        return CLI_USAGE_ERROR;
-    }
-    *model = cli_load_model(cmd, pos[0]);
-    return *model ? 0 : CLI_USAGE_ERROR;
-}
-
 static int cmd_info(const char *cmd, int argc, char **argv)
 {
     cli_flag flags[] = {END_FLAGS};
     mbd_model *model;
-    int rc = open_model(cmd, argc, argv, flags, &model);
+    int rc = cli_open_model(cmd, argc, argv, flags, &model);
     if (rc)
         return rc;
     mbd_model_print(model, stdout);
@@ -64,7 +45,7 @@ static int cmd_id(const char *cmd, int argc, char **argv)
 {
     cli_flag flags[] = {FLAG("--q"), FLAG("--qd"), FLAG("--qdd"), END_FLAGS};
     mbd_model *model;
-    int rc = open_model(cmd, argc, argv, flags, &model);
+    int rc = cli_open_model(cmd, argc, argv, flags, &model);
     if (rc)
         return rc;
     const int nq = mbd_model_nq(model), nv = mbd_model_nv(model), nb = mbd_model_nbodies(model);
@@ -125,9 +106,11 @@ static int run_fd(const char *cmd, const mbd_model *model, const mbd_solver *sol
     if (status == MBD_OK)
         status = momentum ? mbd_forward_momentum(model, work, q, p, tau, out, pd)
                           : mbd_forward(model, work, q, qd, tau, out);
+    if (status)
+        rc = cli_fail_solve(cmd, mbd_solver_name(solver), model, work, status);
     mbd_work_free(work);
     if (status)
-        return cli_fail(cmd, mbd_solver_name(solver), status);
+        return rc;
     printf("{");
     if (momentum) {
         json_key_vector(stdout, "p", p, nv, 0);
@@ -144,7 +127,7 @@ static int cmd_fd(const char *cmd, int argc, char **argv)
 {
     cli_flag flags[] = {FLAG("--solver"), FLAG("--q"), FLAG("--qd"), FLAG("--p"), FLAG("--tau"), END_FLAGS};
     mbd_model *model;
-    int rc = open_model(cmd, argc, argv, flags, &model);
+    int rc = cli_open_model(cmd, argc, argv, flags, &model);
     if (rc)
         return rc;
     const mbd_solver *solver = cli_solver(cmd, flags, "dense");
@@ -166,6 +149,16 @@ static const command commands[] = {
                    "                                 inverse dynamics: tau and joint reactions"},
     {"fd", cmd_fd, "mbd fd MODEL [--solver S] [--q L] [--qd L | --p L] [--tau L]\n"
                    "                                 forward dynamics with one solver"},
+    {"simulate", cmd_simulate, "mbd simulate MODEL --integrator rk4|dopri5|adams --t1 T [--dt H | --rtol R --atol A]\n"
+                               "             [--solver S] [--formulation acceleration|momentum] [--q0 L] [--qd0 L]\n"
+                               "             [--sample DT] [--out FILE.csv]\n"
+                               "                                 trajectory as CSV (rtol 1e-8, atol 1e-10 by default)"},
+    {"check", cmd_check, "mbd check [--models NAMES] [--json FILE]\n"
+                         "                                 every solver x integrator against tests/golden"},
+    {"export", cmd_export, "mbd export mjcf MODEL --out FILE.xml\n"
+                           "                                 MuJoCo model of MODEL (deep trees add FILE.partK.xml)"},
+    {"recommend", cmd_recommend, "mbd recommend MODEL [--formulation acceleration|momentum] [--batch K] [--json]\n"
+                                 "                                 time every solver here and rank them"},
     {"help", cmd_help, "mbd help                         this text"},
 };
 

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 double rel_error(const double *a, const double *b, int n, double floor)
 {
@@ -137,4 +139,56 @@ mbd_model *random_model(uint64_t seed, int nb, int type, tree_shape shape)
     free(names);
     free(defs);
     return model;
+}
+
+char *read_text_file(const char *path)
+{
+    FILE *in = fopen(path, "rb");
+    assert_non_null(in);
+    size_t size = 0, cap = 4096;
+    char *text = malloc(cap);
+    for (size_t n; (n = fread(text + size, 1, cap - size - 1, in)) > 0;) {
+        size += n;
+        if (cap - size - 1 == 0)
+            text = realloc(text, cap *= 2);
+    }
+    text[size] = '\0';
+    fclose(in);
+    return text;
+}
+
+cli_result mbd_run(const char *args)
+{
+    const char *binary = getenv("MBD");
+    char dir[] = "/tmp/mbd-cli-XXXXXX", command[8192], out[64], err[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(err, sizeof err, "%s/err", dir);
+    snprintf(command, sizeof command, "%s %s >%s 2>%s </dev/null", binary && *binary ? binary : "./mbd",
+             args, out, err);
+    const int rc = system(command);
+    assert_true(rc != -1 && WIFEXITED(rc));
+    cli_result result = {WEXITSTATUS(rc), read_text_file(out), read_text_file(err)};
+    unlink(out);
+    unlink(err);
+    rmdir(dir);
+    return result;
+}
+
+void cli_result_free(cli_result *result)
+{
+    free(result->out);
+    free(result->err);
+}
+
+const char *temp_file_with(const char *text, const char *suffix)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/mbd-test-XXXXXX%s", suffix);
+    const int fd = mkstemps(path, (int)strlen(suffix));
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
 }

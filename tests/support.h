@@ -34,3 +34,20 @@ typedef enum { SHAPE_CHAIN, SHAPE_BINARY, SHAPE_RANDOM } tree_shape;
 /* A random but physically valid model: nb bodies of the given joint type (or mixed when
  * type < 0), parents by shape, random axes, placements, masses and inertias. */
 mbd_model *random_model(uint64_t seed, int nb, int type, tree_shape shape);
+
+/* The output of one run of the mbd command (MBD names the binary; default ./mbd). */
+typedef struct {
+    int status;  /* exit status */
+    char *out;   /* stdout, NUL-terminated; freed by cli_result_free */
+    char *err;   /* stderr */
+} cli_result;
+
+/* Runs "mbd ARGS" (ARGS as a shell would split it). */
+cli_result mbd_run(const char *args);
+void cli_result_free(cli_result *result);
+
+/* The whole file as a NUL-terminated string (malloc'ed); fails the test if unreadable. */
+char *read_text_file(const char *path);
+
+/* Writes text to a new temporary file, returns its path (static buffer, one at a time). */
+const char *temp_file_with(const char *text, const char *suffix);

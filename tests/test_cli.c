@@ -1,0 +1,172 @@
+/* The mbd command: outputs that parse and agree with the library, and every bad input
+ * rejected with one line naming the file, field and value, and exit status 2. */
+#include "support.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A valid one-body model file with one field replaced: FIELD is printed verbatim. */
+static const char *model_with(const char *joint, const char *mass, const char *inertia, const char *parent)
+{
+    static char text[1024];
+    snprintf(text, sizeof text,
+             "{\"name\": \"m\", \"bodies\": [{\"name\": \"link\", \"parent\": %s,"
+             " \"joint\": %s, \"mass\": %s, \"com\": [0, 0, 0.1], \"inertia\": %s}]}",
+             parent, joint, mass, inertia);
+    return temp_file_with(text, ".json");
+}
+
+static const char *good_joint = "{\"type\": \"revolute\", \"axis\": [0, 1, 0]}";
+static const char *good_inertia = "[[0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]]";
+
+/* Runs args; expects exit 2 and one stderr line containing every needle. */
+static void expect_rejected(const char *args, const char *const *needles)
+{
+    cli_result r = mbd_run(args);
+    if (r.status != 2)
+        print_error("mbd %s: exit %d, stderr: %s\n", args, r.status, r.err);
+    assert_int_equal(r.status, 2);
+    assert_string_equal(r.out, "");
+    const char *newline = strchr(r.err, '\n');
+    assert_non_null(newline);
+    assert_int_equal(newline[1], '\0'); /* exactly one line */
+    for (const char *const *n = needles; *n; n++)
+        if (!strstr(r.err, *n)) {
+            print_error("mbd %s: stderr lacks '%s': %s", args, *n, r.err);
+            fail();
+        }
+    cli_result_free(&r);
+}
+
+static void expect_model_rejected(const char *path, const char *field, const char *value)
+{
+    char args[256];
+    snprintf(args, sizeof args, "fd %s", path);
+    expect_rejected(args, (const char *const[]){path, field, value, NULL});
+    unlink(path);
+}
+
+static void test_bad_model_files(void **state)
+{
+    (void)state;
+    expect_model_rejected(model_with("{\"type\": \"helical\", \"axis\": [0, 0, 1]}", "1", good_inertia, "\"world\""),
+                          "type", "helical");
+    expect_model_rejected(model_with(good_joint, "-2", good_inertia, "\"world\""), "mass", "-2");
+    expect_model_rejected(model_with(good_joint, "0.5", "[[1, 0, 0], [0, 1, 0], [0, 0, 3]]", "\"world\""),
+                          "inertia", "3");
+    expect_model_rejected(model_with(good_joint, "0.5", "[[1, 0.2, 0], [0, 1, 0], [0, 0, 1]]", "\"world\""),
+                          "inertia", "0.2");
+    expect_model_rejected(model_with(good_joint, "0.5", "[[-1, 0, 0], [0, 1, 0], [0, 0, 1]]", "\"world\""),
+                          "inertia", "-1");
+    expect_model_rejected(model_with(good_joint, "1", good_inertia, "\"ghost\""), "parent", "ghost");
+    expect_model_rejected(model_with("{\"type\": \"revolute\", \"axis\": [0, 1, 0], \"pitch\": 2}", "1",
+                                     good_inertia, "\"world\""), "pitch", "2");
+    expect_model_rejected(model_with(good_joint, "\"heavy\"", good_inertia, "\"world\""), "mass", "heavy");
+    expect_model_rejected(temp_file_with("{\"bodies\": [", ".json"), ":1:", "");
+    expect_rejected("fd /nonexistent/model.json", (const char *const[]){"/nonexistent/model.json", "cannot open", NULL});
+}
+
+static void test_bad_flags_and_vectors(void **state)
+{
+    (void)state;
+    expect_rejected("fd rods:n=3 --q 1,2", (const char *const[]){"--q", "expected 3", "got 2", NULL});
+    expect_rejected("fd rods:n=3 --qd 1,nan,2", (const char *const[]){"--qd", "nan", NULL});
+    expect_rejected("fd rods:n=3 --tau 1,inf,2", (const char *const[]){"--tau", "inf", NULL});
+    expect_rejected("fd rods:n=3 --q 1,,2", (const char *const[]){"--q", "element 1", NULL});
+    expect_rejected("fd rods:n=3 --frobnicate 1", (const char *const[]){"--frobnicate", NULL});
+    expect_rejected("fd rods:n=3 --solver magic", (const char *const[]){"--solver", "magic", NULL});
+    expect_rejected("fd rods:n=3 --solver bodies --p 1,2,3", (const char *const[]){"--p", "bodies", NULL});
+    expect_rejected("fd rods:n=3 --q", (const char *const[]){"--q", "needs a value", NULL});
+    expect_rejected("fd rods:n=0", (const char *const[]){"rods:n=0", "n", "0", NULL});
+    expect_rejected("fd chain:n=4,joint=ball", (const char *const[]){"joint", "ball", NULL});
+    expect_rejected("frobnicate", (const char *const[]){"frobnicate", NULL});
+    expect_rejected("fd", (const char *const[]){"MODEL", NULL});
+}
+
+static json_t *run_json(const char *args)
+{
+    cli_result r = mbd_run(args);
+    if (r.status != 0)
+        print_error("mbd %s: %s", args, r.err);
+    assert_int_equal(r.status, 0);
+    json_error_t error;
+    json_t *root = json_loads(r.out, 0, &error);
+    if (!root)
+        print_error("mbd %s: output is not JSON: %s\n", args, error.text);
+    assert_non_null(root);
+    cli_result_free(&r);
+    return root;
+}
+
+static void read_json_array(json_t *array, double *out, int n)
+{
+    assert_int_equal((int)json_array_size(array), n);
+    for (int k = 0; k < n; k++)
+        out[k] = json_number_value(json_array_get(array, (size_t)k));
+}
+
+/* fd and id print full precision: the library's numbers come back bit for bit, and
+ * momentum solvers print p, their own qd and pd. */
+static void test_outputs_match_library(void **state)
+{
+    (void)state;
+    const char *spec = "chain:n=3,joint=cardan";
+    const double q[6] = {0.1, -0.2, 0.3, 0.4, -0.5, 0.6}, qd[6] = {1, 2, 3, -1, -2, -3};
+    double tau[6] = {0.5, 0, 0, 0, 0, -0.5}, qdd[6], out[6], p[6], pd[6];
+    mbd_model *model = load_model(spec);
+    mbd_work *work = mbd_work_new(model, mbd_solver_find("bodies"));
+    assert_int_equal(mbd_forward(model, work, q, qd, tau, qdd), MBD_OK);
+    json_t *fd = run_json("fd chain:n=3,joint=cardan --solver bodies --q 0.1,-0.2,0.3,0.4,-0.5,0.6"
+                          " --qd 1,2,3,-1,-2,-3 --tau 0.5,0,0,0,0,-0.5");
+    read_json_array(json_object_get(fd, "qdd"), out, 6);
+    assert_memory_equal(out, qdd, sizeof out);
+    json_t *mom = run_json("fd chain:n=3,joint=cardan --solver poisson-ldlt --q 0.1,-0.2,0.3,0.4,-0.5,0.6"
+                           " --qd 1,2,3,-1,-2,-3 --tau 0.5,0,0,0,0,-0.5");
+    assert_int_equal(mbd_momentum(model, work, q, qd, p), MBD_OK);
+    read_json_array(json_object_get(mom, "p"), out, 6);
+    assert_memory_equal(out, p, sizeof out);
+    read_json_array(json_object_get(mom, "qd"), out, 6);
+    assert_close(out, qd, 6, 1e-13, "qd from p");
+    read_json_array(json_object_get(mom, "pd"), pd, 6);
+    json_t *inv = run_json("id chain:n=3,joint=cardan --q 0.1,-0.2,0.3,0.4,-0.5,0.6 --qd 1,2,3,-1,-2,-3");
+    double reactions[18], tau_id[6];
+    read_json_array(json_object_get(inv, "tau"), tau_id, 6);
+    assert_int_equal((int)json_array_size(json_object_get(inv, "reactions")), 3);
+    read_json_array(json_array_get(json_object_get(inv, "reactions"), 2), reactions, 6);
+    const double zero[6] = {0};
+    assert_int_equal(mbd_inverse(model, work, q, qd, zero, tau, NULL), MBD_OK);
+    assert_memory_equal(tau_id, tau, sizeof tau);
+    json_decref(fd);
+    json_decref(mom);
+    json_decref(inv);
+    mbd_work_free(work);
+    mbd_model_free(model);
+}
+
+static void test_solvers_and_info(void **state)
+{
+    (void)state;
+    cli_result r = mbd_run("solvers");
+    assert_int_equal(r.status, 0);
+    for (int k = 0; k < mbd_solver_count(); k++)
+        assert_non_null(strstr(r.out, mbd_solver_name(mbd_solver_at(k))));
+    cli_result_free(&r);
+    r = mbd_run("info tree:n=7,branching=2");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "7 bodies"));
+    cli_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_model_files),
+        cmocka_unit_test(test_bad_flags_and_vectors),
+        cmocka_unit_test(test_outputs_match_library),
+        cmocka_unit_test(test_solvers_and_info),
+    };
+    return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+}
