@@ -1,0 +1,268 @@
+/* MuJoCo 2.2.2 as an independent check of frames, joints and inertias: every generator
+ * family and joint type, N up to 300, exported by mbd_export_mjcf and compared by
+ * build/peer-mujoco (PEER_MUJOCO names another binary), which links Debian's libmujoco
+ * and fails when qdd, H or the bias forces differ by more than 1e-10 (qdd: or than
+ * cond(H) allows). Also the export's files and the `mbd export` command. */
+#include "support.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* 300 links nest 300 levels deep: the export splits them into include files. */
+static const char *const peer_models[] = {
+    "tree:n=300,branching=1,skew=0.5",
+    "tree:n=300,branching=2,skew=0.5",
+    "tree:n=40,branching=3,skew=-1.2,taper=0.9",
+    "chain:n=300,joint=revolute",
+    "chain:n=300,joint=prismatic",
+    "chain:n=300,joint=cylindrical",
+    "chain:n=300,joint=cardan",
+    "rods:n=300",
+    "tree:n=1",
+    "chain:n=1,joint=cardan",
+    "chain:n=7,joint=cylindrical",
+    "rods:n=2",
+    "models/double-pendulum.json",
+    "models/cylindrical-tree.json",
+    "models/cardan-chain.json",
+};
+
+static const char *const reference_files[] = {
+    "tests/reference/revolute-prismatic-tree.json",
+    "tests/reference/mixed-tree.json",
+    "tests/reference/cardan-tree.json",
+};
+
+/* Names that XML must escape, and a space; the last body is a lamina (A + B = C), turned
+ * so that its principal moments come out of the decomposition an ulp off. */
+static const char escaped_names_model[] =
+    "{\"name\": \"a<b>&'c'\", \"gravity\": [0.1, -9.8, 0.3], \"bodies\": ["
+    "{\"name\": \"x&y\", \"parent\": \"world\","
+    " \"joint\": {\"type\": \"cardan\", \"axes\": [[1, 0, 0], [0, 1, 1]]},"
+    " \"mass\": 1.5, \"com\": [0.1, 0.2, 0],"
+    " \"inertia\": [[0.2, 0.01, 0], [0.01, 0.3, 0], [0, 0, 0.4]]},"
+    "{\"name\": \"<\\\"quoted\\\">\", \"parent\": \"x&y\","
+    " \"joint\": {\"type\": \"cylindrical\", \"axis\": [0, 1, 0], \"origin\": [0.5, 0, 0]},"
+    " \"mass\": 0.7, \"com\": [0, 0.3, 0.1],"
+    " \"inertia\": [[0.05, 0, 0], [0, 0.06, 0], [0, 0, 0.07]]},"
+    "{\"name\": \"with space\", \"parent\": \"x&y\","
+    " \"joint\": {\"type\": \"prismatic\", \"axis\": [1, 1, 0], \"origin\": [0, 0.4, 0]},"
+    " \"mass\": 0.9, \"com\": [0, 0, 0.2], \"inertia\": [[0.031138305371652505,"
+    " -0.0044024571192746416, 0.0097064116155708285], [-0.0044024571192746416,"
+    " 0.023858033991627649, 0.0020830952516782044], [0.0097064116155708285,"
+    " 0.0020830952516782044, 0.045003660636719844]]}]}";
+
+/* Runs `peer-mujoco check MODEL`, its report line going to the test's output; 0 = agree. */
+static int peer_check(const char *model)
+{
+    const char *peer = getenv("PEER_MUJOCO");
+    char command[1024];
+    snprintf(command, sizeof command, "%s check '%s' --states 3 </dev/null",
+             peer && *peer ? peer : "build/peer-mujoco", model);
+    fflush(stdout);
+    const int rc = system(command);
+    return rc != -1 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static void test_peer_agrees(void **state)
+{
+    assert_int_equal(peer_check(*state), 0);
+}
+
+/* The reference file's "model" member, written out alone as a model file. */
+static void test_peer_agrees_on_reference(void **state)
+{
+    json_error_t error;
+    json_t *root = json_load_file(*state, 0, &error);
+    assert_non_null(root);
+    char *text = json_dumps(json_object_get(root, "model"), JSON_REAL_PRECISION(17));
+    assert_non_null(text);
+    char path[64];
+    snprintf(path, sizeof path, "%s", temp_file_with(text, ".json"));
+    const int status = peer_check(path);
+    unlink(path);
+    free(text);
+    json_decref(root);
+    assert_int_equal(status, 0);
+}
+
+static void test_peer_agrees_on_escaped_names(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "%s", temp_file_with(escaped_names_model, ".json"));
+    const int status = peer_check(path);
+    unlink(path);
+    assert_int_equal(status, 0);
+}
+
+/* ---- the export's files ---- */
+
+static char *read_text(const char *path)
+{
+    FILE *in = fopen(path, "r");
+    assert_non_null(in);
+    fseek(in, 0, SEEK_END);
+    const long size = ftell(in);
+    rewind(in);
+    char *text = malloc((size_t)size + 1);
+    assert_int_equal(fread(text, 1, (size_t)size, in), (size_t)size);
+    text[size] = '\0';
+    fclose(in);
+    return text;
+}
+
+/* The deepest element nesting of an XML text (comments and declarations skipped). */
+static int element_depth(const char *xml)
+{
+    int depth = 0, deepest = 0;
+    for (const char *c = strchr(xml, '<'); c; c = strchr(c + 1, '<')) {
+        if (c[1] == '!' || c[1] == '?')
+            continue;
+        if (c[1] == '/') {
+            depth--;
+            continue;
+        }
+        const char *end = strchr(c, '>');
+        assert_non_null(end);
+        if (++depth > deepest)
+            deepest = depth;
+        if (end[-1] == '/')
+            depth--;
+    }
+    assert_int_equal(depth, 0);
+    return deepest;
+}
+
+/* Names the directory's entries, sorted, into one space-separated string. */
+static void list_directory(const char *dir, char *out, size_t size)
+{
+    struct dirent **entries;
+    const int n = scandir(dir, &entries, NULL, alphasort);
+    assert_true(n >= 0);
+    out[0] = '\0';
+    for (int k = 0; k < n; k++) {
+        if (entries[k]->d_name[0] != '.')
+            snprintf(out + strlen(out), size - strlen(out), "%s%s", out[0] ? " " : "",
+                     entries[k]->d_name);
+        free(entries[k]);
+    }
+    free(entries);
+}
+
+static void remove_directory(const char *dir)
+{
+    char names[1024], path[256];
+    list_directory(dir, names, sizeof names);
+    for (char *save = NULL, *name = strtok_r(names, " ", &save); name;
+         name = strtok_r(NULL, " ", &save)) {
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* 150 nested bodies: a main file and two includes, each within tinyxml2's depth of 100,
+ * and no temporary file left behind. */
+static void test_export_splits_deep_chains(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/mbd-mjcf-XXXXXX", path[64], names[1024];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/chain.xml", dir);
+    mbd_model *model = load_model("chain:n=150,joint=cardan");
+    char err[256];
+    assert_int_equal(mbd_export_mjcf(model, path, err, sizeof err), MBD_OK);
+    list_directory(dir, names, sizeof names);
+    assert_string_equal(names, "chain.part1.xml chain.part2.xml chain.xml");
+    const char *const files[] = {"chain.xml", "chain.part1.xml", "chain.part2.xml"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[k]);
+        char *xml = read_text(path);
+        assert_true(element_depth(xml) <= 100);
+        assert_int_equal(strstr(xml, "<include") != NULL, k < 2);
+        free(xml);
+    }
+    mbd_model_free(model);
+    remove_directory(dir);
+}
+
+static void test_export_reports_unwritable_path(void **state)
+{
+    (void)state;
+    mbd_model *model = load_model("rods:n=2");
+    char err[256] = "";
+    assert_int_equal(mbd_export_mjcf(model, "/nonexistent-dir/m.xml", err, sizeof err), MBD_EIO);
+    assert_non_null(strstr(err, "/nonexistent-dir/m.xml"));
+    assert_null(strchr(err, '\n'));
+    mbd_model_free(model);
+}
+
+/* ---- mbd export ---- */
+
+static void test_cli_export(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/mbd-mjcf-XXXXXX", args[256], names[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(args, sizeof args, "export mjcf rods:n=3 --out %s/rods.xml", dir);
+    cli_result r = mbd_run(args);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, "");
+    cli_result_free(&r);
+    list_directory(dir, names, sizeof names);
+    assert_string_equal(names, "rods.xml");
+    remove_directory(dir);
+}
+
+/* Exit status and the one stderr line naming what was wrong. */
+static void expect_export_error(const char *args, int status, const char *needle)
+{
+    cli_result r = mbd_run(args);
+    if (r.status != status || !strstr(r.err, needle))
+        print_error("mbd %s: exit %d, stderr: %s\n", args, r.status, r.err);
+    assert_int_equal(r.status, status);
+    assert_non_null(strstr(r.err, needle));
+    assert_ptr_equal(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
+    cli_result_free(&r);
+}
+
+static void test_cli_export_errors(void **state)
+{
+    (void)state;
+    expect_export_error("export stl rods:n=3 --out /tmp/x.stl", 2, "stl");
+    expect_export_error("export mjcf rods:n=3", 2, "--out");
+    expect_export_error("export mjcf rods:n=0 --out /tmp/x.xml", 2, "rods:n=0");
+    expect_export_error("export mjcf rods:n=3 --out /nonexistent-dir/x.xml", 1,
+                        "/nonexistent-dir/x.xml");
+}
+
+int main(void)
+{
+    const struct CMUnitTest fixed[] = {
+        cmocka_unit_test(test_peer_agrees_on_escaped_names),
+        cmocka_unit_test(test_export_splits_deep_chains),
+        cmocka_unit_test(test_export_reports_unwritable_path),
+        cmocka_unit_test(test_cli_export),
+        cmocka_unit_test(test_cli_export_errors),
+    };
+    enum { NPEER = sizeof peer_models / sizeof peer_models[0] };
+    enum { NREF = sizeof reference_files / sizeof reference_files[0] };
+    struct CMUnitTest tests[NPEER + NREF + sizeof fixed / sizeof fixed[0]];
+    size_t n = 0;
+    for (int k = 0; k < NPEER; k++) /* named by the model, which the output then shows */
+        tests[n++] = (struct CMUnitTest){.name = peer_models[k], .test_func = test_peer_agrees,
+                                         .initial_state = (void *)peer_models[k]};
+    for (int k = 0; k < NREF; k++)
+        tests[n++] = (struct CMUnitTest){.name = reference_files[k],
+                                         .test_func = test_peer_agrees_on_reference,
+                                         .initial_state = (void *)reference_files[k]};
+    for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
+        tests[n++] = fixed[k];
+    return _cmocka_run_group_tests("mujoco", tests, n, NULL, NULL);
+}
