@@ -1,0 +1,200 @@
+/* mbd-bench: flags, context, the run, and the outputs. See bench/README.md. */
+#include "context.h"
+#include "suite.h"
+#include "workload.h"
+
+#include "../src/cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CMD "bench"
+#define DENSE_MAX_N 300
+
+static const char usage[] =
+    "usage: mbd-bench [flags]\n"
+    "  --suite LIST        percall,phases,batch (default: all)\n"
+    "  --n LIST            percall body counts (default 1,2,3,5,7,10,15,20,30,50,70,100,150,\n"
+    "                      200,300,500,700,1000)\n"
+    "  --phase-n LIST      phases body counts (default 5,10,20,30,40,50)\n"
+    "  --batch-n LIST      batch body counts (default 10,50,200)\n"
+    "  --threads LIST      batch thread counts (default 1..all cores)\n"
+    "  --batch-k K         states per batch (default 1024)\n"
+    "  --dense-max-n N     largest N for the O(N^3) dense solver (default 300)\n"
+    "  --min-time S        seconds per repetition, at least (default 0.05)\n"
+    "  --repetitions R     repetitions of each measurement (default 5)\n"
+    "  --seed S            seed of the random states (default 1)\n"
+    "  --filter REGEX      only measurements whose name matches (POSIX extended)\n"
+    "  --json PATHS        write Google Benchmark JSON to each comma-separated path\n"
+    "  --dat DIR           write the charts' .dat tables into DIR\n"
+    "The table goes to stdout; context and progress to stderr. SIGINT/SIGTERM stop the run\n"
+    "after the current measurement and write what finished, marked \"partial\": true.\n";
+
+static const bench_list default_ns = {{1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000}, 18};
+static const bench_list default_phase_ns = {{5, 10, 20, 30, 40, 50}, 6};
+static const bench_list default_batch_ns = {{10, 50, 200}, 3};
+
+/* A comma-separated list of integers in [lo, hi] into list (default kept if absent). */
+static int int_list(const cli_flag *flags, const char *name, int lo, int hi, bench_list *list)
+{
+    const char *text = cli_get(flags, name);
+    if (!text)
+        return 0;
+    list->count = 0;
+    for (const char *p = text;;) {
+        char *end;
+        errno = 0;
+        long value = strtol(p, &end, 10);
+        if (end == p || (*end && *end != ',') || errno || value < lo || value > hi ||
+            list->count == BENCH_MAX_LIST) {
+            fprintf(stderr, "mbd %s: %s: expected up to %d comma-separated integers in [%d, %d], got '%.60s'\n",
+                    CMD, name, BENCH_MAX_LIST, lo, hi, text);
+            return CLI_USAGE_ERROR;
+        }
+        list->value[list->count++] = (int)value;
+        if (!*end)
+            return 0;
+        p = end + 1;
+    }
+}
+
+static int suite_list(const cli_flag *flags, unsigned *suites)
+{
+    const char *text = cli_get(flags, "--suite");
+    *suites = (1u << SUITE_COUNT) - 1;
+    if (!text)
+        return 0;
+    *suites = 0;
+    for (const char *p = text;;) {
+        size_t len = strcspn(p, ",");
+        int found = 0;
+        for (int s = 0; s < SUITE_COUNT; s++)
+            if (strlen(bench_suite_name((bench_suite)s)) == len &&
+                strncmp(p, bench_suite_name((bench_suite)s), len) == 0)
+                *suites |= 1u << s, found = 1;
+        if (!found) {
+            fprintf(stderr, "mbd %s: --suite: unknown suite '%.*s' (percall, phases, batch)\n",
+                    CMD, (int)len, p);
+            return CLI_USAGE_ERROR;
+        }
+        if (!p[len])
+            return 0;
+        p += len + 1;
+    }
+}
+
+static int number_flags(const cli_flag *flags, bench_config *config)
+{
+    double min_time, repetitions, batch_k, dense_max_n, seed;
+    int rc;
+    if ((rc = cli_number(CMD, flags, "--min-time", 1e-6, 3600, 0.05, &min_time)) ||
+        (rc = cli_number(CMD, flags, "--repetitions", 1, TIMING_MAX_REPETITIONS, 5, &repetitions)) ||
+        (rc = cli_number(CMD, flags, "--batch-k", 1, 1 << 24, 1024, &batch_k)) ||
+        (rc = cli_number(CMD, flags, "--dense-max-n", 0, INT_MAX, DENSE_MAX_N, &dense_max_n)) ||
+        (rc = cli_number(CMD, flags, "--seed", 0, 4294967295.0, 1, &seed)))
+        return rc;
+    if (repetitions != (int)repetitions || batch_k != (int)batch_k ||
+        dense_max_n != (int)dense_max_n || seed != (unsigned long)seed) {
+        fprintf(stderr, "mbd %s: --repetitions, --batch-k, --dense-max-n and --seed take integers\n", CMD);
+        return CLI_USAGE_ERROR;
+    }
+    config->timing.min_time = min_time;
+    config->timing.repetitions = (int)repetitions;
+    config->batch_k = (int)batch_k;
+    config->dense_max_n = (int)dense_max_n;
+    config->seed = (unsigned long)seed;
+    return 0;
+}
+
+static int parse_flags(cli_flag *flags, bench_config *config, regex_t *filter)
+{
+    const int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    config->ns[SUITE_PERCALL] = default_ns;
+    config->ns[SUITE_PHASES] = default_phase_ns;
+    config->ns[SUITE_BATCH] = default_batch_ns;
+    config->threads.count = cores < BENCH_MAX_LIST ? cores : BENCH_MAX_LIST;
+    for (int t = 0; t < config->threads.count; t++)
+        config->threads.value[t] = t + 1;
+    int rc;
+    if ((rc = suite_list(flags, &config->suites)) || (rc = number_flags(flags, config)) ||
+        (rc = int_list(flags, "--n", 1, 1000000, &config->ns[SUITE_PERCALL])) ||
+        (rc = int_list(flags, "--phase-n", 1, 1000000, &config->ns[SUITE_PHASES])) ||
+        (rc = int_list(flags, "--batch-n", 1, 1000000, &config->ns[SUITE_BATCH])) ||
+        (rc = int_list(flags, "--threads", 1, 1024, &config->threads)))
+        return rc;
+    const char *pattern = cli_get(flags, "--filter");
+    if (pattern && regcomp(filter, pattern, REG_EXTENDED | REG_NOSUB) != 0) {
+        fprintf(stderr, "mbd %s: --filter: not a valid regular expression: '%.60s'\n", CMD, pattern);
+        return CLI_USAGE_ERROR;
+    }
+    config->filter = pattern ? filter : NULL;
+    return 0;
+}
+
+/* The run's settings, so that the JSON says what was measured and how. */
+static void add_settings(json_t *context, const bench_config *config, int blas_default)
+{
+    json_t *suites = json_array();
+    for (int s = 0; s < SUITE_COUNT; s++)
+        if (config->suites & (1u << s))
+            json_array_append_new(suites, json_string(bench_suite_name((bench_suite)s)));
+    char note[160];
+    snprintf(note, sizeof note, "dense (O(N^3)) is timed up to N = %d only: beyond it the "
+             "cubic cost makes it pointless", config->dense_max_n);
+    json_object_update_new(context, json_pack(
+        "{s:o, s:f, s:i, s:I, s:i, s:i, s:s, s:i, s:i, s:s}", "suites", suites, "min_time",
+        config->timing.min_time, "repetitions", config->timing.repetitions, "seed",
+        (json_int_t)config->seed, "batch_k", config->batch_k, "dense_max_n", config->dense_max_n,
+        "dense_note", note, "openblas_threads", openblas_get_num_threads(),
+        "openblas_threads_default", blas_default, "openblas_note",
+        "OpenBLAS pinned to 1 thread (openblas_set_num_threads(1)) for every measurement: "
+        "threads:1 means one thread, and a batch runs one LAPACK thread per OpenMP thread"));
+}
+
+static int write_outputs(const bench_results *results, const json_t *context, const cli_flag *flags)
+{
+    const char *json = cli_get(flags, "--json"), *dat = cli_get(flags, "--dat");
+    int rc = json ? bench_write_json(results, context, json) : 0;
+    if (!rc && dat)
+        rc = bench_write_dat(results, dat);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    cli_flag flags[] = {{"--suite", NULL, 0},       {"--n", NULL, 0},          {"--phase-n", NULL, 0},
+                        {"--batch-n", NULL, 0},     {"--threads", NULL, 0},    {"--batch-k", NULL, 0},
+                        {"--dense-max-n", NULL, 0}, {"--min-time", NULL, 0},   {"--repetitions", NULL, 0},
+                        {"--seed", NULL, 0},        {"--filter", NULL, 0},     {"--json", NULL, 0},
+                        {"--dat", NULL, 0},         {"--help", NULL, 1},       {NULL, NULL, 0}};
+    bench_config config = {0};
+    regex_t filter;
+    int npos, rc = cli_parse(CMD, argc, argv, 1, flags, NULL, 0, &npos);
+    if (!rc && cli_get(flags, "--help")) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (rc || (rc = parse_flags(flags, &config, &filter)))
+        return rc;
+    const int blas_default = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    json_t *context = bench_context_collect(argv[0]);
+    add_settings(context, &config, blas_default);
+    bench_context_print(context, stderr);
+    bench_catch_signals();
+    bench_results results = {0};
+    int failed = bench_run(&config, &results);
+    json_object_set_new(context, "partial", json_boolean(bench_stop));
+    if (bench_stop)
+        fprintf(stderr, "\nmbd-bench: stopped by signal %d: writing the %d finished measurements, "
+                "marked partial\n", (int)bench_stop, results.count);
+    rc = write_outputs(&results, context, flags);
+    bench_results_free(&results);
+    json_decref(context);
+    if (config.filter)
+        regfree(&filter);
+    return rc ? rc : bench_stop ? 128 + bench_stop : failed;
+}

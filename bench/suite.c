@@ -1,0 +1,219 @@
+/* suite.c: the model families, the enumeration of measurements, and running one. */
+#include "suite.h"
+
+#include "phases.h"
+#include "workload.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#define SUITE_BIT(suite) (1u << (suite))
+
+typedef struct {
+    const char *name;
+    const char *spec; /* generator spec; %d is the body count */
+    unsigned suites;  /* the suites that use this family */
+} bench_family;
+
+/* The autoTree families with skew 0.5, so that gravity loads every joint. */
+static const bench_family families[] = {
+    {"autotree-chain", "tree:n=%d,branching=1,skew=0.5", SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_BATCH)},
+    {"autotree-binary", "tree:n=%d,branching=2,skew=0.5", SUITE_BIT(SUITE_PERCALL)},
+    {"chain-revolute", "chain:n=%d,joint=revolute", SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_PHASES)},
+    {"chain-cylindrical", "chain:n=%d,joint=cylindrical", SUITE_BIT(SUITE_PERCALL)},
+    {"chain-cardan", "chain:n=%d,joint=cardan",
+     SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_PHASES) | SUITE_BIT(SUITE_BATCH)},
+};
+
+#define FAMILY_COUNT (int)(sizeof families / sizeof families[0])
+#define MAX_VARIANTS 16
+
+/* One measurement to make. */
+typedef struct {
+    bench_key key;
+    const workload_variant *variant;
+    const bench_family *family;
+    rk4_phase phase; /* SUITE_PHASES */
+} bench_job;
+
+typedef int (*job_fn)(const bench_config *config, const bench_job *job, void *ctx);
+
+static int excluded(const bench_config *config, const bench_job *job)
+{
+    char name[192];
+    bench_key_name(&job->key, name, sizeof name);
+    if (config->filter && regexec(config->filter, name, 0, NULL, 0) != 0)
+        return 1;
+    return strcmp(mbd_solver_name(job->variant->solver), "dense") == 0 &&
+           job->key.n > config->dense_max_n;
+}
+
+/* The instances of one (suite, family, variant, n): the phases, or the thread counts. */
+static int visit_instances(const bench_config *config, bench_job *job, job_fn fn, void *ctx)
+{
+    const int count = job->key.suite == SUITE_PHASES  ? PHASE_COUNT
+                      : job->key.suite == SUITE_BATCH ? config->threads.count
+                                                      : 1;
+    int failed = 0;
+    for (int k = 0; k < count && !bench_stop; k++) {
+        job->phase = (rk4_phase)k;
+        job->key.phase = job->key.suite == SUITE_PHASES ? rk4_phase_name(job->phase) : NULL;
+        job->key.threads = job->key.suite == SUITE_BATCH ? config->threads.value[k] : 1;
+        if (!excluded(config, job))
+            failed |= fn(config, job, ctx);
+    }
+    return failed;
+}
+
+/* Calls fn on every selected measurement, in the order of the table; stops early on
+ * bench_stop. Returns the OR of fn's results. */
+static int for_each_job(const bench_config *config, job_fn fn, void *ctx)
+{
+    workload_variant variants[MAX_VARIANTS];
+    const int nvariants = workload_variants(variants, MAX_VARIANTS);
+    int failed = 0;
+    for (int suite = 0; suite < SUITE_COUNT; suite++) {
+        if (!(config->suites & SUITE_BIT(suite)))
+            continue;
+        for (int f = 0; f < FAMILY_COUNT; f++) {
+            if (!(families[f].suites & SUITE_BIT(suite)))
+                continue;
+            for (int v = 0; v < nvariants; v++)
+                for (int i = 0; i < config->ns[suite].count; i++) {
+                    bench_job job = {.variant = &variants[v], .family = &families[f]};
+                    job.key.suite = (bench_suite)suite;
+                    snprintf(job.key.variant, sizeof job.key.variant, "%s", variants[v].name);
+                    job.key.family = families[f].name;
+                    job.key.n = config->ns[suite].value[i];
+                    job.key.k = suite == SUITE_BATCH ? config->batch_k : 0;
+                    failed |= visit_instances(config, &job, fn, ctx);
+                }
+        }
+    }
+    return failed;
+}
+
+static int count_job(const bench_config *config, const bench_job *job, void *ctx)
+{
+    (void)config, (void)job;
+    ++*(int *)ctx;
+    return 0;
+}
+
+/* Parallel efficiency T1 / (p Tp) against the one-thread run of the same batch. */
+static void add_efficiency(bench_results *results, bench_record *record)
+{
+    bench_key one = record->key;
+    one.threads = 1;
+    const bench_record *base = bench_find(results, &one);
+    if (!base)
+        return;
+    const double t1 = bench_time_stat(base, STAT_MEDIAN);
+    double *efficiency = bench_add_counter(record, "efficiency");
+    for (int r = 0; r < record->timing.repetitions; r++)
+        efficiency[r] = t1 / (record->key.threads * bench_quoted_time(record, r));
+}
+
+static int measure(const bench_config *config, const bench_job *job, const workload *w,
+                   timing_result *result)
+{
+    timing_options options = config->timing;
+    options.cpu_clock = job->key.suite == SUITE_BATCH ? CLOCK_PROCESS_CPUTIME_ID
+                                                      : CLOCK_THREAD_CPUTIME_ID;
+    switch (job->key.suite) {
+    case SUITE_PERCALL:
+        return timing_measure(&options, workload_call_body, (void *)w, result);
+    case SUITE_PHASES:
+        return rk4_measure(w, job->phase, &options, result);
+    case SUITE_BATCH:
+        return timing_measure(&options, workload_batch_body, (void *)w, result);
+    case SUITE_COUNT:
+        break;
+    }
+    return MBD_EINVAL;
+}
+
+typedef struct {
+    bench_results *results;
+    int done, total;
+} run_state;
+
+/* On a terminal, the measurement under way on one rewritten line; in a log, one line
+ * every PROGRESS_EVERY measurements. */
+#define PROGRESS_EVERY 50
+
+static void show_progress(const run_state *state, const bench_job *job)
+{
+    const int tty = isatty(STDERR_FILENO);
+    if (!tty && state->done % PROGRESS_EVERY != 0)
+        return;
+    char name[192];
+    bench_key_name(&job->key, name, sizeof name);
+    fprintf(stderr, "%s[%d/%d] %s%s", tty ? "\r\033[K" : "", state->done + 1, state->total, name,
+            tty ? "" : "\n");
+    fflush(stderr);
+}
+
+/* States per iteration: the batch's K, one call, or none for a phase of a step. */
+static int states_per_iteration(const bench_key *key)
+{
+    return key->suite == SUITE_BATCH ? key->k : key->suite == SUITE_PERCALL ? 1 : 0;
+}
+
+static int record_result(run_state *state, const bench_job *job, const mbd_model *model,
+                         const timing_result *result)
+{
+    bench_record *record = bench_add(state->results, &job->key, mbd_model_nbodies(model),
+                                     mbd_model_nv(model), states_per_iteration(&job->key), result);
+    if (!record)
+        return MBD_ENOMEM;
+    if (job->key.suite == SUITE_BATCH)
+        add_efficiency(state->results, record);
+    if (isatty(STDERR_FILENO))
+        fprintf(stderr, "\r\033[K");
+    bench_print_record(stdout, record);
+    return MBD_OK;
+}
+
+static int run_job(const bench_config *config, const bench_job *job, void *ctx)
+{
+    run_state *state = ctx;
+    char spec[128], err[512];
+    show_progress(state, job);
+    snprintf(spec, sizeof spec, job->family->spec, job->key.n);
+    mbd_model *model = mbd_model_load(spec, err, sizeof err);
+    if (!model) {
+        fprintf(stderr, "mbd-bench: %s\n", err);
+        return 1;
+    }
+    const int batch = job->key.suite == SUITE_BATCH;
+    const int nstates = batch ? config->batch_k : job->key.suite == SUITE_PERCALL ? WORKLOAD_CALL_STATES : 1;
+    workload w;
+    timing_result result;
+    int status = workload_init(&w, model, job->variant, nstates, job->key.threads, config->seed);
+    if (status == MBD_OK) {
+        w.threads = job->key.threads;
+        status = measure(config, job, &w, &result);
+        workload_free(&w);
+    }
+    if (status == MBD_OK)
+        status = record_result(state, job, model, &result);
+    if (status != MBD_OK) {
+        char name[192];
+        bench_key_name(&job->key, name, sizeof name);
+        fprintf(stderr, "%smbd-bench: %s: %s\n", isatty(STDERR_FILENO) ? "\r\033[K" : "", name,
+                mbd_strerror(status));
+    }
+    state->done++;
+    mbd_model_free(model);
+    return status != MBD_OK;
+}
+
+int bench_run(const bench_config *config, bench_results *results)
+{
+    run_state state = {results, 0, 0};
+    for_each_job(config, count_job, &state.total);
+    fprintf(stderr, "%d measurements\n", state.total);
+    bench_print_header(stdout);
+    return for_each_job(config, run_job, &state);
+}

@@ -1,0 +1,37 @@
+/* suite.h: what mbd-bench measures.
+ *
+ *   percall  every solver in every formulation, one call on one thread, on five model
+ *            families over a list of body counts;
+ *   phases   one RK4 step split into integrator, kinematics and solve (seed 002, Figs.
+ *            1-2) on Cardan and revolute chains;
+ *   batch    K states per OpenMP batch, one workspace per thread, over thread counts. */
+#ifndef MBD_BENCH_SUITE_H
+#define MBD_BENCH_SUITE_H
+
+#include "harness.h"
+
+#include <regex.h>
+
+#define BENCH_MAX_LIST 64
+
+typedef struct {
+    int value[BENCH_MAX_LIST];
+    int count;
+} bench_list;
+
+typedef struct {
+    unsigned suites;              /* bit 1 << bench_suite for each suite to run */
+    bench_list ns[SUITE_COUNT];   /* body counts of each suite */
+    bench_list threads;           /* thread counts of the batch suite */
+    int batch_k;                  /* states per batch */
+    int dense_max_n;              /* the O(N^3) dense solver runs up to this N only */
+    unsigned long seed;
+    timing_options timing;        /* cpu_clock is chosen per suite */
+    const regex_t *filter;        /* only names that match; NULL: all */
+} bench_config;
+
+/* Runs every selected measurement until done or bench_stop; prints each on stdout as it
+ * finishes. Returns 0, or 1 if any measurement failed (the others still run). */
+int bench_run(const bench_config *config, bench_results *results);
+
+#endif

@@ -1,0 +1,60 @@
+/* workload.h: what mbd-bench and `mbd recommend` time: random states of one model,
+ * evaluated by one solver in one formulation, one call at a time or as an OpenMP batch.
+ * Every input is drawn (and, for the momentum form, p = H(q) qd computed) before timing. */
+#ifndef MBD_BENCH_WORKLOAD_H
+#define MBD_BENCH_WORKLOAD_H
+
+#include "mbd.h"
+
+/* Distinct states that the one-call body cycles through, so that every call does not
+ * see the very same input. */
+#define WORKLOAD_CALL_STATES 16
+
+/* A solver in one of its formulations: "dense", "dense-momentum", "bodies", ... The
+ * suffix appears only when the solver offers both forms. */
+typedef struct {
+    const mbd_solver *solver;
+    mbd_formulation form;
+    char name[48];
+} workload_variant;
+
+/* Every registered solver in every formulation it offers, in table order; returns how
+ * many (at most max). */
+int workload_variants(workload_variant *out, int max);
+
+typedef struct {
+    const mbd_model *model;
+    workload_variant variant;
+    int nstates;
+    double *q;        /* (nstates x nq) */
+    double *v;        /* (nstates x nv) qd, or p for the momentum form */
+    double *tau;      /* (nstates x nv) */
+    double *out;      /* (nstates x nv) qdd, or qd for the momentum form */
+    double *pd;       /* (nstates x nv) momentum form only */
+    mbd_work **works; /* (nworks) one per thread */
+    int nworks;
+    int threads;      /* threads of the batch body, 1..nworks */
+} workload;
+
+/* Draws nstates states from seed and allocates nworks workspaces. Returns MBD_OK or a
+ * status (the workload is then freed). */
+int workload_init(workload *w, const mbd_model *model, const workload_variant *variant,
+                  int nstates, int nworks, unsigned long seed);
+void workload_free(workload *w);
+
+/* Evaluates state s with work: mbd_forward or mbd_forward_momentum. */
+int workload_eval(const workload *w, mbd_work *work, int s);
+
+/* timing_body: iteration i evaluates state i mod nstates with works[0]. */
+int workload_call_body(void *w, long iterations);
+/* timing_body: each iteration evaluates all nstates states on w->threads OpenMP threads,
+ * schedule(static), one workspace per thread. */
+int workload_batch_body(void *w, long iterations);
+
+/* OpenBLAS's own controls (libopenblas provides them; its cblas.h would bring all of
+ * CBLAS). Batches pin it to one thread so that their threads do not each spawn more. */
+void openblas_set_num_threads(int num_threads);
+int openblas_get_num_threads(void);
+char *openblas_get_config(void);
+
+#endif

@@ -1,0 +1,325 @@
+# summary.awk: the numbers that report/README.md quotes, read from mbd-bench's tables.
+#
+#   awk -v section=S -f report/summary.awk DAT/percall.dat DAT/ratio.dat DAT/phases.dat \
+#       DAT/batch.dat DAT/crossover.dat
+#
+# S is one of targets, percall, ratio, phases, batch, crossover; each prints Markdown.
+# Times in the tables are medians in ns. The targets are checked here, against the
+# measurements, never in timed unit tests.
+
+function remember(list, count_name, value) {
+    if (!((count_name, value) in seen)) {
+        seen[count_name, value] = 1
+        list[++count[count_name]] = value
+    }
+}
+
+# Ascending numeric sort of list[1..n], in place.
+function sort_numbers(list, n,    i, j, x) {
+    for (i = 2; i <= n; i++) {
+        x = list[i]
+        for (j = i - 1; j >= 1 && list[j] + 0 > x + 0; j--)
+            list[j + 1] = list[j]
+        list[j + 1] = x
+    }
+}
+
+function time_text(ns) {
+    if (ns < 1e3) return sprintf("%.0f ns", ns)
+    if (ns < 1e6) return sprintf("%.1f µs", ns / 1e3)
+    if (ns < 1e9) return sprintf("%.2f ms", ns / 1e6)
+    return sprintf("%.2f s", ns / 1e9)
+}
+
+# A table cell that holds a number (not "NaN", not empty).
+function measured(x) { return x ~ /^[-+]?[0-9]/ }
+
+/^#/ || NF == 0 { next }
+
+FILENAME ~ /percall\.dat$/ {
+    call[$1, $2, $3] = $6
+    per_body[$1, $2, $3] = $8
+    remember(families, "family", $1)
+    remember(variants, "variant", $2)
+    remember(ns, "n", $3)
+}
+FILENAME ~ /ratio\.dat$/ {
+    solve_ratio[$1, $2] = $3
+    call_ratio[$1, $2] = $4
+    remember(ratio_ns, "ratio_n", $2)
+}
+FILENAME ~ /phases\.dat$/ {
+    integrator[$1, $2, $3] = $4; kinematics[$1, $2, $3] = $5
+    solve[$1, $2, $3] = $6; step[$1, $2, $3] = $7
+    remember(phase_variants, "phase_variant", $2)
+    remember(phase_ns, "phase_n", $3)
+}
+FILENAME ~ /batch\.dat$/ {
+    rate[$1, $2, $3, $5] = $7
+    efficiency[$1, $2, $3, $5] = $8
+    batch_k = $4
+    remember(batch_families, "batch_family", $1)
+    remember(batch_variants, "batch_variant", $2)
+    remember(batch_ns, "batch_n", $3)
+    if ($5 + 0 > max_threads) max_threads = $5 + 0
+}
+FILENAME ~ /crossover\.dat$/ {
+    relative[$1, $2, $3] = $5
+}
+
+# ---- targets ------------------------------------------------------------------------
+
+function target_row(what, value, verdict) {
+    printf "| %s | %s | %s |\n", what, value, verdict
+}
+
+# The worst ns per body of variant on the families matching family_re, for N >= 100.
+function per_body_target(variant, family_re, limit, joints,    f, i, key, worst, where) {
+    worst = -1
+    for (f = 1; f <= count["family"]; f++)
+        for (i = 1; i <= count["n"]; i++) {
+            key = families[f] SUBSEP variant SUBSEP ns[i]
+            if (families[f] ~ family_re && ns[i] >= 100 && (key in per_body) && per_body[key] > worst) {
+                worst = per_body[key]
+                where = families[f] ", N = " ns[i]
+            }
+        }
+    target_row(sprintf("`%s` ≤ %d ns per body, %s, N ≥ 100", variant, limit, joints),
+               worst < 0 ? "not measured (needs N ≥ 100)" : sprintf("worst %.1f ns per body (%s)", worst, where),
+               worst < 0 ? "n/a" : worst <= limit ? "PASS" : "MISS")
+}
+
+# The worst T(variant) / T(bodies) over every family and N measured.
+function within_target(variant,    f, i, a, b, r, worst, where) {
+    worst = -1
+    for (f = 1; f <= count["family"]; f++)
+        for (i = 1; i <= count["n"]; i++) {
+            a = families[f] SUBSEP variant SUBSEP ns[i]
+            b = families[f] SUBSEP "bodies" SUBSEP ns[i]
+            if (!(a in call) || !(b in call)) continue
+            r = call[a] / call[b]
+            if (r > worst) { worst = r; where = families[f] ", N = " ns[i] }
+        }
+    target_row(sprintf("`%s` within 2× of `bodies` (every family and N)", variant),
+               worst < 0 ? "not measured" : sprintf("worst %.2f× (%s)", worst, where),
+               worst < 0 ? "n/a" : worst <= 2 ? "PASS" : "MISS")
+}
+
+# t(1000) / t(100) of every O(N) variant (all but dense) on every family.
+function linear_target(    f, v, a, b, r, lo, hi, lo_at, hi_at, tried, outside) {
+    lo = 1e300; hi = -1
+    for (f = 1; f <= count["family"]; f++)
+        for (v = 1; v <= count["variant"]; v++) {
+            if (variants[v] ~ /^dense/) continue
+            a = families[f] SUBSEP variants[v] SUBSEP 1000
+            b = families[f] SUBSEP variants[v] SUBSEP 100
+            if (!(a in call) || !(b in call)) continue
+            r = call[a] / call[b]
+            tried++
+            if (r < 8.5 || r > 11.5) outside++
+            if (r < lo) { lo = r; lo_at = variants[v] " on " families[f] }
+            if (r > hi) { hi = r; hi_at = variants[v] " on " families[f] }
+        }
+    target_row("O(N) solvers linear: t(1000) / t(100) in [8.5, 11.5]",
+               tried ? sprintf("%.2f (%s) to %.2f (%s); %d of %d outside", lo, lo_at, hi, hi_at, outside + 0, tried) : "not measured (needs N = 100 and 1000)",
+               !tried ? "n/a" : outside ? "MISS" : "PASS")
+}
+
+# The least efficiency on all cores for K = 1024 and N >= 10.
+function efficiency_target(    f, v, i, key, worst, where) {
+    worst = 2
+    for (f = 1; f <= count["batch_family"]; f++)
+        for (v = 1; v <= count["batch_variant"]; v++)
+            for (i = 1; i <= count["batch_n"]; i++) {
+                key = batch_families[f] SUBSEP batch_variants[v] SUBSEP batch_ns[i] SUBSEP max_threads
+                if (batch_ns[i] >= 10 && (key in efficiency) && measured(efficiency[key]) && efficiency[key] < worst) {
+                    worst = efficiency[key]
+                    where = batch_variants[v] " on " batch_families[f] ", N = " batch_ns[i]
+                }
+            }
+    if (max_threads < 2 || batch_k != 1024 || worst == 2)
+        target_row("OpenMP batch efficiency ≥ 90% on all cores, K = 1024, N ≥ 10",
+                   max_threads < 2 ? "not measured (one thread only)" : batch_k != 1024 ? "not measured (K = " batch_k ")" : "not measured", "n/a")
+    else
+        target_row(sprintf("OpenMP batch efficiency ≥ 90%% on all %d cores, K = 1024, N ≥ 10", max_threads),
+                   sprintf("worst %.0f%% (%s)", 100 * worst, where), worst >= 0.9 ? "PASS" : "MISS")
+}
+
+function print_targets() {
+    print "| target | measured | result |"
+    print "|---|---|---|"
+    per_body_target("bodies", "^(chain-revolute|autotree-chain|autotree-binary)$", 50, "revolute joints")
+    per_body_target("bodies", "^chain-cardan$", 100, "Cardan joints")
+    within_target("poisson-ldlt")
+    within_target("poisson-sweep")
+    linear_target()
+    efficiency_target()
+}
+
+# ---- chart 1: time per call -----------------------------------------------------------
+
+# Log-log slope of family/variant between N = a and N = b, or "".
+function slope(family, variant, a, b,    ka, kb) {
+    ka = family SUBSEP variant SUBSEP a; kb = family SUBSEP variant SUBSEP b
+    if (!(ka in call) || !(kb in call) || a == b) return ""
+    return log(call[kb] / call[ka]) / log(b / a)
+}
+
+# The two largest N at which family/variant was measured, into last[1] < last[2].
+function last_two(family, variant, last,    i) {
+    last[1] = last[2] = ""
+    for (i = 1; i <= count["n"]; i++)
+        if ((family, variant, ns[i]) in call) { last[1] = last[2]; last[2] = ns[i] }
+}
+
+function print_percall(    f, v, n_max, best, best_v, second, second_v, key, linear, cubic, last, s) {
+    sort_numbers(ns, count["n"])
+    print "| family | fastest at the largest N | time per call | per body | runner-up | slopes of the O(N) solvers | slope of dense |"
+    print "|---|---|---|---|---|---|---|"
+    for (f = 1; f <= count["family"]; f++) {
+        n_max = ""; best = second = 1e300
+        for (v = 1; v <= count["variant"]; v++) {
+            last_two(families[f], variants[v], last)
+            if (last[2] != "" && (n_max == "" || last[2] + 0 > n_max + 0)) n_max = last[2]
+        }
+        for (v = 1; v <= count["variant"]; v++) {
+            key = families[f] SUBSEP variants[v] SUBSEP n_max
+            if (!(key in call)) continue
+            if (call[key] < best) { second = best; second_v = best_v; best = call[key]; best_v = variants[v] }
+            else if (call[key] < second) { second = call[key]; second_v = variants[v] }
+        }
+        linear = cubic = ""
+        for (v = 1; v <= count["variant"]; v++) {
+            last_two(families[f], variants[v], last)
+            if (last[1] == "") continue
+            s = slope(families[f], variants[v], last[1], last[2])
+            if (variants[v] ~ /^dense/)
+                cubic = cubic (cubic ? ", " : "") sprintf("%.2f (N %d→%d)", s, last[1], last[2])
+            else
+                linear = linear (linear ? ", " : "") sprintf("%.2f", s)
+        }
+        printf "| %s | `%s`, N = %d | %s | %.0f ns | `%s`, %.2f× | %s | %s |\n", families[f], best_v, n_max,
+               time_text(best), best / n_max, second_v, second / best, linear, cubic
+    }
+}
+
+# ---- chart 2: sweep over LDL^T --------------------------------------------------------
+
+# "from lo to hi (mean m), inside the seed's band" over the N of family in table.
+function ratio_range(family, table,    i, r, lo, hi, sum, k) {
+    lo = 1e300; hi = -1
+    for (i = 1; i <= count["ratio_n"]; i++) {
+        if (!((family, ratio_ns[i]) in table) || !measured(table[family, ratio_ns[i]])) continue
+        r = table[family, ratio_ns[i]] + 0
+        if (r < lo) lo = r
+        if (r > hi) hi = r
+        sum += r; k++
+    }
+    if (!k) return "not measured"
+    return sprintf("from %.2f to %.2f (mean %.2f), %s the seed's 1.3–1.4", lo, hi, sum / k,
+                   hi < 1.3 ? "below" : lo > 1.4 ? "above" : lo >= 1.3 && hi <= 1.4 ? "inside" : "straddling")
+}
+
+function print_ratio() {
+    sort_numbers(ratio_ns, count["ratio_n"])
+    printf "Over N = %d to %d, T(poisson-sweep) / T(poisson-ldlt) of the solve phase runs, on 2-DOF Cardan chains, %s; ",
+           ratio_ns[1], ratio_ns[count["ratio_n"]], ratio_range("chain-cardan", solve_ratio)
+    printf "on 1-DOF revolute chains, %s. ", ratio_range("chain-revolute", solve_ratio)
+    printf "For whole calls (kinematics included) it runs, on Cardan chains, %s; on revolute chains, %s.",
+           ratio_range("chain-cardan", call_ratio), ratio_range("chain-revolute", call_ratio)
+}
+
+# ---- chart 3: the phases of an RK4 step -------------------------------------------------
+
+function print_phases(    v, n, key, parts, gap, worst_gap, text) {
+    sort_numbers(phase_ns, count["phase_n"])
+    n = phase_ns[count["phase_n"]]
+    for (v = 1; v <= count["phase_variant"]; v++) {
+        key = "chain-cardan" SUBSEP phase_variants[v] SUBSEP n
+        if (!(key in solve)) continue
+        parts = integrator[key] + kinematics[key] + solve[key]
+        text = text (text ? "; " : "") sprintf("`%s` %s (solve %.0f%%, kinematics %.0f%%, integrator %.1f%%)",
+                    phase_variants[v], time_text(parts), 100 * solve[key] / parts,
+                    100 * kinematics[key] / parts, 100 * integrator[key] / parts)
+    }
+    for (key in solve) {
+        parts = integrator[key] + kinematics[key] + solve[key]
+        gap = step[key] / parts - 1
+        if (gap < 0) gap = -gap
+        if (gap > worst_gap) worst_gap = gap
+    }
+    printf "At N = %d on the Cardan chain one RK4 step costs: %s. ", n, text
+    printf "Over all bars, the step timed as one differs from the sum of its three parts by at most %.0f%%.\n", 100 * worst_gap
+}
+
+# ---- chart 4: OpenMP batches ------------------------------------------------------------
+
+function print_batch(    f, v, i, key, best, best_v, lo, hi, lo_at, hi_at, e) {
+    printf "With K = %d states per batch and %d threads: ", batch_k, max_threads
+    for (f = 1; f <= count["batch_family"]; f++)
+        for (i = 1; i <= count["batch_n"]; i++) {
+            best = -1
+            for (v = 1; v <= count["batch_variant"]; v++) {
+                key = batch_families[f] SUBSEP batch_variants[v] SUBSEP batch_ns[i] SUBSEP max_threads
+                if ((key in rate) && rate[key] > best) { best = rate[key]; best_v = batch_variants[v] }
+            }
+            if (best > 0)
+                printf "%s N = %d peaks at %.3g states/s (`%s`); ", batch_families[f], batch_ns[i], best, best_v
+        }
+    lo = 1e300; hi = -1
+    for (key in efficiency) {
+        split(key, e, SUBSEP)
+        if (e[4] != max_threads || !measured(efficiency[key])) continue
+        if (efficiency[key] < lo) { lo = efficiency[key]; lo_at = e[2] " on " e[1] ", N = " e[3] }
+        if (efficiency[key] > hi) { hi = efficiency[key]; hi_at = e[2] " on " e[1] ", N = " e[3] }
+    }
+    if (hi >= 0)
+        printf "parallel efficiency on %d threads runs from %.0f%% (%s) to %.0f%% (%s).\n",
+               max_threads, 100 * lo, lo_at, 100 * hi, hi_at
+    else
+        print "parallel efficiency needs more than one thread."
+}
+
+# ---- chart 5: crossover -----------------------------------------------------------------
+
+# The winner at each N of family, runs of the same winner merged, with the range of the
+# runner-up's ratio.
+function print_crossover(    f, v, i, n, key, win, runner, text, run_win, run_from, run_to, rlo, rhi) {
+    sort_numbers(ns, count["n"])
+    for (f = 1; f <= count["family"]; f++) {
+        text = ""; run_win = ""
+        for (i = 1; i <= count["n"]; i++) {
+            n = ns[i]; win = ""; runner = 1e300
+            for (v = 1; v <= count["variant"]; v++) {
+                key = families[f] SUBSEP n SUBSEP variants[v]
+                if (!(key in relative)) continue
+                if (relative[key] + 0 <= 1.0 && win == "") win = variants[v]
+                else if (relative[key] + 0 < runner) runner = relative[key] + 0
+            }
+            if (win == "") continue
+            if (win != run_win) {
+                if (run_win != "") text = text run_text(run_win, run_from, run_to, rlo, rhi) "; "
+                run_win = win; run_from = n; rlo = 1e300; rhi = -1
+            }
+            run_to = n
+            if (runner < 1e300) { if (runner < rlo) rlo = runner; if (runner > rhi) rhi = runner }
+        }
+        if (run_win != "") text = text run_text(run_win, run_from, run_to, rlo, rhi)
+        printf "- **%s**: %s.\n", families[f], text
+    }
+}
+
+function run_text(win, from, to, lo, hi) {
+    return sprintf("`%s` at N = %s (runner-up %s)", win, from == to ? from : from "–" to,
+                   hi < 0 ? "none" : lo == hi ? sprintf("%.2f× slower", lo) : sprintf("%.2f–%.2f× slower", lo, hi))
+}
+
+END {
+    if (section == "targets") print_targets()
+    else if (section == "percall") print_percall()
+    else if (section == "ratio") print_ratio()
+    else if (section == "phases") print_phases()
+    else if (section == "batch") print_batch()
+    else if (section == "crossover") print_crossover()
+    else { print "summary.awk: unknown section '" section "'" > "/dev/stderr"; exit 2 }
+}
