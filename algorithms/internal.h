@@ -11,7 +11,6 @@
 
 /* Calls step(args..., nv) with nv a compile-time constant for the common joint sizes, so
  * that an always-inline step gets its joint-space loops unrolled. */
-#define MBD_INLINE static inline __attribute__((always_inline))
 #define DISPATCH_NV(nv, step, ...)           \
     do {                                     \
         if ((nv) == 1)                       \

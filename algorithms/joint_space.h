@@ -9,7 +9,7 @@
 #include "spatial.h"
 
 /* out = S x */
-static inline void subspace_times(double out[6], const double *S, int nv, const double *x)
+MBD_INLINE void subspace_times(double out[6], const double *S, int nv, const double *x)
 {
     for (int r = 0; r < 6; r++)
         out[r] = S[r] * x[0];
@@ -19,14 +19,14 @@ static inline void subspace_times(double out[6], const double *S, int nv, const 
 }
 
 /* out_k = S_k . f */
-static inline void subspace_dot(double *out, const double *S, int nv, const double f[6])
+MBD_INLINE void subspace_dot(double *out, const double *S, int nv, const double f[6])
 {
     for (int k = 0; k < nv; k++)
         out[k] = dot6(S + 6 * k, f);
 }
 
 /* U = I^A S and D = S^T U (I^A need not be symmetric: D[k][m] = S_k . U_m). */
-static inline void joint_space_inertia(double *U, double *D, const double *IA, const double *S, int nv)
+MBD_INLINE void joint_space_inertia(double *U, double *D, const double *IA, const double *S, int nv)
 {
     for (int k = 0; k < nv; k++)
         mat6_apply(U + 6 * k, IA, S + 6 * k); /* row form: I^A of the sweep is not symmetric */
@@ -36,7 +36,7 @@ static inline void joint_space_inertia(double *U, double *D, const double *IA, c
 }
 
 /* Columns of U D^-1: UDinv[k] = sum_m U_m Dinv[m][k]. */
-static inline void times_inverse(double (*UDinv)[6], const double *U, const double *Dinv, int nv)
+MBD_INLINE void times_inverse(double (*UDinv)[6], const double *U, const double *Dinv, int nv)
 {
     for (int k = 0; k < nv; k++)
         for (int r = 0; r < 6; r++) {
@@ -48,7 +48,7 @@ static inline void times_inverse(double (*UDinv)[6], const double *U, const doub
 
 /* In place A = L L^T, L lower; 0, or -1 if A is not numerically positive definite (a
  * pivot not > 0 or not finite). */
-static inline int small_cholesky(double *A, int n)
+MBD_INLINE int small_cholesky(double *A, int n)
 {
     for (int j = 0; j < n; j++) {
         double d = A[n * j + j];
@@ -69,7 +69,7 @@ static inline int small_cholesky(double *A, int n)
 }
 
 /* x = L^-1 x and x = L^-T x for the factor of small_cholesky. */
-static inline void small_forward_subst(const double *L, int n, double *x)
+MBD_INLINE void small_forward_subst(const double *L, int n, double *x)
 {
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < i; k++)
@@ -78,7 +78,7 @@ static inline void small_forward_subst(const double *L, int n, double *x)
     }
 }
 
-static inline void small_backward_subst(const double *L, int n, double *x)
+MBD_INLINE void small_backward_subst(const double *L, int n, double *x)
 {
     for (int i = n - 1; i >= 0; i--) {
         for (int k = i + 1; k < n; k++)
@@ -89,7 +89,7 @@ static inline void small_backward_subst(const double *L, int n, double *x)
 
 /* out = A^-1 by Gauss-Jordan without pivoting (A is SPD in exact arithmetic); -1 if a
  * pivot is not > 0. */
-static inline int small_spd_inverse(double *restrict out, const double *A, int n)
+MBD_INLINE int small_spd_inverse(double *restrict out, const double *A, int n)
 {
     double M[36];
     for (int k = 0; k < n * n; k++) {

@@ -8,6 +8,9 @@
 #ifndef MBD_SPATIAL_H
 #define MBD_SPATIAL_H
 
+/* For kernels that must inline into their caller, so that constant sizes unroll. */
+#define MBD_INLINE static inline __attribute__((always_inline))
+
 typedef struct {
     double E[9];
     double r[3];
