@@ -162,21 +162,27 @@ int mbd_forward_momentum(const mbd_model *model, mbd_work *work, const double *q
     return status ? status : mbd_solve_momentum(model, work, p, tau, qd, pd);
 }
 
-static int require_work(const mbd_model *model, const mbd_work *work)
+/* The common start of the entry points below: a workspace of this model, position
+ * kinematics at q, and finite rates (each of the nv-vectors given may be NULL). */
+static int start_state(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+                       const double *qdd)
 {
-    return work && work->model == model ? MBD_OK : MBD_EINVAL;
+    if (!work || work->model != model)
+        return MBD_EINVAL;
+    int status = mbd_kinematics(model, work, q);
+    if (status)
+        return status;
+    if ((qd && check_finite(qd, model->nv)) || (qdd && check_finite(qdd, model->nv)))
+        return MBD_ENONFINITE;
+    return MBD_OK;
 }
 
 int mbd_inverse(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                 const double *qdd, double *tau, double *reactions)
 {
-    int status = require_work(model, work);
-    if (status == MBD_OK)
-        status = mbd_kinematics(model, work, q);
+    int status = start_state(model, work, q, qd, qdd);
     if (status)
         return status;
-    if (check_finite(qd, model->nv) || check_finite(qdd, model->nv))
-        return MBD_ENONFINITE;
     rnea(model, work, qd, qdd, 1, tau);
     if (reactions)
         memcpy(reactions, work->f, (size_t)model->nb * sizeof *work->f);
@@ -185,9 +191,7 @@ int mbd_inverse(const mbd_model *model, mbd_work *work, const double *q, const d
 
 int mbd_mass_matrix(const mbd_model *model, mbd_work *work, const double *q, double *H)
 {
-    int status = require_work(model, work);
-    if (status == MBD_OK)
-        status = mbd_kinematics(model, work, q);
+    int status = start_state(model, work, q, NULL, NULL);
     if (status)
         return status;
     const size_t nv = (size_t)model->nv;
@@ -201,13 +205,9 @@ int mbd_mass_matrix(const mbd_model *model, mbd_work *work, const double *q, dou
 int mbd_momentum(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                  double *p)
 {
-    int status = require_work(model, work);
-    if (status == MBD_OK)
-        status = mbd_kinematics(model, work, q);
+    int status = start_state(model, work, q, qd, NULL);
     if (status)
         return status;
-    if (check_finite(qd, model->nv))
-        return MBD_ENONFINITE;
     kinematics_velocity(model, work, qd);
     subtree_momenta(model, work, work->f);
     for (int i = 0; i < model->nb; i++)
@@ -220,13 +220,9 @@ int mbd_momentum(const mbd_model *model, mbd_work *work, const double *q, const 
 int mbd_energy(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                double *kinetic, double *potential)
 {
-    int status = require_work(model, work);
-    if (status == MBD_OK)
-        status = mbd_kinematics(model, work, q);
+    int status = start_state(model, work, q, qd, NULL);
     if (status)
         return status;
-    if (check_finite(qd, model->nv))
-        return MBD_ENONFINITE;
     kinematics_velocity(model, work, qd);
     double T = 0.0, V = 0.0;
     for (int i = 0; i < model->nb; i++) {

@@ -156,6 +156,19 @@ void subtree_momenta(const mbd_model *model, mbd_work *work, double (*mu)[6])
     }
 }
 
+void body_momentum(const mbd_model *model, mbd_work *work, int i, const double w[6],
+                   const double *qd)
+{
+    const int v0 = model->v0[i];
+    double vJ[6];
+    subspace_times(vJ, work->S + 6 * v0, model->joint[i].nv, qd + v0);
+    for (int r = 0; r < 6; r++)
+        work->v[i][r] = w[r] + vJ[r];
+    mat6_apply(work->f[i], work->IA[i], work->v[i]);
+    for (int r = 0; r < 6; r++)
+        work->f[i][r] += work->c[i][r];
+}
+
 /* pd_i = tau_i + S_i^T f^B_i + (dv_i/dq_i)^T mu_i, where f^B_i is the gravity on the
  * subtree of i and dv_i/dq_k = -(S_k x) X_i v_lambda + (dS/dq_k) qd, so that
  * (dv_i/dq_k)^T mu = -S_k^T (w x* mu) + ((dS/dq_k) qd)^T mu with w = v_i - S_i qd_i. */

@@ -62,24 +62,17 @@ static int eliminate(const mbd_model *model, mbd_work *work, const double *p)
 
 static void rates_and_momenta(const mbd_model *model, mbd_work *work, double *qd)
 {
-    const double (*phi)[6] = (const double (*)[6])work->c;
-    double (*mu)[6] = work->f;
     const double zero[6] = {0};
     for (int i = 0; i < model->nb; i++) {
         const int parent = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
-        const double *S = work->S + 6 * v0, *V = work->U + 6 * v0, *L = work->D + model->d0[i];
+        const double *V = work->U + 6 * v0, *L = work->D + model->d0[i];
         const double *vp = parent < 0 ? zero : work->v[parent];
-        double vJ[6];
+        double w[6];
         for (int k = 0; k < nv; k++)
             qd[v0 + k] = work->u[v0 + k] - (parent < 0 ? 0.0 : dot6(V + 6 * k, vp));
         small_backward_subst(L, nv, qd + v0);
-        xform_motion(work->v[i], &work->X[i], vp);
-        subspace_times(vJ, S, nv, qd + v0);
-        for (int r = 0; r < 6; r++)
-            work->v[i][r] += vJ[r];
-        mat6_apply(mu[i], work->IA[i], work->v[i]);
-        for (int r = 0; r < 6; r++)
-            mu[i][r] += phi[i][r];
+        xform_motion(w, &work->X[i], vp);
+        body_momentum(model, work, i, w, qd);
     }
 }
 

@@ -57,12 +57,11 @@ static int eliminate(const mbd_model *model, mbd_work *work, const double *p)
 static void rates_and_momenta(const mbd_model *model, mbd_work *work, const double *p, double *qd)
 {
     const double (*phi)[6] = (const double (*)[6])work->c;
-    double (*mu)[6] = work->f;
     const double zero[6] = {0};
     for (int i = 0; i < model->nb; i++) {
         const int parent = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
         const double *S = work->S + 6 * v0, *Dinv = work->D + model->d0[i];
-        double w[6], f[6], rhs[MBD_MAX_JOINT_DOF], vJ[6];
+        double w[6], f[6], rhs[MBD_MAX_JOINT_DOF];
         xform_motion(w, &work->X[i], parent < 0 ? zero : work->v[parent]);
         mat6_apply(f, work->IA[i], w);
         for (int r = 0; r < 6; r++)
@@ -73,12 +72,7 @@ static void rates_and_momenta(const mbd_model *model, mbd_work *work, const doub
             for (int m = 0; m < nv; m++)
                 qd[v0 + k] += Dinv[nv * k + m] * (p[v0 + m] - rhs[m]);
         }
-        subspace_times(vJ, S, nv, qd + v0);
-        for (int r = 0; r < 6; r++)
-            work->v[i][r] = w[r] + vJ[r];
-        mat6_apply(mu[i], work->IA[i], work->v[i]);
-        for (int r = 0; r < 6; r++)
-            mu[i][r] += phi[i][r];
+        body_momentum(model, work, i, w, qd);
     }
 }
 

@@ -555,7 +555,7 @@ static double median_ns(const bench_results *results, const bench_key *key, cons
     bench_key other = *key;
     snprintf(other.variant, sizeof other.variant, "%s", variant);
     const bench_record *record = bench_find(results, &other);
-    return record ? 1e9 * bench_median_real(record) : NAN;
+    return record ? 1e9 * bench_time_stat(record, STAT_MEDIAN) : NAN;
 }
 
 /* The rows of percall.dat (bench/dat.c) for our variants, each followed by MuJoCo's two
@@ -569,7 +569,7 @@ static int write_dat(FILE *out, void *ctx)
         if (strncmp(r->key.variant, MUJOCO_PATH, strlen(MUJOCO_PATH)) == 0)
             continue;
         fprintf(out, "%s %s %d %d %d %.6g %.4f", r->key.family, r->key.variant, r->key.n,
-                r->bodies, r->dofs, 1e9 * bench_median_real(r),
+                r->bodies, r->dofs, 1e9 * bench_time_stat(r, STAT_MEDIAN),
                 timing_statistic(STAT_CV, r->timing.real, r->timing.repetitions));
         put(out, median_ns(results, &r->key, MUJOCO_PATH));
         put(out, median_ns(results, &r->key, MUJOCO_FACTOR_SOLVE));

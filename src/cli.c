@@ -33,7 +33,10 @@ int cli_parse(const char *cmd, int argc, char **argv, int first, cli_flag *flags
         }
         cli_flag *flag = find_flag(flags, arg);
         if (!flag) {
-            fprintf(stderr, "mbd %s: unknown flag '%s' (see 'mbd help')\n", cmd, arg);
+            fprintf(stderr, "mbd %s: unknown flag '%s' (flags:", cmd, arg);
+            for (const cli_flag *f = flags; f->name; f++)
+                fprintf(stderr, " %s", f->name);
+            fprintf(stderr, "%s)\n", flags->name ? "" : " none");
             return CLI_USAGE_ERROR;
         }
         if (flag->value) {

@@ -48,7 +48,7 @@ static double norm2(const double *x, int n)
 
 static double energy_at(problem *pr, mbd_work *work, const double *q, const double *qd, int kinetic)
 {
-    double T, V;
+    double T = 0.0, V = 0.0;
     assert_int_equal(mbd_energy(pr->model, work, q, qd, &T, &V), MBD_OK);
     return kinetic ? T : V;
 }
