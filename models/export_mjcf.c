@@ -391,10 +391,26 @@ static void release(exporter *ex)
     free(ex->next_sibling);
 }
 
+/* MuJoCo's compiler refuses a moving body without mass (mjMINVAL), and its bounds that
+ * would let one through change the inertias: a massless body cannot be exported exactly. */
+static int find_massless_body(const mbd_model *model)
+{
+    for (int i = 0; i < mbd_model_nbodies(model); i++)
+        if (mbd_model_body(model, i)->mass == 0.0)
+            return i;
+    return -1;
+}
+
 int mbd_export_mjcf(const mbd_model *model, const char *path, char *err, size_t err_size)
 {
     if (!model || !path || !path[0]) {
         model_error(err, err_size, "mbd_export_mjcf: %s", !model ? "no model" : "no path");
+        return MBD_EINVAL;
+    }
+    const int massless = find_massless_body(model);
+    if (massless >= 0) {
+        model_error(err, err_size, "%s: bodies[%d] (\"%s\").mass: 0: MuJoCo refuses massless moving bodies",
+                    path, massless, mbd_model_body(model, massless)->name);
         return MBD_EINVAL;
     }
     const size_t len = strlen(path);

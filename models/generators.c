@@ -308,6 +308,26 @@ static int generated_alloc(generated *g, int n, char (**names)[16])
     return 0;
 }
 
+/* Geometric tapers (tree's taper^(3i)) over many bodies leave the range of doubles: an
+ * overflow would read as a non-finite mass, an underflow as a massless body or a zero
+ * inertia, neither what the spec meant. */
+static int check_scales(const generated *g, char *err, size_t err_size)
+{
+    for (int i = 0; i < g->n; i++) {
+        const mbd_body_def *b = &g->defs[i];
+        const double smallest = fmin(b->inertia[0][0], fmin(b->inertia[1][1], b->inertia[2][2]));
+        const double largest = fmax(b->inertia[0][0], fmax(b->inertia[1][1], b->inertia[2][2]));
+        if (!isnormal(b->mass) || !isnormal(smallest) || !isfinite(largest)) {
+            model_error(err, err_size,
+                        "bodies[%d] (\"%s\"): mass %g and inertia (diagonal up to %g) leave the "
+                        "range of doubles; use fewer bodies or a taper nearer 1",
+                        i, b->name, b->mass, largest);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 mbd_model *generator_load(const char *spec, char *err, size_t err_size)
 {
     const generator *gen = find_generator(spec, strcspn(spec, ":"));
@@ -328,8 +348,10 @@ mbd_model *generator_load(const char *spec, char *err, size_t err_size)
     } else {
         gen->fill(values, &g);
         char reason[512];
-        model = model_build_from(spec, g.name, g.gravity, g.n, g.defs, reason, sizeof reason);
-        if (!model)
+        if (check_scales(&g, reason, sizeof reason) < 0)
+            model_error(err, err_size, "%s: %s", spec, reason);
+        else if (!(model = model_build_from(spec, g.name, g.gravity, g.n, g.defs, reason,
+                                            sizeof reason)))
             model_error(err, err_size, "%s: %s", spec, reason);
     }
     free(g.defs);

@@ -252,11 +252,27 @@ static int check_rotation(const body_check *c)
     return 0;
 }
 
+static int all_zero(const double *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (x[i] != 0.0)
+            return 0;
+    return 1;
+}
+
+/* A positive mass, or 0 for a massless body (an intermediate frame), whose inertia must
+ * then be zero too; its com is irrelevant but must still be finite. */
 static int check_mass_and_com(const body_check *c)
 {
     const mbd_body_def *b = c->body;
-    if (!isfinite(b->mass) || b->mass <= 0.0)
-        return reject(c, "mass", "expected a finite positive number", &b->mass, 1, 1);
+    if (!isfinite(b->mass) || b->mass < 0.0)
+        return reject(c, "mass", "expected a finite positive number (or 0 for a massless body)",
+                      &b->mass, 1, 1);
+    if (b->mass == 0.0 && !all_zero(&b->inertia[0][0], 9))
+        return reject(c, "mass",
+                      "expected a finite positive number (0 only for a massless body, whose "
+                      "inertia must be all zero)",
+                      &b->mass, 1, 1);
     if (!all_finite(b->com, 3))
         return reject(c, "com", "expected 3 finite numbers", b->com, 1, 3);
     return 0;
@@ -267,6 +283,8 @@ static int check_inertia(const body_check *c)
     const double *I = &c->body->inertia[0][0];
     if (!all_finite(I, 9))
         return reject(c, "inertia", "expected finite numbers", I, 3, 3);
+    if (c->body->mass == 0.0) /* massless: all zero, checked with the mass */
+        return 0;
     double scale = 0.0;
     for (int k = 0; k < 9; k++)
         scale = fmax(scale, fabs(I[k]));

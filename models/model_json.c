@@ -2,20 +2,26 @@
  *
  * Every error is one line "FILE: PATH: PROBLEM, got VALUE", where PATH is the JSON path
  * of the field, such as bodies[3] ("link4").joint.axis; syntax errors are
- * "FILE:LINE:COLUMN: jansson's message". Semantic checks (positive mass, valid inertia,
- * non-zero axes, ...) are mbd_model_build's, whose messages use the same paths. */
+ * "FILE:LINE:COLUMN: jansson's message". Semantic checks (mass positive or a massless
+ * body, valid inertia, non-zero axes, ...) are mbd_model_build's, whose messages use the
+ * same paths. Limits, each with its own message: file size (MAX_FILE_BYTES), nesting depth
+ * (MAX_NESTING, checked before jansson's recursive parser runs) and body count
+ * (MBD_MAX_BODIES). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "models.h"
 
 #define MAX_FILE_BYTES (64L * 1024 * 1024)
+#define MAX_NESTING 32 /* a model needs 6: top, bodies, body, joint, axes, axis */
 #define MAX_VALUE_CHARS 60
 #define PREFIX_SIZE 192
 
@@ -307,28 +313,130 @@ static mbd_model *read_model(const loader *ld, json_t *root)
     return model;
 }
 
-/* Opens, size-checks and parses the file: the size is checked before jansson reads. */
-static json_t *parse_file(const loader *ld)
+/* The line and column (both from 1) of text[at]. */
+static void position_of(const char *text, size_t at, int *line, int *column)
 {
-    FILE *file = fopen(ld->file, "rb");
-    if (!file) {
+    *line = 1;
+    *column = 1;
+    for (size_t k = 0; k < at; k++) {
+        if (text[k] == '\n') {
+            ++*line;
+            *column = 1;
+        } else {
+            ++*column;
+        }
+    }
+}
+
+/* Fails (with a message) if arrays and objects nest deeper than MAX_NESTING outside
+ * strings: jansson's parser recurses, and no model needs more than a few levels. */
+static int check_nesting(const loader *ld, const char *text, size_t size)
+{
+    int depth = 0;
+    bool in_string = false;
+    for (size_t k = 0; k < size; k++) {
+        const char ch = text[k];
+        if (in_string) {
+            if (ch == '\\')
+                k++;
+            else if (ch == '"')
+                in_string = false;
+        } else if (ch == '"') {
+            in_string = true;
+        } else if (ch == '[' || ch == '{') {
+            if (++depth > MAX_NESTING) {
+                int line, column;
+                position_of(text, k, &line, &column);
+                model_error(ld->err, ld->err_size,
+                            "%s:%d:%d: arrays and objects nested deeper than %d levels, over the limit",
+                            ld->file, line, column, MAX_NESTING);
+                return -1;
+            }
+        } else if (ch == ']' || ch == '}') {
+            depth--;
+        }
+    }
+    return 0;
+}
+
+/* The whole file into a new buffer (*size bytes, NUL-terminated), or NULL after a
+ * message; the size limit holds also for a file that grows while it is read. */
+static char *read_file(const loader *ld, FILE *file, size_t *size)
+{
+    struct stat info;
+    if (fstat(fileno(file), &info) != 0) {
         model_error(ld->err, ld->err_size, "%s: cannot open: %s", ld->file, strerror(errno));
         return NULL;
     }
-    struct stat info;
-    json_t *root = NULL;
-    json_error_t error;
-    if (fstat(fileno(file), &info) != 0)
-        model_error(ld->err, ld->err_size, "%s: cannot open: %s", ld->file, strerror(errno));
-    else if (!S_ISREG(info.st_mode))
+    if (!S_ISREG(info.st_mode)) {
         model_error(ld->err, ld->err_size, "%s: cannot open: not a regular file", ld->file);
-    else if (info.st_size > MAX_FILE_BYTES)
+        return NULL;
+    }
+    if (info.st_size > MAX_FILE_BYTES) {
         model_error(ld->err, ld->err_size, "%s: %lld bytes, over the limit of %ld (64 MiB)",
                     ld->file, (long long)info.st_size, MAX_FILE_BYTES);
-    else if (!(root = json_loadf(file, JSON_REJECT_DUPLICATES, &error)))
+        return NULL;
+    }
+    /* One byte more than fstat says, to see a file that grew since; never more than the
+     * limit plus one byte, to see one that grew past it. */
+    const size_t limit = (size_t)MAX_FILE_BYTES + 1;
+    size_t capacity = (size_t)info.st_size + 1, used = 0;
+    char *text = malloc(capacity + 1);
+    while (text) {
+        used += fread(text + used, 1, capacity - used, file);
+        if (used < capacity || ferror(file))
+            break;
+        if (used >= limit) {
+            model_error(ld->err, ld->err_size, "%s: over the limit of %ld bytes (64 MiB)",
+                        ld->file, MAX_FILE_BYTES);
+            free(text);
+            return NULL;
+        }
+        capacity = capacity > limit / 2 ? limit : 2 * capacity;
+        char *bigger = realloc(text, capacity + 1);
+        if (!bigger)
+            free(text);
+        text = bigger;
+    }
+    if (!text) {
+        model_error(ld->err, ld->err_size, "%s: out of memory", ld->file);
+        return NULL;
+    }
+    if (ferror(file)) {
+        model_error(ld->err, ld->err_size, "%s: cannot read: %s", ld->file, strerror(errno));
+        free(text);
+        return NULL;
+    }
+    text[used] = '\0';
+    *size = used;
+    return text;
+}
+
+/* Opens, size-checks, depth-checks and parses the file: the limits hold before jansson
+ * reads. */
+static json_t *parse_file(const loader *ld)
+{
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer (read_file then rejects it). */
+    const int fd = open(ld->file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *file = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!file) {
+        model_error(ld->err, ld->err_size, "%s: cannot open: %s", ld->file, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    size_t size = 0;
+    char *text = read_file(ld, file, &size);
+    fclose(file);
+    if (!text)
+        return NULL;
+    json_t *root = NULL;
+    json_error_t error;
+    if (check_nesting(ld, text, size) == 0 &&
+        !(root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &error)))
         model_error(ld->err, ld->err_size, "%s:%d:%d: %s", ld->file, error.line, error.column,
                     error.text);
-    fclose(file);
+    free(text);
     return root;
 }
 

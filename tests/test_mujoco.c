@@ -240,6 +240,16 @@ static void test_cli_export_errors(void **state)
     expect_export_error("export mjcf rods:n=0 --out /tmp/x.xml", 2, "rods:n=0");
     expect_export_error("export mjcf rods:n=3 --out /nonexistent-dir/x.xml", 1,
                         "/nonexistent-dir/x.xml");
+    char args[256];
+    snprintf(args, sizeof args, "export mjcf %s --out /tmp/mbd-massless.xml",
+             temp_file_with("{\"bodies\": [{\"name\": \"frame\", \"parent\": \"world\","
+                            " \"joint\": {\"type\": \"revolute\", \"axis\": [0, 0, 1]},"
+                            " \"mass\": 0, \"com\": [0, 0, 0], \"inertia\": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]},"
+                            " {\"name\": \"link\", \"parent\": \"frame\","
+                            " \"joint\": {\"type\": \"revolute\", \"axis\": [1, 0, 0]},"
+                            " \"mass\": 1, \"com\": [0.5, 0, 0], \"inertia\": [[0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]]}]}",
+                            ".json"));
+    expect_export_error(args, 1, "massless");
 }
 
 int main(void)

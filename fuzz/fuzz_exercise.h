@@ -1,0 +1,116 @@
+/* fuzz_exercise.h: what the model fuzz targets do with a model that loaded: every public
+ * query and every solver at one deterministic state, with checks that abort (so that
+ * libFuzzer records the input) when a documented promise is broken. */
+#ifndef MBD_FUZZ_EXERCISE_H
+#define MBD_FUZZ_EXERCISE_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbd.h"
+
+/* Larger models are only built and described: the dense solver is O(n^3). */
+#define FUZZ_SOLVE_MAX_NV 64
+
+static inline void fuzz_require(int condition, const char *what)
+{
+    if (!condition) {
+        fprintf(stderr, "fuzz: broken promise: %s\n", what);
+        abort();
+    }
+}
+
+/* A status any call may return: MBD_OK or one of the listed errors. */
+static inline int fuzz_status_valid(int status)
+{
+    return status <= 0 && status >= MBD_EINTEGRATE;
+}
+
+/* An error message: non-empty, one line. */
+static inline void fuzz_check_message(const char *err)
+{
+    fuzz_require(err[0] != '\0', "empty error message");
+    fuzz_require(strchr(err, '\n') == NULL, "error message of several lines");
+}
+
+/* Specs the spec target (and the corpus replay in tests/test_reliability.c) passes over:
+ * a '/' would name a file anywhere, and an item "n=..." over FUZZ_MAX_SPEC_BODIES (or too
+ * long to read) is valid but only costs time. */
+#define FUZZ_MAX_SPEC_BODIES 4000
+
+static inline int fuzz_spec_skipped(const char *spec)
+{
+    if (strchr(spec, '/'))
+        return 1;
+    for (const char *item = strchr(spec, ':'); item; item = strchr(item + 1, ',')) {
+        if (strncmp(item + 1, "n=", 2) != 0)
+            continue;
+        const char *digits = item + 3;
+        while (*digits == '0')
+            digits++;
+        const size_t len = strspn(digits, "0123456789");
+        if (len > 9 || (len > 0 && atol(digits) > FUZZ_MAX_SPEC_BODIES))
+            return 1;
+    }
+    return 0;
+}
+
+static inline void fuzz_exercise_model(const mbd_model *model)
+{
+    const int nb = mbd_model_nbodies(model), nq = mbd_model_nq(model), nv = mbd_model_nv(model);
+    fuzz_require(nb >= 1 && nq >= nb && nv >= nb, "model sizes");
+    for (int i = 0; i < nb; i++) {
+        const mbd_body_def *b = mbd_model_body(model, i);
+        fuzz_require(b && b->name && b->parent >= -1 && b->parent < i, "body description");
+    }
+    FILE *sink = fopen("/dev/null", "w");
+    if (sink) {
+        mbd_model_print(model, sink);
+        fclose(sink);
+    }
+    if (nv > FUZZ_SOLVE_MAX_NV)
+        return;
+    double *buf = calloc((size_t)(nq + 7 * nv + 6 * nb + nv * nv), sizeof *buf);
+    fuzz_require(buf != NULL, "allocation");
+    double *q = buf, *qd = q + nq, *tau = qd + nv, *out = tau + nv, *pd = out + nv, *p = pd + nv;
+    double *tau2 = p + nv, *qdd = tau2 + nv, *reactions = qdd + nv, *H = reactions + 6 * nb;
+    for (int k = 0; k < nq; k++)
+        q[k] = 0.3 * sin(1.0 + k);
+    for (int k = 0; k < nv; k++) {
+        qd[k] = 0.5 * cos(2.0 + k);
+        tau[k] = 0.2 * sin(3.0 + k);
+    }
+    for (int s = 0; s < mbd_solver_count(); s++) {
+        const mbd_solver *solver = mbd_solver_at(s);
+        mbd_work *work = mbd_work_new(model, solver);
+        fuzz_require(work != NULL, "workspace");
+        const unsigned forms = mbd_solver_formulations(solver);
+        if (forms & MBD_ACCELERATION) {
+            const int status = mbd_forward(model, work, q, qd, tau, out);
+            fuzz_require(fuzz_status_valid(status), "mbd_forward status");
+            for (int k = 0; status == MBD_OK && k < nv; k++)
+                fuzz_require(isfinite(out[k]), "mbd_forward returned OK with a non-finite qdd");
+        }
+        if (forms & MBD_MOMENTUM) {
+            int status = mbd_momentum(model, work, q, qd, p);
+            fuzz_require(fuzz_status_valid(status), "mbd_momentum status");
+            if (status == MBD_OK) {
+                status = mbd_forward_momentum(model, work, q, p, tau, out, pd);
+                fuzz_require(fuzz_status_valid(status), "mbd_forward_momentum status");
+            }
+        }
+        int status = mbd_inverse(model, work, q, qd, qdd, tau2, reactions);
+        fuzz_require(fuzz_status_valid(status), "mbd_inverse status");
+        status = mbd_mass_matrix(model, work, q, H);
+        fuzz_require(fuzz_status_valid(status), "mbd_mass_matrix status");
+        double kinetic, potential;
+        status = mbd_energy(model, work, q, qd, &kinetic, &potential);
+        fuzz_require(fuzz_status_valid(status), "mbd_energy status");
+        mbd_work_free(work);
+    }
+    free(buf);
+}
+
+#endif
