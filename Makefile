@@ -125,7 +125,7 @@ bench: deps-build mbd-bench
 report: deps-report mbd mbd-bench
 	report/make_report.sh $(if $(filter 1 yes true,$(QUICK)),--quick)
 
-# ---- reliability: sanitizers and fuzzing (see RELIABILITY.md, fuzz/) -------------------
+# ---- reliability: sanitizers and fuzzing (see README.md, Reliability; fuzz/) ----------
 # make test-sanitize: the library, mbd and every test binary built again into build-asan/
 # with AddressSanitizer + UndefinedBehaviorSanitizer (any report, leaks included, fails the
 # binary), then run with MBD=build-asan/mbd.

@@ -61,24 +61,6 @@ static void write_text(const char *path, const char *text)
     assert_int_equal(fclose(file), 0);
 }
 
-/* The whole file as a new string (NULL if it cannot be read). */
-static char *read_text(const char *path)
-{
-    FILE *file = fopen(path, "rb");
-    if (!file)
-        return NULL;
-    size_t size = 0, capacity = 4096;
-    char *text = malloc(capacity);
-    for (size_t n; (n = fread(text + size, 1, capacity - size - 1, file)) > 0;) {
-        size += n;
-        if (size + 1 == capacity)
-            text = realloc(text, capacity *= 2);
-    }
-    text[size] = '\0';
-    fclose(file);
-    return text;
-}
-
 static double seconds_now(void)
 {
     struct timespec t;
@@ -86,41 +68,20 @@ static double seconds_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Runs `$MBD args 2>&1`; returns the exit status and the output (caller frees). */
-static int run_mbd(const char *args, char **output)
-{
-    const char *mbd = getenv("MBD");
-    char command[1024];
-    snprintf(command, sizeof command, "%s %s 2>&1", mbd && *mbd ? mbd : "./mbd", args);
-    FILE *pipe = popen(command, "r");
-    assert_non_null(pipe);
-    size_t size = 0, capacity = 4096;
-    char *text = malloc(capacity);
-    for (size_t n; (n = fread(text + size, 1, capacity - size - 1, pipe)) > 0;) {
-        size += n;
-        if (size + 1 == capacity)
-            text = realloc(text, capacity *= 2);
-    }
-    text[size] = '\0';
-    const int status = pclose(pipe);
-    *output = text;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
 /* Runs mbd with args; fails unless it exits with exit_status and prints both fragments
  * (either may be NULL). */
 static void expect_mbd2(const char *args, int exit_status, const char *fragment, const char *fragment2)
 {
-    char *out;
-    const int status = run_mbd(args, &out);
-    if (status != exit_status || (fragment && !strstr(out, fragment)) ||
+    cli_result r = mbd_run(args);
+    const char *out = r.status == 0 ? r.out : r.err;
+    if (r.status != exit_status || (fragment && !strstr(out, fragment)) ||
         (fragment2 && !strstr(out, fragment2))) {
         print_error("mbd %s: exit %d (expected %d), output \"%s\" (expected \"%s\" and \"%s\")\n",
-                    args, status, exit_status, out, fragment ? fragment : "", fragment2 ? fragment2 : "");
-        free(out);
+                    args, r.status, exit_status, out, fragment ? fragment : "", fragment2 ? fragment2 : "");
+        cli_result_free(&r);
         fail();
     }
-    free(out);
+    cli_result_free(&r);
 }
 
 static void expect_mbd(const char *args, int exit_status, const char *fragment)
@@ -840,7 +801,7 @@ static void test_fuzz_corpora_replay(void **state)
             continue;
         char path[512], err[512] = "";
         snprintf(path, sizeof path, "fuzz/corpus/fuzz_model_spec/%s", e->d_name);
-        char *spec = read_text(path);
+        char *spec = read_text_file(path);
         assert_non_null(spec);
         spec[strcspn(spec, "\n")] = '\0';
         mbd_model *model = fuzz_spec_skipped(spec) ? NULL : mbd_model_load(spec, err, sizeof err);
@@ -857,7 +818,7 @@ static void test_fuzz_corpora_replay(void **state)
 
 /* Regression inputs: each must load with a one-line error naming fragment, or (fragment
  * NULL) load and solve. Every crash or hang a fuzzer finds goes here (none so far: see
- * RELIABILITY.md); the cases below are the loader's edges found while writing the fuzz
+ * README.md, Reliability); the cases below are the loader's edges found while writing the fuzz
  * targets. */
 static void test_regression_inputs(void **state)
 {
@@ -1068,7 +1029,7 @@ static void test_write_atomic_ok_and_failing_writer(void **state)
     p.fail_after = 1;
     assert_int_equal(write_atomic_captured(path, &p, message, sizeof message), CLI_RUNTIME_ERROR);
     assert_non_null(strstr(message, path));
-    char *text = read_text(path);
+    char *text = read_text_file(path);
     assert_string_equal(text, "earlier result\n");
     free(text);
     assert_int_equal(count_prefixed(temp_dir, "result.txt.tmp."), 0);
@@ -1106,7 +1067,7 @@ static void test_write_atomic_file_size_limit(void **state)
     int status;
     assert_int_equal(waitpid(child, &status, 0), child);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    char *text = read_text(path);
+    char *text = read_text_file(path);
     assert_string_equal(text, "earlier result\n");
     free(text);
     assert_int_equal(count_prefixed(temp_dir, "limited.txt.tmp."), 0);
@@ -1130,7 +1091,7 @@ static void test_write_atomic_full_disk(void **state)
     payload p = {.bytes = 1 << 20};
     char message[512];
     const int rc = write_atomic_captured(path, &p, message, sizeof message);
-    char *text = read_text(path);
+    char *text = read_text_file(path);
     const int leftovers = count_prefixed(mount_point, "result.txt.tmp.");
     umount(mount_point);
     rmdir(mount_point);
