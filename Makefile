@@ -108,7 +108,7 @@ mbd-bench: $(BENCH_OBJ) $(BUILD)/src/cli.o $(LIB)
 BENCH_CC     := $(CC)
 BENCH_CFLAGS := $(CFLAGS)
 BENCH_COMMIT  = $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
-                  [ -z "$$(git status --porcelain 2>/dev/null)" ] || c=$$c-dirty; echo $$c)
+                  [ -z "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || c=$$c-dirty; echo $$c)
 $(BENCH_INFO): bench-info-force
 	@mkdir -p $(dir $@)
 	@printf '%s\n' '$(BENCH_CC)' '$(BENCH_CFLAGS)' '$(BENCH_COMMIT)' > $@.new; \
