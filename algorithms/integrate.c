@@ -311,6 +311,8 @@ static void finish(simulation *sim, const integrator_ops *ops)
     if (sim->sun)
         SUNContext_Free(&sim->sun);
     free(sim->qd);
+    if (sim->work)
+        sim->stats.failed_body = mbd_work_failed_body(sim->work);
     mbd_work_free(sim->work);
 }
 
@@ -318,7 +320,8 @@ int mbd_simulate(const mbd_model *model, const mbd_solver *solver,
                  const mbd_sim_options *options, const double *q0, const double *qd0,
                  mbd_sim_callback callback, void *ctx, mbd_sim_stats *stats)
 {
-    simulation sim = {.model = model, .opt = options, .callback = callback, .ctx = ctx};
+    simulation sim = {.model = model, .opt = options, .callback = callback, .ctx = ctx,
+                      .stats = {.failed_body = -1}};
     int status = check_options(model, solver, options);
     if (status == MBD_OK) {
         const integrator_ops *ops = &integrators[options->integrator];

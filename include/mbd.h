@@ -208,6 +208,7 @@ typedef struct {
     long reported;       /* states passed to the callback */
     double t;            /* time reached: t1, or where the run stopped */
     double energy_drift; /* max |E(t) - E(0)| / max(|E(0)|, max T(t)) over reported states */
+    int failed_body;     /* after MBD_ESINGULAR: the body whose joint block was singular, else -1 */
 } mbd_sim_stats;
 
 /* Integrates the free motion (tau = 0) from (q0, qd0) at t = 0 to options->t1 with one

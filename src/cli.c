@@ -188,10 +188,9 @@ static void sync_parent_directory(const char *path)
     free(dir);
 }
 
-int cli_fail_solve(const char *cmd, const char *what, const mbd_model *model,
-                   const mbd_work *work, int status)
+int cli_fail_solve(const char *cmd, const char *what, const mbd_model *model, int body,
+                   int status)
 {
-    const int body = mbd_work_failed_body(work);
     if (status != MBD_ESINGULAR || body < 0)
         return cli_fail(cmd, what, status);
     const mbd_body_def *def = mbd_model_body(model, body);

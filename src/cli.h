@@ -45,9 +45,10 @@ void json_key_vector(FILE *out, const char *key, const double *x, int n, int las
 /* Reports a library status for a command; returns CLI_RUNTIME_ERROR. */
 int cli_fail(const char *cmd, const char *what, int status);
 
-/* Reports a failed solve; for MBD_ESINGULAR it names the body whose joint failed. */
-int cli_fail_solve(const char *cmd, const char *what, const mbd_model *model,
-                   const mbd_work *work, int status);
+/* Reports a failed solve; for MBD_ESINGULAR it names the body whose joint failed
+ * (mbd_work_failed_body; -1 when unknown). */
+int cli_fail_solve(const char *cmd, const char *what, const mbd_model *model, int body,
+                   int status);
 
 /* Writes the bytes produced by write_fn to path atomically (temp file + rename). */
 int cli_write_atomic(const char *cmd, const char *path, int (*write_fn)(FILE *, void *), void *ctx);

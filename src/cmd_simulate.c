@@ -214,7 +214,7 @@ static int simulate(const char *cmd, const mbd_model *model, const mbd_solver *s
         char what[160];
         snprintf(what, sizeof what, "%s %s at t = %g", mbd_solver_name(solver),
                  mbd_integrator_name(opt->integrator), stats.t);
-        rc = cli_fail(cmd, what, status);
+        rc = cli_fail_solve(cmd, what, model, stats.failed_body, status);
     } else if (out_path) {
         rc = cli_write_atomic(cmd, out_path, copy_stream, tr.out);
     } else if (fflush(stdout) != 0) {

@@ -107,7 +107,7 @@ static int run_fd(const char *cmd, const mbd_model *model, const mbd_solver *sol
         status = momentum ? mbd_forward_momentum(model, work, q, p, tau, out, pd)
                           : mbd_forward(model, work, q, qd, tau, out);
     if (status)
-        rc = cli_fail_solve(cmd, mbd_solver_name(solver), model, work, status);
+        rc = cli_fail_solve(cmd, mbd_solver_name(solver), model, mbd_work_failed_body(work), status);
     mbd_work_free(work);
     if (status)
         return rc;

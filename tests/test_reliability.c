@@ -289,6 +289,9 @@ static void test_massless_leaf_cli(void **state)
         snprintf(args, sizeof args, "fd %s --solver %s --q 0.1,0.2 --qd 1,2", path,
                  mbd_solver_name(mbd_solver_at(k)));
         expect_mbd2(args, 1, "singular", "\"sensor\"");
+        snprintf(args, sizeof args, "simulate %s --solver %s --integrator rk4 --t1 0.1 --dt 0.01",
+                 path, mbd_solver_name(mbd_solver_at(k)));
+        expect_mbd2(args, 1, "singular", "\"sensor\"");
     }
     snprintf(args, sizeof args, "info %s", path);
     expect_mbd(args, 0, "sensor");
