@@ -3,7 +3,8 @@
 
 CC      ?= gcc
 OPT     ?= -O3 -march=native -flto=auto
-AR      := gcc-ar  # understands the LTO objects of -flto
+# gcc-ar: an archiver that understands the LTO objects of -flto
+AR      := gcc-ar
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow -Iinclude -Ialgorithms -fopenmp
 LDLIBS  += -lsundials_arkode -lsundials_cvode -lsundials_nvecserial -ljansson -llapacke -lopenblas -lm -fopenmp

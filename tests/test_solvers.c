@@ -4,6 +4,7 @@
 #include "support.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,11 +47,31 @@ static double norm2(const double *x, int n)
     return sqrt(s);
 }
 
-static double energy_at(problem *pr, mbd_work *work, const double *q, const double *qd, int kinetic)
+/* L = T - V at (q, qd). */
+static double lagrangian_at(problem *pr, mbd_work *work, const double *q, const double *qd)
 {
     double T = 0.0, V = 0.0;
     assert_int_equal(mbd_energy(pr->model, work, q, qd, &T, &V), MBD_OK);
-    return kinetic ? T : V;
+    return T - V;
+}
+
+/* Every momentum solver's pd at (q, p = H qd) equals pr->ref to 1e-7 (finite differences). */
+static void check_pd_of_momentum_solvers(problem *pr, const char *label)
+{
+    mbd_work *work = mbd_work_new(pr->model, NULL);
+    assert_int_equal(mbd_momentum(pr->model, work, pr->q, pr->qd, pr->p), MBD_OK);
+    mbd_work_free(work);
+    for (int s = 0; s < mbd_solver_count(); s++) {
+        const mbd_solver *solver = mbd_solver_at(s);
+        if (!(mbd_solver_formulations(solver) & MBD_MOMENTUM))
+            continue;
+        mbd_work *sw = mbd_work_new(pr->model, solver);
+        assert_int_equal(mbd_forward_momentum(pr->model, sw, pr->q, pr->p, pr->tau, pr->out, pr->out2), MBD_OK);
+        char what[96];
+        snprintf(what, sizeof what, "%s, %s", label, mbd_solver_name(solver));
+        assert_close(pr->out2, pr->ref, pr->nv, 1e-7, what);
+        mbd_work_free(sw);
+    }
 }
 
 /* qd -> p -> qd_back: the residual H qd_back - p is at round-off whatever the model; the
@@ -103,23 +124,14 @@ static void check_pd_against_lagrangian(problem *pr)
     for (int k = 0; k < pr->nv; k++) {
         memcpy(qh, pr->q, sizeof(double) * (size_t)pr->nq);
         qh[k] = pr->q[k] + h;
-        double Lp = energy_at(pr, work, qh, pr->qd, 1) - energy_at(pr, work, qh, pr->qd, 0);
+        const double Lp = lagrangian_at(pr, work, qh, pr->qd);
         qh[k] = pr->q[k] - h;
-        double Lm = energy_at(pr, work, qh, pr->qd, 1) - energy_at(pr, work, qh, pr->qd, 0);
+        const double Lm = lagrangian_at(pr, work, qh, pr->qd);
         pr->ref[k] = pr->tau[k] + (Lp - Lm) / (2 * h);
-    }
-    assert_int_equal(mbd_momentum(pr->model, work, pr->q, pr->qd, pr->p), MBD_OK);
-    for (int s = 0; s < mbd_solver_count(); s++) {
-        const mbd_solver *solver = mbd_solver_at(s);
-        if (!(mbd_solver_formulations(solver) & MBD_MOMENTUM))
-            continue;
-        mbd_work *sw = mbd_work_new(pr->model, solver);
-        assert_int_equal(mbd_forward_momentum(pr->model, sw, pr->q, pr->p, pr->tau, pr->out, pr->out2), MBD_OK);
-        assert_close(pr->out2, pr->ref, pr->nv, 1e-7, mbd_solver_name(solver));
-        mbd_work_free(sw);
     }
     free(qh);
     mbd_work_free(work);
+    check_pd_of_momentum_solvers(pr, "pd vs tau + dL/dq");
 }
 
 /* pd = d/dt (H qd) along the motion that `bodies` computes: central difference of p over
@@ -127,8 +139,7 @@ static void check_pd_against_lagrangian(problem *pr)
 static void check_pd_along_motion(problem *pr)
 {
     const double h = 1e-5;
-    const mbd_solver *bodies = mbd_solver_find("bodies"), *ldlt = mbd_solver_find("poisson-ldlt");
-    mbd_work *bw = mbd_work_new(pr->model, bodies), *lw = mbd_work_new(pr->model, ldlt);
+    mbd_work *bw = mbd_work_new(pr->model, mbd_solver_find("bodies"));
     const int n = pr->nv;
     double *qdd = malloc(sizeof(double) * 4 * (size_t)n), *qs = qdd + n, *vs = qs + n, *pp = vs + n;
     assert_int_equal(mbd_forward(pr->model, bw, pr->q, pr->qd, pr->tau, qdd), MBD_OK);
@@ -141,12 +152,9 @@ static void check_pd_along_motion(problem *pr)
     }
     for (int k = 0; k < n; k++)
         pr->ref[k] = (pp[k] - pr->ref[k]) / (2 * h);
-    assert_int_equal(mbd_momentum(pr->model, lw, pr->q, pr->qd, pr->p), MBD_OK);
-    assert_int_equal(mbd_forward_momentum(pr->model, lw, pr->q, pr->p, pr->tau, pr->out, pr->out2), MBD_OK);
-    assert_close(pr->out2, pr->ref, n, 1e-7, "pd vs d/dt(H qd)");
     free(qdd);
     mbd_work_free(bw);
-    mbd_work_free(lw);
+    check_pd_of_momentum_solvers(pr, "pd vs d/dt(H qd)");
 }
 
 static void for_random_models(void (*check)(problem *), const int *sizes, int nsizes)
