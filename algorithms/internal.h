@@ -43,6 +43,11 @@ struct mbd_model {
     mbd_joint *joint;          /* (nb) */
     mbd_xform *Xtree;          /* (nb) parent frame -> joint frame */
     double (*inertia)[36];     /* (nb) spatial inertia about the body frame origin */
+    /* (nb) Q_i, row-major: the solvers' body frame i may be turned against the user's
+     * (the model file's) by a constant rotation, x_user = Q_i x_internal. Everything in
+     * mbd_model and mbd_work (joint axes, Xtree, inertia, X, S, v, f, ...) is in the
+     * internal frames; defs keeps the user's. Convert with Q_i where the two meet. */
+    double (*user_rotation)[9];
 };
 
 /* Per-thread, per-state buffers; the only memory a solver writes. */

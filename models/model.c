@@ -393,8 +393,9 @@ static mbd_model *model_alloc(int n)
     m->joint = malloc(count * sizeof *m->joint);
     m->Xtree = malloc(count * sizeof *m->Xtree);
     m->inertia = malloc(count * sizeof *m->inertia);
+    m->user_rotation = malloc(count * sizeof *m->user_rotation);
     if (!m->defs || !m->parent || !m->q0 || !m->v0 || !m->d0 || !m->joint || !m->Xtree ||
-        !m->inertia) {
+        !m->inertia || !m->user_rotation) {
         mbd_model_free(m);
         return NULL;
     }
@@ -460,6 +461,8 @@ static void fill_geometry(mbd_model *m)
         double Ic[9];
         symmetrized(Ic, &b->inertia[0][0]);
         spatial_inertia(m->inertia[i], b->mass, b->com, Ic);
+        memcpy(m->user_rotation[i], (const double[9]){1, 0, 0, 0, 1, 0, 0, 0, 1},
+               sizeof m->user_rotation[i]);
     }
 }
 
@@ -548,6 +551,7 @@ void mbd_model_free(mbd_model *model)
     free(model->joint);
     free(model->Xtree);
     free(model->inertia);
+    free(model->user_rotation);
     free(model);
 }
 
