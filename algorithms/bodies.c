@@ -8,18 +8,21 @@
  *   root -> leaves:  a'_i = X_i a_l + c_i (a_0 = -a_g),  qdd_i = D_i^-1 (u_i - U_i^T a'_i),
  *                    a_i = a'_i + S_i qdd_i
  * Only matrices of size <= 6 appear; O(N). Each pass is a loop over bodies calling one
- * inline step, specialized for 1- and 2-DOF joints by DISPATCH_NV. */
+ * inline step, specialized for each joint type by DISPATCH_JOINT. What makes it fast (see
+ * algorithms/README.md): inertias as symmetric 3x3 blocks (mbd_inertia), joint frames
+ * turned so that S has unit columns (U is a column of I^A, D an entry), and the explicit
+ * D^-1 of a 1x1 or 2x2 block. */
 #include "internal.h"
 
 #include <string.h>
 
 MBD_INLINE void velocity_step(const mbd_model *model, mbd_work *work, const double *qd, int i,
-                              const int nv)
+                              const mbd_joint_type type)
 {
     const int p = model->parent[i], v0 = model->v0[i];
     const double *S = work->S + 6 * v0;
     double vJ[6], cJ[6], Iv[6];
-    subspace_times(vJ, S, nv, qd + v0);
+    subspace_times(vJ, type, S, qd + v0);
     if (p < 0)
         memcpy(work->v[i], vJ, sizeof vJ);
     else {
@@ -27,49 +30,45 @@ MBD_INLINE void velocity_step(const mbd_model *model, mbd_work *work, const doub
         for (int r = 0; r < 6; r++)
             work->v[i][r] += vJ[r];
     }
-    joint_bias(cJ, &model->joint[i], S, qd + v0);
     cross_motion(work->c[i], work->v[i], vJ);
-    for (int r = 0; r < 6; r++)
-        work->c[i][r] += cJ[r];
-    memcpy(work->IA[i], model->inertia[i], sizeof work->IA[i]);
-    sym6_apply(Iv, model->inertia[i], work->v[i]);
+    if (type == MBD_CARDAN) {
+        joint_bias(cJ, &model->joint[i], S, qd + v0);
+        for (int r = 0; r < 3; r++)
+            work->c[i][r] += cJ[r];
+    }
+    work->IA[i] = model->inertia[i];
+    inertia_apply(Iv, &model->inertia[i], work->v[i]);
     cross_force(work->f[i], work->v[i], Iv); /* p^A */
 }
 
 /* I^a = I^A - U D^-1 U^T, p^a = p^A + I^a c + U D^-1 u, both carried to the parent. */
 MBD_INLINE int articulated_step(const mbd_model *model, mbd_work *work, const double *tau, int i,
-                                const int nv)
+                                const mbd_joint_type type)
 {
-    const int p = model->parent[i], v0 = model->v0[i];
+    const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const double *S = work->S + 6 * v0, *pA = work->f[i];
-    double *restrict U = work->U + 6 * v0, *restrict Dinv = work->D + model->d0[i];
-    double *restrict u = work->u + v0;
-    double D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF], UDinv[MBD_MAX_JOINT_DOF][6], Ia[36];
-    joint_space_inertia(U, D, work->IA[i], S, nv);
-    if (small_spd_inverse(Dinv, D, nv))
+    double (*U)[6] = (double (*)[6])(work->U + 6 * v0);
+    double *restrict Dinv = work->D + model->d0[i], *restrict u = work->u + v0;
+    double D[4], UDinv[2][6], pa[6], t[6];
+    joint_space_inertia(U, D, &work->IA[i], type, S);
+    if (joint_block_inverse(Dinv, D, n))
         return singular_joint(work, i);
-    subspace_dot(u, S, nv, pA);
-    for (int k = 0; k < nv; k++)
-        u[k] = (tau ? tau[v0 + k] : 0.0) - u[k];
+    for (int k = 0; k < n; k++)
+        u[k] = (tau ? tau[v0 + k] : 0.0) - column_dot(type, S, k, pA);
     if (p < 0)
         return MBD_OK;
-    times_inverse(UDinv, U, Dinv, nv);
-    for (int r = 0; r < 6; r++)
-        for (int s = 0; s < 6; s++) {
-            double t = work->IA[i][6 * r + s];
-            for (int k = 0; k < nv; k++)
-                t -= UDinv[k][r] * U[6 * k + s];
-            Ia[6 * r + s] = t;
-        }
-    mirror_upper(Ia); /* rounding made I^a slightly asymmetric; asymmetry would grow */
-    double pa[6], t[6];
-    sym6_apply(pa, Ia, work->c[i]);
+    mbd_inertia Ia = work->IA[i];
+    times_inverse(UDinv, (const double (*)[6])U, Dinv, n);
+    for (int k = 0; k < n; k++)
+        inertia_sub_outer(&Ia, UDinv[k], U[k]);
+    inertia_zero_subspace(&Ia, type);
+    inertia_apply(pa, &Ia, work->c[i]);
     for (int r = 0; r < 6; r++) {
         pa[r] += pA[r];
-        for (int k = 0; k < nv; k++)
+        for (int k = 0; k < n; k++)
             pa[r] += UDinv[k][r] * u[k];
     }
-    inertia_add_congruence(work->IA[p], &work->X[i], Ia);
+    inertia_add_congruence(&work->IA[p], &work->X[i], &Ia);
     xform_force_t(t, &work->X[i], pa);
     for (int r = 0; r < 6; r++)
         work->f[p][r] += t[r];
@@ -77,24 +76,23 @@ MBD_INLINE int articulated_step(const mbd_model *model, mbd_work *work, const do
 }
 
 MBD_INLINE void acceleration_step(const mbd_model *model, mbd_work *work, const double *a0,
-                                  double *qdd, int i, const int nv)
+                                  double *qdd, int i, const mbd_joint_type type)
 {
-    const int p = model->parent[i], v0 = model->v0[i];
+    const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const double *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
-    double *a = work->a[i], rhs[MBD_MAX_JOINT_DOF], aJ[6];
+    double *a = work->a[i], rhs[2];
     xform_motion(a, &work->X[i], p < 0 ? a0 : work->a[p]);
     for (int r = 0; r < 6; r++)
         a[r] += work->c[i][r];
-    for (int k = 0; k < nv; k++)
+    for (int k = 0; k < n; k++)
         rhs[k] = work->u[v0 + k] - dot6(U + 6 * k, a);
-    for (int k = 0; k < nv; k++) {
-        qdd[v0 + k] = 0.0;
-        for (int m = 0; m < nv; m++)
-            qdd[v0 + k] += Dinv[nv * k + m] * rhs[m];
+    for (int k = 0; k < n; k++) {
+        double x = 0.0;
+        for (int m = 0; m < n; m++)
+            x += Dinv[n * k + m] * rhs[m];
+        qdd[v0 + k] = x;
+        column_add(a, type, work->S + 6 * v0, k, x);
     }
-    subspace_times(aJ, work->S + 6 * v0, nv, qdd + v0);
-    for (int r = 0; r < 6; r++)
-        a[r] += aJ[r];
 }
 
 static int bodies_acc(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
@@ -103,11 +101,11 @@ static int bodies_acc(const mbd_model *model, mbd_work *work, const double *qd, 
     const double a0[6] = {0, 0, 0, -model->gravity[0], -model->gravity[1], -model->gravity[2]};
     int status = MBD_OK;
     for (int i = 0; i < model->nb; i++)
-        DISPATCH_NV(model->joint[i].nv, velocity_step, model, work, qd, i);
+        DISPATCH_JOINT(model->joint[i].type, velocity_step, model, work, qd, i);
     for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
-        DISPATCH_NV(model->joint[i].nv, status = articulated_step, model, work, tau, i);
+        DISPATCH_JOINT(model->joint[i].type, status = articulated_step, model, work, tau, i);
     for (int i = 0; i < model->nb && status == MBD_OK; i++)
-        DISPATCH_NV(model->joint[i].nv, acceleration_step, model, work, a0, qdd, i);
+        DISPATCH_JOINT(model->joint[i].type, acceleration_step, model, work, a0, qdd, i);
     return status;
 }
 

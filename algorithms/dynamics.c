@@ -71,7 +71,7 @@ static size_t work_layout(mbd_work *w, const mbd_model *m, size_t scratch, char 
     w->a = carve(base, &off, nb * 6 * d);
     w->f = carve(base, &off, nb * 6 * d);
     w->g = carve(base, &off, nb * 6 * d);
-    w->IA = carve(base, &off, nb * 36 * d);
+    w->IA = carve(base, &off, nb * sizeof *w->IA);
     w->scratch = carve(base, &off, scratch * d);
     return off;
 }
@@ -184,8 +184,11 @@ int mbd_inverse(const mbd_model *model, mbd_work *work, const double *q, const d
     if (status)
         return status;
     rnea(model, work, qd, qdd, 1, tau);
-    if (reactions)
-        memcpy(reactions, work->f, (size_t)model->nb * sizeof *work->f);
+    if (reactions) /* into the user's body frames: n = Q n', f = Q f' */
+        for (int i = 0; i < model->nb; i++) {
+            mat3_apply(reactions + 6 * i, model->user_rotation[i], work->f[i]);
+            mat3_apply(reactions + 6 * i + 3, model->user_rotation[i], work->f[i] + 3);
+        }
     return MBD_OK;
 }
 
@@ -211,7 +214,8 @@ int mbd_momentum(const mbd_model *model, mbd_work *work, const double *q, const 
     kinematics_velocity(model, work, qd);
     subtree_momenta(model, work, work->f);
     for (int i = 0; i < model->nb; i++)
-        subspace_dot(p + model->v0[i], work->S + 6 * model->v0[i], model->joint[i].nv, work->f[i]);
+        subspace_dot(p + model->v0[i], model->joint[i].type, work->S + 6 * model->v0[i],
+                     work->f[i]);
     return MBD_OK;
 }
 
@@ -230,12 +234,13 @@ int mbd_energy(const mbd_model *model, mbd_work *work, const double *q, const do
         const double *g_parent = p < 0 ? model->gravity : work->a[p] + 3;
         const double h_parent = p < 0 ? 0.0 : work->a[p][0];
         double Iv[6];
-        mat6_apply(Iv, model->inertia[i], work->v[i]);
+        inertia_apply(Iv, &model->inertia[i], work->v[i]);
         T += 0.5 * dot6(work->v[i], Iv);
         work->a[i][0] = h_parent + vec3_dot(g_parent, work->X[i].r);
         mat3_apply(work->a[i] + 3, work->X[i].E, g_parent);
-        const mbd_body_def *body = &model->defs[i];
-        V -= body->mass * (work->a[i][0] + vec3_dot(work->a[i] + 3, body->com));
+        double com[3]; /* in the solvers' body frame */
+        mat3_apply_t(com, model->user_rotation[i], model->defs[i].com);
+        V -= model->defs[i].mass * (work->a[i][0] + vec3_dot(work->a[i] + 3, com));
     }
     *kinetic = T;
     *potential = V;

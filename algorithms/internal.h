@@ -9,18 +9,6 @@
 
 #define MBD_MAX_JOINT_DOF 6
 
-/* Calls step(args..., nv) with nv a compile-time constant for the common joint sizes, so
- * that an always-inline step gets its joint-space loops unrolled. */
-#define DISPATCH_NV(nv, step, ...)           \
-    do {                                     \
-        if ((nv) == 1)                       \
-            step(__VA_ARGS__, 1);            \
-        else if ((nv) == 2)                  \
-            step(__VA_ARGS__, 2);            \
-        else                                 \
-            step(__VA_ARGS__, (nv));         \
-    } while (0)
-
 /* A joint as the solvers see it: type, unit axes (joint frame = body frame at q = 0). */
 typedef struct {
     mbd_joint_type type;
@@ -42,7 +30,7 @@ struct mbd_model {
     int ndd;                   /* sum of nv_i^2 */
     mbd_joint *joint;          /* (nb) */
     mbd_xform *Xtree;          /* (nb) parent frame -> joint frame */
-    double (*inertia)[36];     /* (nb) spatial inertia about the body frame origin */
+    mbd_inertia *inertia;      /* (nb) spatial inertia about the body frame origin */
     /* (nb) Q_i, row-major: the solvers' body frame i may be turned against the user's
      * (the model file's) by a constant rotation, x_user = Q_i x_internal. Everything in
      * mbd_model and mbd_work (joint axes, Xtree, inertia, X, S, v, f, ...) is in the
@@ -66,7 +54,7 @@ struct mbd_work {
     double (*a)[6];            /* (nb) accelerations */
     double (*f)[6];            /* (nb) forces, momenta */
     double (*g)[6];            /* (nb) second force/momentum accumulator */
-    double (*IA)[36];          /* (nb) articulated or composite inertias */
+    mbd_inertia *IA;           /* (nb) articulated or composite inertias */
     double *scratch;           /* solver-specific, solver->scratch_doubles(model) */
 };
 
@@ -87,10 +75,11 @@ struct mbd_solver {
 
 /* ---- joints (joints.c) ---- */
 
-/* X_J(q): joint frame -> body frame, and the motion subspace S(q) in body coordinates
- * (nv columns of 6), which maps the joint's velocity coordinates to the body's velocity
- * relative to the joint frame. */
-void joint_kinematics(mbd_xform *XJ, double *S, const mbd_joint *joint, const double *q);
+/* X = X_J(q) X_T: parent frame -> body frame, and the motion subspace S(q) in body
+ * coordinates (nv columns of 6), which maps the joint's velocity coordinates to the body's
+ * velocity relative to the joint frame. */
+void joint_kinematics(mbd_xform *X, double *S, const mbd_joint *joint, const double *q,
+                      const mbd_xform *XT);
 /* c_J = (dS/dt) qd in body coordinates (zero where S is constant); S = S(q). */
 void joint_bias(double out[6], const mbd_joint *joint, const double *S, const double *qd);
 /* out[k] += ((dS/dq_k) qd)^T mu: the part of dT/dq_k that comes from S depending on q. */
@@ -104,7 +93,7 @@ int check_finite(const double *x, int n);
 void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *qd);
 /* mu_i: momentum of the subtree rooted at i (from work->v), into mu (nb x 6). */
 void subtree_momenta(const mbd_model *model, mbd_work *work, double (*mu)[6]);
-/* The last step of both Poisson solvers' forward pass for body i: v_i = w + S_i qd_i
+/* The last step of poisson-ldlt's forward pass for body i: v_i = w + S_i qd_i
  * with w = X_i v_lambda, and the subtree momentum mu_i = I^A_i v_i + phi_i into work->f
  * (phi in work->c). */
 void body_momentum(const mbd_model *model, mbd_work *work, int i, const double w[6],

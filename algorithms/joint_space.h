@@ -1,48 +1,168 @@
-/* joint_space.h: the n_i x n_i joint-space blocks (n_i <= 6) and the 6 x n_i motion
- * subspaces, inline so that a solver calling them with a constant n_i gets them unrolled.
- * S and U are n_i columns of 6 doubles; n_i x n_i blocks are row-major. */
+/* joint_space.h: the motion subspaces S_i and the n_i x n_i joint-space blocks (n_i <= 6),
+ * inline so that a solver that calls them with a constant joint type gets them unrolled
+ * and folded (DISPATCH_JOINT). S and U are n_i columns of 6 doubles; blocks row-major.
+ *
+ * In the solvers' joint frames (joints.c) the columns of S are unit vectors e_k for
+ * revolute (k = 2: turn about z), prismatic (k = 5: slide along z) and cylindrical joints
+ * (2 and 5), so that U = I^A S is a column of I^A, D = S^T U an entry, and S^T f an entry
+ * of f. Cardan columns are angular, (b(q2); 0) and (a2; 0), read from S. */
 #ifndef MBD_JOINT_SPACE_H
 #define MBD_JOINT_SPACE_H
 
 #include <math.h>
 
+#include "mbd.h"
 #include "spatial.h"
 
+/* Calls step(args..., type) with type a compile-time constant, so that an always-inline
+ * step is specialized for each joint type. */
+#define DISPATCH_JOINT(type, step, ...)                \
+    do {                                               \
+        switch (type) {                                \
+        case MBD_REVOLUTE:                             \
+            step(__VA_ARGS__, MBD_REVOLUTE);           \
+            break;                                     \
+        case MBD_PRISMATIC:                            \
+            step(__VA_ARGS__, MBD_PRISMATIC);          \
+            break;                                     \
+        case MBD_CYLINDRICAL:                          \
+            step(__VA_ARGS__, MBD_CYLINDRICAL);        \
+            break;                                     \
+        default:                                       \
+            step(__VA_ARGS__, MBD_CARDAN);             \
+            break;                                     \
+        }                                              \
+    } while (0)
+
+MBD_INLINE int joint_dofs(mbd_joint_type type)
+{
+    return type == MBD_REVOLUTE || type == MBD_PRISMATIC ? 1 : 2;
+}
+
+/* The index k of column `col` of S when it is the unit vector e_k, else -1 (Cardan). */
+MBD_INLINE int unit_column(mbd_joint_type type, int col)
+{
+    switch (type) {
+    case MBD_REVOLUTE:
+        return 2;
+    case MBD_PRISMATIC:
+        return 5;
+    case MBD_CYLINDRICAL:
+        return col == 0 ? 2 : 5;
+    default:
+        return -1;
+    }
+}
+
+/* S_col . f */
+MBD_INLINE double column_dot(mbd_joint_type type, const double *S, int col, const double f[6])
+{
+    const int k = unit_column(type, col);
+    return k >= 0 ? f[k] : vec3_dot(S + 6 * col, f);
+}
+
+/* out += S_col x */
+MBD_INLINE void column_add(double out[6], mbd_joint_type type, const double *S, int col, double x)
+{
+    const int k = unit_column(type, col);
+    if (k >= 0)
+        out[k] += x;
+    else
+        for (int r = 0; r < 3; r++)
+            out[r] += S[6 * col + r] * x;
+}
+
+/* out = I S_col */
+MBD_INLINE void inertia_times_column(double out[6], const mbd_inertia *I, mbd_joint_type type,
+                                     const double *S, int col)
+{
+    const int k = unit_column(type, col);
+    if (k >= 0) {
+        inertia_column(out, I, k);
+        return;
+    }
+    const double *s = S + 6 * col; /* (A s; B^T s) */
+    sym3_apply(out, I->A, s);
+    mat3_apply_t(out + 3, I->B, s);
+}
+
+/* I^a S = 0 exactly in exact arithmetic: zero the unit columns' rows and columns of I^a
+ * rather than keep their rounding residue. */
+MBD_INLINE void inertia_zero_subspace(mbd_inertia *I, mbd_joint_type type)
+{
+    for (int col = 0; col < joint_dofs(type); col++) {
+        const int k = unit_column(type, col);
+        if (k < 0)
+            return;
+        double *block = k < 3 ? I->A : I->C;
+        const int j = k % 3;
+        for (int r = 0; r < 3; r++) {
+            block[SYM3(r, j)] = 0.0;
+            if (k < 3)
+                I->B[3 * j + r] = 0.0;
+            else
+                I->B[3 * r + j] = 0.0;
+        }
+    }
+}
+
 /* out = S x */
-MBD_INLINE void subspace_times(double out[6], const double *S, int nv, const double *x)
+MBD_INLINE void subspace_times(double out[6], mbd_joint_type type, const double *S, const double *x)
 {
     for (int r = 0; r < 6; r++)
-        out[r] = S[r] * x[0];
-    for (int k = 1; k < nv; k++)
-        for (int r = 0; r < 6; r++)
-            out[r] += S[6 * k + r] * x[k];
+        out[r] = 0.0;
+    for (int col = 0; col < joint_dofs(type); col++)
+        column_add(out, type, S, col, x[col]);
 }
 
 /* out_k = S_k . f */
-MBD_INLINE void subspace_dot(double *out, const double *S, int nv, const double f[6])
+MBD_INLINE void subspace_dot(double *out, mbd_joint_type type, const double *S, const double f[6])
 {
-    for (int k = 0; k < nv; k++)
-        out[k] = dot6(S + 6 * k, f);
+    for (int col = 0; col < joint_dofs(type); col++)
+        out[col] = column_dot(type, S, col, f);
 }
 
-/* U = I^A S and D = S^T U (I^A need not be symmetric: D[k][m] = S_k . U_m). */
-MBD_INLINE void joint_space_inertia(double *U, double *D, const double *IA, const double *S, int nv)
+/* U = I S and D = S^T U (n x n) */
+MBD_INLINE void joint_space_inertia(double (*U)[6], double *D, const mbd_inertia *I,
+                                    mbd_joint_type type, const double *S)
 {
-    for (int k = 0; k < nv; k++)
-        mat6_apply(U + 6 * k, IA, S + 6 * k); /* row form: I^A of the sweep is not symmetric */
-    for (int k = 0; k < nv; k++)
-        for (int m = 0; m < nv; m++)
-            D[nv * k + m] = dot6(S + 6 * k, U + 6 * m);
+    const int n = joint_dofs(type);
+    for (int col = 0; col < n; col++)
+        inertia_times_column(U[col], I, type, S, col);
+    for (int k = 0; k < n; k++)
+        for (int m = 0; m < n; m++)
+            D[n * k + m] = column_dot(type, S, k, U[m]);
+}
+
+/* Dinv = D^-1 for the 1x1 or 2x2 SPD block D; -1 if D is not numerically positive definite
+ * (a pivot not > 0 or not finite). */
+MBD_INLINE int joint_block_inverse(double *restrict Dinv, const double *D, int n)
+{
+    if (n == 1) {
+        if (!(D[0] > 0.0) || !isfinite(D[0]))
+            return -1;
+        Dinv[0] = 1.0 / D[0];
+        return 0;
+    }
+    const double det = D[0] * D[3] - D[1] * D[2];
+    if (!(D[0] > 0.0) || !(det > 0.0) || !isfinite(det))
+        return -1;
+    const double inv = 1.0 / det;
+    Dinv[0] = D[3] * inv;
+    Dinv[1] = -D[1] * inv;
+    Dinv[2] = -D[2] * inv;
+    Dinv[3] = D[0] * inv;
+    return 0;
 }
 
 /* Columns of U D^-1: UDinv[k] = sum_m U_m Dinv[m][k]. */
-MBD_INLINE void times_inverse(double (*UDinv)[6], const double *U, const double *Dinv, int nv)
+MBD_INLINE void times_inverse(double (*UDinv)[6], const double (*U)[6], const double *Dinv, int n)
 {
-    for (int k = 0; k < nv; k++)
+    for (int k = 0; k < n; k++)
         for (int r = 0; r < 6; r++) {
             UDinv[k][r] = 0.0;
-            for (int m = 0; m < nv; m++)
-                UDinv[k][r] += U[6 * m + r] * Dinv[nv * m + k];
+            for (int m = 0; m < n; m++)
+                UDinv[k][r] += U[m][r] * Dinv[n * m + k];
         }
 }
 
@@ -85,38 +205,6 @@ MBD_INLINE void small_backward_subst(const double *L, int n, double *x)
             x[i] -= L[n * k + i] * x[k];
         x[i] /= L[n * i + i];
     }
-}
-
-/* out = A^-1 by Gauss-Jordan without pivoting (A is SPD in exact arithmetic); -1 if a
- * pivot is not > 0. */
-MBD_INLINE int small_spd_inverse(double *restrict out, const double *A, int n)
-{
-    double M[36];
-    for (int k = 0; k < n * n; k++) {
-        M[k] = A[k];
-        out[k] = 0.0;
-    }
-    for (int k = 0; k < n; k++)
-        out[n * k + k] = 1.0;
-    for (int j = 0; j < n; j++) {
-        const double pivot = M[n * j + j];
-        if (!(pivot > 0.0) || !isfinite(pivot))
-            return -1;
-        for (int k = 0; k < n; k++) {
-            M[n * j + k] /= pivot;
-            out[n * j + k] /= pivot;
-        }
-        for (int i = 0; i < n; i++) {
-            const double factor = M[n * i + j];
-            if (i == j || factor == 0.0)
-                continue;
-            for (int k = 0; k < n; k++) {
-                M[n * i + k] -= factor * M[n * j + k];
-                out[n * i + k] -= factor * out[n * j + k];
-            }
-        }
-    }
-    return 0;
 }
 
 #endif

@@ -3,68 +3,87 @@
  * The body frame is the joint frame moved by the joint: x_joint = R_J(q) x_body + p_J(q).
  * In the convention of spatial.h, X_J = (R_J^T, p_J). S maps the joint's velocity
  * coordinates to the body's velocity relative to the joint frame, in body coordinates.
- * A joint type with n_q != n_v (spherical, free) adds its cases here only. */
+ * The model builder turns every joint frame so that its axis is z (a Cardan joint's second
+ * axis a2 = (0, s, c) in the y-z plane; see canonical_joint_frame in models/model.c): then
+ * R_J is a turn about z (12 multiplications on a transform), p_J lies on z and S has unit
+ * columns. A joint type with n_q != n_v (spherical, free) adds its cases here only. */
 #include "internal.h"
 
+#include <math.h>
 #include <string.h>
 
-static void zero6(double *out) { memset(out, 0, 6 * sizeof *out); }
-
-static void set_axis_column(double *col, const double axis[3], int linear)
+/* E = Rz(q)^T E_T: rows 0 and 1 of E_T turned, row 2 kept. */
+static void turn_about_z(double *restrict E, const double *ET, double c, double s)
 {
-    zero6(col);
-    memcpy(col + (linear ? 3 : 0), axis, 3 * sizeof *axis);
-}
-
-/* R_J(q) and S(q). */
-static void joint_rotation_and_subspace(double R[9], double *S, const mbd_joint *joint, const double *q)
-{
-    double R1[9], R2[9], b[3];
-    switch (joint->type) {
-    case MBD_REVOLUTE:
-        rotation_about(R, joint->axis[0], q[0]);
-        set_axis_column(S, joint->axis[0], 0);
-        break;
-    case MBD_PRISMATIC:
-    default: /* the model builder admits no other type */
-        memcpy(R, (const double[9]){1, 0, 0, 0, 1, 0, 0, 0, 1}, 9 * sizeof *R);
-        set_axis_column(S, joint->axis[0], 1);
-        break;
-    case MBD_CYLINDRICAL:
-        rotation_about(R, joint->axis[0], q[0]);
-        set_axis_column(S, joint->axis[0], 0);
-        set_axis_column(S + 6, joint->axis[0], 1);
-        break;
-    case MBD_CARDAN: /* R = Rot(a1, q1) Rot(a2, q2); the body sees a1 as b = Rot(a2, q2)^T a1 */
-        rotation_about(R1, joint->axis[0], q[0]);
-        rotation_about(R2, joint->axis[1], q[1]);
-        mat3_mul(R, R1, R2);
-        mat3_apply_t(b, R2, joint->axis[0]);
-        set_axis_column(S, b, 0);
-        set_axis_column(S + 6, joint->axis[1], 0);
-        break;
+    for (int k = 0; k < 3; k++) {
+        E[k] = c * ET[k] + s * ET[3 + k];
+        E[3 + k] = c * ET[3 + k] - s * ET[k];
+        E[6 + k] = ET[6 + k];
     }
 }
 
-void joint_kinematics(mbd_xform *XJ, double *S, const mbd_joint *joint, const double *q)
+/* r = r_T + E_T^T (slide e_z): the slide along the joint's z in parent coordinates. */
+static void slide_along_z(double *restrict r, const mbd_xform *XT, double slide)
 {
-    double R[9];
-    joint_rotation_and_subspace(R, S, joint, q);
-    for (int i = 0; i < 3; i++) /* E = R^T */
-        for (int j = 0; j < 3; j++)
-            XJ->E[3 * i + j] = R[3 * j + i];
-    const double slide = joint->type == MBD_PRISMATIC     ? q[0]
-                         : joint->type == MBD_CYLINDRICAL ? q[1]
-                                                          : 0.0;
     for (int k = 0; k < 3; k++)
-        XJ->r[k] = joint->axis[0][k] * slide;
+        r[k] = XT->r[k] + slide * XT->E[6 + k];
+}
+
+static void set_unit_column(double *col, int k)
+{
+    memset(col, 0, 6 * sizeof *col);
+    col[k] = 1.0;
+}
+
+/* Cardan: R_J = Rz(q1) R2 with R2 = Rot(a2, q2); E = R2^T Rz(q1)^T E_T. The body sees the
+ * first axis as b = R2^T e_z (row 2 of R2), the second as a2. */
+static void cardan_kinematics(mbd_xform *X, double *S, const mbd_joint *joint, const double *q,
+                              const mbd_xform *XT)
+{
+    double R2[9], E1[9];
+    turn_about_z(E1, XT->E, cos(q[0]), sin(q[0]));
+    rotation_about(R2, joint->axis[1], q[1]);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            X->E[3 * i + j] = R2[i] * E1[j] + R2[3 + i] * E1[3 + j] + R2[6 + i] * E1[6 + j];
+    memcpy(X->r, XT->r, sizeof X->r);
+    memset(S, 0, 12 * sizeof *S);
+    memcpy(S, R2 + 6, 3 * sizeof *S);
+    memcpy(S + 6, joint->axis[1], 3 * sizeof *S);
+}
+
+void joint_kinematics(mbd_xform *X, double *S, const mbd_joint *joint, const double *q,
+                      const mbd_xform *XT)
+{
+    switch (joint->type) {
+    case MBD_REVOLUTE:
+        turn_about_z(X->E, XT->E, cos(q[0]), sin(q[0]));
+        memcpy(X->r, XT->r, sizeof X->r);
+        set_unit_column(S, 2);
+        break;
+    case MBD_PRISMATIC:
+    default: /* the model builder admits no other type */
+        memcpy(X->E, XT->E, sizeof X->E);
+        slide_along_z(X->r, XT, q[0]);
+        set_unit_column(S, 5);
+        break;
+    case MBD_CYLINDRICAL:
+        turn_about_z(X->E, XT->E, cos(q[0]), sin(q[0]));
+        slide_along_z(X->r, XT, q[1]);
+        set_unit_column(S, 2);
+        set_unit_column(S + 6, 5);
+        break;
+    case MBD_CARDAN:
+        cardan_kinematics(X, S, joint, q, XT);
+        break;
+    }
 }
 
 /* Cardan: b = S's first angular column; d/dt b = -qd2 a2 x b, so
  * c_J = (dS/dt) qd = (qd1 qd2 (b x a2); 0). */
 void joint_bias(double out[6], const mbd_joint *joint, const double *S, const double *qd)
 {
-    zero6(out);
+    memset(out, 0, 6 * sizeof *out);
     if (joint->type != MBD_CARDAN)
         return;
     vec3_cross(out, S, joint->axis[1]);

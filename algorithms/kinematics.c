@@ -20,10 +20,8 @@ int mbd_kinematics(const mbd_model *model, mbd_work *work, const double *q)
     if (check_finite(q, model->nq))
         return MBD_ENONFINITE;
     for (int i = 0; i < model->nb; i++) {
-        const mbd_joint *joint = &model->joint[i];
-        mbd_xform XJ;
-        joint_kinematics(&XJ, work->S + 6 * model->v0[i], joint, q + model->q0[i]);
-        xform_compose(&work->X[i], &XJ, &model->Xtree[i]);
+        joint_kinematics(&work->X[i], work->S + 6 * model->v0[i], &model->joint[i],
+                         q + model->q0[i], &model->Xtree[i]);
     }
     return MBD_OK;
 }
@@ -47,7 +45,7 @@ void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *q
     for (int i = 0; i < model->nb; i++) {
         const int p = model->parent[i];
         double vJ[6];
-        subspace_times(vJ, work->S + 6 * model->v0[i], model->joint[i].nv, qd + model->v0[i]);
+        subspace_times(vJ, model->joint[i].type, work->S + 6 * model->v0[i], qd + model->v0[i]);
         if (p < 0) {
             memcpy(work->v[i], vJ, sizeof vJ);
             continue;
@@ -66,7 +64,7 @@ void gravity_wrenches(const mbd_model *model, mbd_work *work, double (*out)[6])
     for (int i = 0; i < model->nb; i++) {
         const int p = model->parent[i];
         xform_motion(ag[i], &work->X[i], p < 0 ? ag0 : ag[p]);
-        mat6_apply(out[i], model->inertia[i], ag[i]);
+        inertia_apply(out[i], &model->inertia[i], ag[i]);
     }
 }
 
@@ -80,11 +78,12 @@ void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double
                           -g * model->gravity[2]};
     const double zero[6] = {0};
     for (int i = 0; i < model->nb; i++) {
-        const int p = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
+        const int p = model->parent[i], v0 = model->v0[i];
+        const mbd_joint_type type = model->joint[i].type;
         const double *S = work->S + 6 * v0;
         double vJ[6], aJ[6], cJ[6], vxvJ[6], Iv[6];
-        subspace_times(vJ, S, nv, qd + v0);
-        subspace_times(aJ, S, nv, qdd + v0);
+        subspace_times(vJ, type, S, qd + v0);
+        subspace_times(aJ, type, S, qdd + v0);
         joint_bias(cJ, &model->joint[i], S, qd + v0);
         xform_motion(work->v[i], &work->X[i], p < 0 ? zero : work->v[p]);
         xform_motion(work->a[i], &work->X[i], p < 0 ? a0 : work->a[p]);
@@ -93,15 +92,15 @@ void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double
         cross_motion(vxvJ, work->v[i], vJ);
         for (int r = 0; r < 6; r++)
             work->a[i][r] += aJ[r] + cJ[r] + vxvJ[r];
-        mat6_apply(work->f[i], model->inertia[i], work->a[i]);
-        mat6_apply(Iv, model->inertia[i], work->v[i]);
+        inertia_apply(work->f[i], &model->inertia[i], work->a[i]);
+        inertia_apply(Iv, &model->inertia[i], work->v[i]);
         cross_force(vxvJ, work->v[i], Iv);
         for (int r = 0; r < 6; r++)
             work->f[i][r] += vxvJ[r];
     }
     for (int i = model->nb - 1; i >= 0; i--) {
         const int p = model->parent[i];
-        subspace_dot(tau + model->v0[i], work->S + 6 * model->v0[i], model->joint[i].nv, work->f[i]);
+        subspace_dot(tau + model->v0[i], model->joint[i].type, work->S + 6 * model->v0[i], work->f[i]);
         if (p >= 0) {
             double fp[6];
             xform_force_t(fp, &work->X[i], work->f[i]);
@@ -122,21 +121,22 @@ void crba(const mbd_model *model, mbd_work *work, double *H)
     for (int i = model->nb - 1; i >= 0; i--) {
         const int ni = model->joint[i].nv, vi = model->v0[i];
         double F[MBD_MAX_JOINT_DOF][6], Ft[6];
+        const mbd_joint_type type = model->joint[i].type;
         for (int k = 0; k < ni; k++)
-            mat6_apply(F[k], work->IA[i], work->S + 6 * (vi + k));
+            inertia_times_column(F[k], &work->IA[i], type, work->S + 6 * vi, k);
         for (int k = 0; k < ni; k++)
-            subspace_dot(H + (size_t)(vi + k) * nv + vi, work->S + 6 * vi, ni, F[k]);
+            subspace_dot(H + (size_t)(vi + k) * nv + vi, type, work->S + 6 * vi, F[k]);
         for (int j = i; model->parent[j] >= 0; j = model->parent[j]) {
             const int p = model->parent[j];
             for (int k = 0; k < ni; k++) {
                 xform_force_t(Ft, &work->X[j], F[k]);
                 memcpy(F[k], Ft, sizeof Ft);
-                subspace_dot(H + (size_t)(vi + k) * nv + model->v0[p], work->S + 6 * model->v0[p],
-                             model->joint[p].nv, F[k]);
+                subspace_dot(H + (size_t)(vi + k) * nv + model->v0[p], model->joint[p].type,
+                             work->S + 6 * model->v0[p], F[k]);
             }
         }
         if (model->parent[i] >= 0)
-            inertia_add_congruence(work->IA[model->parent[i]], &work->X[i], work->IA[i]);
+            inertia_add_congruence(&work->IA[model->parent[i]], &work->X[i], &work->IA[i]);
     }
 }
 
@@ -144,7 +144,7 @@ void crba(const mbd_model *model, mbd_work *work, double *H)
 void subtree_momenta(const mbd_model *model, mbd_work *work, double (*mu)[6])
 {
     for (int i = 0; i < model->nb; i++)
-        mat6_apply(mu[i], model->inertia[i], work->v[i]);
+        inertia_apply(mu[i], &model->inertia[i], work->v[i]);
     for (int i = model->nb - 1; i >= 0; i--) {
         const int p = model->parent[i];
         if (p >= 0) {
@@ -161,10 +161,10 @@ void body_momentum(const mbd_model *model, mbd_work *work, int i, const double w
 {
     const int v0 = model->v0[i];
     double vJ[6];
-    subspace_times(vJ, work->S + 6 * v0, model->joint[i].nv, qd + v0);
+    subspace_times(vJ, model->joint[i].type, work->S + 6 * v0, qd + v0);
     for (int r = 0; r < 6; r++)
         work->v[i][r] = w[r] + vJ[r];
-    mat6_apply(work->f[i], work->IA[i], work->v[i]);
+    inertia_apply(work->f[i], &work->IA[i], work->v[i]);
     for (int r = 0; r < 6; r++)
         work->f[i][r] += work->c[i][r];
 }
@@ -178,17 +178,18 @@ void momentum_rates(const mbd_model *model, mbd_work *work, const double (*mu)[6
     double (*fB)[6] = work->g;
     gravity_wrenches(model, work, fB);
     for (int i = model->nb - 1; i >= 0; i--) {
-        const int p = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
+        const mbd_joint_type type = model->joint[i].type;
+        const int p = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
         const double *S = work->S + 6 * v0;
         double w[6], vJ[6], wxmu[6], Q[MBD_MAX_JOINT_DOF], dT[MBD_MAX_JOINT_DOF];
-        subspace_times(vJ, S, nv, qd + v0);
+        subspace_times(vJ, type, S, qd + v0);
         for (int r = 0; r < 6; r++)
             w[r] = work->v[i][r] - vJ[r];
         cross_force(wxmu, w, mu[i]);
-        subspace_dot(Q, S, nv, fB[i]);
+        subspace_dot(Q, type, S, fB[i]);
         for (int r = 0; r < 6; r++)
             wxmu[r] = -wxmu[r];
-        subspace_dot(dT, S, nv, wxmu);
+        subspace_dot(dT, type, S, wxmu);
         joint_dS_dq_dot(dT, &model->joint[i], S, qd + v0, mu[i]);
         for (int k = 0; k < nv; k++)
             pd[v0 + k] = (tau ? tau[v0 + k] : 0.0) + Q[k] + dT[k];

@@ -18,13 +18,14 @@ static int eliminate(const mbd_model *model, mbd_work *work, const double *p)
     memset(phi, 0, (size_t)model->nb * sizeof *phi);
     for (int i = model->nb - 1; i >= 0; i--) {
         const int parent = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
+        const mbd_joint_type type = model->joint[i].type;
         const double *S = work->S + 6 * v0;
         double *V = work->U + 6 * v0, *L = work->D + model->d0[i], *x = work->u + v0;
         double U[MBD_MAX_JOINT_DOF][6];
-        joint_space_inertia(U[0], L, work->IA[i], S, nv);
+        joint_space_inertia(U, L, &work->IA[i], type, S);
         if (small_cholesky(L, nv))
             return singular_joint(work, i);
-        subspace_dot(x, S, nv, phi[i]);
+        subspace_dot(x, type, S, phi[i]);
         for (int k = 0; k < nv; k++)
             x[k] = p[v0 + k] - x[k];
         small_forward_subst(L, nv, x);
@@ -40,16 +41,10 @@ static int eliminate(const mbd_model *model, mbd_work *work, const double *p)
             for (int k = 0; k < nv; k++)
                 V[6 * k + r] = col[k];
         }
-        double *IAp = work->IA[parent], t[6];
-        inertia_add_congruence(IAp, &work->X[i], work->IA[i]);
-        for (int r = 0; r < 6; r++) /* symmetric rank-n_i downdate, upper triangle mirrored */
-            for (int s = r; s < 6; s++) {
-                double vv = 0.0;
-                for (int k = 0; k < nv; k++)
-                    vv += V[6 * k + r] * V[6 * k + s];
-                IAp[6 * r + s] -= vv;
-                IAp[6 * s + r] = IAp[6 * r + s];
-            }
+        double t[6];
+        inertia_add_congruence(&work->IA[parent], &work->X[i], &work->IA[i]);
+        for (int k = 0; k < nv; k++) /* symmetric rank-n_i downdate */
+            inertia_sub_outer(&work->IA[parent], V + 6 * k, V + 6 * k);
         xform_force_t(t, &work->X[i], phi[i]);
         for (int r = 0; r < 6; r++) {
             phi[parent][r] += t[r];

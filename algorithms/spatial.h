@@ -145,8 +145,69 @@ static inline void mirror_upper(double *M)
  * rotational inertia Ic about c: [Ic - m cx cx, m cx; -m cx, m 1]. */
 void spatial_inertia(double *restrict out, double m, const double c[3], const double Ic[9]);
 
-/* I_parent += X^T I X for a symmetric 6x6 I in child coordinates. */
-void inertia_add_congruence(double *restrict I_parent, const mbd_xform *X, const double *I);
+/* ---- symmetric spatial inertias in block form ----
+ * I = [A B; B^T C] maps motion (w; v) to force (A w + B v; B^T w + C v). A and C are
+ * symmetric and stored as their upper triangles (xx xy xz yy yz zz), B row-major: 21
+ * numbers. Every kernel forms the upper triangles only, so I stays exactly symmetric (an
+ * accuracy matter: rounding asymmetry grows along long chains). */
+typedef struct {
+    double A[6], B[9], C[6];
+} mbd_inertia;
+
+/* Index of entry (i, j) of a symmetric 3x3 stored as its upper triangle. */
+#define SYM3(i, j) ((i) <= (j) ? (i) * (5 - (i)) / 2 + (j) : (j) * (5 - (j)) / 2 + (i))
+
+/* out = S a for a symmetric 3x3 S */
+MBD_INLINE void sym3_apply(double *restrict out, const double *S, const double *a)
+{
+    out[0] = S[0] * a[0] + S[1] * a[1] + S[2] * a[2];
+    out[1] = S[1] * a[0] + S[3] * a[1] + S[4] * a[2];
+    out[2] = S[2] * a[0] + S[4] * a[1] + S[5] * a[2];
+}
+
+/* out = I m (motion -> force) */
+MBD_INLINE void inertia_apply(double *restrict out, const mbd_inertia *I, const double *m)
+{
+    double t[3];
+    sym3_apply(out, I->A, m);
+    mat3_apply(t, I->B, m + 3);
+    sym3_apply(out + 3, I->C, m + 3);
+    for (int k = 0; k < 3; k++) {
+        out[k] += t[k];
+        out[3 + k] += I->B[k] * m[0] + I->B[3 + k] * m[1] + I->B[6 + k] * m[2];
+    }
+}
+
+/* Column k of I (k < 3: rotational, else translational), as the 6-vector I e_k. */
+MBD_INLINE void inertia_column(double out[6], const mbd_inertia *I, int k)
+{
+    for (int r = 0; r < 3; r++) {
+        out[r] = k < 3 ? I->A[SYM3(r, k)] : I->B[3 * r + k - 3];
+        out[3 + r] = k < 3 ? I->B[3 * k + r] : I->C[SYM3(r, k - 3)];
+    }
+}
+
+/* I -= x y^T on the upper triangles and B: one term of a symmetric sum such as
+ * U D^-1 U^T = sum_k U_k (U D^-1)_k^T, whose upper triangle is the sum of the terms'. */
+MBD_INLINE void inertia_sub_outer(mbd_inertia *I, const double x[6], const double y[6])
+{
+    for (int i = 0; i < 3; i++) {
+        for (int j = i; j < 3; j++) {
+            I->A[SYM3(i, j)] -= x[i] * y[j];
+            I->C[SYM3(i, j)] -= x[3 + i] * y[3 + j];
+        }
+        for (int j = 0; j < 3; j++)
+            I->B[3 * i + j] -= x[i] * y[3 + j];
+    }
+}
+
+/* The block form of a symmetric 6x6 matrix (its upper triangle), and back. */
+void inertia_from_matrix(mbd_inertia *out, const double *M);
+void inertia_to_matrix(double *out, const mbd_inertia *I);
+
+/* I_parent += X^T I X, I in child coordinates: about 200 multiplications. */
+void inertia_add_congruence(mbd_inertia *restrict I_parent, const mbd_xform *X,
+                            const mbd_inertia *I);
 
 /* M_parent += X^T M X for any 6x6 M (no symmetry assumed). */
 void matrix_add_congruence(double *restrict M_parent, const mbd_xform *X, const double *M);

@@ -18,7 +18,7 @@ static const char *const joint_names[MBD_JOINT_TYPE_COUNT] = {
     [MBD_CARDAN] = "cardan",
 };
 
-static const int joint_dofs[MBD_JOINT_TYPE_COUNT] = {
+static const int dofs_of_type[MBD_JOINT_TYPE_COUNT] = {
     [MBD_REVOLUTE] = 1, [MBD_PRISMATIC] = 1, [MBD_CYLINDRICAL] = 2, [MBD_CARDAN] = 2,
 };
 
@@ -34,7 +34,7 @@ const char *mbd_joint_type_name(mbd_joint_type type)
 
 int mbd_joint_type_nv(mbd_joint_type type)
 {
-    return joint_type_valid(type) ? joint_dofs[type] : 0;
+    return joint_type_valid(type) ? dofs_of_type[type] : 0;
 }
 
 int joint_type_from_name(const char *name)
@@ -447,22 +447,78 @@ static int fill_topology(mbd_model *m)
     return 0;
 }
 
-/* Tree transforms (X maps parent to joint-frame coordinates: E = R^T, r = origin) and
- * spatial inertias. */
+/* Q = [x y n] with Q e_z = n, right-handed (Duff et al., "Building an orthonormal basis,
+ * revisited", 2017); Q = 1 when n = e_z, so models already in that form keep their frames. */
+static void basis_with_z(double Q[9], const double n[3])
+{
+    const double sign = copysign(1.0, n[2]), a = -1.0 / (sign + n[2]), b = n[0] * n[1] * a;
+    const double x[3] = {1.0 + sign * n[0] * n[0] * a, sign * b, -sign * n[0]};
+    const double y[3] = {b, sign + n[1] * n[1] * a, -n[1]};
+    for (int k = 0; k < 3; k++) {
+        Q[3 * k] = x[k];
+        Q[3 * k + 1] = y[k];
+        Q[3 * k + 2] = n[k];
+    }
+}
+
+/* The solvers' joint frame: turned by a constant Q (x_user = Q x_solver) so that the joint's
+ * axis is z, and a Cardan joint's second axis lies in the y-z plane with a positive y part.
+ * Then S has unit columns (or a fixed sparsity for Cardan) and the joint rotation acts on
+ * 2x2 blocks. The body frame turns with it; the joint coordinates are unchanged. */
+static void canonical_joint_frame(double Q[9], mbd_joint *joint)
+{
+    const double *a1 = joint->axis[0];
+    if (joint->type == MBD_CARDAN) {
+        double x[3], y[3];
+        vec3_cross(x, joint->axis[1], a1);
+        const double s = sqrt(vec3_dot(x, x)), c = vec3_dot(a1, joint->axis[1]);
+        for (int k = 0; k < 3; k++)
+            x[k] /= s;
+        vec3_cross(y, a1, x);
+        for (int k = 0; k < 3; k++) {
+            Q[3 * k] = x[k];
+            Q[3 * k + 1] = y[k];
+            Q[3 * k + 2] = a1[k];
+        }
+        memcpy(joint->axis[1], (const double[3]){0.0, s, c}, sizeof joint->axis[1]);
+    } else
+        basis_with_z(Q, a1);
+    memcpy(joint->axis[0], (const double[3]){0.0, 0.0, 1.0}, sizeof joint->axis[0]);
+}
+
+/* out = A^T B (3x3, row-major) */
+static void mat3_mul_tn(double *restrict out, const double *A, const double *B)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            out[3 * i + j] = A[i] * B[j] + A[3 + i] * B[3 + j] + A[6 + i] * B[6 + j];
+}
+
+/* Tree transforms and spatial inertias in the solvers' frames. The user's tree transform is
+ * x_parent = origin + R x_joint; with x_parent = Q_p x'_parent and x_joint = Q_i x'_joint it
+ * becomes origin' = Q_p^T origin, R' = Q_p^T R Q_i, and X_T = (R'^T, origin'). The centre of
+ * mass and inertia turn with the body: c' = Q_i^T c, Ic' = Q_i^T Ic Q_i. */
 static void fill_geometry(mbd_model *m)
 {
+    static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     for (int i = 0; i < m->nb; i++) {
         const mbd_body_def *b = &m->defs[i];
-        for (int r = 0; r < 3; r++) {
+        double *Q = m->user_rotation[i], RQ[9], R[9], Ic[9], IcQ[9], Ic_solver[9], com[3];
+        double I6[36];
+        canonical_joint_frame(Q, &m->joint[i]);
+        const double *Qp = m->parent[i] < 0 ? identity : m->user_rotation[m->parent[i]];
+        mat3_mul(RQ, &b->rotation[0][0], Q);
+        mat3_mul_tn(R, Qp, RQ);
+        for (int r = 0; r < 3; r++)
             for (int c = 0; c < 3; c++)
-                m->Xtree[i].E[3 * r + c] = b->rotation[c][r];
-            m->Xtree[i].r[r] = b->origin[r];
-        }
-        double Ic[9];
+                m->Xtree[i].E[3 * r + c] = R[3 * c + r];
+        mat3_apply_t(m->Xtree[i].r, Qp, b->origin);
         symmetrized(Ic, &b->inertia[0][0]);
-        spatial_inertia(m->inertia[i], b->mass, b->com, Ic);
-        memcpy(m->user_rotation[i], (const double[9]){1, 0, 0, 0, 1, 0, 0, 0, 1},
-               sizeof m->user_rotation[i]);
+        mat3_mul(IcQ, Ic, Q);
+        mat3_mul_tn(Ic_solver, Q, IcQ);
+        mat3_apply_t(com, Q, b->com);
+        spatial_inertia(I6, b->mass, com, Ic_solver);
+        inertia_from_matrix(&m->inertia[i], I6);
     }
 }
 
@@ -584,7 +640,10 @@ void mbd_model_print(const mbd_model *model, FILE *out)
         double sym[9], moments[3];
         symmetrized(sym, &b->inertia[0][0]);
         symmetric3_eigenvalues(sym, moments);
-        format_values(text[0], sizeof text[0], 6, &j->axis[0][0], j->type == MBD_CARDAN ? 2 : 1, 3);
+        double axes[2][3]; /* the user's unit axes: Q_i turns the solvers' back */
+        for (int k = 0; k < 2; k++)
+            mat3_apply(axes[k], model->user_rotation[i], j->axis[k]);
+        format_values(text[0], sizeof text[0], 6, &axes[0][0], j->type == MBD_CARDAN ? 2 : 1, 3);
         format_values(text[1], sizeof text[1], 6, b->com, 1, 3);
         format_values(text[2], sizeof text[2], 6, moments, 1, 3);
         fprintf(out, "%6d %-12s parent %-12s %s %s, mass %g, com %s, principal moments %s\n", i,
