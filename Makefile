@@ -6,7 +6,7 @@ OPT     ?= -O3 -march=native -flto=auto
 # gcc-ar: an archiver that understands the LTO objects of -flto
 AR      := gcc-ar
 CFLAGS  ?= $(OPT) -g
-CFLAGS  += -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow -Iinclude -Ialgorithms -fopenmp
+CFLAGS  += -std=c11 -ffp-contract=fast -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow -Iinclude -Ialgorithms -fopenmp
 LDLIBS  += -lsundials_arkode -lsundials_cvode -lsundials_nvecserial -ljansson -llapacke -lopenblas -lm -fopenmp
 
 BUILD   := build

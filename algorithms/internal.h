@@ -93,11 +93,6 @@ int check_finite(const double *x, int n);
 void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *qd);
 /* mu_i: momentum of the subtree rooted at i (from work->v), into mu (nb x 6). */
 void subtree_momenta(const mbd_model *model, mbd_work *work, double (*mu)[6]);
-/* The last step of poisson-ldlt's forward pass for body i: v_i = w + S_i qd_i
- * with w = X_i v_lambda, and the subtree momentum mu_i = I^A_i v_i + phi_i into work->f
- * (phi in work->c). */
-void body_momentum(const mbd_model *model, mbd_work *work, int i, const double w[6],
-                   const double *qd);
 /* pd = Q + dT/dq from qd, the body velocities in work->v and the subtree momenta mu
  * (nb x 6, body frames); work->g is used for the subtree external forces. */
 void momentum_rates(const mbd_model *model, mbd_work *work, const double (*mu)[6],

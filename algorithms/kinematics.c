@@ -156,48 +156,38 @@ void subtree_momenta(const mbd_model *model, mbd_work *work, double (*mu)[6])
     }
 }
 
-void body_momentum(const mbd_model *model, mbd_work *work, int i, const double w[6],
-                   const double *qd)
-{
-    const int v0 = model->v0[i];
-    double vJ[6];
-    subspace_times(vJ, model->joint[i].type, work->S + 6 * v0, qd + v0);
-    for (int r = 0; r < 6; r++)
-        work->v[i][r] = w[r] + vJ[r];
-    inertia_apply(work->f[i], &work->IA[i], work->v[i]);
-    for (int r = 0; r < 6; r++)
-        work->f[i][r] += work->c[i][r];
-}
-
 /* pd_i = tau_i + S_i^T f^B_i + (dv_i/dq_i)^T mu_i, where f^B_i is the gravity on the
  * subtree of i and dv_i/dq_k = -(S_k x) X_i v_lambda + (dS/dq_k) qd, so that
  * (dv_i/dq_k)^T mu = -S_k^T (w x* mu) + ((dS/dq_k) qd)^T mu with w = v_i - S_i qd_i. */
+MBD_INLINE void momentum_rate_step(const mbd_model *model, mbd_work *work, const double (*mu)[6],
+                                   const double *qd, const double *tau, double *pd, int i,
+                                   const mbd_joint_type type)
+{
+    double (*fB)[6] = work->g;
+    const int p = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
+    const double *S = work->S + 6 * v0;
+    double w[6], wxmu[6], dT[2] = {0.0, 0.0};
+    memcpy(w, work->v[i], sizeof w);
+    for (int k = 0; k < nv; k++)
+        column_add(w, type, S, k, -qd[v0 + k]);
+    cross_force(wxmu, w, mu[i]);
+    if (type == MBD_CARDAN)
+        joint_dS_dq_dot(dT, &model->joint[i], S, qd + v0, mu[i]);
+    for (int k = 0; k < nv; k++)
+        pd[v0 + k] = (tau ? tau[v0 + k] : 0.0) + column_dot(type, S, k, fB[i]) -
+                     column_dot(type, S, k, wxmu) + dT[k];
+    if (p >= 0) {
+        double t[6];
+        xform_force_t(t, &work->X[i], fB[i]);
+        for (int r = 0; r < 6; r++)
+            fB[p][r] += t[r];
+    }
+}
+
 void momentum_rates(const mbd_model *model, mbd_work *work, const double (*mu)[6],
                     const double *qd, const double *tau, double *pd)
 {
-    double (*fB)[6] = work->g;
-    gravity_wrenches(model, work, fB);
-    for (int i = model->nb - 1; i >= 0; i--) {
-        const mbd_joint_type type = model->joint[i].type;
-        const int p = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
-        const double *S = work->S + 6 * v0;
-        double w[6], vJ[6], wxmu[6], Q[MBD_MAX_JOINT_DOF], dT[MBD_MAX_JOINT_DOF];
-        subspace_times(vJ, type, S, qd + v0);
-        for (int r = 0; r < 6; r++)
-            w[r] = work->v[i][r] - vJ[r];
-        cross_force(wxmu, w, mu[i]);
-        subspace_dot(Q, type, S, fB[i]);
-        for (int r = 0; r < 6; r++)
-            wxmu[r] = -wxmu[r];
-        subspace_dot(dT, type, S, wxmu);
-        joint_dS_dq_dot(dT, &model->joint[i], S, qd + v0, mu[i]);
-        for (int k = 0; k < nv; k++)
-            pd[v0 + k] = (tau ? tau[v0 + k] : 0.0) + Q[k] + dT[k];
-        if (p >= 0) {
-            double t[6];
-            xform_force_t(t, &work->X[i], fB[i]);
-            for (int r = 0; r < 6; r++)
-                fB[p][r] += t[r];
-        }
-    }
+    gravity_wrenches(model, work, work->g);
+    for (int i = model->nb - 1; i >= 0; i--)
+        DISPATCH_JOINT(model->joint[i].type, momentum_rate_step, model, work, mu, qd, tau, pd, i);
 }

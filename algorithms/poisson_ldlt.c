@@ -11,73 +11,76 @@
 
 #include <string.h>
 
-static int eliminate(const mbd_model *model, mbd_work *work, const double *p)
+MBD_INLINE int eliminate_step(const mbd_model *model, mbd_work *work, const double *p, int i,
+                              const mbd_joint_type type)
 {
     double (*phi)[6] = work->c;
-    memcpy(work->IA, model->inertia, (size_t)model->nb * sizeof *work->IA);
-    memset(phi, 0, (size_t)model->nb * sizeof *phi);
-    for (int i = model->nb - 1; i >= 0; i--) {
-        const int parent = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
-        const mbd_joint_type type = model->joint[i].type;
-        const double *S = work->S + 6 * v0;
-        double *V = work->U + 6 * v0, *L = work->D + model->d0[i], *x = work->u + v0;
-        double U[MBD_MAX_JOINT_DOF][6];
-        joint_space_inertia(U, L, &work->IA[i], type, S);
-        if (small_cholesky(L, nv))
-            return singular_joint(work, i);
-        subspace_dot(x, type, S, phi[i]);
+    const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
+    const double *S = work->S + 6 * v0;
+    double *V = work->U + 6 * v0, *L = work->D + model->d0[i], *x = work->u + v0;
+    double U[2][6], t[6];
+    joint_space_inertia(U, L, &work->IA[i], type, S);
+    if (small_cholesky(L, nv))
+        return singular_joint(work, i);
+    for (int k = 0; k < nv; k++)
+        x[k] = p[v0 + k] - column_dot(type, S, k, phi[i]);
+    small_forward_subst(L, nv, x);
+    if (parent < 0)
+        return MBD_OK;
+    for (int k = 0; k < nv; k++) /* rows of V: (X^T U_k)^T, then L^-1 */
+        xform_force_t(V + 6 * k, &work->X[i], U[k]);
+    for (int r = 0; r < 6; r++) {
+        double col[2];
         for (int k = 0; k < nv; k++)
-            x[k] = p[v0 + k] - x[k];
-        small_forward_subst(L, nv, x);
-        if (parent < 0)
-            continue;
-        for (int k = 0; k < nv; k++) /* rows of V: (X^T U_k)^T, then L^-1 */
-            xform_force_t(V + 6 * k, &work->X[i], U[k]);
-        for (int r = 0; r < 6; r++) {
-            double col[MBD_MAX_JOINT_DOF];
-            for (int k = 0; k < nv; k++)
-                col[k] = V[6 * k + r];
-            small_forward_subst(L, nv, col);
-            for (int k = 0; k < nv; k++)
-                V[6 * k + r] = col[k];
-        }
-        double t[6];
-        inertia_add_congruence(&work->IA[parent], &work->X[i], &work->IA[i]);
-        for (int k = 0; k < nv; k++) /* symmetric rank-n_i downdate */
-            inertia_sub_outer(&work->IA[parent], V + 6 * k, V + 6 * k);
-        xform_force_t(t, &work->X[i], phi[i]);
-        for (int r = 0; r < 6; r++) {
-            phi[parent][r] += t[r];
-            for (int k = 0; k < nv; k++)
-                phi[parent][r] += V[6 * k + r] * x[k];
-        }
+            col[k] = V[6 * k + r];
+        small_forward_subst(L, nv, col);
+        for (int k = 0; k < nv; k++)
+            V[6 * k + r] = col[k];
+    }
+    inertia_add_congruence(&work->IA[parent], &work->X[i], &work->IA[i]);
+    for (int k = 0; k < nv; k++) /* symmetric rank-n_i downdate */
+        inertia_sub_outer(&work->IA[parent], V + 6 * k, V + 6 * k);
+    xform_force_t(t, &work->X[i], phi[i]);
+    for (int r = 0; r < 6; r++) {
+        phi[parent][r] += t[r];
+        for (int k = 0; k < nv; k++)
+            phi[parent][r] += V[6 * k + r] * x[k];
     }
     return MBD_OK;
 }
 
-static void rates_and_momenta(const mbd_model *model, mbd_work *work, double *qd)
+/* qd_i, v_i = w + S_i qd_i with w = X_i v_lambda, and mu_i = I^A_i v_i + phi_i into work->f. */
+MBD_INLINE void rate_step(const mbd_model *model, mbd_work *work, double *qd, int i,
+                          const mbd_joint_type type)
 {
     const double zero[6] = {0};
-    for (int i = 0; i < model->nb; i++) {
-        const int parent = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
-        const double *V = work->U + 6 * v0, *L = work->D + model->d0[i];
-        const double *vp = parent < 0 ? zero : work->v[parent];
-        double w[6];
-        for (int k = 0; k < nv; k++)
-            qd[v0 + k] = work->u[v0 + k] - (parent < 0 ? 0.0 : dot6(V + 6 * k, vp));
-        small_backward_subst(L, nv, qd + v0);
-        xform_motion(w, &work->X[i], vp);
-        body_momentum(model, work, i, w, qd);
-    }
+    const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
+    const double *V = work->U + 6 * v0, *L = work->D + model->d0[i];
+    const double *vp = parent < 0 ? zero : work->v[parent];
+    double *v = work->v[i], *mu = work->f[i];
+    for (int k = 0; k < nv; k++)
+        qd[v0 + k] = work->u[v0 + k] - (parent < 0 ? 0.0 : dot6(V + 6 * k, vp));
+    small_backward_subst(L, nv, qd + v0);
+    xform_motion(v, &work->X[i], vp);
+    for (int k = 0; k < nv; k++)
+        column_add(v, type, work->S + 6 * v0, k, qd[v0 + k]);
+    inertia_apply(mu, &work->IA[i], v);
+    for (int r = 0; r < 6; r++)
+        mu[r] += work->c[i][r];
 }
 
 static int ldlt_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
                     double *qd, double *pd)
 {
-    int status = eliminate(model, work, p);
+    int status = MBD_OK;
+    memcpy(work->IA, model->inertia, (size_t)model->nb * sizeof *work->IA);
+    memset(work->c, 0, (size_t)model->nb * sizeof *work->c);
+    for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
+        DISPATCH_JOINT(model->joint[i].type, status = eliminate_step, model, work, p, i);
     if (status)
         return status;
-    rates_and_momenta(model, work, qd);
+    for (int i = 0; i < model->nb; i++)
+        DISPATCH_JOINT(model->joint[i].type, rate_step, model, work, qd, i);
     momentum_rates(model, work, (const double (*)[6])work->f, qd, tau, pd);
     return MBD_OK;
 }
