@@ -7,7 +7,14 @@ OPT     ?= -O3 -march=native -flto=auto
 AR      := gcc-ar
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=c11 -ffp-contract=fast -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow -Iinclude -Ialgorithms -fopenmp
-LDLIBS  += -lsundials_arkode -lsundials_cvode -lsundials_nvecserial -ljansson -llapacke -lopenblas -lm -fopenmp
+# OpenBLAS's OpenMP build, whatever the system's libblas/liblapack alternative is: the
+# pthread build's per-call locking dominates small factorizations and serializes OpenMP
+# batches. Linked ahead of LAPACKE so that its dpotrf/dpotrs resolve there; DT_RPATH (not
+# RUNPATH) so that LAPACKE's own liblapack.so.3 also comes from that directory.
+OPENBLAS_DIR := /usr/lib/$(shell $(CC) -print-multiarch)/openblas-openmp
+BLAS_LIBS := $(OPENBLAS_DIR)/libopenblas.so.0 -Wl,--disable-new-dtags,-rpath,$(OPENBLAS_DIR)
+LDLIBS  += -lsundials_arkode -lsundials_cvode -lsundials_nvecserial -ljansson $(BLAS_LIBS) \
+           -llapacke -lm -fopenmp
 
 BUILD   := build
 LIB     := $(BUILD)/libmbd.a
@@ -22,7 +29,8 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(filter-out tests/test_%.c,$(wildcard tests/*.c))
 
 # Debian packages each goal needs; installed only when missing.
-DEPS_BUILD  := gcc make pkg-config libopenblas-dev liblapacke-dev libjansson-dev libsundials-dev
+DEPS_BUILD  := gcc make pkg-config libopenblas-dev libopenblas0-openmp liblapacke-dev libjansson-dev \
+               libsundials-dev
 DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev
 DEPS_REPORT := $(DEPS_BUILD) gnuplot-nox hyperfine
 
@@ -211,7 +219,7 @@ $(TSAN_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h) | deps-tsan
 	$(FUZZ_CC) $(TSAN_CFLAGS) -c $< -o $@
 
 $(TSAN_BUILD)/batch_race: tests/tsan/batch_race.c $(LIB_SRC:%.c=$(TSAN_BUILD)/%.o) | deps-tsan
-	$(FUZZ_CC) $(TSAN_CFLAGS) -fopenmp $^ $(filter-out -fopenmp,$(LDLIBS)) -o $@
+	$(FUZZ_CC) $(TSAN_CFLAGS) -fopenmp $^ $(filter-out -fopenmp $(BLAS_LIBS),$(LDLIBS)) -lopenblas -o $@
 
 test-tsan: $(TSAN_BUILD)/batch_race
 	$(TSAN_ENV) $<

@@ -198,6 +198,20 @@ MBD_INLINE void small_forward_subst(const double *L, int n, double *x)
     }
 }
 
+/* Y = L^-1 Y for the n rows of 6 of Y: all columns at once, one division per row. */
+MBD_INLINE void small_forward_subst_rows(const double *L, int n, double *Y)
+{
+    for (int i = 0; i < n; i++) {
+        const double inverse = 1.0 / L[n * i + i];
+        for (int r = 0; r < 6; r++) {
+            double y = Y[6 * i + r];
+            for (int k = 0; k < i; k++)
+                y -= L[n * i + k] * Y[6 * k + r];
+            Y[6 * i + r] = y * inverse;
+        }
+    }
+}
+
 MBD_INLINE void small_backward_subst(const double *L, int n, double *x)
 {
     for (int i = n - 1; i >= 0; i--) {

@@ -29,14 +29,7 @@ MBD_INLINE int eliminate_step(const mbd_model *model, mbd_work *work, const doub
         return MBD_OK;
     for (int k = 0; k < nv; k++) /* rows of V: (X^T U_k)^T, then L^-1 */
         xform_force_t(V + 6 * k, &work->X[i], U[k]);
-    for (int r = 0; r < 6; r++) {
-        double col[2];
-        for (int k = 0; k < nv; k++)
-            col[k] = V[6 * k + r];
-        small_forward_subst(L, nv, col);
-        for (int k = 0; k < nv; k++)
-            V[6 * k + r] = col[k];
-    }
+    small_forward_subst_rows(L, nv, V);
     inertia_add_congruence(&work->IA[parent], &work->X[i], &work->IA[i]);
     for (int k = 0; k < nv; k++) /* symmetric rank-n_i downdate */
         inertia_sub_outer(&work->IA[parent], V + 6 * k, V + 6 * k);

@@ -1,8 +1,10 @@
 /* context.c: host, CPU, caches and build of a run, from /proc, /sys and the Makefile. */
+#define _GNU_SOURCE /* dladdr */
 #include "context.h"
 
 #include "workload.h"
 
+#include <dlfcn.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,25 @@
 #endif
 
 #define CACHE_DIR "/sys/devices/system/cpu/cpu0/cache"
+
+/* The OpenBLAS that runs: its threading model and the file the loader took it from. */
+static const char *openblas_threading(void)
+{
+    switch (openblas_get_parallel()) {
+    case 0:
+        return "sequential";
+    case 1:
+        return "pthreads";
+    default:
+        return "openmp";
+    }
+}
+
+static const char *openblas_library(void)
+{
+    Dl_info info;
+    return dladdr((void *)openblas_get_config, &info) && info.dli_fname ? info.dli_fname : "unknown";
+}
 
 /* The first line of a small text file, without its newline; "" if unreadable. */
 static const char *read_line(const char *path, char *buf, size_t size)
@@ -136,14 +157,15 @@ json_t *bench_context_collect(const char *executable)
     /* libgomp reads it at start-up; spinning threads hurt badly on a machine with other load */
     const char *wait_policy = getenv("OMP_WAIT_POLICY");
     return json_pack("{s:s, s:s, s:s, s:i, s:i, s:s, s:b, s:o, s:o, s:s, s:s, s:s, s:s, s:s, "
-                     "s:s, s:i, s:s, s:i}",
+                     "s:s, s:s, s:s, s:i, s:s, s:i}",
                      "date", date, "host_name", host, "executable", executable, "num_cpus",
                      (int)sysconf(_SC_NPROCESSORS_ONLN), "mhz_per_cpu", (int)(atof(mhz) + 0.5),
                      "cpu_model", model, "cpu_scaling_enabled", scaling_enabled(), "caches",
                      caches(), "load_avg", load_average(), "library_build_type", build_type,
                      "compiler", MBD_BENCH_CC, "compiler_version", __VERSION__,
                      "compiler_flags", MBD_BENCH_CFLAGS, "git_commit", MBD_GIT_COMMIT,
-                     "openblas_config", openblas_get_config(), "omp_max_threads",
+                     "openblas_config", openblas_get_config(), "openblas_threading",
+                     openblas_threading(), "openblas_library", openblas_library(), "omp_max_threads",
                      omp_get_max_threads(), "omp_wait_policy", wait_policy ? wait_policy : "unset",
                      "json_schema_version", 1);
 }
@@ -175,6 +197,7 @@ void bench_context_print(const json_t *context, FILE *out)
             json_real_value(json_array_get(load, 1)), json_real_value(json_array_get(load, 2)));
     fprintf(out, "Build: %s %s %s\n", text(context, "compiler"), text(context, "compiler_version"),
             text(context, "compiler_flags"));
-    fprintf(out, "OpenBLAS: %s\nOMP_WAIT_POLICY: %s\n", text(context, "openblas_config"),
+    fprintf(out, "OpenBLAS: %s (%s, %s)\nOMP_WAIT_POLICY: %s\n", text(context, "openblas_config"),
+            text(context, "openblas_threading"), text(context, "openblas_library"),
             text(context, "omp_wait_policy"));
 }

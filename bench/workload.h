@@ -56,5 +56,6 @@ int workload_batch_body(void *w, long iterations);
 void openblas_set_num_threads(int num_threads);
 int openblas_get_num_threads(void);
 char *openblas_get_config(void);
+int openblas_get_parallel(void); /* 0 sequential, 1 pthreads, 2 OpenMP */
 
 #endif
