@@ -143,7 +143,8 @@ static int cmd_fd(const char *cmd, int argc, char **argv)
     return rc;
 }
 
-/* A matrix as rows: JSON (a list of rows) or text (one row a line). */
+/* A matrix as rows: JSON (a list of rows, full precision) or text (one row a line, 12
+ * digits). */
 static void print_matrix(const char *key, const double *M, int n, int json, int last)
 {
     printf(json ? "\"%s\": [" : "%s =\n", key);
@@ -153,7 +154,7 @@ static void print_matrix(const char *key, const double *M, int n, int json, int 
             json_vector(stdout, M + (size_t)r * n, n);
         } else {
             for (int c = 0; c < n; c++)
-                printf(" % .17g", M[(size_t)r * n + c]);
+                printf(" % .12g", M[(size_t)r * n + c]);
             printf("\n");
         }
     }
@@ -168,7 +169,7 @@ static void print_vector(const char *key, const double *x, int n, int json, int 
     }
     printf("%s =\n", key);
     for (int k = 0; k < n; k++)
-        printf(" % .17g", x[k]);
+        printf(" % .12g", x[k]);
     printf("\n");
 }
 
