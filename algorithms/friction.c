@@ -13,8 +13,11 @@
  *   tau_f,0 = -b qd;   qdd_k = FD(tau + tau_f,k);   f_k = RNEA(q, qd, qdd_k);
  *   tau_f,k+1 = tau_f(qd, f_k),
  *
- * stopping when max |tau_f,k+1 - tau_f,k| <= TOLERANCE (1 + max |tau_f,k+1|); the answer
- * is qdd_k, whose friction reproduces itself to that tolerance. The map is a contraction
+ * stopping when the change d_k = max |tau_f,k+1 - tau_f,k| <= TOLERANCE (1 + max |tau_f,k+1|),
+ * or when d_k <= FLOOR_TOLERANCE (1 + max |tau_f,k+1|) and d_k > d_k-1 / 2: the rounding
+ * floor of the solve, which long chains with an ill-conditioned H reach above TOLERANCE
+ * (a chain of 1000 links stalls near 1e-11 relative). The answer is qdd_k, whose friction
+ * reproduces itself to that tolerance. The map is a contraction
  * when friction couples weakly; for large mu it may have no or several fixed points
  * (Painleve), and after MAX_ITERATIONS (or a non-finite step) the solve fails with
  * MBD_EFRICTION, naming the body whose joint's friction changed most.
@@ -29,6 +32,7 @@
 #include <string.h>
 
 #define TOLERANCE 1e-12
+#define FLOOR_TOLERANCE 1e-9
 #define MAX_ITERATIONS 100
 
 /* The work->jv vectors. */
@@ -105,6 +109,7 @@ static int iterate(const mbd_model *model, mbd_work *work, const double *qd, con
         rnea(model, work, qd, zero, 1, jv(work, JV_BIAS));
     }
     viscous_forces(model, qd, tau_f);
+    double previous = INFINITY;
     for (int it = 1;; it++) {
         add_tau(model, total, tau, tau_f);
         const int status = accelerations(model, work, qd, total, qdd, pd_scratch);
@@ -121,13 +126,15 @@ static int iterate(const mbd_model *model, mbd_work *work, const double *qd, con
             size = fmax(size, fabs(next[k]));
         }
         work->friction_iterations = it;
-        if (change <= TOLERANCE * (1.0 + size))
+        if (change <= TOLERANCE * (1.0 + size) ||
+            (change <= FLOOR_TOLERANCE * (1.0 + size) && change > 0.5 * previous))
             return MBD_OK;
         if (it == MAX_ITERATIONS || !isfinite(change)) {
             work->failed_body = body_of_dof(model, worst);
             return MBD_EFRICTION;
         }
         memcpy(tau_f, next, (size_t)model->nv * sizeof *tau_f);
+        previous = change;
     }
 }
 

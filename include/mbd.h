@@ -153,8 +153,9 @@ int mbd_work_friction_iterations(const mbd_work *work);
  * depend on qdd and the friction on the reactions. For a model with Coulomb friction every
  * solver's forward call iterates on the friction forces tau_f (algorithms/friction.c):
  * qdd_k = FD(tau + tau_f,k), reactions by RNEA at qdd_k, tau_f,k+1 from them, until
- * max |tau_f,k+1 - tau_f,k| <= 1e-12 (1 + max |tau_f,k+1|), at most 100 iterations;
- * otherwise MBD_EFRICTION (the equations may have no or several solutions: Painleve's
+ * max |tau_f,k+1 - tau_f,k| <= 1e-12 (1 + max |tau_f,k+1|) (or <= 1e-9 (...) where it
+ * stops falling: the solve's rounding floor), at most 100 iterations; otherwise
+ * MBD_EFRICTION (the equations may have no or several solutions: Painleve's
  * paradox). Models without friction take the frictionless path unchanged.
  *
  * Acceleration form: qdd = H^-1 (tau + tau_f - C). tau may be NULL (zero). */
