@@ -111,10 +111,10 @@ void mbd_model_print(const mbd_model *model, FILE *out);
 
 /* Writes the model as a MuJoCo (2.2) MJCF file for comparison: body names kept, hinge and
  * slide joints (cylindrical = hinge + slide, Cardan = two hinges on one body), principal
- * inertias, gravity, and nothing else (no contacts, damping, armature or limits). MuJoCo
- * orders coordinates depth-first: match them by body name. Subtrees nested deeper than the
- * XML parser allows go into <include> files PATH-without-.xml.partK.xml beside PATH. All
- * files are written atomically. On failure returns a negative mbd_status with one line in
+ * inertias, gravity, and nothing else (no contacts, joint friction, damping, armature or
+ * limits). MuJoCo orders coordinates depth-first: match them by body name. Subtrees nested
+ * deeper than the XML parser allows go into <include> files PATH-without-.xml.partK.xml
+ * beside PATH. All files are written atomically. On failure returns a negative mbd_status with one line in
  * err naming the file and the problem. */
 int mbd_export_mjcf(const mbd_model *model, const char *path, char *err, size_t err_size);
 
