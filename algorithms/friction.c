@@ -13,14 +13,14 @@
  *   tau_f,0 = -b qd;   qdd_k = FD(tau + tau_f,k);   f_k = RNEA(q, qd, qdd_k);
  *   tau_f,k+1 = tau_f(qd, f_k),
  *
- * stopping when the change d_k = max |tau_f,k+1 - tau_f,k| <= TOLERANCE (1 + max |tau_f,k+1|),
- * or when d_k <= FLOOR_TOLERANCE (1 + max |tau_f,k+1|) and d_k > d_k-1 / 2: the rounding
- * floor of the solve, which long chains with an ill-conditioned H reach above TOLERANCE
- * (a chain of 1000 links stalls near 1e-11 relative). The answer is qdd_k, whose friction
- * reproduces itself to that tolerance. The map is a contraction
- * when friction couples weakly; for large mu it may have no or several fixed points
- * (Painleve), and after MAX_ITERATIONS (or a non-finite step) the solve fails with
- * MBD_EFRICTION, naming the body whose joint's friction changed most.
+ * stopping when the change d_k = max |tau_f,k+1 - tau_f,k| is <= TOLERANCE (1 + max
+ * |tau_f,k+1|), or <= FLOOR_TOLERANCE (1 + max |tau_f,k+1|) with d_k > d_k-1 / 2: the
+ * rounding floor of the solve, which long chains with an ill-conditioned H reach above
+ * TOLERANCE (a chain of 1000 links stalls near 1e-11 relative). The answer is qdd_k, whose
+ * friction reproduces itself to that tolerance. The map is a contraction when friction
+ * couples weakly; for large mu it may have no or several fixed points (Painleve), and
+ * after MAX_ITERATIONS (or a non-finite step) the solve fails with MBD_EFRICTION, naming
+ * the body whose joint's friction changed most.
  *
  * FD is the solver's own acceleration solve; a momentum-only solver gives
  * qdd = H^-1 (tau + tau_f - C qd - g) as the velocity qd = H^-1 p of its momentum solve
@@ -36,9 +36,13 @@
 #define MAX_ITERATIONS 100
 
 /* The work->jv vectors. */
-enum { JV_TOTAL, JV_FRICTION, JV_NEXT, JV_BIAS, JV_RHS, JV_ACCEL };
+enum { JV_TOTAL, JV_FRICTION, JV_NEXT, JV_BIAS, JV_RHS, JV_ACCEL, JV_USED };
+_Static_assert(JV_USED <= JV_COUNT, "work->jv holds JV_COUNT vectors");
 
-static double *jv(const mbd_work *work, int k) { return work->jv + (size_t)k * (size_t)work->model->nv; }
+static double *jv(const mbd_work *work, int k)
+{
+    return work->jv + (size_t)k * (size_t)work->model->nv;
+}
 
 /* Revolute and Cardan coordinates turn, prismatic ones slide; a cylindrical joint turns
  * (k = 0), then slides (k = 1). */
@@ -64,8 +68,8 @@ void friction_forces(const mbd_model *model, const mbd_work *work, const double 
             double normal[3];
             for (int r = 0; r < 3; r++)
                 normal[r] = force[r] - along * axis[r];
-            const double N = sqrt(vec3_dot(normal, normal));
-            tau_f[dof] -= fr->coulomb * (turns ? fr->radius : 1.0) * N * tanh(qd[dof] / fr->smoothing);
+            const double N = sqrt(vec3_dot(normal, normal)), arm = turns ? fr->radius : 1.0;
+            tau_f[dof] -= fr->coulomb * arm * N * tanh(qd[dof] / fr->smoothing);
         }
     }
 }
