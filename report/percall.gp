@@ -13,7 +13,9 @@ set ylabel "time per call [µs]"
 do for [f = 1:words(families)] {
     family = word(families, f)
     set title family
-    # The guides start half a decade below the panel's fastest point.
+    # The guides start half a decade below the panel's fastest point. stats skips points
+    # outside the current ranges: free them from the previous panel's first.
+    set autoscale xy
     stats file using (is(1, family) ? $3 : NaN):(is(1, family) ? $6 / 1e3 : NaN) nooutput
     x0 = STATS_min_x
     y0 = STATS_min_y / 3
