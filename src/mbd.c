@@ -213,8 +213,8 @@ static const command commands[] = {
     {"solvers", cmd_solvers, "mbd solvers                      list the registered solvers"},
     {"info", cmd_info, "mbd info MODEL                   bodies, joints, DOFs and parameters"},
     {"id", cmd_id, "mbd id MODEL [--q L] [--qd L] [--qdd L]\n"
-                   "                                 inverse dynamics: tau (the actuator's, friction\n"
-                   "                                 included) and joint reactions"},
+                   "                                 inverse dynamics: tau (the actuators', which also\n"
+                   "                                 overcome joint friction) and joint reactions"},
     {"fd", cmd_fd, "mbd fd MODEL [--solver S] [--q L] [--qd L | --p L] [--tau L]\n"
                    "                                 forward dynamics with one solver (and the joint\n"
                    "                                 friction of MODEL: friction_iterations)"},
