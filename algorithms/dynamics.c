@@ -73,6 +73,7 @@ static size_t work_layout(mbd_work *w, const mbd_model *m, size_t scratch, char 
     w->g = carve(base, &off, nb * 6 * d);
     w->IA = carve(base, &off, nb * sizeof *w->IA);
     w->scratch = carve(base, &off, scratch * d);
+    w->jv = carve(base, &off, JV_COUNT * nv * d);
     return off;
 }
 
@@ -107,6 +108,8 @@ void mbd_work_free(mbd_work *work)
 
 int mbd_work_failed_body(const mbd_work *work) { return work->failed_body; }
 
+int mbd_work_friction_iterations(const mbd_work *work) { return work->friction_iterations; }
+
 static int require_solver(const mbd_model *model, const mbd_work *work, mbd_formulation form)
 {
     if (!work || work->model != model || !work->solver)
@@ -123,7 +126,8 @@ int mbd_solve(const mbd_model *model, mbd_work *work, const double *qd, const do
     if (check_finite(qd, model->nv) || (tau && check_finite(tau, model->nv)))
         return MBD_ENONFINITE;
     work->failed_body = -1;
-    status = work->solver->solve_acc(model, work, qd, tau, qdd);
+    const mbd_solve_acc_fn solve = model->has_friction ? friction_solve_acc : work->solver->solve_acc;
+    status = solve(model, work, qd, tau, qdd);
     if (status == MBD_OK && check_finite(qdd, model->nv))
         return MBD_ENONFINITE;
     return status;
@@ -138,7 +142,8 @@ int mbd_solve_momentum(const mbd_model *model, mbd_work *work, const double *p,
     if (check_finite(p, model->nv) || (tau && check_finite(tau, model->nv)))
         return MBD_ENONFINITE;
     work->failed_body = -1;
-    status = work->solver->solve_mom(model, work, p, tau, qd, pd);
+    const mbd_solve_mom_fn solve = model->has_friction ? friction_solve_mom : work->solver->solve_mom;
+    status = solve(model, work, p, tau, qd, pd);
     if (status == MBD_OK && (check_finite(qd, model->nv) || check_finite(pd, model->nv)))
         return MBD_ENONFINITE;
     return status;
@@ -184,6 +189,11 @@ int mbd_inverse(const mbd_model *model, mbd_work *work, const double *q, const d
     if (status)
         return status;
     rnea(model, work, qd, qdd, 1, tau);
+    if (model->has_friction) { /* the actuator supplies what friction takes */
+        friction_forces(model, work, qd, work->jv);
+        for (int k = 0; k < model->nv; k++)
+            tau[k] -= work->jv[k];
+    }
     if (reactions) /* into the user's body frames: n = Q n', f = Q f' */
         for (int i = 0; i < model->nb; i++) {
             mat3_apply(reactions + 6 * i, model->user_rotation[i], work->f[i]);

@@ -36,6 +36,8 @@ struct mbd_model {
      * mbd_model and mbd_work (joint axes, Xtree, inertia, X, S, v, f, ...) is in the
      * internal frames; defs keeps the user's. Convert with Q_i where the two meet. */
     double (*user_rotation)[9];
+    int has_friction;          /* some joint has Coulomb or viscous friction */
+    int has_coulomb;           /* some joint has Coulomb friction: the reactions couple in */
 };
 
 /* Per-thread, per-state buffers; the only memory a solver writes. */
@@ -56,7 +58,12 @@ struct mbd_work {
     double (*g)[6];            /* (nb) second force/momentum accumulator */
     mbd_inertia *IA;           /* (nb) articulated or composite inertias */
     double *scratch;           /* solver-specific, solver->scratch_doubles(model) */
+    double *jv;                /* (JV_COUNT x nv) joint-space vectors of friction.c and
+                                  coefficients.c, vector k at k nv */
+    int friction_iterations;   /* of the last forward call's friction solve */
 };
+
+#define JV_COUNT 6
 
 typedef size_t (*mbd_scratch_fn)(const mbd_model *model);
 typedef int (*mbd_solve_acc_fn)(const mbd_model *model, mbd_work *work, const double *qd,
@@ -115,6 +122,18 @@ static inline int singular_joint(mbd_work *work, int body)
 
 /* The body whose joint owns velocity coordinate dof. */
 int body_of_dof(const mbd_model *model, int dof);
+
+/* ---- friction (friction.c) ---- */
+
+/* The solve phase of mbd_solve / mbd_solve_momentum for a model with friction, after
+ * mbd_kinematics: the work's solver inside the friction iteration. */
+int friction_solve_acc(const mbd_model *model, mbd_work *work, const double *qd,
+                       const double *tau, double *qdd);
+int friction_solve_mom(const mbd_model *model, mbd_work *work, const double *p,
+                       const double *tau, double *qd, double *pd);
+/* tau_f for every coordinate from qd and the joint reactions that rnea() left in work->f. */
+void friction_forces(const mbd_model *model, const mbd_work *work, const double *qd,
+                     double *tau_f);
 
 /* ---- solvers (one file each) ---- */
 /* Scratch of a solver, 64-byte aligned, sized by its scratch_doubles. */

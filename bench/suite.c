@@ -23,6 +23,8 @@ static const bench_family families[] = {
     {"chain-cylindrical", "chain:n=%d,joint=cylindrical", SUITE_BIT(SUITE_PERCALL)},
     {"chain-cardan", "chain:n=%d,joint=cardan",
      SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_PHASES) | SUITE_BIT(SUITE_BATCH)},
+    /* chain-revolute with Coulomb friction 0.2 on every joint: what friction costs */
+    {"chain-revolute-friction", "chain:n=%d,joint=revolute,friction=0.2", SUITE_BIT(SUITE_PERCALL)},
 };
 
 #define FAMILY_COUNT (int)(sizeof families / sizeof families[0])

@@ -25,7 +25,7 @@ static inline void fuzz_require(int condition, const char *what)
 /* A status any call may return: MBD_OK or one of the listed errors. */
 static inline int fuzz_status_valid(int status)
 {
-    return status <= 0 && status >= MBD_EINTEGRATE;
+    return status <= 0 && status >= MBD_EFRICTION;
 }
 
 /* An error message: non-empty, one line. */
@@ -72,10 +72,11 @@ static inline void fuzz_exercise_model(const mbd_model *model)
     }
     if (nv > FUZZ_SOLVE_MAX_NV)
         return;
-    double *buf = calloc((size_t)(nq + 7 * nv + 6 * nb + nv * nv), sizeof *buf);
+    double *buf = calloc((size_t)(nq + 9 * nv + 6 * nb + 2 * nv * nv), sizeof *buf);
     fuzz_require(buf != NULL, "allocation");
     double *q = buf, *qd = q + nq, *tau = qd + nv, *out = tau + nv, *pd = out + nv, *p = pd + nv;
     double *tau2 = p + nv, *qdd = tau2 + nv, *reactions = qdd + nv, *H = reactions + 6 * nb;
+    double *C = H + nv * nv, *g = C + nv * nv, *Cqd = g + nv;
     for (int k = 0; k < nq; k++)
         q[k] = 0.3 * sin(1.0 + k);
     for (int k = 0; k < nv; k++) {
@@ -105,6 +106,8 @@ static inline void fuzz_exercise_model(const mbd_model *model)
         fuzz_require(fuzz_status_valid(status), "mbd_inverse status");
         status = mbd_mass_matrix(model, work, q, H);
         fuzz_require(fuzz_status_valid(status), "mbd_mass_matrix status");
+        status = mbd_coefficients(model, work, q, qd, H, C, g, Cqd);
+        fuzz_require(fuzz_status_valid(status), "mbd_coefficients status");
         double kinetic, potential;
         status = mbd_energy(model, work, q, qd, &kinetic, &potential);
         fuzz_require(fuzz_status_valid(status), "mbd_energy status");

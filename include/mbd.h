@@ -30,7 +30,8 @@ extern "C" {
     X(MBD_ESINGULAR, -6, "singular joint-space inertia")                       \
     X(MBD_EUNSUPPORTED, -7, "formulation not supported by this solver")        \
     X(MBD_ELIMIT, -8, "model exceeds a size limit")                            \
-    X(MBD_EINTEGRATE, -9, "time integration failed (step too small or too many steps)")
+    X(MBD_EINTEGRATE, -9, "time integration failed (step too small or too many steps)") \
+    X(MBD_EFRICTION, -10, "friction iteration did not converge")
 
 typedef enum {
 #define MBD_ENUM_ROW(name, value, text) name = value,
@@ -52,6 +53,17 @@ typedef enum {
 
 typedef struct mbd_model mbd_model;
 
+/* Joint friction coupled to the joint reaction (all >= 0, default 0). For each coordinate
+ * of the joint, with N the magnitude of the joint's reaction force perpendicular to that
+ * coordinate's axis: a sliding coordinate feels -coulomb N tanh(qd / smoothing) -
+ * viscous qd, a turning one -coulomb radius N tanh(qd / smoothing) - viscous qd. */
+typedef struct {
+    double coulomb;   /* mu */
+    double radius;    /* pin radius r of turning coordinates */
+    double viscous;   /* b */
+    double smoothing; /* v_s: > 0 when coulomb > 0 */
+} mbd_friction;
+
 /* Description of one body, as a model file gives it. */
 typedef struct {
     const char *name;
@@ -63,6 +75,7 @@ typedef struct {
     double mass;
     double com[3];           /* centre of mass in the body frame */
     double inertia[3][3];    /* about the centre of mass, body axes */
+    mbd_friction friction;   /* of the joint; all zero: frictionless */
 } mbd_body_def;
 
 /* Builds a model from body descriptions. On failure returns NULL and writes one line
@@ -87,6 +100,8 @@ int mbd_model_nv(const mbd_model *model);
 /* Body description as stored (names and pointers stay valid while the model lives). */
 const mbd_body_def *mbd_model_body(const mbd_model *model, int body);
 void mbd_model_gravity(const mbd_model *model, double gravity[3]);
+/* Whether any joint has Coulomb or viscous friction. */
+int mbd_model_has_friction(const mbd_model *model);
 const char *mbd_joint_type_name(mbd_joint_type type);
 int mbd_joint_type_nv(mbd_joint_type type);
 /* Writes a human-readable summary: bodies, joints, DOFs, parameters. */
@@ -96,10 +111,10 @@ void mbd_model_print(const mbd_model *model, FILE *out);
 
 /* Writes the model as a MuJoCo (2.2) MJCF file for comparison: body names kept, hinge and
  * slide joints (cylindrical = hinge + slide, Cardan = two hinges on one body), principal
- * inertias, gravity, and nothing else (no contacts, damping, armature or limits). MuJoCo
- * orders coordinates depth-first: match them by body name. Subtrees nested deeper than the
- * XML parser allows go into <include> files PATH-without-.xml.partK.xml beside PATH. All
- * files are written atomically. On failure returns a negative mbd_status with one line in
+ * inertias, gravity, and nothing else (no contacts, joint friction, damping, armature or
+ * limits). MuJoCo orders coordinates depth-first: match them by body name. Subtrees nested
+ * deeper than the XML parser allows go into <include> files PATH-without-.xml.partK.xml
+ * beside PATH. All files are written atomically. On failure returns a negative mbd_status with one line in
  * err naming the file and the problem. */
 int mbd_export_mjcf(const mbd_model *model, const char *path, char *err, size_t err_size);
 
@@ -126,10 +141,24 @@ mbd_work *mbd_work_new(const mbd_model *model, const mbd_solver *solver);
 void mbd_work_free(mbd_work *work);
 
 /* After MBD_ESINGULAR: the body whose joint-space block D_i (or, for the dense solver,
- * whose first coordinate's pivot) was not positive definite; otherwise -1. */
+ * whose first coordinate's pivot) was not positive definite; after MBD_EFRICTION: the
+ * body whose joint's friction changed most in the last iteration; otherwise -1. */
 int mbd_work_failed_body(const mbd_work *work);
 
-/* Acceleration form: qdd = H^-1 (tau - C). tau may be NULL (zero). */
+/* Iterations of the friction solve (one RNEA each) in the last forward call: 0 for a
+ * model without Coulomb friction (viscous friction needs no iteration). */
+int mbd_work_friction_iterations(const mbd_work *work);
+
+/* Friction (mbd_friction) in the forward calls below and mbd_inverse: the joint reactions
+ * depend on qdd and the friction on the reactions. For a model with Coulomb friction every
+ * solver's forward call iterates on the friction forces tau_f (algorithms/friction.c):
+ * qdd_k = FD(tau + tau_f,k), reactions by RNEA at qdd_k, tau_f,k+1 from them, until
+ * max |tau_f,k+1 - tau_f,k| <= 1e-12 (1 + max |tau_f,k+1|) (or <= 1e-9 (...) where it
+ * stops falling: the solve's rounding floor), at most 100 iterations; otherwise
+ * MBD_EFRICTION (the equations may have no or several solutions: Painleve's
+ * paradox). Models without friction take the frictionless path unchanged.
+ *
+ * Acceleration form: qdd = H^-1 (tau + tau_f - C). tau may be NULL (zero). */
 int mbd_forward(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                 const double *tau, double *qdd);
 
@@ -148,7 +177,10 @@ int mbd_solve_momentum(const mbd_model *model, mbd_work *work, const double *p,
 /* ---- dynamics quantities -------------------------------------------------------- */
 
 /* Inverse dynamics (RNEA): tau, and if reactions != NULL the wrench (n; f) that each joint
- * transmits from parent to child, in the child body frame about its origin (nbodies x 6). */
+ * transmits from parent to child, in the child body frame about its origin (nbodies x 6).
+ * With friction, tau is the actuator force: what the joint transmits along its axes
+ * (S^T f) minus the friction that the reactions and qd give, so that mbd_forward(tau)
+ * returns qdd again. No iteration: the reactions follow from qdd directly. */
 int mbd_inverse(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                 const double *qdd, double *tau, double *reactions);
 
@@ -158,6 +190,14 @@ int mbd_mass_matrix(const mbd_model *model, mbd_work *work, const double *q, dou
 /* p = H(q) qd by one O(N) pass, without forming H. */
 int mbd_momentum(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                  double *p);
+
+/* The coefficients of H(q) qdd + C(q, qd) qd + g(q) = tau (rigid bodies only, no
+ * friction): H (nv x nv), the Coriolis matrix C (nv x nv) of the Christoffel symbols of H,
+ * C_ij = sum_k 1/2 (dH_ij/dq_k + dH_ik/dq_j - dH_jk/dq_i) qd_k, so that dH/dt - 2 C is
+ * skew-symmetric, g (nv) and C qd (nv); row-major, none NULL. O(N^2) (2 nv RNEA passes;
+ * how: algorithms/coefficients.c). */
+int mbd_coefficients(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+                     double *H, double *C, double *g, double *Cqd);
 
 /* Kinetic and potential energy (potential zero at the world origin). */
 int mbd_energy(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
@@ -208,7 +248,7 @@ typedef struct {
     long reported;       /* states passed to the callback */
     double t;            /* time reached: t1, or where the run stopped */
     double energy_drift; /* max |E(t) - E(0)| / max(|E(0)|, max T(t)) over reported states */
-    int failed_body;     /* after MBD_ESINGULAR: the body whose joint block was singular, else -1 */
+    int failed_body;     /* after MBD_ESINGULAR or MBD_EFRICTION: mbd_work_failed_body, else -1 */
 } mbd_sim_stats;
 
 /* Integrates the free motion (tau = 0) from (q0, qd0) at t = 0 to options->t1 with one

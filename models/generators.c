@@ -10,14 +10,15 @@
 
 #define TWO_PI 6.283185307179586
 
-#define TREE_USAGE "tree:n=N[,branching=B][,skew=S][,taper=T]"
-#define CHAIN_USAGE "chain:n=N,joint=revolute|prismatic|cylindrical|cardan"
+#define TREE_USAGE "tree:n=N[,branching=B][,skew=S][,taper=T][,friction=MU]"
+#define CHAIN_USAGE "chain:n=N,joint=revolute|prismatic|cylindrical|cardan[,friction=MU]"
 #define RODS_USAGE "rods:n=N"
 
 const char *mbd_generators_help(void)
 {
     return TREE_USAGE "  Featherstone's autoTree: revolute z joints; B=1 chain, B=2 binary tree\n"
            CHAIN_USAGE "  3-D serial chain, varied axes, offsets and inertias\n"
+           "  friction=MU: Coulomb friction MU on every joint (pin radius 0.05, smoothing 0.01)\n"
            RODS_USAGE "  N planar rods, total length 1 and mass 10, gravity -y\n";
 }
 
@@ -38,7 +39,7 @@ typedef struct {
     mbd_body_def *defs;
 } generated;
 
-#define MAX_PARAMS 4
+#define MAX_PARAMS 5
 
 /* Every family's first parameter is n, the number of bodies. */
 typedef struct {
@@ -61,6 +62,20 @@ static void set_vec3(double v[3], double x, double y, double z)
     v[0] = x;
     v[1] = y;
     v[2] = z;
+}
+
+/* friction=MU: Coulomb friction on every joint, pins of radius 0.05 m, tanh smoothing over
+ * 0.01 m/s or rad/s; the name gets "-fMU". */
+#define FRICTION_PARAM {"friction", PARAM_REAL, 0, 10, 0}
+
+static void add_friction(generated *out, double mu)
+{
+    if (mu == 0.0)
+        return;
+    for (int i = 0; i < out->n; i++)
+        out->defs[i].friction = (mbd_friction){.coulomb = mu, .radius = 0.05, .smoothing = 0.01};
+    const size_t used = strlen(out->name);
+    snprintf(out->name + used, sizeof out->name - used, "-f%g", mu);
 }
 
 /* Featherstone's autoTree(n, B, S, T) (spatial_v2, models/autoTree.m). Body i (1-based)
@@ -95,6 +110,7 @@ static void fill_tree(const double *values, generated *out)
         snprintf(out->name + used, sizeof out->name - (size_t)used, "-b%g-s%g-t%g", branching,
                  skew, taper);
     set_vec3(out->gravity, 0, 0, -9.81);
+    add_friction(out, values[4]);
 }
 
 /* A serial chain that makes every joint feel gravity and coupling (nothing planar, nothing
@@ -137,6 +153,7 @@ static void fill_chain(const double *values, generated *out)
     }
     snprintf(out->name, sizeof out->name, "chain-%s-%d", mbd_joint_type_name(type), out->n);
     set_vec3(out->gravity, 0, 0, -9.81);
+    add_friction(out, values[2]);
 }
 
 /* The textbook planar chain of n rods: total length 1 and mass 10, rod k of length l = 1/n
@@ -169,9 +186,11 @@ static const generator generators[] = {
      {COUNT_PARAM,
       {"branching", PARAM_REAL, 1, MBD_MAX_BODIES, 1},
       {"skew", PARAM_REAL, -TWO_PI, TWO_PI, 0},
-      {"taper", PARAM_REAL, 1e-3, 1e3, 1}},
+      {"taper", PARAM_REAL, 1e-3, 1e3, 1},
+      FRICTION_PARAM},
      fill_tree},
-    {"chain", CHAIN_USAGE, {COUNT_PARAM, {"joint", PARAM_JOINT, 0, 0, NAN}}, fill_chain},
+    {"chain", CHAIN_USAGE, {COUNT_PARAM, {"joint", PARAM_JOINT, 0, 0, NAN}, FRICTION_PARAM},
+     fill_chain},
     {"rods", RODS_USAGE, {COUNT_PARAM}, fill_rods},
 };
 

@@ -311,13 +311,29 @@ static int check_inertia(const body_check *c)
     return 0;
 }
 
+/* All finite and >= 0; smoothing > 0 wherever Coulomb friction acts. */
+static int check_friction(const body_check *c)
+{
+    static const char *const fields[] = {"joint.friction.coulomb", "joint.friction.radius",
+                                         "joint.friction.viscous", "joint.friction.smoothing"};
+    const mbd_friction *fr = &c->body->friction;
+    const double values[] = {fr->coulomb, fr->radius, fr->viscous, fr->smoothing};
+    for (int k = 0; k < 4; k++)
+        if (!isfinite(values[k]) || values[k] < 0.0)
+            return reject(c, fields[k], "expected a finite number >= 0", &values[k], 1, 1);
+    if (fr->coulomb > 0.0 && !(fr->smoothing > 0.0))
+        return reject(c, fields[3], "expected a number > 0 where coulomb > 0", &fr->smoothing, 1, 1);
+    return 0;
+}
+
 static int check_body(const body_check *c, mbd_joint *joint)
 {
     if (check_name(c) < 0 || check_parent(c) < 0 || check_joint(c, joint) < 0)
         return -1;
     if (!all_finite(c->body->origin, 3))
         return reject(c, "joint.origin", "expected 3 finite numbers", c->body->origin, 1, 3);
-    if (check_rotation(c) < 0 || check_mass_and_com(c) < 0 || check_inertia(c) < 0)
+    if (check_rotation(c) < 0 || check_mass_and_com(c) < 0 || check_inertia(c) < 0 ||
+        check_friction(c) < 0)
         return -1;
     return 0;
 }
@@ -519,6 +535,8 @@ static void fill_geometry(mbd_model *m)
         mat3_apply_t(com, Q, b->com);
         spatial_inertia(I6, b->mass, com, Ic_solver);
         inertia_from_matrix(&m->inertia[i], I6);
+        m->has_coulomb |= b->friction.coulomb > 0.0;
+        m->has_friction |= b->friction.coulomb > 0.0 || b->friction.viscous > 0.0;
     }
 }
 
@@ -628,6 +646,8 @@ void mbd_model_gravity(const mbd_model *model, double gravity[3])
     memcpy(gravity, model->gravity, sizeof model->gravity);
 }
 
+int mbd_model_has_friction(const mbd_model *model) { return model->has_friction; }
+
 void mbd_model_print(const mbd_model *model, FILE *out)
 {
     char text[3][200];
@@ -646,8 +666,13 @@ void mbd_model_print(const mbd_model *model, FILE *out)
         format_values(text[0], sizeof text[0], 6, &axes[0][0], j->type == MBD_CARDAN ? 2 : 1, 3);
         format_values(text[1], sizeof text[1], 6, b->com, 1, 3);
         format_values(text[2], sizeof text[2], 6, moments, 1, 3);
-        fprintf(out, "%6d %-12s parent %-12s %s %s, mass %g, com %s, principal moments %s\n", i,
+        fprintf(out, "%6d %-12s parent %-12s %s %s, mass %g, com %s, principal moments %s", i,
                 b->name, b->parent < 0 ? "world" : model->defs[b->parent].name,
                 mbd_joint_type_name(j->type), text[0], b->mass, text[1], text[2]);
+        const mbd_friction *fr = &b->friction;
+        if (fr->coulomb > 0.0 || fr->viscous > 0.0)
+            fprintf(out, ", friction coulomb %g radius %g viscous %g smoothing %g", fr->coulomb,
+                    fr->radius, fr->viscous, fr->smoothing);
+        fputc('\n', out);
     }
 }

@@ -155,10 +155,34 @@ static int read_rows(const loader *ld, const char *prefix, json_t *object, const
     return 0;
 }
 
+/* "friction": {"coulomb", "radius", "viscous", "smoothing"}, each optional (default 0);
+ * their ranges are mbd_model_build's to check. */
+static int read_friction(const loader *ld, const char *joint_prefix, json_t *joint,
+                         mbd_friction *out)
+{
+    static const char *const fields[] = {"coulomb", "radius", "viscous", "smoothing", NULL};
+    json_t *friction = json_object_get(joint, "friction");
+    if (!friction)
+        return 0;
+    if (!json_is_object(friction))
+        return reject(ld, joint_prefix, "friction", "expected an object", friction);
+    char prefix[PREFIX_SIZE + sizeof ".joint.friction"];
+    snprintf(prefix, sizeof prefix, "%s.friction", joint_prefix);
+    if (check_fields(ld, prefix, friction, fields) < 0)
+        return -1;
+    double *slots[] = {&out->coulomb, &out->radius, &out->viscous, &out->smoothing};
+    for (int k = 0; k < 4; k++)
+        if (json_object_get(friction, fields[k]) &&
+            read_number(ld, prefix, friction, fields[k], slots[k]) < 0)
+            return -1;
+    return 0;
+}
+
 static int read_joint(const loader *ld, const char *body_prefix, json_t *body,
                       mbd_body_def *def)
 {
-    static const char *const fields[] = {"type", "axis", "axes", "origin", "rotation", NULL};
+    static const char *const fields[] = {"type", "axis", "axes", "origin", "rotation", "friction",
+                                         NULL};
     json_t *joint = require(ld, body_prefix, body, "joint");
     if (!joint)
         return -1;
@@ -194,7 +218,7 @@ static int read_joint(const loader *ld, const char *body_prefix, json_t *body,
     if (json_object_get(joint, "rotation") &&
         read_rows(ld, prefix, joint, "rotation", 3, &def->rotation[0][0]) < 0)
         return -1;
-    return 0;
+    return read_friction(ld, prefix, joint, &def->friction);
 }
 
 /* "world" or a body already read: names maps each name to its first index. */

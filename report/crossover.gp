@@ -4,7 +4,8 @@ eval terminal(1500, 950)
 set output out.".".ext
 file = dat."/crossover.dat"
 
-set multiplot layout 2, 3 title "Time relative to the fastest solver at each N (1 = fastest), one thread"
+# one panel per family and one for the key
+set multiplot layout 2, int(ceil((words(families) + 1) / 2.0)) title "Time relative to the fastest solver at each N (1 = fastest), one thread"
 set logscale xy
 set xlabel "bodies N"
 set ylabel "T / T(fastest)"

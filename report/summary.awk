@@ -3,7 +3,8 @@
 #   awk -v section=S -f report/summary.awk DAT/percall.dat DAT/ratio.dat DAT/phases.dat \
 #       DAT/batch.dat DAT/crossover.dat
 #
-# S is one of targets, percall, ratio, phases, batch, crossover; each prints Markdown.
+# S is one of targets, percall, ratio, phases, batch, crossover, friction; each prints
+# Markdown.
 # Times in the tables are medians in ns. The targets are checked here, against the
 # measurements, never in timed unit tests.
 
@@ -33,6 +34,9 @@ function time_text(ns) {
 
 # A table cell that holds a number (not "NaN", not empty).
 function measured(x) { return x ~ /^[-+]?[0-9]/ }
+
+# Families with friction time the friction iteration, not the solvers: no solver target.
+function frictionless(family) { return family !~ /-friction$/ }
 
 /^#/ || NF == 0 { next }
 
@@ -96,11 +100,11 @@ function within_target(variant,    f, i, a, b, r, worst, where) {
         for (i = 1; i <= count["n"]; i++) {
             a = families[f] SUBSEP variant SUBSEP ns[i]
             b = families[f] SUBSEP "bodies" SUBSEP ns[i]
-            if (!(a in call) || !(b in call)) continue
+            if (!(a in call) || !(b in call) || !frictionless(families[f])) continue
             r = call[a] / call[b]
             if (r > worst) { worst = r; where = families[f] ", N = " ns[i] }
         }
-    target_row(sprintf("`%s` within 2× of `bodies` (every family and N)", variant),
+    target_row(sprintf("`%s` within 2× of `bodies` (every frictionless family and N)", variant),
                worst < 0 ? "not measured" : sprintf("worst %.2f× (%s)", worst, where),
                worst < 0 ? "n/a" : worst <= 2 ? "PASS" : "MISS")
 }
@@ -113,14 +117,14 @@ function linear_target(    f, v, a, b, r, lo, hi, lo_at, hi_at, tried, outside) 
             if (variants[v] ~ /^dense/) continue
             a = families[f] SUBSEP variants[v] SUBSEP 1000
             b = families[f] SUBSEP variants[v] SUBSEP 100
-            if (!(a in call) || !(b in call)) continue
+            if (!(a in call) || !(b in call) || !frictionless(families[f])) continue
             r = call[a] / call[b]
             tried++
             if (r < 8.5 || r > 11.5) outside++
             if (r < lo) { lo = r; lo_at = variants[v] " on " families[f] }
             if (r > hi) { hi = r; hi_at = variants[v] " on " families[f] }
         }
-    target_row("O(N) solvers linear: t(1000) / t(100) in [8.5, 11.5]",
+    target_row("O(N) solvers linear: t(1000) / t(100) in [8.5, 11.5] (frictionless families)",
                tried ? sprintf("%.2f (%s) to %.2f (%s); %d of %d outside", lo, lo_at, hi, hi_at, outside + 0, tried) : "not measured (needs N = 100 and 1000)",
                !tried ? "n/a" : outside ? "MISS" : "PASS")
 }
@@ -309,6 +313,30 @@ function print_crossover(    f, v, i, n, key, win, runner, text, run_win, run_fr
     }
 }
 
+# ---- friction: chain-revolute-friction against chain-revolute ----------------------------
+
+function print_friction(    cols, ncols, v, k, a, b, row, any) {
+    ncols = split("10 100 1000", cols, " ")
+    printf "| variant |"
+    for (k = 1; k <= ncols; k++) printf " N = %d |", cols[k]
+    printf "\n|---|"
+    for (k = 1; k <= ncols; k++) printf "---|"
+    printf "\n"
+    for (v = 1; v <= count["variant"]; v++) {
+        row = "| `" variants[v] "` |"; any = 0
+        for (k = 1; k <= ncols; k++) {
+            a = "chain-revolute-friction" SUBSEP variants[v] SUBSEP cols[k]
+            b = "chain-revolute" SUBSEP variants[v] SUBSEP cols[k]
+            if ((a in call) && (b in call)) {
+                row = row sprintf(" %s (%.1f×) |", time_text(call[a]), call[a] / call[b]); any = 1
+            } else {
+                row = row " — |"
+            }
+        }
+        if (any) print row
+    }
+}
+
 function run_text(win, from, to, lo, hi) {
     return sprintf("`%s` at N = %s (runner-up %s)", win, from == to ? from : from "–" to,
                    hi < 0 ? "none" : lo == hi ? sprintf("%.2f× slower", lo) : sprintf("%.2f–%.2f× slower", lo, hi))
@@ -321,5 +349,6 @@ END {
     else if (section == "phases") print_phases()
     else if (section == "batch") print_batch()
     else if (section == "crossover") print_crossover()
+    else if (section == "friction") print_friction()
     else { print "summary.awk: unknown section '" section "'" > "/dev/stderr"; exit 2 }
 }

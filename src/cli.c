@@ -191,11 +191,13 @@ static void sync_parent_directory(const char *path)
 int cli_fail_solve(const char *cmd, const char *what, const mbd_model *model, int body,
                    int status)
 {
-    if (status != MBD_ESINGULAR || body < 0)
+    if ((status != MBD_ESINGULAR && status != MBD_EFRICTION) || body < 0)
         return cli_fail(cmd, what, status);
     const mbd_body_def *def = mbd_model_body(model, body);
-    fprintf(stderr, "mbd %s: %s: %s at the %s joint of body %d (\"%s\"): is the subtree it moves massless?\n",
-            cmd, what, mbd_strerror(status), mbd_joint_type_name(def->joint), body, def->name);
+    fprintf(stderr, "mbd %s: %s: %s at the %s joint of body %d (\"%s\"): %s\n", cmd, what,
+            mbd_strerror(status), mbd_joint_type_name(def->joint), body, def->name,
+            status == MBD_ESINGULAR ? "is the subtree it moves massless?"
+                                    : "is its Coulomb coefficient too large (Painleve's paradox)?");
     return CLI_RUNTIME_ERROR;
 }
 

@@ -45,8 +45,8 @@ void json_key_vector(FILE *out, const char *key, const double *x, int n, int las
 /* Reports a library status for a command; returns CLI_RUNTIME_ERROR. */
 int cli_fail(const char *cmd, const char *what, int status);
 
-/* Reports a failed solve; for MBD_ESINGULAR it names the body whose joint failed
- * (mbd_work_failed_body; -1 when unknown). */
+/* Reports a failed solve; for MBD_ESINGULAR and MBD_EFRICTION it names the body whose
+ * joint failed (mbd_work_failed_body; -1 when unknown). */
 int cli_fail_solve(const char *cmd, const char *what, const mbd_model *model, int body,
                    int status);
 

@@ -186,10 +186,11 @@ static void print_summary(const char *cmd, const mbd_model *model, const mbd_sol
 {
     fprintf(stderr,
             "mbd %s: %s, %s %s %s: t = %g, %ld steps (%ld rejected), %ld RHS evaluations, "
-            "energy drift %.3g (relative)\n",
+            "energy %s %.3g (relative)\n",
             cmd, mbd_model_name(model), mbd_solver_name(solver),
             opt->formulation == MBD_MOMENTUM ? "momentum" : "acceleration",
             mbd_integrator_name(opt->integrator), st->t, st->steps, st->rejected, st->rhs_evals,
+            mbd_model_has_friction(model) ? "change (friction dissipates)" : "drift",
             st->energy_drift);
 }
 

@@ -106,6 +106,7 @@ static int run_fd(const char *cmd, const mbd_model *model, const mbd_solver *sol
     if (status == MBD_OK)
         status = momentum ? mbd_forward_momentum(model, work, q, p, tau, out, pd)
                           : mbd_forward(model, work, q, qd, tau, out);
+    const int iterations = mbd_work_friction_iterations(work);
     if (status)
         rc = cli_fail_solve(cmd, mbd_solver_name(solver), model, mbd_work_failed_body(work), status);
     mbd_work_free(work);
@@ -119,6 +120,8 @@ static int run_fd(const char *cmd, const mbd_model *model, const mbd_solver *sol
     } else {
         json_key_vector(stdout, "qdd", out, nv, 1);
     }
+    if (mbd_model_has_friction(model))
+        printf(", \"friction_iterations\": %d", iterations);
     printf("}\n");
     return 0;
 }
@@ -140,15 +143,84 @@ static int cmd_fd(const char *cmd, int argc, char **argv)
     return rc;
 }
 
+/* A matrix as rows: JSON (a list of rows, full precision) or text (one row a line, 12
+ * digits). */
+static void print_matrix(const char *key, const double *M, int n, int json, int last)
+{
+    printf(json ? "\"%s\": [" : "%s =\n", key);
+    for (int r = 0; r < n; r++) {
+        if (json) {
+            printf(r ? ", " : "");
+            json_vector(stdout, M + (size_t)r * n, n);
+        } else {
+            for (int c = 0; c < n; c++)
+                printf(" % .12g", M[(size_t)r * n + c]);
+            printf("\n");
+        }
+    }
+    printf(json ? (last ? "]" : "], ") : "");
+}
+
+static void print_vector(const char *key, const double *x, int n, int json, int last)
+{
+    if (json) {
+        json_key_vector(stdout, key, x, n, last);
+        return;
+    }
+    printf("%s =\n", key);
+    for (int k = 0; k < n; k++)
+        printf(" % .12g", x[k]);
+    printf("\n");
+}
+
+static int cmd_coeffs(const char *cmd, int argc, char **argv)
+{
+    cli_flag flags[] = {FLAG("--q"), FLAG("--qd"), SWITCH("--json"), END_FLAGS};
+    mbd_model *model;
+    int rc = cli_open_model(cmd, argc, argv, flags, &model);
+    if (rc)
+        return rc;
+    const size_t nq = (size_t)mbd_model_nq(model), nv = (size_t)mbd_model_nv(model);
+    double *q = malloc(sizeof(double) * (nq + 3 * nv + 2 * nv * nv));
+    double *qd = q + nq, *g = qd + nv, *Cqd = g + nv, *H = Cqd + nv, *C = H + nv * nv;
+    mbd_work *work = mbd_work_new(model, NULL);
+    const int json = cli_get(flags, "--json") != NULL, n = (int)nv;
+    if (!q || !work) {
+        rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
+    } else if (!(rc = cli_vector(cmd, flags, "--q", (int)nq, q)) &&
+               !(rc = cli_vector(cmd, flags, "--qd", n, qd))) {
+        const int status = mbd_coefficients(model, work, q, qd, H, C, g, Cqd);
+        if (status) {
+            rc = cli_fail(cmd, "coefficients", status);
+        } else {
+            printf(json ? "{" : "");
+            print_matrix("H", H, n, json, 0);
+            print_matrix("C", C, n, json, 0);
+            print_vector("g", g, n, json, 0);
+            print_vector("Cqd", Cqd, n, json, 1);
+            printf(json ? "}\n" : "");
+        }
+    }
+    mbd_work_free(work);
+    free(q);
+    mbd_model_free(model);
+    return rc;
+}
+
 static int cmd_help(const char *cmd, int argc, char **argv);
 
 static const command commands[] = {
     {"solvers", cmd_solvers, "mbd solvers                      list the registered solvers"},
     {"info", cmd_info, "mbd info MODEL                   bodies, joints, DOFs and parameters"},
     {"id", cmd_id, "mbd id MODEL [--q L] [--qd L] [--qdd L]\n"
-                   "                                 inverse dynamics: tau and joint reactions"},
+                   "                                 inverse dynamics: tau (the actuators', which also\n"
+                   "                                 overcome joint friction) and joint reactions"},
     {"fd", cmd_fd, "mbd fd MODEL [--solver S] [--q L] [--qd L | --p L] [--tau L]\n"
-                   "                                 forward dynamics with one solver"},
+                   "                                 forward dynamics with one solver (and the joint\n"
+                   "                                 friction of MODEL: friction_iterations)"},
+    {"coeffs", cmd_coeffs, "mbd coeffs MODEL [--q L] [--qd L] [--json]\n"
+                           "                                 H, Christoffel Coriolis matrix C, g and C qd of\n"
+                           "                                 H qdd + C qd + g = tau (no friction)"},
     {"simulate", cmd_simulate, "mbd simulate MODEL --integrator rk4|dopri5|adams --t1 T [--dt H | --rtol R --atol A]\n"
                                "             [--solver S] [--formulation acceleration|momentum] [--q0 L] [--qd0 L]\n"
                                "             [--sample DT] [--out FILE.csv]\n"

@@ -192,3 +192,39 @@ const char *temp_file_with(const char *text, const char *suffix)
     fclose(f);
     return path;
 }
+
+/* Runs mbd with args; fails unless it exits with exit_status and prints both fragments
+ * (either may be NULL). */
+void expect_mbd2(const char *args, int exit_status, const char *fragment, const char *fragment2)
+{
+    cli_result r = mbd_run(args);
+    const char *out = r.status == 0 ? r.out : r.err;
+    if (r.status != exit_status || (fragment && !strstr(out, fragment)) ||
+        (fragment2 && !strstr(out, fragment2))) {
+        print_error("mbd %s: exit %d (expected %d), output \"%s\" (expected \"%s\" and \"%s\")\n",
+                    args, r.status, exit_status, out, fragment ? fragment : "", fragment2 ? fragment2 : "");
+        cli_result_free(&r);
+        fail();
+    }
+    cli_result_free(&r);
+}
+
+void expect_mbd(const char *args, int exit_status, const char *fragment)
+{
+    expect_mbd2(args, exit_status, fragment, NULL);
+}
+
+json_t *run_json(const char *args)
+{
+    cli_result r = mbd_run(args);
+    if (r.status != 0)
+        print_error("mbd %s: %s", args, r.err);
+    assert_int_equal(r.status, 0);
+    json_error_t error;
+    json_t *root = json_loads(r.out, 0, &error);
+    if (!root)
+        print_error("mbd %s: output is not JSON: %s\n", args, error.text);
+    assert_non_null(root);
+    cli_result_free(&r);
+    return root;
+}

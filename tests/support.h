@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "mbd.h"
 
@@ -45,6 +46,14 @@ typedef struct {
 /* Runs "mbd ARGS" (ARGS as a shell would split it). */
 cli_result mbd_run(const char *args);
 void cli_result_free(cli_result *result);
+
+/* Runs "mbd ARGS"; fails unless it exits with exit_status and prints the fragments (either
+ * may be NULL) on stdout (status 0) or stderr. */
+void expect_mbd2(const char *args, int exit_status, const char *fragment, const char *fragment2);
+void expect_mbd(const char *args, int exit_status, const char *fragment);
+
+/* Runs "mbd ARGS", which must succeed, and parses its stdout as JSON (json_decref it). */
+json_t *run_json(const char *args);
 
 /* The whole file as a NUL-terminated string (malloc'ed); fails the test if unreadable. */
 char *read_text_file(const char *path);

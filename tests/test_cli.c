@@ -86,21 +86,6 @@ static void test_bad_flags_and_vectors(void **state)
     expect_rejected("fd", (const char *const[]){"MODEL", NULL});
 }
 
-static json_t *run_json(const char *args)
-{
-    cli_result r = mbd_run(args);
-    if (r.status != 0)
-        print_error("mbd %s: %s", args, r.err);
-    assert_int_equal(r.status, 0);
-    json_error_t error;
-    json_t *root = json_loads(r.out, 0, &error);
-    if (!root)
-        print_error("mbd %s: output is not JSON: %s\n", args, error.text);
-    assert_non_null(root);
-    cli_result_free(&r);
-    return root;
-}
-
 static void read_json_array(json_t *array, double *out, int n)
 {
     assert_int_equal((int)json_array_size(array), n);

@@ -68,27 +68,6 @@ static double seconds_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Runs mbd with args; fails unless it exits with exit_status and prints both fragments
- * (either may be NULL). */
-static void expect_mbd2(const char *args, int exit_status, const char *fragment, const char *fragment2)
-{
-    cli_result r = mbd_run(args);
-    const char *out = r.status == 0 ? r.out : r.err;
-    if (r.status != exit_status || (fragment && !strstr(out, fragment)) ||
-        (fragment2 && !strstr(out, fragment2))) {
-        print_error("mbd %s: exit %d (expected %d), output \"%s\" (expected \"%s\" and \"%s\")\n",
-                    args, r.status, exit_status, out, fragment ? fragment : "", fragment2 ? fragment2 : "");
-        cli_result_free(&r);
-        fail();
-    }
-    cli_result_free(&r);
-}
-
-static void expect_mbd(const char *args, int exit_status, const char *fragment)
-{
-    expect_mbd2(args, exit_status, fragment, NULL);
-}
-
 static mbd_body_def body_def(const char *name, int parent, mbd_joint_type joint, double mass)
 {
     mbd_body_def b = {.name = name, .parent = parent, .joint = joint, .mass = mass};
