@@ -11,6 +11,7 @@ static const mbd_solver *const solver_table[] = {
     &mbd_solver_bodies,
     &mbd_solver_poisson_sweep,
     &mbd_solver_poisson_ldlt,
+    &mbd_solver_sparse,
 };
 
 #define SOLVER_COUNT ((int)(sizeof solver_table / sizeof solver_table[0]))
@@ -213,6 +214,15 @@ int mbd_mass_matrix(const mbd_model *model, mbd_work *work, const double *q, dou
         for (size_t c = 0; c <= r; c++)
             H[c * nv + r] = H[r * nv + c];
     return MBD_OK;
+}
+
+int mbd_mass_matrix_inverse(const mbd_model *model, mbd_work *work, const double *q, double *Hinv)
+{
+    int status = start_state(model, work, q, NULL, NULL);
+    if (status)
+        return status;
+    work->failed_body = -1;
+    return mass_matrix_inverse(model, work, Hinv);
 }
 
 int mbd_momentum(const mbd_model *model, mbd_work *work, const double *q, const double *qd,

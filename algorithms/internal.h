@@ -141,5 +141,10 @@ extern const mbd_solver mbd_solver_dense;
 extern const mbd_solver mbd_solver_bodies;
 extern const mbd_solver mbd_solver_poisson_sweep;
 extern const mbd_solver mbd_solver_poisson_ldlt;
+extern const mbd_solver mbd_solver_sparse;
+
+/* After mbd_kinematics: the full row-major H^-1, exactly symmetric, by the
+ * articulated-body recursion in O(N^2) (minverse.c). */
+int mass_matrix_inverse(const mbd_model *model, mbd_work *work, double *Hinv);
 
 #endif

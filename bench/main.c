@@ -23,7 +23,8 @@ static const char usage[] =
     "  --batch-n LIST      batch body counts (default 10,50,200)\n"
     "  --threads LIST      batch thread counts (default 1..all cores)\n"
     "  --batch-k K         states per batch (default 1024)\n"
-    "  --dense-max-n N     largest N for the O(N^3) dense solver (default 300)\n"
+    "  --dense-max-n N     largest N for the O(N^3) solvers: dense, and sparse on chains\n"
+    "                      (default 300)\n"
     "  --min-time S        seconds per repetition, at least (default 0.05)\n"
     "  --repetitions R     repetitions of each measurement (default 5)\n"
     "  --seed S            seed of the random states (default 1)\n"
@@ -141,9 +142,9 @@ static void add_settings(json_t *context, const bench_config *config, int blas_d
     for (int s = 0; s < SUITE_COUNT; s++)
         if (config->suites & (1u << s))
             json_array_append_new(suites, json_string(bench_suite_name((bench_suite)s)));
-    char note[160];
-    snprintf(note, sizeof note, "dense (O(N^3)) is timed up to N = %d only: beyond it the "
-             "cubic cost makes it pointless", config->dense_max_n);
+    char note[192];
+    snprintf(note, sizeof note, "dense (O(N^3)), and sparse on chains (O(N^3) there), are timed "
+             "up to N = %d only: beyond it the cubic cost makes it pointless", config->dense_max_n);
     json_object_update_new(context, json_pack(
         "{s:o, s:f, s:i, s:I, s:i, s:i, s:s, s:i, s:i, s:s}", "suites", suites, "min_time",
         config->timing.min_time, "repetitions", config->timing.repetitions, "seed",

@@ -13,18 +13,19 @@ typedef struct {
     const char *name;
     const char *spec; /* generator spec; %d is the body count */
     unsigned suites;  /* the suites that use this family */
+    int chain;        /* tree depth N: sparse's factorization is O(N^3) like dense's */
 } bench_family;
 
 /* The autoTree families with skew 0.5, so that gravity loads every joint. */
 static const bench_family families[] = {
-    {"autotree-chain", "tree:n=%d,branching=1,skew=0.5", SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_BATCH)},
-    {"autotree-binary", "tree:n=%d,branching=2,skew=0.5", SUITE_BIT(SUITE_PERCALL)},
-    {"chain-revolute", "chain:n=%d,joint=revolute", SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_PHASES)},
-    {"chain-cylindrical", "chain:n=%d,joint=cylindrical", SUITE_BIT(SUITE_PERCALL)},
+    {"autotree-chain", "tree:n=%d,branching=1,skew=0.5", SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_BATCH), 1},
+    {"autotree-binary", "tree:n=%d,branching=2,skew=0.5", SUITE_BIT(SUITE_PERCALL), 0},
+    {"chain-revolute", "chain:n=%d,joint=revolute", SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_PHASES), 1},
+    {"chain-cylindrical", "chain:n=%d,joint=cylindrical", SUITE_BIT(SUITE_PERCALL), 1},
     {"chain-cardan", "chain:n=%d,joint=cardan",
-     SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_PHASES) | SUITE_BIT(SUITE_BATCH)},
+     SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_PHASES) | SUITE_BIT(SUITE_BATCH), 1},
     /* chain-revolute with Coulomb friction 0.2 on every joint: what friction costs */
-    {"chain-revolute-friction", "chain:n=%d,joint=revolute,friction=0.2", SUITE_BIT(SUITE_PERCALL)},
+    {"chain-revolute-friction", "chain:n=%d,joint=revolute,friction=0.2", SUITE_BIT(SUITE_PERCALL), 1},
 };
 
 #define FAMILY_COUNT (int)(sizeof families / sizeof families[0])
@@ -46,8 +47,9 @@ static int excluded(const bench_config *config, const bench_job *job)
     bench_key_name(&job->key, name, sizeof name);
     if (config->filter && regexec(config->filter, name, 0, NULL, 0) != 0)
         return 1;
-    return strcmp(mbd_solver_name(job->variant->solver), "dense") == 0 &&
-           job->key.n > config->dense_max_n;
+    const char *solver = mbd_solver_name(job->variant->solver);
+    const int cubic = strcmp(solver, "dense") == 0 || (strcmp(solver, "sparse") == 0 && job->family->chain);
+    return cubic && job->key.n > config->dense_max_n;
 }
 
 /* The instances of one (suite, family, variant, n): the phases, or the thread counts. */

@@ -24,7 +24,7 @@ typedef struct {
     bench_list ns[SUITE_COUNT];   /* body counts of each suite */
     bench_list threads;           /* thread counts of the batch suite */
     int batch_k;                  /* states per batch */
-    int dense_max_n;              /* the O(N^3) dense solver runs up to this N only */
+    int dense_max_n;              /* dense, and sparse on chains (both O(N^3)), run up to this N only */
     unsigned long seed;
     timing_options timing;        /* cpu_clock is chosen per suite */
     const regex_t *filter;        /* only names that match; NULL: all */

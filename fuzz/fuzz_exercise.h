@@ -108,6 +108,10 @@ static inline void fuzz_exercise_model(const mbd_model *model)
         fuzz_require(fuzz_status_valid(status), "mbd_mass_matrix status");
         status = mbd_coefficients(model, work, q, qd, H, C, g, Cqd);
         fuzz_require(fuzz_status_valid(status), "mbd_coefficients status");
+        status = mbd_mass_matrix_inverse(model, work, q, H); /* MBD_EINVAL but for sparse */
+        fuzz_require(fuzz_status_valid(status), "mbd_mass_matrix_inverse status");
+        for (int k = 0; status == MBD_OK && k < nv * nv; k++)
+            fuzz_require(isfinite(H[k]), "mbd_mass_matrix_inverse returned OK with a non-finite entry");
         double kinetic, potential;
         status = mbd_energy(model, work, q, qd, &kinetic, &potential);
         fuzz_require(fuzz_status_valid(status), "mbd_energy status");

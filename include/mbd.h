@@ -187,6 +187,11 @@ int mbd_inverse(const mbd_model *model, mbd_work *work, const double *q, const d
 /* Joint-space inertia matrix H (nv x nv, row-major, full) by CRBA. */
 int mbd_mass_matrix(const mbd_model *model, mbd_work *work, const double *q, double *H);
 
+/* H^-1 (nv x nv, row-major, full, exactly symmetric) in O(N^2) by the articulated-body
+ * recursion (Pinocchio's computeMinverse), without forming H. Any workspace of the model
+ * will do. MBD_ESINGULAR names the body as the solvers do (mbd_work_failed_body). */
+int mbd_mass_matrix_inverse(const mbd_model *model, mbd_work *work, const double *q, double *Hinv);
+
 /* p = H(q) qd by one O(N) pass, without forming H. */
 int mbd_momentum(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                  double *p);

@@ -5,7 +5,7 @@ set output out.".".ext
 file = dat."/percall.dat"
 
 # one panel per family and one for the key
-set multiplot layout 2, int(ceil((words(families) + 1) / 2.0)) title sprintf("Time per forward-dynamics call, one thread (median cpu time); dense timed up to N = %d", dense_max_n)
+set multiplot layout 2, int(ceil((words(families) + 1) / 2.0)) title sprintf("Time per forward-dynamics call, one thread (median cpu time); dense (and sparse on chains) timed up to N = %d", dense_max_n)
 set logscale xy
 set format y "10^{%T}"
 set xlabel "bodies N"

@@ -110,7 +110,13 @@ EOF
 chart crossover "5. Crossover: the fastest solver at each N"
 cat <<EOF
 Each solver's time per call over the fastest one's at the same family and N (1 = the
-winner). The winner at each N, with how much slower the runner-up is:
+winner). Three regimes meet here: the O(N) sweeps (\`bodies\` and the Poisson solvers),
+\`sparse\`, whose tree-sparse LᵀDL factorization of H costs O(N d²) with d the depth of
+the tree (O(N d) to build H and to solve), and \`dense\`, O(N³) (LAPACK's Cholesky
+does not exploit the zeros). The depth decides where \`sparse\` lands: d = ⌊log₂ N⌋ + 1 on the
+binary autoTree (9 at N = 300), so its factorization is nearly linear in N there, while
+on the chains d = N (2N coordinates deep for the 2-DOF joints) and it is cubic like
+\`dense\`. The winner at each N, with how much slower the runner-up is:
 
 $(summary crossover)
 

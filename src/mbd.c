@@ -207,6 +207,38 @@ static int cmd_coeffs(const char *cmd, int argc, char **argv)
     return rc;
 }
 
+/* H^-1 (mbd_mass_matrix_inverse), one JSON row per coordinate. */
+static int cmd_minv(const char *cmd, int argc, char **argv)
+{
+    cli_flag flags[] = {FLAG("--q"), END_FLAGS};
+    mbd_model *model;
+    int rc = cli_open_model(cmd, argc, argv, flags, &model);
+    if (rc)
+        return rc;
+    const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);
+    double *q = malloc(sizeof(double) * ((size_t)nq + (size_t)nv * (size_t)nv)), *Hinv = q + nq;
+    mbd_work *work = mbd_work_new(model, NULL);
+    if (!q || !work) {
+        rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
+    } else if (!(rc = cli_vector(cmd, flags, "--q", nq, q))) {
+        int status = mbd_mass_matrix_inverse(model, work, q, Hinv);
+        if (status) {
+            rc = cli_fail_solve(cmd, "H^-1", model, mbd_work_failed_body(work), status);
+        } else {
+            printf("{\"Hinv\": [");
+            for (int r = 0; r < nv; r++) {
+                printf(r ? ", " : "");
+                json_vector(stdout, Hinv + (size_t)r * nv, nv);
+            }
+            printf("]}\n");
+        }
+    }
+    mbd_work_free(work);
+    free(q);
+    mbd_model_free(model);
+    return rc;
+}
+
 static int cmd_help(const char *cmd, int argc, char **argv);
 
 static const command commands[] = {
@@ -221,6 +253,7 @@ static const command commands[] = {
     {"coeffs", cmd_coeffs, "mbd coeffs MODEL [--q L] [--qd L] [--json]\n"
                            "                                 H, Christoffel Coriolis matrix C, g and C qd of\n"
                            "                                 H qdd + C qd + g = tau (no friction)"},
+    {"minv", cmd_minv, "mbd minv MODEL [--q L]           inverse mass matrix H^-1, O(N^2)"},
     {"simulate", cmd_simulate, "mbd simulate MODEL --integrator rk4|dopri5|adams --t1 T [--dt H | --rtol R --atol A]\n"
                                "             [--solver S] [--formulation acceleration|momentum] [--q0 L] [--qd0 L]\n"
                                "             [--sample DT] [--out FILE.csv]\n"

@@ -1,5 +1,7 @@
 #include "support.h"
 
+#include <lapacke.h>
+#undef I /* complex.h's imaginary unit, from lapacke.h: I is an inertia here */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,4 +229,61 @@ json_t *run_json(const char *args)
     assert_non_null(root);
     cli_result_free(&r);
     return root;
+}
+
+state_buf state_new(const mbd_model *model, uint64_t seed)
+{
+    state_buf s = {.nq = mbd_model_nq(model), .nv = mbd_model_nv(model)};
+    double *mem = calloc((size_t)s.nq + 7 * (size_t)s.nv, sizeof *mem);
+    assert_non_null(mem);
+    s.q = mem;
+    s.qd = s.q + s.nq;
+    s.tau = s.qd + s.nv;
+    s.out = s.tau + s.nv;
+    s.out2 = s.out + s.nv;
+    s.ref = s.out2 + s.nv;
+    s.ref2 = s.ref + s.nv;
+    s.p = s.ref2 + s.nv;
+    uint64_t x = seed * 7919 + 13;
+    test_fill(&x, s.q, s.nq, -1.5, 1.5);
+    test_fill(&x, s.qd, s.nv, -1.0, 1.0);
+    test_fill(&x, s.tau, s.nv, -1.0, 1.0);
+    return s;
+}
+
+void state_free(state_buf *s) { free(s->q); }
+
+void check_against_dense_at(const mbd_model *model, const mbd_solver *solver, state_buf *s,
+                            double tol, const char *label)
+{
+    mbd_work *dense = mbd_work_new(model, mbd_solver_find("dense")), *work = mbd_work_new(model, solver);
+    assert_int_equal(mbd_forward(model, dense, s->q, s->qd, s->tau, s->ref), MBD_OK);
+    assert_int_equal(mbd_momentum(model, dense, s->q, s->qd, s->p), MBD_OK);
+    assert_int_equal(mbd_forward_momentum(model, dense, s->q, s->p, s->tau, s->out, s->ref2), MBD_OK);
+    if (mbd_solver_formulations(solver) & MBD_ACCELERATION) {
+        assert_int_equal(mbd_forward(model, work, s->q, s->qd, s->tau, s->out), MBD_OK);
+        assert_close(s->out, s->ref, s->nv, tol, label);
+    }
+    if (mbd_solver_formulations(solver) & MBD_MOMENTUM) {
+        assert_int_equal(mbd_forward_momentum(model, work, s->q, s->p, s->tau, s->out, s->out2), MBD_OK);
+        assert_close(s->out, s->qd, s->nv, tol, label);
+        assert_close(s->out2, s->ref2, s->nv, tol, label);
+    }
+    mbd_work_free(work);
+    mbd_work_free(dense);
+}
+
+/* cond(H) = largest / smallest eigenvalue, by LAPACK (dsyev). */
+double condition_number(const mbd_model *model, const double *q)
+{
+    const int nv = mbd_model_nv(model);
+    double *H = malloc(sizeof(double) * (size_t)nv * (size_t)nv), *w = malloc(sizeof(double) * (size_t)nv);
+    mbd_work *work = mbd_work_new(model, NULL);
+    assert_int_equal(mbd_mass_matrix(model, work, q, H), MBD_OK);
+    assert_int_equal(LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'L', nv, H, nv, w), 0);
+    const double cond = w[nv - 1] / w[0];
+    mbd_work_free(work);
+    free(H);
+    free(w);
+    return cond;
 }

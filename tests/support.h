@@ -30,6 +30,24 @@ void test_fill(uint64_t *state, double *x, int n, double lo, double hi);
 
 #endif
 
+/* A deterministic random state of the model's size (q, qd, tau drawn; the rest zero),
+ * one allocation: state_free. */
+typedef struct {
+    int nq, nv;
+    double *q, *qd, *tau, *out, *out2, *ref, *ref2, *p;
+} state_buf;
+
+state_buf state_new(const mbd_model *model, uint64_t seed);
+void state_free(state_buf *s);
+
+/* solver against the dense one at s: qdd, and from p = H qd the solver's qd (against
+ * s->qd) and pd, each to tol in rel_error; s's out, ref and p slots are overwritten. */
+void check_against_dense_at(const mbd_model *model, const mbd_solver *solver, state_buf *s,
+                            double tol, const char *label);
+
+/* cond(H(q)) = largest / smallest eigenvalue, by LAPACK (dsyev). */
+double condition_number(const mbd_model *model, const double *q);
+
 typedef enum { SHAPE_CHAIN, SHAPE_BINARY, SHAPE_RANDOM } tree_shape;
 
 /* A random but physically valid model: nb bodies of the given joint type (or mixed when

@@ -138,6 +138,40 @@ static void test_outputs_match_library(void **state)
     mbd_model_free(model);
 }
 
+/* mbd minv prints the library's H^-1 at full precision, one row per coordinate; H H^-1 = I. */
+static void test_minv(void **state)
+{
+    (void)state;
+    mbd_model *model = load_model("chain:n=3,joint=cardan");
+    const double q[6] = {0.1, -0.2, 0.3, 0.4, -0.5, 0.6};
+    double Hinv[36], printed[36], H[36], HHinv[36], eye[36] = {0};
+    mbd_work *work = mbd_work_new(model, NULL);
+    assert_int_equal(mbd_mass_matrix_inverse(model, work, q, Hinv), MBD_OK);
+    assert_int_equal(mbd_mass_matrix(model, work, q, H), MBD_OK);
+    json_t *out = run_json("minv chain:n=3,joint=cardan --q 0.1,-0.2,0.3,0.4,-0.5,0.6");
+    json_t *rows = json_object_get(out, "Hinv");
+    assert_int_equal((int)json_array_size(rows), 6);
+    for (int r = 0; r < 6; r++)
+        read_json_array(json_array_get(rows, (size_t)r), printed + 6 * r, 6);
+    /* not bit for bit: mbd and this test are separate LTO builds, which may fuse a * b + c
+     * into FMAs in different places (measured: a few ulps) */
+    assert_close(printed, Hinv, 36, 1e-15, "mbd minv against the library");
+    for (int r = 0; r < 6; r++) {
+        eye[7 * r] = 1.0;
+        for (int c = 0; c < 6; c++) {
+            HHinv[6 * r + c] = 0.0;
+            for (int k = 0; k < 6; k++)
+                HHinv[6 * r + c] += H[6 * r + k] * printed[6 * k + c];
+        }
+    }
+    assert_close(HHinv, eye, 36, 1e-12, "H H^-1");
+    json_decref(out);
+    mbd_work_free(work);
+    mbd_model_free(model);
+    expect_rejected("minv rods:n=3 --q 1,2", (const char *const[]){"--q", "expected 3", "got 2", NULL});
+    expect_rejected("minv rods:n=3 --qd 1,2,3", (const char *const[]){"--qd", NULL});
+}
+
 static void test_solvers_and_info(void **state)
 {
     (void)state;
@@ -158,6 +192,7 @@ int main(void)
         cmocka_unit_test(test_bad_model_files),
         cmocka_unit_test(test_bad_flags_and_vectors),
         cmocka_unit_test(test_outputs_match_library),
+        cmocka_unit_test(test_minv),
         cmocka_unit_test(test_solvers_and_info),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

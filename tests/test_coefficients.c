@@ -10,11 +10,11 @@
 typedef struct {
     int nq, nv;
     double *q, *qd, *qdd, *H, *C, *g, *Cqd, *tau, *scratch;
-} state;
+} coeff_state;
 
-static state state_new(const mbd_model *model, uint64_t *seed)
+static coeff_state coeff_state_new(const mbd_model *model, uint64_t *seed)
 {
-    state s = {.nq = mbd_model_nq(model), .nv = mbd_model_nv(model)};
+    coeff_state s = {.nq = mbd_model_nq(model), .nv = mbd_model_nv(model)};
     const size_t nv = (size_t)s.nv;
     s.q = malloc(sizeof(double) * ((size_t)s.nq + 5 * nv + 4 * nv * nv));
     s.qd = s.q + s.nq, s.qdd = s.qd + nv, s.g = s.qdd + nv, s.Cqd = s.g + nv, s.tau = s.Cqd + nv;
@@ -26,13 +26,13 @@ static state state_new(const mbd_model *model, uint64_t *seed)
 }
 
 /* H, C, g, Cqd at the state's q, qd. */
-static void coefficients(const mbd_model *model, mbd_work *work, state *s)
+static void coefficients(const mbd_model *model, mbd_work *work, coeff_state *s)
 {
     assert_int_equal(mbd_coefficients(model, work, s->q, s->qd, s->H, s->C, s->g, s->Cqd), MBD_OK);
 }
 
 /* out = H(q + h dir) in place of s->q (restored) */
-static void mass_matrix_at(const mbd_model *model, mbd_work *work, state *s, const double *dir,
+static void mass_matrix_at(const mbd_model *model, mbd_work *work, coeff_state *s, const double *dir,
                            double h, double *out)
 {
     double *q = malloc(sizeof(double) * (size_t)s->nq);
@@ -56,7 +56,7 @@ static void test_equations_match_rnea(void **unused)
         mbd_model *model = m < NSPECS ? load_model(specs[m])
                                       : random_model(m, 7, -1, m % 2 ? SHAPE_RANDOM : SHAPE_BINARY);
         mbd_work *work = mbd_work_new(model, NULL);
-        state s = state_new(model, &seed);
+        coeff_state s = coeff_state_new(model, &seed);
         const int n = s.nv;
         coefficients(model, work, &s);
         assert_int_equal(mbd_inverse(model, work, s.q, s.qd, s.qdd, s.tau, NULL), MBD_OK);
@@ -87,7 +87,7 @@ static void test_christoffel_and_skew(void **unused)
     for (size_t m = 0; m < NSPECS; m++) {
         mbd_model *model = load_model(specs[m]);
         mbd_work *work = mbd_work_new(model, NULL);
-        state s = state_new(model, &seed);
+        coeff_state s = coeff_state_new(model, &seed);
         const int n = s.nv;
         const size_t nn = (size_t)n * (size_t)n;
         double *dH = malloc(sizeof(double) * (nn * (size_t)n + 3 * nn)); /* dH[k] = dH/dq_k */
@@ -139,7 +139,7 @@ static void test_no_velocity_no_coriolis(void **unused)
     uint64_t seed = 23;
     mbd_model *model = load_model("chain:n=4,joint=cardan");
     mbd_work *work = mbd_work_new(model, NULL);
-    state s = state_new(model, &seed);
+    coeff_state s = coeff_state_new(model, &seed);
     memset(s.qd, 0, (size_t)s.nv * sizeof *s.qd);
     coefficients(model, work, &s);
     for (int e = 0; e < s.nv * s.nv; e++)
