@@ -116,3 +116,53 @@ const mbd_solver mbd_solver_bodies = {
     .summary = "separate-bodies sweep (Vereshchagin 1974, articulated-body recursion), O(N)",
     .solve_acc = bodies_acc,
 };
+
+/* x = H^-1 b by the sweep's last two passes with zero velocity and gravity and tau = b:
+ * p^A_i = sum_children X^T (p^A_j + U_j D_j^-1 u_j), u_i = b_i - S_i^T p^A_i; then
+ * x_i = D_i^-1 (u_i - U_i^T X_i a_lambda), a_i = X_i a_lambda + S_i x_i. I^A, U and D^-1
+ * are those of the preceding solve; x holds u until the forward pass overwrites it. */
+void bodies_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x)
+{
+    double (*pA)[6] = work->g, (*a)[6] = work->a;
+    memset(pA, 0, (size_t)model->nb * sizeof *pA);
+    for (int i = model->nb - 1; i >= 0; i--) {
+        const int p = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
+        const double *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
+        subspace_dot(x + v0, work->S + 6 * v0, nv, pA[i]);
+        for (int k = 0; k < nv; k++)
+            x[v0 + k] = b[v0 + k] - x[v0 + k];
+        if (p < 0)
+            continue;
+        double pa[6], t[6];
+        memcpy(pa, pA[i], sizeof pa);
+        for (int k = 0; k < nv; k++) {
+            double Dinv_u = 0.0;
+            for (int l = 0; l < nv; l++)
+                Dinv_u += Dinv[nv * k + l] * x[v0 + l];
+            for (int r = 0; r < 6; r++)
+                pa[r] += U[6 * k + r] * Dinv_u;
+        }
+        xform_force_t(t, &work->X[i], pa);
+        for (int r = 0; r < 6; r++)
+            pA[p][r] += t[r];
+    }
+    for (int i = 0; i < model->nb; i++) {
+        const int p = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
+        const double *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
+        double rhs[MBD_MAX_JOINT_DOF], aJ[6];
+        if (p < 0)
+            memset(a[i], 0, sizeof a[i]);
+        else
+            xform_motion(a[i], &work->X[i], a[p]);
+        for (int k = 0; k < nv; k++)
+            rhs[k] = x[v0 + k] - dot6(U + 6 * k, a[i]);
+        for (int k = 0; k < nv; k++) {
+            x[v0 + k] = 0.0;
+            for (int l = 0; l < nv; l++)
+                x[v0 + k] += Dinv[nv * k + l] * rhs[l];
+        }
+        subspace_times(aJ, work->S + 6 * v0, nv, x + v0);
+        for (int r = 0; r < 6; r++)
+            a[i][r] += aJ[r];
+    }
+}

@@ -28,7 +28,18 @@ typedef struct {
     double axis[2][3];
 } mbd_joint;
 
-/* Read-only after mbd_model_build. */
+/* A cut joint in the solvers' frames (from an mbd_loop_def). Its equations: the 3 of
+ * x_a - x_b = 0 (the two frame origins, world coordinates), then ndot of u_k . w_k = 0,
+ * with the unit vectors u_k fixed in body_a and w_k in body_b (body coordinates). */
+typedef struct {
+    int body_a, body_b;  /* body_b -1: the world */
+    int row0, ndot;      /* first equation; 3 + ndot equations */
+    double point_a[3], point_b[3];
+    double u[3][3], w[3][3];
+    double frame_a[9];   /* frame a's axes (columns) in body a coordinates */
+} mbd_loop;
+
+/* Read-only after mbd_model_build (and mbd_model_add_loops). */
 struct mbd_model {
     char *name;
     char *source;              /* file path or generator spec it came from */
@@ -48,6 +59,9 @@ struct mbd_model {
      * mbd_model and mbd_work (joint axes, Xtree, inertia, X, S, v, f, ...) is in the
      * internal frames; defs keeps the user's. Convert with Q_i where the two meet. */
     double (*user_rotation)[9];
+    int nloops, nc;            /* cut joints and their equations (m) */
+    mbd_loop_def *loop_defs;   /* (nloops) as given, names owned */
+    mbd_loop *loops;           /* (nloops) */
 };
 
 /* Per-thread, per-state buffers; the only memory a solver writes. */
@@ -68,6 +82,7 @@ struct mbd_work {
     double (*g)[6];            /* (nb) second force/momentum accumulator */
     double (*IA)[36];          /* (nb) articulated or composite inertias */
     double *scratch;           /* solver-specific, solver->scratch_doubles(model) */
+    double *loop_scratch;      /* loops_scratch_doubles(model, solver); models with loops */
 };
 
 typedef size_t (*mbd_scratch_fn)(const mbd_model *model);
@@ -131,6 +146,15 @@ static inline int singular_joint(mbd_work *work, int body)
 
 /* The body whose joint owns velocity coordinate dof. */
 int body_of_dof(const mbd_model *model, int dof);
+
+/* ---- closed loops (loops.c) ---- */
+
+/* The workspace doubles that constrained forward dynamics needs; 0 without loops. */
+size_t loops_scratch_doubles(const mbd_model *model, const mbd_solver *solver);
+
+/* After a bodies solve at the current kinematics: x = H^-1 b in O(N), reusing the
+ * articulated inertias and joint blocks that solve left in work (no bias terms). */
+void bodies_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x);
 
 /* ---- solvers (one file each) ---- */
 /* Scratch of a solver, 64-byte aligned, sized by its scratch_doubles. */
