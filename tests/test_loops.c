@@ -308,12 +308,279 @@ static void test_slider_crank_against_hand(void **state)
     mbd_model_free(model);
 }
 
+/* ---- random 3-D models with loops ------------------------------------------------ */
+
+/* World pose of every body at q = 0 from the descriptions (the user's frames): there the
+ * body frame is the joint frame. */
+static void poses_at_zero(const mbd_model *model, double (*R)[3][3], double (*p)[3])
+{
+    for (int i = 0; i < mbd_model_nbodies(model); i++) {
+        const mbd_body_def *b = mbd_model_body(model, i);
+        double Rp[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, pp[3] = {0, 0, 0}, t[3];
+        if (b->parent >= 0) {
+            memcpy(Rp, R[b->parent], sizeof Rp);
+            memcpy(pp, p[b->parent], sizeof pp);
+        }
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                R[i][r][c] = Rp[r][0] * b->rotation[0][c] + Rp[r][1] * b->rotation[1][c] +
+                             Rp[r][2] * b->rotation[2][c];
+        apply(t, Rp, b->origin);
+        for (int k = 0; k < 3; k++)
+            p[i][k] = pp[k] + t[k];
+    }
+}
+
+/* A frame fixed in body (-1: world) that sits at the world point P with axes F at q = 0. */
+static void frame_at(const double (*R)[3][3], const double (*p)[3], int body, const double P[3],
+                     double F[3][3], double origin[3], double rotation[3][3])
+{
+    static const double I3[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    const double(*Rb)[3] = body < 0 ? I3 : R[body];
+    for (int r = 0; r < 3; r++) {
+        origin[r] = 0.0;
+        for (int k = 0; k < 3; k++) {
+            origin[r] += Rb[k][r] * (P[k] - (body < 0 ? 0.0 : p[body][k]));
+            rotation[r][k] = Rb[0][r] * F[0][k] + Rb[1][r] * F[1][k] + Rb[2][r] * F[2][k];
+        }
+    }
+}
+
+/* random_model(seed, a chain of 20 bodies, mixed joints) closed by a spherical joint from
+ * its tip to the world, a revolute and a weld joint across segments of 5 and 6 joints
+ * (14 independent equations); consistent at q = 0. */
+static mbd_model *random_loop_model(uint64_t seed)
+{
+    mbd_model *model = random_model(seed, 20, -1, SHAPE_CHAIN);
+    static const mbd_loop_type types[3] = {MBD_LOOP_SPHERICAL, MBD_LOOP_REVOLUTE, MBD_LOOP_WELD};
+    static const int ends[3][2] = {{19, -1}, {12, 7}, {6, 0}};
+    static const char *names[3] = {"ball", "hinge", "weld"};
+    double R[20][3][3], p[20][3];
+    poses_at_zero(model, R, p);
+    uint64_t s = seed + 7;
+    mbd_loop_def loops[3];
+    memset(loops, 0, sizeof loops);
+    for (int l = 0; l < 3; l++) {
+        double P[3], axis[3], F[3][3];
+        test_fill(&s, P, 3, -0.5, 0.5);
+        test_fill(&s, axis, 3, -1.0, 1.0);
+        const double norm = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+        for (int k = 0; k < 3; k++)
+            axis[k] /= norm;
+        rotation(F, axis, test_uniform(&s, -3.0, 3.0));
+        loops[l] = (mbd_loop_def){.name = names[l], .type = types[l], .body_a = ends[l][0],
+                                  .body_b = ends[l][1]};
+        frame_at((const double (*)[3][3])R, (const double (*)[3])p, ends[l][0], P, F,
+                 loops[l].origin_a, loops[l].rotation_a);
+        frame_at((const double (*)[3][3])R, (const double (*)[3])p, ends[l][1], P, F,
+                 loops[l].origin_b, loops[l].rotation_b);
+        test_fill(&s, loops[l].axis, 3, -1.0, 1.0);
+    }
+    char err[512];
+    if (mbd_model_add_loops(model, 3, loops, err, sizeof err) != MBD_OK)
+        print_error("%s\n", err);
+    assert_int_equal(mbd_model_nconstraints(model), 14);
+    return model;
+}
+
+/* A random state near q = 0 projected onto Phi = 0, Phi_q qd = 0. */
+static void consistent_state(const mbd_model *model, mbd_work *work, uint64_t seed, double *q,
+                             double *qd)
+{
+    const int n = mbd_model_nv(model);
+    uint64_t s = seed;
+    test_fill(&s, q, n, -0.15, 0.15);
+    test_fill(&s, qd, n, -1.0, 1.0);
+    assert_int_equal(mbd_project_constraints(model, work, q, qd, 1e-13), MBD_OK);
+}
+
+static double norm2(const double *x, int n)
+{
+    double t = 0.0;
+    for (int k = 0; k < n; k++)
+        t += x[k] * x[k];
+    return sqrt(t);
+}
+
+/* Phi_q by central differences of Phi; gamma = -d/dt (Phi_q qd) along q(t) = q + t qd. */
+static void test_jacobian_and_gamma_by_differences(void **state)
+{
+    (void)state;
+    mbd_model *model = random_loop_model(3);
+    const int n = mbd_model_nv(model), m = mbd_model_nconstraints(model);
+    mbd_work *work = mbd_work_new(model, NULL);
+    double *q = calloc((size_t)(6 * n + 6 * m + m * n), sizeof *q);
+    double *qd = q + n, *qp = qd + n, *qm = qp + n, *phip = qm + n, *phim = phip + m,
+           *dp = phim + m, *dm = dp + m, *gamma = dm + m, *fd = gamma + m, *J = fd + m,
+           *col = J + (size_t)m * n;
+    uint64_t s = 11;
+    test_fill(&s, q, n, -1.0, 1.0); /* anywhere: the identities hold off the manifold too */
+    test_fill(&s, qd, n, -1.0, 1.0);
+    assert_int_equal(mbd_constraint_jacobian(model, work, q, qd, J, gamma), MBD_OK);
+    const double h = 1e-6;
+    for (int j = 0; j < n; j++) {
+        memcpy(qp, q, (size_t)n * sizeof *q);
+        memcpy(qm, q, (size_t)n * sizeof *q);
+        qp[j] += h, qm[j] -= h;
+        assert_int_equal(mbd_constraint_violation(model, work, qp, NULL, phip, NULL), MBD_OK);
+        assert_int_equal(mbd_constraint_violation(model, work, qm, NULL, phim, NULL), MBD_OK);
+        for (int r = 0; r < m; r++) {
+            fd[r] = (phip[r] - phim[r]) / (2 * h);
+            col[r] = J[(size_t)r * n + j];
+        }
+        assert_close(col, fd, m, 1e-8, "Phi_q column");
+    }
+    for (int k = 0; k < n; k++)
+        qp[k] = q[k] + h * qd[k], qm[k] = q[k] - h * qd[k];
+    assert_int_equal(mbd_constraint_violation(model, work, qp, qd, phip, dp), MBD_OK);
+    assert_int_equal(mbd_constraint_violation(model, work, qm, qd, phim, dm), MBD_OK);
+    for (int r = 0; r < m; r++)
+        fd[r] = -(dp[r] - dm[r]) / (2 * h);
+    assert_close(gamma, fd, m, 1e-7, "gamma");
+    free(q);
+    mbd_work_free(work);
+    mbd_model_free(model);
+}
+
+/* Both routes agree; Phi_q qdd = gamma - 2 alpha dPhi - beta^2 Phi on and off the manifold. */
+static void test_routes_agree_and_residual(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        mbd_model *model = random_loop_model(seed);
+        const int n = mbd_model_nv(model), m = mbd_model_nconstraints(model);
+        mbd_work *work[2] = {mbd_work_new(model, mbd_solver_find(routes[0])),
+                             mbd_work_new(model, mbd_solver_find(routes[1]))};
+        double *q = calloc((size_t)(6 * n + 6 * m + m * n), sizeof *q);
+        double *qd = q + n, *tau = qd + n, *qdd[2] = {tau + n, tau + 2 * n}, *lambda[2] = {tau + 3 * n, tau + 3 * n + m},
+               *phi = lambda[1] + m, *phid = phi + m, *gamma = phid + m, *res = gamma + m, *J = res + m;
+        uint64_t s = seed;
+        test_fill(&s, tau, n, -2.0, 2.0);
+        for (int off = 0; off < 2; off++) {
+            consistent_state(model, work[0], seed, q, qd);
+            if (off) /* off the manifold: Baumgarte's terms pull back */
+                for (int k = 0; k < n; k++)
+                    q[k] += 0.01 * sin(k + 1.0), qd[k] += 0.05 * cos(k + 1.0);
+            const mbd_baumgarte stab = {off ? 5.0 : 0.0, off ? 7.0 : 0.0};
+            int rank = -1;
+            assert_int_equal(mbd_constraint_rank(model, work[0], q, &rank), MBD_OK);
+            assert_int_equal(rank, m); /* independent: off the manifold too, a solution exists */
+            for (int r = 0; r < 2; r++)
+                assert_int_equal(mbd_forward_constrained(model, work[r], q, qd, tau, &stab, qdd[r], lambda[r]), MBD_OK);
+            assert_close(qdd[1], qdd[0], n, 1e-10, "qdd, bodies vs dense");
+            assert_close(lambda[1], lambda[0], m, 1e-10, "lambda, bodies vs dense");
+            assert_int_equal(mbd_constraint_jacobian(model, work[0], q, qd, J, gamma), MBD_OK);
+            assert_int_equal(mbd_constraint_violation(model, work[0], q, qd, phi, phid), MBD_OK);
+            for (int r = 0; r < m; r++) {
+                res[r] = -(gamma[r] - 2 * stab.alpha * phid[r] - stab.beta * stab.beta * phi[r]);
+                for (int j = 0; j < n; j++)
+                    res[r] += J[(size_t)r * n + j] * qdd[0][j];
+            }
+            const double scale = norm2(J, m * n) * norm2(qdd[0], n) + norm2(gamma, m);
+            if (!(norm2(res, m) <= 1e-12 * scale))
+                fail_msg("seed %d: residual %.3g > 1e-12 x %.3g", (int)seed, norm2(res, m), scale);
+        }
+        free(q);
+        mbd_work_free(work[0]);
+        mbd_work_free(work[1]);
+        mbd_model_free(model);
+    }
+}
+
+/* bodies_inverse_times after a bodies solve: H x = b with H from CRBA. */
+static void test_bodies_inverse_times(void **state)
+{
+    (void)state;
+    mbd_model *model = random_model(5, 30, -1, SHAPE_RANDOM);
+    const int n = mbd_model_nv(model);
+    mbd_work *work = mbd_work_new(model, mbd_solver_find("bodies")), *other = mbd_work_new(model, NULL);
+    double *q = calloc((size_t)(5 * n + n * n), sizeof *q);
+    double *qd = q + n, *b = qd + n, *x = b + n, *Hx = x + n, *H = Hx + n;
+    uint64_t s = 5;
+    test_fill(&s, q, n, -2.0, 2.0);
+    test_fill(&s, qd, n, -2.0, 2.0);
+    test_fill(&s, b, n, -1.0, 1.0);
+    assert_int_equal(mbd_forward(model, work, q, qd, NULL, x), MBD_OK);
+    bodies_inverse_times(model, work, b, x);
+    assert_int_equal(mbd_mass_matrix(model, other, q, H), MBD_OK);
+    for (int r = 0; r < n; r++) {
+        Hx[r] = 0.0;
+        for (int c = 0; c < n; c++)
+            Hx[r] += H[(size_t)r * n + c] * x[c];
+    }
+    assert_close(Hx, b, n, 1e-12, "H (H^-1 b)");
+    free(q);
+    mbd_work_free(work);
+    mbd_work_free(other);
+    mbd_model_free(model);
+}
+
+/* A pendulum whose tip is also pinned to the world: locked. At rest the pin carries the
+ * weight; moving, the centripetal acceleration it would need is not in range(Phi_q). */
+static void test_inconsistent_constraints(void **state)
+{
+    (void)state;
+    mbd_body_def rod;
+    planar_link(&rod, "rod", -1, 2.0, 0.5, 0.1);
+    place_in_plane(&rod, 0.0, 0.0);
+    mbd_loop_def pin = {.name = "tip", .type = MBD_LOOP_SPHERICAL, .body_a = 0, .body_b = -1};
+    pin.origin_a[0] = 1.0;
+    plane_point(pin.origin_b, 1.0, 0.0);
+    for (int k = 0; k < 3; k++)
+        pin.rotation_a[k][k] = pin.rotation_b[k][k] = 1.0;
+    mbd_model *model = build("pinned", 1, &rod, 1, &pin);
+    for (int r = 0; r < 2; r++) {
+        mbd_work *work = mbd_work_new(model, mbd_solver_find(routes[r]));
+        const double q = 0.0, still = 0.0, moving = 1.0;
+        double qdd = 1.0, lambda[3], wrench[6], f[3];
+        assert_int_equal(mbd_forward_constrained(model, work, &q, &still, NULL, NULL, &qdd, lambda), MBD_OK);
+        assert_true(fabs(qdd) < 1e-14);
+        /* the pin holds the moment of the weight about the joint: f_y l = m g lc */
+        assert_int_equal(mbd_loop_wrenches(model, work, &q, lambda, wrench), MBD_OK);
+        const double up[3] = {0, 2.0 * g0 * 0.5 / 1.0, 0};
+        memcpy(f, wrench + 3, sizeof f);
+        assert_close(f, up, 3, 1e-12, "pin force in frame a (the rod's axes at q = 0)");
+        assert_int_equal(mbd_forward_constrained(model, work, &q, &moving, NULL, NULL, &qdd, NULL),
+                         MBD_EINCONSISTENT);
+        mbd_work_free(work);
+    }
+    mbd_model_free(model);
+}
+
+/* Solvers without a constrained route refuse; a model without loops gives mbd_forward. */
+static void test_unsupported_and_tree(void **state)
+{
+    (void)state;
+    mbd_model *model = fourbar_model(MBD_LOOP_SPHERICAL);
+    mbd_work *work = mbd_work_new(model, mbd_solver_find("poisson-ldlt"));
+    double q[3] = {0}, qdd[3];
+    assert_int_equal(mbd_forward_constrained(model, work, q, q, NULL, NULL, qdd, NULL), MBD_EUNSUPPORTED);
+    mbd_work_free(work);
+    mbd_model_free(model);
+    model = random_model(2, 6, -1, SHAPE_CHAIN);
+    const int n = mbd_model_nv(model);
+    double x[3][12];
+    uint64_t s = 2;
+    test_fill(&s, x[0], n, -1.0, 1.0);
+    work = mbd_work_new(model, mbd_solver_find("bodies"));
+    assert_int_equal(mbd_forward_constrained(model, work, x[0], x[0], NULL, NULL, x[1], NULL), MBD_OK);
+    assert_int_equal(mbd_forward(model, work, x[0], x[0], NULL, x[2]), MBD_OK);
+    assert_close(x[1], x[2], n, 0.0, "tree qdd");
+    mbd_work_free(work);
+    mbd_model_free(model);
+}
+
 int main(void)
 {
     setup_plane();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fourbar_against_hand),
         cmocka_unit_test(test_slider_crank_against_hand),
+        cmocka_unit_test(test_jacobian_and_gamma_by_differences),
+        cmocka_unit_test(test_routes_agree_and_residual),
+        cmocka_unit_test(test_bodies_inverse_times),
+        cmocka_unit_test(test_inconsistent_constraints),
+        cmocka_unit_test(test_unsupported_and_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
