@@ -358,6 +358,11 @@ static int bodies_route(const mbd_model *model, mbd_work *work, loop_buffers *b,
     return status;
 }
 
+int mbd_solver_closes_loops(const mbd_solver *solver)
+{
+    return is_dense(solver) || solver == &mbd_solver_bodies;
+}
+
 int mbd_forward_constrained(const mbd_model *model, mbd_work *work, const double *q,
                             const double *qd, const double *tau, const mbd_baumgarte *stab,
                             double *qdd, double *lambda)
@@ -366,9 +371,9 @@ int mbd_forward_constrained(const mbd_model *model, mbd_work *work, const double
         return MBD_EINVAL;
     if (model->nloops == 0)
         return mbd_forward(model, work, q, qd, tau, qdd);
-    const int dense = is_dense(work->solver);
-    if (!dense && work->solver != &mbd_solver_bodies)
+    if (!mbd_solver_closes_loops(work->solver))
         return MBD_EUNSUPPORTED;
+    const int dense = is_dense(work->solver);
     const double alpha = stab ? stab->alpha : 0.0, beta = stab ? stab->beta : 0.0;
     if (!isfinite(alpha) || !isfinite(beta) || (tau && check_finite(tau, model->nv)))
         return MBD_ENONFINITE;

@@ -200,6 +200,9 @@ int mbd_forward_constrained(const mbd_model *model, mbd_work *work, const double
                             const double *qd, const double *tau, const mbd_baumgarte *stab,
                             double *qdd, double *lambda);
 
+/* Whether the solver has a constrained route ("dense", "bodies"). */
+int mbd_solver_closes_loops(const mbd_solver *solver);
+
 /* Phi(q) and dPhi/dt = Phi_q qd (m each; either may be NULL; qd may be NULL if phid is). */
 int mbd_constraint_violation(const mbd_model *model, mbd_work *work, const double *q,
                              const double *qd, double *phi, double *phid);
@@ -264,6 +267,7 @@ typedef struct {
     double sample;     /* > 0: report t = 0, sample, 2 sample, ..., t1 exactly, from the
                           integrator's dense output (the steps do not depend on it);
                           0: report t = 0 and every step the integrator takes */
+    mbd_baumgarte baumgarte; /* models with loops: stabilization (zero: none) */
 } mbd_sim_options;
 
 /* One reported state; the pointers are valid during the callback only. */
@@ -273,6 +277,7 @@ typedef struct {
     const double *qd; /* nv; in the momentum formulation the solver's qd = H^-1 p */
     const double *p;  /* nv; momentum formulation only, else NULL */
     double kinetic, potential;
+    double phi_norm, phid_norm; /* models with loops: |Phi| and |dPhi/dt| (2-norms), else 0 */
 } mbd_sim_state;
 
 /* Receives each reported state (may be NULL); a nonzero return stops mbd_simulate, which
@@ -287,12 +292,16 @@ typedef struct {
     double t;            /* time reached: t1, or where the run stopped */
     double energy_drift; /* max |E(t) - E(0)| / max(|E(0)|, max T(t)) over reported states */
     int failed_body;     /* after MBD_ESINGULAR: the body whose joint block was singular, else -1 */
+    double max_phi_norm; /* models with loops: max |Phi| over reported states, else 0 */
 } mbd_sim_stats;
 
 /* Integrates the free motion (tau = 0) from (q0, qd0) at t = 0 to options->t1 with one
  * workspace of solver; the momentum formulation starts from p0 = H(q0) qd0. Needs
- * nq == nv. Allocates nothing per step. Returns MBD_OK, MBD_EINVAL (bad options),
- * MBD_EUNSUPPORTED (formulation not offered by solver, or nq != nv), the solver's status
+ * nq == nv. A model with loops runs mbd_forward_constrained with options->baumgarte
+ * (acceleration formulation only). Allocates nothing per step. Returns MBD_OK, MBD_EINVAL
+ * (bad options), MBD_EUNSUPPORTED (formulation not offered by solver, nq != nv, or a model
+ * with loops in the momentum formulation or with another solver than dense or bodies), the
+ * solver's status
  * if a right-hand side fails (MBD_ESINGULAR, MBD_ENONFINITE, ...), MBD_EINTEGRATE if the
  * integrator gives up, or the callback's nonzero return. stats may be NULL; otherwise it
  * is filled whatever the outcome. */

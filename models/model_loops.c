@@ -263,7 +263,7 @@ void model_print_loops(const mbd_model *model, FILE *out)
     free(q);
     fprintf(out, "%d loops, %d constraint equations", model->nloops, model->nc);
     if (rank >= 0)
-        fprintf(out, "; at q = 0 Phi_q has rank %d: %d degrees of freedom\n", rank,
+        fprintf(out, "; at q = 0 Phi_q has rank %d: %d DOF (nv - rank)\n", rank,
                 model->nv - rank);
     else
         fprintf(out, "; rank of Phi_q at q = 0 unavailable\n");
