@@ -113,10 +113,10 @@ static int check_loop(const mbd_model *model, int l, const mbd_loop_def *loops, 
     if (!status)
         status = check_body_index(model, l, def, "body_b", def->body_b, 1, err, err_size);
     if (!status && def->body_a == def->body_b) {
-        const double body = def->body_b;
-        return reject(err, err_size, l, def, "body_b",
-                      "a loop must join two different bodies, not close a body on itself", &body,
-                      1, 1);
+        model_error(err, err_size,
+                    "loops[%d] (\"%s\").body_b: a loop must join two different bodies, not close "
+                    "\"%s\" on itself", l, def->name, model->defs[def->body_b].name);
+        return MBD_EPARSE;
     }
     if (!status)
         status = check_frame(l, def, "origin_a", def->origin_a, "rotation_a", def->rotation_a, err,

@@ -46,6 +46,10 @@ typedef struct {
 cli_result mbd_run(const char *args);
 void cli_result_free(cli_result *result);
 
+/* Runs "mbd ARGS"; expects exit 2, nothing on stdout and one stderr line containing every
+ * needle (a NULL-terminated list). */
+void expect_rejected(const char *args, const char *const *needles);
+
 /* The whole file as a NUL-terminated string (malloc'ed); fails the test if unreadable. */
 char *read_text_file(const char *path);
 

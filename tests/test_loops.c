@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -570,6 +571,157 @@ static void test_unsupported_and_tree(void **state)
     mbd_model_free(model);
 }
 
+/* ---- integration ------------------------------------------------------------------ */
+
+/* The four-bar over 10 s from a consistent state: with alpha = beta = 0 the constraint
+ * forces do no work, so the energy keeps to the integrator's tolerance; Baumgarte's terms
+ * hold |Phi| far below its unstabilized drift. Both routes. */
+static void test_simulate_energy_and_drift(void **state)
+{
+    (void)state;
+    mbd_model *model = fourbar_model(MBD_LOOP_SPHERICAL);
+    double q[3], qd[3], th[3];
+    fourbar_state(0.4, 3.0, q, qd, th);
+    for (int r = 0; r < 2; r++) {
+        mbd_sim_options opt = {.formulation = MBD_ACCELERATION, .integrator = MBD_DOPRI5,
+                               .t1 = 10.0, .rtol = 1e-10, .atol = 1e-12, .sample = 0.1};
+        mbd_sim_stats free_run, stabilized;
+        const mbd_solver *solver = mbd_solver_find(routes[r]);
+        assert_int_equal(mbd_simulate(model, solver, &opt, q, qd, NULL, NULL, &free_run), MBD_OK);
+        opt.baumgarte = (mbd_baumgarte){10.0, 10.0};
+        assert_int_equal(mbd_simulate(model, solver, &opt, q, qd, NULL, NULL, &stabilized), MBD_OK);
+        if (!(free_run.energy_drift < 1e-8) || !(stabilized.max_phi_norm < 0.1 * free_run.max_phi_norm) ||
+            !(free_run.max_phi_norm > 0.0))
+            fail_msg("%s: energy drift %.3g, max |Phi| %.3g free, %.3g stabilized", routes[r],
+                     free_run.energy_drift, free_run.max_phi_norm, stabilized.max_phi_norm);
+    }
+    mbd_sim_options momentum = {.formulation = MBD_MOMENTUM, .integrator = MBD_RK4, .t1 = 1.0, .dt = 0.01};
+    assert_int_equal(mbd_simulate(model, mbd_solver_find("dense"), &momentum, q, qd, NULL, NULL, NULL),
+                     MBD_EUNSUPPORTED);
+    mbd_model_free(model);
+}
+
+/* Gauss-Newton lands on Phi = 0, Phi_q qd = 0 from a perturbed state. */
+static void test_projection(void **state)
+{
+    (void)state;
+    mbd_model *model = slider_crank_model();
+    mbd_work *work = mbd_work_new(model, NULL);
+    double q[3] = {0.5, 0.3, 0.4}, qd[3] = {1.0, -2.0, 0.5}, phi[5], phid[5];
+    assert_int_equal(mbd_project_constraints(model, work, q, qd, 1e-13), MBD_OK);
+    assert_int_equal(mbd_constraint_violation(model, work, q, qd, phi, phid), MBD_OK);
+    assert_true(norm2(phi, 5) <= 1e-13 && norm2(phid, 5) <= 1e-12);
+    double hq[3], hqd[3], hqdd[3];
+    const double zero[3] = {0};
+    slider_crank_hand(q[0], qd[0], zero, hq, hqd, hqdd);
+    assert_close(q, hq, 3, 1e-12, "projected q on the hand's closure");
+    assert_close(qd, hqd, 3, 1e-12, "projected qd on the hand's closure");
+    mbd_work_free(work);
+    mbd_model_free(model);
+}
+
+/* ---- the command line and the loader ------------------------------------------------ */
+
+static void test_cli_fd(void **state)
+{
+    (void)state;
+    cli_result r = mbd_run("fd models/four-bar.json --solver bodies --q 0.1,-0.2,0.05 --qd 1,0,0 --baumgarte 3,4");
+    assert_int_equal(r.status, 0);
+    mbd_model *model = load_model("models/four-bar.json");
+    mbd_work *work = mbd_work_new(model, mbd_solver_find("bodies"));
+    const double q[3] = {0.1, -0.2, 0.05}, qd[3] = {1, 0, 0};
+    const mbd_baumgarte stab = {3, 4};
+    double qdd[3], lambda[5], wrench[6];
+    assert_int_equal(mbd_forward_constrained(model, work, q, qd, NULL, &stab, qdd, lambda), MBD_OK);
+    assert_int_equal(mbd_loop_wrenches(model, work, q, lambda, wrench), MBD_OK);
+    char expected[1024];
+    int used = snprintf(expected, sizeof expected, "{\"qdd\": [%.17g, %.17g, %.17g], \"lambda\": [",
+                        qdd[0], qdd[1], qdd[2]);
+    for (int k = 0; k < 5; k++)
+        used += snprintf(expected + used, sizeof expected - used, "%s%.17g", k ? ", " : "", lambda[k]);
+    used += snprintf(expected + used, sizeof expected - used,
+                     "], \"loops\": [{\"name\": \"coupler-rocker\", \"wrench\": [");
+    for (int k = 0; k < 6; k++)
+        used += snprintf(expected + used, sizeof expected - used, "%s%.17g", k ? ", " : "", wrench[k]);
+    snprintf(expected + used, sizeof expected - used, "]}]}\n");
+    assert_string_equal(r.out, expected);
+    cli_result_free(&r);
+    mbd_work_free(work);
+    mbd_model_free(model);
+    expect_rejected("fd models/four-bar.json --solver poisson-ldlt", (const char *const[]){"poisson-ldlt", "loops", "bodies", NULL});
+    expect_rejected("fd models/four-bar.json --baumgarte 1,-2", (const char *const[]){"--baumgarte", "1,-2", NULL});
+    expect_rejected("fd models/double-pendulum.json --baumgarte 1,2", (const char *const[]){"--baumgarte", "no loops", NULL});
+}
+
+static void test_cli_simulate_and_info(void **state)
+{
+    (void)state;
+    expect_rejected("simulate models/slider-crank.json --integrator rk4 --dt 0.01 --t1 0.1 --q0 0.1,0,0",
+                    (const char *const[]){"--q0", "violates", "--project-initial", NULL});
+    expect_rejected("simulate models/slider-crank.json --integrator rk4 --dt 0.01 --t1 0.1 --formulation momentum",
+                    (const char *const[]){"--formulation", "acceleration", NULL});
+    cli_result r = mbd_run("simulate models/slider-crank.json --integrator rk4 --dt 0.001 --t1 0.5 --sample 0.5 "
+                           "--q0 0.1,0,0 --qd0 1,1,1 --project-initial --solver bodies");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, ",total,phi_norm,phid_norm\n"));
+    const char *last = strrchr(strstr(r.out, "\n0.5,"), ',');
+    assert_true(atof(last + 1) < 1e-6); /* |dPhi/dt| at t = 0.5, stabilized */
+    cli_result_free(&r);
+    r = mbd_run("info models/five-bar.json");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "1 loops, 5 constraint equations; at q = 0 Phi_q has rank 2: 2 DOF"));
+    assert_non_null(strstr(r.out, "end-effector revolute  left-distal - right-distal"));
+    cli_result_free(&r);
+}
+
+/* A valid four-bar file whose loop is LOOP. */
+static const char *fourbar_with_loop(const char *loop)
+{
+    char *text = read_text_file("models/four-bar.json");
+    char *loops = strstr(text, "\"loops\"");
+    assert_non_null(loops);
+    static char out[8192];
+    snprintf(out, sizeof out, "%.*s\"loops\": [%s]}\n", (int)(loops - text), text, loop);
+    free(text);
+    return temp_file_with(out, ".json");
+}
+
+static void expect_loop_rejected(const char *loop, const char *field, const char *value)
+{
+    const char *path = fourbar_with_loop(loop);
+    char args[256];
+    snprintf(args, sizeof args, "info %s", path);
+    expect_rejected(args, (const char *const[]){path, field, value, NULL});
+    unlink(path);
+}
+
+static void test_loader_errors(void **state)
+{
+    (void)state;
+    expect_loop_rejected("{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"nope\", \"body_b\": \"rocker\"}",
+                         "loops[0] (\"x\").body_a", "\"nope\"");
+    expect_loop_rejected("{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"world\", \"body_b\": \"rocker\"}",
+                         "loops[0] (\"x\").body_a", "\"world\"");
+    expect_loop_rejected("{\"name\": \"x\", \"type\": \"revolute\", \"body_a\": \"coupler\", \"body_b\": \"rocker\", \"axis\": [0, 0, 0]}",
+                         "loops[0] (\"x\").axis", "[0, 0, 0]");
+    expect_loop_rejected("{\"name\": \"x\", \"type\": \"weld\", \"body_a\": \"rocker\", \"body_b\": \"rocker\"}",
+                         "loops[0] (\"x\").body_b", "on itself");
+    expect_loop_rejected("{\"name\": \"x\", \"type\": \"hinge\", \"body_a\": \"coupler\", \"body_b\": \"rocker\"}",
+                         "loops[0] (\"x\").type", "\"hinge\"");
+    expect_loop_rejected("{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"rocker\", \"axis\": [0, 0, 1]}",
+                         "loops[0] (\"x\").axis", "only a revolute");
+    expect_loop_rejected("{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"rocker\", \"origin_a\": [0, \"a\", 0]}",
+                         "loops[0] (\"x\").origin_a", "[0,\"a\",0]");
+    expect_loop_rejected("{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"rocker\", \"rotation_b\": [[1, 0, 0], [0, 1, 0], [0, 0, -1]]}",
+                         "loops[0] (\"x\").rotation_b", "reflection");
+    expect_loop_rejected("{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"rocker\", \"colour\": 1}",
+                         "loops[0] (\"x\").colour", "unknown field");
+    expect_loop_rejected("{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"world\"}, "
+                         "{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"rocker\", \"body_b\": \"world\"}",
+                         "loops[1] (\"x\").name", "duplicate");
+    expect_loop_rejected("{\"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"rocker\"}", "loops[0].name", "missing");
+}
+
 int main(void)
 {
     setup_plane();
@@ -581,6 +733,11 @@ int main(void)
         cmocka_unit_test(test_bodies_inverse_times),
         cmocka_unit_test(test_inconsistent_constraints),
         cmocka_unit_test(test_unsupported_and_tree),
+        cmocka_unit_test(test_simulate_energy_and_drift),
+        cmocka_unit_test(test_projection),
+        cmocka_unit_test(test_cli_fd),
+        cmocka_unit_test(test_cli_simulate_and_info),
+        cmocka_unit_test(test_loader_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
