@@ -1,4 +1,4 @@
-/* generators.c: models from specs "family:key=value,...": tree, chain, rods. */
+/* generators.c: models from specs "family:key=value,...": tree, chain, rods, ladder. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -13,12 +13,14 @@
 #define TREE_USAGE "tree:n=N[,branching=B][,skew=S][,taper=T]"
 #define CHAIN_USAGE "chain:n=N,joint=revolute|prismatic|cylindrical|cardan"
 #define RODS_USAGE "rods:n=N"
+#define LADDER_USAGE "ladder:n=N,k=K"
 
 const char *mbd_generators_help(void)
 {
     return TREE_USAGE "  Featherstone's autoTree: revolute z joints; B=1 chain, B=2 binary tree\n"
            CHAIN_USAGE "  3-D serial chain, varied axes, offsets and inertias\n"
-           RODS_USAGE "  N planar rods, total length 1 and mass 10, gravity -y\n";
+           RODS_USAGE "  N planar rods, total length 1 and mass 10, gravity -y\n"
+           LADDER_USAGE "  planar ladder: two rails of N rods, a rung (a loop) every K rods\n";
 }
 
 typedef enum { PARAM_COUNT, PARAM_REAL, PARAM_JOINT } param_kind;
@@ -36,6 +38,9 @@ typedef struct {
     double gravity[3];
     int n;
     mbd_body_def *defs;
+    int nloops;
+    mbd_loop_def *loops; /* NULL: no loops */
+    char (*loop_names)[16];
 } generated;
 
 #define MAX_PARAMS 4
@@ -45,7 +50,8 @@ typedef struct {
     const char *family;
     const char *usage;
     param_def params[MAX_PARAMS];
-    void (*fill)(const double *values, generated *out);
+    int (*fill)(const double *values, generated *out); /* 0, or -1: out of memory */
+    int bodies_per_n; /* bodies per unit of n: 1, or 2 for the ladder's two rails */
 } generator;
 
 static void set_diagonal(double M[3][3], double a, double b, double c)
@@ -70,7 +76,7 @@ static void set_vec3(double v[3], double x, double y, double z)
  * turns about the local z axis; a child's joint frame sits at (l_parent, 0, 0), rotated by
  * S about the parent's x axis (Xtree = rotx(S) * xlt([l_parent 0 0])); body 1's is the
  * world frame. */
-static void fill_tree(const double *values, generated *out)
+static int fill_tree(const double *values, generated *out)
 {
     const double branching = values[1], skew = values[2], taper = values[3];
     static const double x_axis[3] = {1, 0, 0};
@@ -95,6 +101,7 @@ static void fill_tree(const double *values, generated *out)
         snprintf(out->name + used, sizeof out->name - (size_t)used, "-b%g-s%g-t%g", branching,
                  skew, taper);
     set_vec3(out->gravity, 0, 0, -9.81);
+    return 0;
 }
 
 /* A serial chain that makes every joint feel gravity and coupling (nothing planar, nothing
@@ -109,7 +116,7 @@ static void fill_tree(const double *values, generated *out)
  *   - inertia Q diag(p) Q^T with p = m (0.010, 0.008 + 0.001 sin i, 0.006 + 0.001 cos 1.3i)
  *     (the triangle inequality holds with margin) and Q a turn of 0.9i about (0, 0.6, 0.8),
  *     so products of inertia are non-zero. */
-static void fill_chain(const double *values, generated *out)
+static int fill_chain(const double *values, generated *out)
 {
     static const double directions[3][3] = {{1, 0.2, 0.4}, {0.2, 1, -0.4}, {-0.4, 0.3, 1}};
     static const double frame_turn_axis[3] = {0.6, 0, 0.8}, inertia_turn_axis[3] = {0, 0.6, 0.8};
@@ -137,13 +144,14 @@ static void fill_chain(const double *values, generated *out)
     }
     snprintf(out->name, sizeof out->name, "chain-%s-%d", mbd_joint_type_name(type), out->n);
     set_vec3(out->gravity, 0, 0, -9.81);
+    return 0;
 }
 
 /* The textbook planar chain of n rods: total length 1 and mass 10, rod k of length l = 1/n
  * and mass m = 10/n with its centre at (l/2, 0, 0), joint k+1 at (l, 0, 0) of rod k, all
  * joints revolute about z (relative angles), gravity along -y. A thin rod: m l^2/12 about
  * y and z, and 1e-3 of that about x to keep the inertia positive definite. */
-static void fill_rods(const double *values, generated *out)
+static int fill_rods(const double *values, generated *out)
 {
     (void)values;
     const double length = 1.0 / out->n, mass = 10.0 / out->n;
@@ -160,6 +168,51 @@ static void fill_rods(const double *values, generated *out)
     }
     snprintf(out->name, sizeof out->name, "rods-%d", out->n);
     set_vec3(out->gravity, 0, -9.81, 0);
+    return 0;
+}
+
+/* Two planar rails of n rods each (rod length l = 1/n, mass 1/n, along +y, revolute about z,
+ * relative angles), the left from the world origin, the right from (w, 0, 0), w = 0.3:
+ * bodies b1..bn and b(n+1)..b(2n). Every k-th rod pair carries a rung of width w, rigid
+ * with the left rod and pinned to the right rod's tip by a revolute cut joint about z:
+ * floor(n/k) loops, each 2 independent equations (the other 3 are redundant in the plane).
+ * At q = 0 the ladder stands upright and every loop is closed. */
+static int fill_ladder(const double *values, generated *out)
+{
+    const int n = out->n / 2, k = (int)values[1];
+    const double l = 1.0 / n, mass = 1.0 / n, moment = mass * l * l / 12.0, width = 0.3;
+    for (int i = 0; i < out->n; i++) {
+        mbd_body_def *b = &out->defs[i];
+        const int first = i % n == 0;
+        b->parent = first ? -1 : i - 1;
+        b->joint = MBD_REVOLUTE;
+        set_vec3(b->axes[0], 0, 0, 1);
+        set_vec3(b->origin, first && i > 0 ? width : 0.0, first ? 0.0 : l, 0);
+        b->mass = mass;
+        set_vec3(b->com, 0, 0.5 * l, 0);
+        set_diagonal(b->inertia, moment, 1e-3 * moment, moment);
+    }
+    out->nloops = n / k;
+    out->loops = calloc((size_t)out->nloops + 1, sizeof *out->loops);
+    out->loop_names = malloc(((size_t)out->nloops + 1) * sizeof *out->loop_names);
+    if (!out->loops || !out->loop_names)
+        return -1;
+    for (int r = 0; r < out->nloops; r++) {
+        mbd_loop_def *loop = &out->loops[r];
+        snprintf(out->loop_names[r], sizeof out->loop_names[r], "rung%d", r + 1);
+        loop->name = out->loop_names[r];
+        loop->type = MBD_LOOP_REVOLUTE;
+        loop->body_a = (r + 1) * k - 1;
+        loop->body_b = loop->body_a + n;
+        set_vec3(loop->origin_a, width, l, 0);
+        set_vec3(loop->origin_b, 0, l, 0);
+        set_diagonal(loop->rotation_a, 1, 1, 1);
+        set_diagonal(loop->rotation_b, 1, 1, 1);
+        set_vec3(loop->axis, 0, 0, 1);
+    }
+    snprintf(out->name, sizeof out->name, "ladder-%d-%d", n, k);
+    set_vec3(out->gravity, 0, -9.81, 0);
+    return 0;
 }
 
 #define COUNT_PARAM {"n", PARAM_COUNT, 1, MBD_MAX_BODIES, NAN}
@@ -170,9 +223,12 @@ static const generator generators[] = {
       {"branching", PARAM_REAL, 1, MBD_MAX_BODIES, 1},
       {"skew", PARAM_REAL, -TWO_PI, TWO_PI, 0},
       {"taper", PARAM_REAL, 1e-3, 1e3, 1}},
-     fill_tree},
-    {"chain", CHAIN_USAGE, {COUNT_PARAM, {"joint", PARAM_JOINT, 0, 0, NAN}}, fill_chain},
-    {"rods", RODS_USAGE, {COUNT_PARAM}, fill_rods},
+     fill_tree, 1},
+    {"chain", CHAIN_USAGE, {COUNT_PARAM, {"joint", PARAM_JOINT, 0, 0, NAN}}, fill_chain, 1},
+    {"rods", RODS_USAGE, {COUNT_PARAM}, fill_rods, 1},
+    {"ladder", LADDER_USAGE,
+     {{"n", PARAM_COUNT, 1, MBD_MAX_BODIES / 2, NAN}, {"k", PARAM_COUNT, 1, MBD_MAX_BODIES / 2, NAN}},
+     fill_ladder, 2},
 };
 
 #define NGENERATORS (int)(sizeof generators / sizeof generators[0])
@@ -333,7 +389,7 @@ mbd_model *generator_load(const char *spec, char *err, size_t err_size)
     const generator *gen = find_generator(spec, strcspn(spec, ":"));
     if (!gen || !strchr(spec, ':')) {
         model_error(err, err_size,
-                    "%s: neither a model file nor a generator spec (generators: tree, chain, rods)",
+                    "%s: neither a model file nor a generator spec (generators: tree, chain, rods, ladder)",
                     spec);
         return NULL;
     }
@@ -343,17 +399,22 @@ mbd_model *generator_load(const char *spec, char *err, size_t err_size)
     generated g = {0};
     char(*names)[16] = NULL;
     mbd_model *model = NULL;
-    if (generated_alloc(&g, (int)values[0], &names) < 0) {
+    const int nbodies = (int)values[0] * gen->bodies_per_n;
+    char reason[512];
+    if (generated_alloc(&g, nbodies, &names) < 0 || gen->fill(values, &g) < 0) {
         model_error(err, err_size, "%s: out of memory", spec);
-    } else {
-        gen->fill(values, &g);
-        char reason[512];
-        if (check_scales(&g, reason, sizeof reason) < 0)
-            model_error(err, err_size, "%s: %s", spec, reason);
-        else if (!(model = model_build_from(spec, g.name, g.gravity, g.n, g.defs, reason,
-                                            sizeof reason)))
-            model_error(err, err_size, "%s: %s", spec, reason);
+    } else if (check_scales(&g, reason, sizeof reason) < 0) {
+        model_error(err, err_size, "%s: %s", spec, reason);
+    } else if (!(model = model_build_from(spec, g.name, g.gravity, g.n, g.defs, reason,
+                                           sizeof reason))) {
+        model_error(err, err_size, "%s: %s", spec, reason);
+    } else if (g.loops && mbd_model_add_loops(model, g.nloops, g.loops, reason, sizeof reason)) {
+        model_error(err, err_size, "%s: %s", spec, reason);
+        mbd_model_free(model);
+        model = NULL;
     }
+    free(g.loops);
+    free(g.loop_names);
     free(g.defs);
     free(names);
     return model;
