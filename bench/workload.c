@@ -62,6 +62,11 @@ static int convert_to_momenta(workload *w)
     return status;
 }
 
+int workload_variant_closes_loops(const workload_variant *variant)
+{
+    return variant->form == MBD_ACCELERATION && mbd_solver_closes_loops(variant->solver);
+}
+
 static int allocate(workload *w)
 {
     const size_t nq = (size_t)mbd_model_nq(w->model), nv = (size_t)mbd_model_nv(w->model);
@@ -120,6 +125,8 @@ int workload_eval(const workload *w, mbd_work *work, int s)
     double *out = w->out + s * nv;
     if (w->variant.form == MBD_MOMENTUM)
         return mbd_forward_momentum(w->model, work, q, v, tau, out, w->pd + s * nv);
+    if (mbd_model_nloops(w->model) > 0)
+        return mbd_forward_constrained(w->model, work, q, v, tau, &workload_baumgarte, out, NULL);
     return mbd_forward(w->model, work, q, v, tau, out);
 }
 

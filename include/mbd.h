@@ -128,7 +128,8 @@ int mbd_loop_type_nconstraints(mbd_loop_type type);
 
 /* ---- export (models/export_mjcf.c) -------------------------------------------- */
 
-/* Writes the model as a MuJoCo (2.2) MJCF file for comparison: body names kept, hinge and
+/* Writes the model (a tree: MBD_EUNSUPPORTED for a model with loops) as a MuJoCo (2.2)
+ * MJCF file for comparison: body names kept, hinge and
  * slide joints (cylindrical = hinge + slide, Cardan = two hinges on one body), principal
  * inertias, gravity, and nothing else (no contacts, damping, armature or limits). MuJoCo
  * orders coordinates depth-first: match them by body name. Subtrees nested deeper than the
