@@ -404,16 +404,24 @@ int mbd_forward_constrained(const mbd_model *model, mbd_work *work, const double
     return check_finite(qdd, nv) || check_finite(b.y, m) ? MBD_ENONFINITE : MBD_OK;
 }
 
+/* The start of the queries below: the checks, then the terms at (q, qd) into b. */
+static int query_terms(const mbd_model *model, mbd_work *work, loop_buffers *b, const double *q,
+                       const double *qd, int with_J)
+{
+    if (!work || work->model != model)
+        return MBD_EINVAL;
+    *b = buffers_of(model, work);
+    return constraint_terms(model, work, b, q, qd, with_J);
+}
+
 int mbd_constraint_violation(const mbd_model *model, mbd_work *work, const double *q,
                              const double *qd, double *phi, double *phid)
 {
-    if (!work || work->model != model || (phid && !qd))
+    if (phid && !qd)
         return MBD_EINVAL;
-    if (model->nloops == 0)
-        return MBD_OK;
-    loop_buffers b = buffers_of(model, work);
-    int status = constraint_terms(model, work, &b, q, phid ? qd : NULL, 0);
-    if (status)
+    loop_buffers b;
+    int status = model->nloops ? query_terms(model, work, &b, q, phid ? qd : NULL, 0) : MBD_OK;
+    if (status || model->nloops == 0)
         return status;
     if (phi)
         memcpy(phi, b.phi, (size_t)model->nc * sizeof *phi);
@@ -425,13 +433,11 @@ int mbd_constraint_violation(const mbd_model *model, mbd_work *work, const doubl
 int mbd_constraint_jacobian(const mbd_model *model, mbd_work *work, const double *q,
                             const double *qd, double *J, double *gamma)
 {
-    if (!work || work->model != model || (gamma && !qd))
+    if (gamma && !qd)
         return MBD_EINVAL;
-    if (model->nloops == 0)
-        return MBD_OK;
-    loop_buffers b = buffers_of(model, work);
-    int status = constraint_terms(model, work, &b, q, gamma ? qd : NULL, 1);
-    if (status)
+    loop_buffers b;
+    int status = model->nloops ? query_terms(model, work, &b, q, gamma ? qd : NULL, 1) : MBD_OK;
+    if (status || model->nloops == 0)
         return status;
     memcpy(J, b.J, (size_t)model->nc * model->nv * sizeof *J);
     if (gamma)
@@ -498,12 +504,10 @@ int mbd_project_constraints(const mbd_model *model, mbd_work *work, double *q, d
 int mbd_loop_wrenches(const mbd_model *model, mbd_work *work, const double *q,
                       const double *lambda, double *wrenches)
 {
-    if (!work || work->model != model)
-        return MBD_EINVAL;
     if (check_finite(lambda, model->nc))
         return MBD_ENONFINITE;
-    loop_buffers b = buffers_of(model, work);
-    int status = constraint_terms(model, work, &b, q, NULL, 0);
+    loop_buffers b;
+    int status = model->nloops ? query_terms(model, work, &b, q, NULL, 0) : MBD_OK;
     for (int l = 0; status == MBD_OK && l < model->nloops; l++) {
         const mbd_loop *loop = &model->loops[l];
         const double *lam = lambda + loop->row0;

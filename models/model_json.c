@@ -156,6 +156,23 @@ static int read_rows(const loader *ld, const char *prefix, json_t *object, const
     return 0;
 }
 
+/* "LIST[i] ("name")" (without the name if it has none) into prefix (PREFIX_SIZE), or -1
+ * after reporting an element that is not an object. */
+static int element_prefix(const loader *ld, const char *list, size_t i, const json_t *element,
+                          char *prefix)
+{
+    snprintf(prefix, PREFIX_SIZE, "%s[%zu]", list, i);
+    if (!json_is_object(element))
+        return reject(ld, prefix, "", "expected an object", element);
+    const json_t *name = json_object_get(element, "name");
+    if (json_is_string(name)) {
+        char quoted[MAX_VALUE_CHARS + 8];
+        describe_value(name, quoted, sizeof quoted);
+        snprintf(prefix, PREFIX_SIZE, "%s[%zu] (%s)", list, i, quoted);
+    }
+    return 0;
+}
+
 static int read_joint(const loader *ld, const char *body_prefix, json_t *body,
                       mbd_body_def *def)
 {
@@ -222,15 +239,8 @@ static int read_body(const loader *ld, size_t i, json_t *body, json_t *names, mb
 {
     static const char *const fields[] = {"name", "parent", "joint", "mass", "com", "inertia", NULL};
     char prefix[PREFIX_SIZE];
-    snprintf(prefix, sizeof prefix, "bodies[%zu]", i);
-    if (!json_is_object(body))
-        return reject(ld, prefix, "", "expected an object", body);
-    const json_t *name = json_object_get(body, "name");
-    if (json_is_string(name)) {
-        char quoted[MAX_VALUE_CHARS + 8];
-        describe_value(name, quoted, sizeof quoted);
-        snprintf(prefix, sizeof prefix, "bodies[%zu] (%s)", i, quoted);
-    }
+    if (element_prefix(ld, "bodies", i, body, prefix) < 0)
+        return -1;
     if (check_fields(ld, prefix, body, fields) < 0 ||
         read_string(ld, prefix, body, "name", &def->name) < 0 ||
         read_parent(ld, prefix, body, names, &def->parent) < 0 ||
@@ -296,15 +306,8 @@ static int read_loop(const loader *ld, size_t l, json_t *loop, const json_t *nam
     static const char *const fields[] = {"name", "type", "body_a", "origin_a", "rotation_a",
                                          "body_b", "origin_b", "rotation_b", "axis", NULL};
     char prefix[PREFIX_SIZE];
-    snprintf(prefix, sizeof prefix, "loops[%zu]", l);
-    if (!json_is_object(loop))
-        return reject(ld, prefix, "", "expected an object", loop);
-    const json_t *name = json_object_get(loop, "name");
-    if (json_is_string(name)) {
-        char quoted[MAX_VALUE_CHARS + 8];
-        describe_value(name, quoted, sizeof quoted);
-        snprintf(prefix, sizeof prefix, "loops[%zu] (%s)", l, quoted);
-    }
+    if (element_prefix(ld, "loops", l, loop, prefix) < 0)
+        return -1;
     const char *type_name = NULL;
     if (check_fields(ld, prefix, loop, fields) < 0 ||
         read_string(ld, prefix, loop, "name", &def->name) < 0 ||

@@ -211,3 +211,11 @@ void expect_rejected(const char *args, const char *const *needles)
         }
     cli_result_free(&r);
 }
+
+void expect_model_rejected(const char *path, const char *field, const char *value)
+{
+    char args[256];
+    snprintf(args, sizeof args, "fd %s", path);
+    expect_rejected(args, (const char *const[]){path, field, value, NULL});
+    unlink(path);
+}

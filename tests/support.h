@@ -49,6 +49,8 @@ void cli_result_free(cli_result *result);
 /* Runs "mbd ARGS"; expects exit 2, nothing on stdout and one stderr line containing every
  * needle (a NULL-terminated list). */
 void expect_rejected(const char *args, const char *const *needles);
+/* "mbd fd PATH" rejected naming the path, field and value; removes the file. */
+void expect_model_rejected(const char *path, const char *field, const char *value);
 
 /* The whole file as a NUL-terminated string (malloc'ed); fails the test if unreadable. */
 char *read_text_file(const char *path);

@@ -22,14 +22,6 @@ static const char *model_with(const char *joint, const char *mass, const char *i
 static const char *good_joint = "{\"type\": \"revolute\", \"axis\": [0, 1, 0]}";
 static const char *good_inertia = "[[0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]]";
 
-static void expect_model_rejected(const char *path, const char *field, const char *value)
-{
-    char args[256];
-    snprintf(args, sizeof args, "fd %s", path);
-    expect_rejected(args, (const char *const[]){path, field, value, NULL});
-    unlink(path);
-}
-
 static void test_bad_model_files(void **state)
 {
     (void)state;

@@ -8,7 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "internal.h"
 
@@ -688,11 +687,7 @@ static const char *fourbar_with_loop(const char *loop)
 
 static void expect_loop_rejected(const char *loop, const char *field, const char *value)
 {
-    const char *path = fourbar_with_loop(loop);
-    char args[256];
-    snprintf(args, sizeof args, "info %s", path);
-    expect_rejected(args, (const char *const[]){path, field, value, NULL});
-    unlink(path);
+    expect_model_rejected(fourbar_with_loop(loop), field, value);
 }
 
 static void test_loader_errors(void **state)
