@@ -101,6 +101,9 @@ static loop_buffers buffers_of(const mbd_model *model, mbd_work *work)
     return b;
 }
 
+/* The world's pose (R = 1, p = 0) and its motion (none). */
+static const double world_pose[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, at_rest[6] = {0};
+
 /* A motion vector m in body coordinates -> world coordinates about the world origin. */
 static void motion_to_world(double out[6], const double *pose, const double m[6])
 {
@@ -121,8 +124,7 @@ static void world_kinematics(const mbd_model *model, mbd_work *work, loop_buffer
         rnea(model, work, qd, b->zero, 0, b->tau);
     for (int i = 0; i < model->nb; i++) {
         const int p = model->parent[i];
-        static const double world[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
-        const double *parent = p < 0 ? world : b->pose + 12 * p;
+        const double *parent = p < 0 ? world_pose : b->pose + 12 * p;
         double *pose = b->pose + 12 * i, Et[9], Rr[3];
         for (int r = 0; r < 3; r++)
             for (int c = 0; c < 3; c++)
@@ -148,10 +150,9 @@ typedef struct {
 static void end_of(loop_end *end, const loop_buffers *b, int body, const double *point,
                    const double (*vectors)[3], int ndot, int with_rates)
 {
-    static const double world[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, rest[6] = {0};
-    end->pose = body < 0 ? world : b->pose + 12 * body;
-    end->vel = body < 0 || !with_rates ? rest : b->vel[body];
-    end->acc = body < 0 || !with_rates ? rest : b->acc[body];
+    end->pose = body < 0 ? world_pose : b->pose + 12 * body;
+    end->vel = body < 0 || !with_rates ? at_rest : b->vel[body];
+    end->acc = body < 0 || !with_rates ? at_rest : b->acc[body];
     mat3_apply(end->x, end->pose, point);
     for (int k = 0; k < 3; k++)
         end->x[k] += end->pose[9 + k];

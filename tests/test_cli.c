@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* A valid one-body model file with one field replaced: FIELD is printed verbatim. */
 static const char *model_with(const char *joint, const char *mass, const char *inertia, const char *parent)
