@@ -25,7 +25,7 @@ static const bench_family families[] = {
     {"chain-cardan", "chain:n=%d,joint=cardan",
      SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_PHASES) | SUITE_BIT(SUITE_BATCH), 0},
     /* Closed loops: both constrained routes against the number of loops, 64/k rungs on two
-     * rails of 64 rods (128 bodies), and the parallel five-bar (4 bodies, 1 loop). */
+     * rails of 64 rods (128 + 64/k bodies), and the parallel five-bar (4 bodies, 1 loop). */
     {"ladder-64", "ladder:n=64,k=%d", SUITE_BIT(SUITE_LOOPS), 0},
     {"five-bar", "models/five-bar.json", SUITE_BIT(SUITE_LOOPS), 1},
 };

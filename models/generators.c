@@ -20,7 +20,7 @@ const char *mbd_generators_help(void)
     return TREE_USAGE "  Featherstone's autoTree: revolute z joints; B=1 chain, B=2 binary tree\n"
            CHAIN_USAGE "  3-D serial chain, varied axes, offsets and inertias\n"
            RODS_USAGE "  N planar rods, total length 1 and mass 10, gravity -y\n"
-           LADDER_USAGE "  planar ladder: two rails of N rods, a rung (a loop) every K rods\n";
+           LADDER_USAGE "  planar ladder: two rails of N rods, a hinged rung (a loop) every K rods\n";
 }
 
 typedef enum { PARAM_COUNT, PARAM_REAL, PARAM_JOINT } param_kind;
@@ -51,7 +51,7 @@ typedef struct {
     const char *usage;
     param_def params[MAX_PARAMS];
     int (*fill)(const double *values, generated *out); /* 0, or -1: out of memory */
-    int bodies_per_n; /* bodies per unit of n: 1, or 2 for the ladder's two rails */
+    int (*bodies)(const double *values);
 } generator;
 
 static void set_diagonal(double M[3][3], double a, double b, double c)
@@ -173,15 +173,16 @@ static int fill_rods(const double *values, generated *out)
 
 /* Two planar rails of n rods each (rod length l = 1/n, mass 1/n, along +y, revolute about z,
  * relative angles), the left from the world origin, the right from (w, 0, 0), w = 0.3:
- * bodies b1..bn and b(n+1)..b(2n). Every k-th rod pair carries a rung of width w, rigid
- * with the left rod and pinned to the right rod's tip by a revolute cut joint about z:
- * floor(n/k) loops, each 2 independent equations (the other 3 are redundant in the plane).
- * At q = 0 the ladder stands upright and every loop is closed. */
+ * bodies b1..bn and b(n+1)..b(2n). After them, a rung every k rods: a rod of width w and
+ * mass 1/n along +x, hinged (revolute z) at the tip of left rod jk and pinned to the tip of
+ * right rod jk by a revolute cut joint "rungJ": floor(n/k) loops, each a parallelogram
+ * four-bar, each 2 independent equations (the other 3 are redundant in the plane). At
+ * q = 0 the ladder stands upright and every loop is closed. */
 static int fill_ladder(const double *values, generated *out)
 {
-    const int n = out->n / 2, k = (int)values[1];
+    const int n = (int)values[0], k = (int)values[1];
     const double l = 1.0 / n, mass = 1.0 / n, moment = mass * l * l / 12.0, width = 0.3;
-    for (int i = 0; i < out->n; i++) {
+    for (int i = 0; i < 2 * n; i++) {
         mbd_body_def *b = &out->defs[i];
         const int first = i % n == 0;
         b->parent = first ? -1 : i - 1;
@@ -197,14 +198,23 @@ static int fill_ladder(const double *values, generated *out)
     out->loop_names = malloc(((size_t)out->nloops + 1) * sizeof *out->loop_names);
     if (!out->loops || !out->loop_names)
         return -1;
+    const double rung_moment = mass * width * width / 12.0;
     for (int r = 0; r < out->nloops; r++) {
+        mbd_body_def *rung = &out->defs[2 * n + r];
+        rung->parent = (r + 1) * k - 1;
+        rung->joint = MBD_REVOLUTE;
+        set_vec3(rung->axes[0], 0, 0, 1);
+        set_vec3(rung->origin, 0, l, 0);
+        rung->mass = mass;
+        set_vec3(rung->com, 0.5 * width, 0, 0);
+        set_diagonal(rung->inertia, 1e-3 * rung_moment, rung_moment, rung_moment);
         mbd_loop_def *loop = &out->loops[r];
         snprintf(out->loop_names[r], sizeof out->loop_names[r], "rung%d", r + 1);
         loop->name = out->loop_names[r];
         loop->type = MBD_LOOP_REVOLUTE;
-        loop->body_a = (r + 1) * k - 1;
-        loop->body_b = loop->body_a + n;
-        set_vec3(loop->origin_a, width, l, 0);
+        loop->body_a = 2 * n + r;
+        loop->body_b = rung->parent + n;
+        set_vec3(loop->origin_a, width, 0, 0);
         set_vec3(loop->origin_b, 0, l, 0);
         set_diagonal(loop->rotation_a, 1, 1, 1);
         set_diagonal(loop->rotation_b, 1, 1, 1);
@@ -215,6 +225,13 @@ static int fill_ladder(const double *values, generated *out)
     return 0;
 }
 
+/* Bodies of a spec: n, or the ladder's 2 n rail rods and n / k rungs. */
+static int n_bodies(const double *values) { return (int)values[0]; }
+static int ladder_bodies(const double *values)
+{
+    return 2 * (int)values[0] + (int)values[0] / (int)values[1];
+}
+
 #define COUNT_PARAM {"n", PARAM_COUNT, 1, MBD_MAX_BODIES, NAN}
 
 static const generator generators[] = {
@@ -223,12 +240,12 @@ static const generator generators[] = {
       {"branching", PARAM_REAL, 1, MBD_MAX_BODIES, 1},
       {"skew", PARAM_REAL, -TWO_PI, TWO_PI, 0},
       {"taper", PARAM_REAL, 1e-3, 1e3, 1}},
-     fill_tree, 1},
-    {"chain", CHAIN_USAGE, {COUNT_PARAM, {"joint", PARAM_JOINT, 0, 0, NAN}}, fill_chain, 1},
-    {"rods", RODS_USAGE, {COUNT_PARAM}, fill_rods, 1},
+     fill_tree, n_bodies},
+    {"chain", CHAIN_USAGE, {COUNT_PARAM, {"joint", PARAM_JOINT, 0, 0, NAN}}, fill_chain, n_bodies},
+    {"rods", RODS_USAGE, {COUNT_PARAM}, fill_rods, n_bodies},
     {"ladder", LADDER_USAGE,
-     {{"n", PARAM_COUNT, 1, MBD_MAX_BODIES / 2, NAN}, {"k", PARAM_COUNT, 1, MBD_MAX_BODIES / 2, NAN}},
-     fill_ladder, 2},
+     {{"n", PARAM_COUNT, 1, MBD_MAX_BODIES / 3, NAN}, {"k", PARAM_COUNT, 1, MBD_MAX_BODIES / 3, NAN}},
+     fill_ladder, ladder_bodies},
 };
 
 #define NGENERATORS (int)(sizeof generators / sizeof generators[0])
@@ -399,7 +416,7 @@ mbd_model *generator_load(const char *spec, char *err, size_t err_size)
     generated g = {0};
     char(*names)[16] = NULL;
     mbd_model *model = NULL;
-    const int nbodies = (int)values[0] * gen->bodies_per_n;
+    const int nbodies = gen->bodies(values);
     char reason[512];
     if (generated_alloc(&g, nbodies, &names) < 0 || gen->fill(values, &g) < 0) {
         model_error(err, err_size, "%s: out of memory", spec);

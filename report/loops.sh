@@ -47,8 +47,8 @@ cost_table() {
             for (i = 1; i <= n; i++) {
                 split(order[i], f, " ")
                 loops = f[1] == "five-bar" ? 1 : int(64 / f[2])
-                nb = f[1] == "five-bar" ? 4 : 128
-                name = f[1] == "five-bar" ? "five-bar" : "ladder, rung every " f[2] " rods"
+                nb = f[1] == "five-bar" ? 4 : 128 + loops
+                name = f[1] == "five-bar" ? "five-bar" : "ladder, k = " f[2]
                 d = t[order[i], "dense"]; b = t[order[i], "bodies"]
                 printf "| %s | %d | %d | %d | %s | %s | %s |\n", name, nb, loops, 5 * loops,
                        d ? text(d) : "—", b ? text(b) : "—", d && b ? sprintf("%.2f", d / b) : "—"
@@ -79,8 +79,9 @@ violation |Φ| drifts as the integration error accumulates; Baumgarte's terms
 The cost of one constrained forward-dynamics call (CPU time, median, from \`mbd-bench --suite
 loops\` in this run): the \`dense\` route (CRBA, Cholesky of H, Schur complement) against the
 \`bodies\` route (the O(N) sweep and one O(N) pass per equation for H⁻¹Φ_qᵀ), on a ladder of
-two rails of 64 rods closed by a rung every k rods (64/k loops, each a revolute cut joint:
-5 equations, 2 of them independent in the plane) and on the parallel five-bar. Both routes
+two rails of 64 rods and a hinged rung every k rods (\`ladder:n=64,k=K\`: 64/k loops, each a
+revolute cut joint of 5 equations, 2 of them independent in the plane) and on the parallel
+five-bar, at states on the constraints. Both routes
 then form K = Φ_q H⁻¹ Φ_qᵀ (O(m² N)) and its eigendecomposition (O(m³)), which take over as
 the loops multiply: the O(N) route pays off with few loops, not with many.
 

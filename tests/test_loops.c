@@ -570,6 +570,32 @@ static void test_unsupported_and_tree(void **state)
     mbd_model_free(model);
 }
 
+/* ladder:n=12,k=3: 24 rail rods and 4 rungs, closed at q = 0, 2 independent equations per
+ * rung; both routes agree on it. */
+static void test_ladder_generator(void **state)
+{
+    (void)state;
+    mbd_model *model = load_model("ladder:n=12,k=3");
+    assert_int_equal(mbd_model_nbodies(model), 28);
+    assert_int_equal(mbd_model_nloops(model), 4);
+    assert_int_equal(mbd_model_nconstraints(model), 20);
+    mbd_work *work[2] = {mbd_work_new(model, mbd_solver_find(routes[0])),
+                         mbd_work_new(model, mbd_solver_find(routes[1]))};
+    double q[28] = {0}, qd[28], phi[20], qdd[2][28];
+    int rank = -1;
+    assert_int_equal(mbd_constraint_violation(model, work[0], q, NULL, phi, NULL), MBD_OK);
+    assert_true(norm2(phi, 20) < 1e-15);
+    assert_int_equal(mbd_constraint_rank(model, work[0], q, &rank), MBD_OK);
+    assert_int_equal(rank, 8);
+    consistent_state(model, work[0], 9, q, qd);
+    for (int r = 0; r < 2; r++)
+        assert_int_equal(mbd_forward_constrained(model, work[r], q, qd, NULL, NULL, qdd[r], NULL), MBD_OK);
+    assert_close(qdd[1], qdd[0], 28, 1e-10, "ladder qdd, bodies vs dense");
+    mbd_work_free(work[0]);
+    mbd_work_free(work[1]);
+    mbd_model_free(model);
+}
+
 /* ---- integration ------------------------------------------------------------------ */
 
 /* The four-bar over 10 s from a consistent state: with alpha = beta = 0 the constraint
@@ -728,6 +754,7 @@ int main(void)
         cmocka_unit_test(test_bodies_inverse_times),
         cmocka_unit_test(test_inconsistent_constraints),
         cmocka_unit_test(test_unsupported_and_tree),
+        cmocka_unit_test(test_ladder_generator),
         cmocka_unit_test(test_simulate_energy_and_drift),
         cmocka_unit_test(test_projection),
         cmocka_unit_test(test_cli_fd),
