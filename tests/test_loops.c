@@ -51,8 +51,42 @@ static void setup_plane(void)
     rotation(R0, axis, 0.7);
 }
 
-/* A planar link in the plane: revolute about its frame's z (world R0 z), centre of mass on
- * its x axis at lc, moment Izz about it. */
+/* The links' body frames may be turned against their planar frames (x along the link, z
+ * the plane's normal) by a constant T, x_planar = T x_body, so that joint axes, offsets,
+ * centres of mass, inertias and cut-joint frames all have other coordinates. */
+static double T[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+
+static void turn_links(int turned)
+{
+    const double axis[3] = {0.6, 0.0, 0.8};
+    double I3[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    if (turned)
+        rotation(T, axis, 2.0);
+    else
+        memcpy(T, I3, sizeof T);
+}
+
+/* out = T^T (x, y, z): planar coordinates into body coordinates. */
+static void to_body(double out[3], double x, double y, double z)
+{
+    for (int i = 0; i < 3; i++)
+        out[i] = T[0][i] * x + T[1][i] * y + T[2][i] * z;
+}
+
+/* out = A B for 3x3 matrices; with transpose_a, A^T B. */
+static void mat_mul(double out[3][3], double A[3][3], double B[3][3], int transpose_a)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            out[i][j] = 0.0;
+            for (int k = 0; k < 3; k++)
+                out[i][j] += (transpose_a ? A[k][i] : A[i][k]) * B[k][j];
+        }
+}
+
+/* A planar link in the plane: revolute about the plane's normal, centre of mass on the
+ * link at lc, moments 0.3, 0.8 and 1 times Izz about the link, its normal in the plane and
+ * the plane's normal. A child's joint frame sits at planar_offset(); same T, so no turn. */
 static void planar_link(mbd_body_def *b, const char *name, int parent, double mass, double lc,
                         double Izz)
 {
@@ -60,35 +94,38 @@ static void planar_link(mbd_body_def *b, const char *name, int parent, double ma
     b->name = name;
     b->parent = parent;
     b->joint = MBD_REVOLUTE;
-    b->axes[0][2] = 1.0;
+    to_body(b->axes[0], 0, 0, 1);
     for (int k = 0; k < 3; k++)
         b->rotation[k][k] = 1.0;
     b->mass = mass;
-    b->com[0] = lc;
-    b->inertia[0][0] = 0.3 * Izz;
-    b->inertia[1][1] = 0.8 * Izz;
-    b->inertia[2][2] = Izz;
+    to_body(b->com, lc, 0, 0);
+    double D[3][3] = {{0.3 * Izz, 0, 0}, {0, 0.8 * Izz, 0}, {0, 0, Izz}}, DT[3][3];
+    mat_mul(DT, D, T, 0);
+    mat_mul(b->inertia, T, DT, 1); /* T^T D T */
 }
 
-/* A root link: its joint frame at the plane point (x, y), turned into the plane. */
+/* A child's joint frame at planar (x, 0) of its parent link. */
+static void planar_offset(mbd_body_def *b, double x) { to_body(b->origin, x, 0, 0); }
+
+/* A root link: its joint frame at the plane point (x, y), turned into the plane (R0 T). */
 static void place_in_plane(mbd_body_def *b, double x, double y)
 {
     plane_point(b->origin, x, y);
-    memcpy(b->rotation, R0, sizeof b->rotation);
+    mat_mul(b->rotation, R0, T, 0);
 }
 
 /* Cut-joint frames turned so that the loop's axis (0, 1, 0), given in each frame, is the
- * plane's normal: frame a by Rx(90 deg), frame b by Rx(90 deg) Ry(0.4). */
+ * plane's normal: frame a by Rx(90 deg), frame b by Rx(90 deg) Ry(0.4) against the planar
+ * frames of their links. */
 static void turned_cut_frames(mbd_loop_def *loop)
 {
     const double x[3] = {1, 0, 0}, y[3] = {0, 1, 0};
-    double Rx[3][3], Ry[3][3];
+    double Rx[3][3], Ry[3][3], RxRy[3][3];
     rotation(Rx, x, M_PI / 2);
     rotation(Ry, y, 0.4);
-    memcpy(loop->rotation_a, Rx, sizeof Rx);
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            loop->rotation_b[i][j] = Rx[i][0] * Ry[0][j] + Rx[i][1] * Ry[1][j] + Rx[i][2] * Ry[2][j];
+    mat_mul(RxRy, Rx, Ry, 0);
+    mat_mul(loop->rotation_a, T, Rx, 1);
+    mat_mul(loop->rotation_b, T, RxRy, 1);
     memcpy(loop->axis, y, sizeof y);
 }
 
@@ -196,11 +233,11 @@ static mbd_model *fourbar_model(mbd_loop_type type)
     planar_link(&defs[1], "coupler", 0, fb.m[1], fb.lc[1], fb.I[1]);
     planar_link(&defs[2], "rocker", -1, fb.m[2], fb.lc[2], fb.I[2]);
     place_in_plane(&defs[0], 0.0, 0.0);
-    defs[1].origin[0] = fb.a;
+    planar_offset(&defs[1], fb.a);
     place_in_plane(&defs[2], fb.d, 0.0);
     mbd_loop_def loop = {.name = "pin", .type = type, .body_a = 1, .body_b = 2};
-    loop.origin_a[0] = fb.b;
-    loop.origin_b[0] = fb.c;
+    to_body(loop.origin_a, fb.b, 0, 0);
+    to_body(loop.origin_b, fb.c, 0, 0);
     turned_cut_frames(&loop);
     return build("four-bar", 3, defs, 1, &loop);
 }
@@ -221,8 +258,9 @@ static void test_fourbar_against_hand(void **state)
     (void)state;
     const mbd_loop_type types[2] = {MBD_LOOP_SPHERICAL, MBD_LOOP_REVOLUTE};
     const double tau[3] = {0.7, -0.2, 0.4};
-    for (int t = 0; t < 2; t++) {
-        mbd_model *model = fourbar_model(types[t]);
+    for (int t = 0; t < 4; t++) {
+        turn_links(t >= 2);
+        mbd_model *model = fourbar_model(types[t % 2]);
         for (int r = 0; r < 2; r++) {
             mbd_work *work = mbd_work_new(model, mbd_solver_find(routes[r]));
             for (double th1 = -2.5; th1 < 3.0; th1 += 0.9) {
@@ -241,6 +279,7 @@ static void test_fourbar_against_hand(void **state)
         }
         mbd_model_free(model);
     }
+    turn_links(0);
 }
 
 /* ---- slider-crank ----------------------------------------------------------------- */
@@ -280,12 +319,12 @@ static mbd_model *slider_crank_model(void)
     planar_link(&defs[1], "rod", 0, sc.m[1], sc.lc[1], sc.I[1]);
     planar_link(&defs[2], "slider", -1, sc.m[2], 0.05, 0.01);
     place_in_plane(&defs[0], 0.0, 0.0);
-    defs[1].origin[0] = sc.a;
+    planar_offset(&defs[1], sc.a);
     place_in_plane(&defs[2], 0.0, sc.d);
     defs[2].joint = MBD_PRISMATIC;
-    memcpy(defs[2].axes[0], (const double[3]){1, 0, 0}, 3 * sizeof(double));
+    to_body(defs[2].axes[0], 1, 0, 0);
     mbd_loop_def loop = {.name = "wrist-pin", .type = MBD_LOOP_REVOLUTE, .body_a = 1, .body_b = 2};
-    loop.origin_a[0] = sc.b;
+    to_body(loop.origin_a, sc.b, 0, 0);
     turned_cut_frames(&loop);
     return build("slider-crank", 3, defs, 1, &loop);
 }
@@ -293,19 +332,21 @@ static mbd_model *slider_crank_model(void)
 static void test_slider_crank_against_hand(void **state)
 {
     (void)state;
-    mbd_model *model = slider_crank_model();
     const double tau[3] = {-0.5, 0.3, 2.0};
-    for (int r = 0; r < 2; r++) {
-        mbd_work *work = mbd_work_new(model, mbd_solver_find(routes[r]));
+    for (int r = 0; r < 4; r++) {
+        turn_links(r >= 2);
+        mbd_model *model = slider_crank_model();
+        mbd_work *work = mbd_work_new(model, mbd_solver_find(routes[r % 2]));
         for (double th1 = -3.0; th1 < 3.0; th1 += 0.7) {
             double q[3], qd[3], expected[3], qdd[3];
             slider_crank_hand(th1, 2.0 + th1, tau, q, qd, expected);
             assert_int_equal(mbd_forward_constrained(model, work, q, qd, tau, NULL, qdd, NULL), MBD_OK);
-            assert_close(qdd, expected, 3, 1e-10, routes[r]);
+            assert_close(qdd, expected, 3, 1e-10, routes[r % 2]);
         }
         mbd_work_free(work);
+        mbd_model_free(model);
     }
-    mbd_model_free(model);
+    turn_links(0);
 }
 
 /* ---- random 3-D models with loops ------------------------------------------------ */
