@@ -164,7 +164,9 @@ void mbd_work_free(mbd_work *work);
  * whose first coordinate's pivot) was not positive definite; otherwise -1. */
 int mbd_work_failed_body(const mbd_work *work);
 
-/* Acceleration form: qdd = H^-1 (tau - C). tau may be NULL (zero). */
+/* Acceleration form: qdd = H^-1 (tau - C). tau may be NULL (zero). On a model with loops
+ * this and the momentum form solve the open tree (the cut joints ignored): see
+ * mbd_forward_constrained. */
 int mbd_forward(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                 const double *tau, double *qdd);
 
