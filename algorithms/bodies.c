@@ -41,49 +41,72 @@ MBD_INLINE void velocity_step(const mbd_model *model, mbd_work *work, const doub
     cross_force(work->f[i], work->v[i], Iv); /* p^A */
 }
 
-/* I^a = I^A - U D^-1 U^T, p^a = p^A + I^a c + U D^-1 u, both carried to the parent. */
+/* u_i = tau_i - S_i^T p_i and p_lambda += X_i^T (p_i + U_i D_i^-1 u_i): the bias forces'
+ * part of the backward pass, once U_i and D_i^-1 are known (p: p^A with I^a c added). */
+MBD_INLINE void bias_force_step(const mbd_model *model, mbd_work *work, double (*p)[6],
+                                const double *tau, int i, const mbd_joint_type type)
+{
+    const int parent = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
+    const double *S = work->S + 6 * v0, *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
+    double *restrict u = work->u + v0, pa[6], t[6];
+    for (int k = 0; k < n; k++)
+        u[k] = (tau ? tau[v0 + k] : 0.0) - column_dot(type, S, k, p[i]);
+    if (parent < 0)
+        return;
+    memcpy(pa, p[i], sizeof pa);
+    for (int k = 0; k < n; k++) {
+        double Dinv_u = 0.0;
+        for (int m = 0; m < n; m++)
+            Dinv_u += Dinv[n * k + m] * u[m];
+        for (int r = 0; r < 6; r++)
+            pa[r] += U[6 * k + r] * Dinv_u;
+    }
+    xform_force_t(t, &work->X[i], pa);
+    for (int r = 0; r < 6; r++)
+        p[parent][r] += t[r];
+}
+
+/* U, D^-1; I^a = I^A - U D^-1 U^T carried to the parent, and p^A + I^a c with the bias
+ * forces (S^T I^a c = 0, so u is unchanged by the I^a c term). */
 MBD_INLINE int articulated_step(const mbd_model *model, mbd_work *work, const double *tau, int i,
                                 const mbd_joint_type type)
 {
     const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
-    const double *S = work->S + 6 * v0, *pA = work->f[i];
+    const double *S = work->S + 6 * v0;
     double (*U)[6] = (double (*)[6])(work->U + 6 * v0);
-    double *restrict Dinv = work->D + model->d0[i], *restrict u = work->u + v0;
-    double D[4], UDinv[2][6], pa[6], t[6];
+    double *restrict Dinv = work->D + model->d0[i];
+    double D[4], UDinv[2][6], Iac[6];
     joint_space_inertia(U, D, &work->IA[i], type, S);
     if (joint_block_inverse(Dinv, D, n))
         return singular_joint(work, i);
-    for (int k = 0; k < n; k++)
-        u[k] = (tau ? tau[v0 + k] : 0.0) - column_dot(type, S, k, pA);
-    if (p < 0)
-        return MBD_OK;
-    mbd_inertia Ia = work->IA[i];
-    times_inverse(UDinv, (const double (*)[6])U, Dinv, n);
-    for (int k = 0; k < n; k++)
-        inertia_sub_outer(&Ia, UDinv[k], U[k]);
-    inertia_zero_subspace(&Ia, type);
-    inertia_apply(pa, &Ia, work->c[i]);
-    for (int r = 0; r < 6; r++) {
-        pa[r] += pA[r];
+    if (p >= 0) {
+        mbd_inertia Ia = work->IA[i];
+        times_inverse(UDinv, (const double (*)[6])U, Dinv, n);
         for (int k = 0; k < n; k++)
-            pa[r] += UDinv[k][r] * u[k];
+            inertia_sub_outer(&Ia, UDinv[k], U[k]);
+        inertia_zero_subspace(&Ia, type);
+        inertia_add_congruence(&work->IA[p], &work->X[i], &Ia);
+        inertia_apply(Iac, &Ia, work->c[i]);
+        for (int r = 0; r < 6; r++)
+            work->f[i][r] += Iac[r];
     }
-    inertia_add_congruence(&work->IA[p], &work->X[i], &Ia);
-    xform_force_t(t, &work->X[i], pa);
-    for (int r = 0; r < 6; r++)
-        work->f[p][r] += t[r];
+    bias_force_step(model, work, work->f, tau, i, type);
     return MBD_OK;
 }
 
+/* a'_i = X_i a_lambda + c_i (c NULL: zero), qdd_i = D_i^-1 (u_i - U_i^T a'_i),
+ * a_i = a'_i + S_i qdd_i. */
 MBD_INLINE void acceleration_step(const mbd_model *model, mbd_work *work, const double *a0,
-                                  double *qdd, int i, const mbd_joint_type type)
+                                  const double (*c)[6], double *qdd, int i,
+                                  const mbd_joint_type type)
 {
     const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const double *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
     double *a = work->a[i], rhs[2];
     xform_motion(a, &work->X[i], p < 0 ? a0 : work->a[p]);
-    for (int r = 0; r < 6; r++)
-        a[r] += work->c[i][r];
+    if (c)
+        for (int r = 0; r < 6; r++)
+            a[r] += c[i][r];
     for (int k = 0; k < n; k++)
         rhs[k] = work->u[v0 + k] - dot6(U + 6 * k, a);
     for (int k = 0; k < n; k++) {
@@ -99,14 +122,27 @@ static int bodies_acc(const mbd_model *model, mbd_work *work, const double *qd, 
                       double *qdd)
 {
     const double a0[6] = {0, 0, 0, -model->gravity[0], -model->gravity[1], -model->gravity[2]};
+    const double (*c)[6] = (const double (*)[6])work->c;
     int status = MBD_OK;
     for (int i = 0; i < model->nb; i++)
         DISPATCH_JOINT(model->joint[i].type, velocity_step, model, work, qd, i);
     for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
         DISPATCH_JOINT(model->joint[i].type, status = articulated_step, model, work, tau, i);
     for (int i = 0; i < model->nb && status == MBD_OK; i++)
-        DISPATCH_JOINT(model->joint[i].type, acceleration_step, model, work, a0, qdd, i);
+        DISPATCH_JOINT(model->joint[i].type, acceleration_step, model, work, a0, c, qdd, i);
     return status;
+}
+
+/* x = H^-1 b: the last two passes again, with no velocity, gravity or bias (p^A = 0,
+ * c = 0, tau = b), on the U, D^-1 and X of the preceding solve. Overwrites work->u, a, g. */
+void bodies_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x)
+{
+    const double zero[6] = {0};
+    memset(work->g, 0, (size_t)model->nb * sizeof *work->g);
+    for (int i = model->nb - 1; i >= 0; i--)
+        DISPATCH_JOINT(model->joint[i].type, bias_force_step, model, work, work->g, b, i);
+    for (int i = 0; i < model->nb; i++)
+        DISPATCH_JOINT(model->joint[i].type, acceleration_step, model, work, zero, NULL, x, i);
 }
 
 const mbd_solver mbd_solver_bodies = {

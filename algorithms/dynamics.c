@@ -58,7 +58,8 @@ static void *carve(char *base, size_t *offset, size_t bytes)
     return p;
 }
 
-static size_t work_layout(mbd_work *w, const mbd_model *m, size_t scratch, char *base)
+static size_t work_layout(mbd_work *w, const mbd_model *m, size_t scratch, size_t loop_scratch,
+                          char *base)
 {
     size_t off = 0;
     const size_t nb = (size_t)m->nb, nv = (size_t)m->nv, d = sizeof(double);
@@ -75,6 +76,7 @@ static size_t work_layout(mbd_work *w, const mbd_model *m, size_t scratch, char 
     w->IA = carve(base, &off, nb * sizeof *w->IA);
     w->scratch = carve(base, &off, scratch * d);
     w->jv = carve(base, &off, JV_COUNT * nv * d);
+    w->loop_scratch = carve(base, &off, loop_scratch * d);
     return off;
 }
 
@@ -84,14 +86,15 @@ mbd_work *mbd_work_new(const mbd_model *model, const mbd_solver *solver)
     if (!work)
         return NULL;
     const size_t scratch = solver && solver->scratch_doubles ? solver->scratch_doubles(model) : 0;
-    const size_t bytes = work_layout(work, model, scratch, NULL);
+    const size_t loop_scratch = loops_scratch_doubles(model, solver);
+    const size_t bytes = work_layout(work, model, scratch, loop_scratch, NULL);
     char *base = aligned_alloc(64, bytes);
     if (!base) {
         free(work);
         return NULL;
     }
     memset(base, 0, bytes);
-    work_layout(work, model, scratch, base);
+    work_layout(work, model, scratch, loop_scratch, base);
     work->block = base;
     work->model = model;
     work->solver = solver;

@@ -46,6 +46,8 @@ typedef struct {
     SUNNonlinearSolver nls; /* adams only */
     void *mem;              /* the SUNDIALS integrator */
     double *qd, *pd;        /* momentum formulation: the rates at a reported state */
+    int m;                  /* loop equations */
+    double *phi;            /* (2 m) Phi and dPhi/dt at a reported state */
     double energy0, max_kinetic, max_energy_change;
     mbd_sim_callback callback;
     void *ctx;
@@ -75,7 +77,8 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *data)
     double *dx = N_VGetArrayPointer(ydot);
     if (sim->opt->formulation == MBD_ACCELERATION) {
         memcpy(dx, x + n, (size_t)n * sizeof *dx);
-        sim->rhs_status = mbd_forward(sim->model, sim->work, x, x + n, NULL, dx + n);
+        sim->rhs_status = mbd_forward_constrained(sim->model, sim->work, x, x + n, NULL,
+                                                  &sim->opt->baumgarte, dx + n, NULL);
     } else {
         sim->rhs_status = mbd_forward_momentum(sim->model, sim->work, x, x + n, NULL, dx, dx + n);
     }
@@ -190,8 +193,12 @@ static int check_options(const mbd_model *model, const mbd_solver *solver,
                           (positive(opt->sample) && opt->t1 / opt->sample <= MAX_SAMPLES);
     if (!positive(opt->t1) || !steps_ok || !sample_ok)
         return MBD_EINVAL;
+    if (!isfinite(opt->baumgarte.alpha) || !isfinite(opt->baumgarte.beta))
+        return MBD_EINVAL;
+    const int loops = mbd_model_nloops(model) > 0;
     if (!(mbd_solver_formulations(solver) & opt->formulation) ||
-        mbd_model_nq(model) != mbd_model_nv(model))
+        mbd_model_nq(model) != mbd_model_nv(model) ||
+        (loops && (opt->formulation != MBD_ACCELERATION || !mbd_solver_closes_loops(solver))))
         return MBD_EUNSUPPORTED;
     return MBD_OK;
 }
@@ -209,6 +216,14 @@ static void track_energy(simulation *sim, const mbd_sim_state *state)
     sim->stats.energy_drift = scale > 0.0 ? sim->max_energy_change / scale : 0.0;
 }
 
+static double norm(const double *x, int n)
+{
+    double sum = 0.0;
+    for (int k = 0; k < n; k++)
+        sum += x[k] * x[k];
+    return sqrt(sum);
+}
+
 /* Hands the current state to the callback, with qd recovered from p in the momentum
  * formulation and the energies. */
 static int report(simulation *sim, double t)
@@ -224,6 +239,13 @@ static int report(simulation *sim, double t)
     if (status == MBD_OK)
         status = mbd_energy(sim->model, sim->work, state.q, state.qd, &state.kinetic,
                             &state.potential);
+    if (status == MBD_OK && sim->m > 0) {
+        status = mbd_constraint_violation(sim->model, sim->work, state.q, state.qd, sim->phi,
+                                          sim->phi + sim->m);
+        state.phi_norm = norm(sim->phi, sim->m);
+        state.phid_norm = norm(sim->phi + sim->m, sim->m);
+        sim->stats.max_phi_norm = fmax(sim->stats.max_phi_norm, state.phi_norm);
+    }
     if (status)
         return status;
     track_energy(sim, &state);
@@ -272,10 +294,12 @@ static int prepare(simulation *sim, const mbd_solver *solver, const double *q0,
 {
     const int n = sim->n;
     sim->work = mbd_work_new(sim->model, solver);
-    sim->qd = malloc(2 * (size_t)n * sizeof *sim->qd);
+    sim->m = mbd_model_nconstraints(sim->model);
+    sim->qd = malloc((2 * (size_t)n + 2 * (size_t)sim->m) * sizeof *sim->qd);
     if (!sim->work || !sim->qd || SUNContext_Create(NULL, &sim->sun) != 0)
         return MBD_ENOMEM;
     sim->pd = sim->qd + n;
+    sim->phi = sim->pd + n;
     sim->y = N_VNew_Serial(2 * n, sim->sun);
     if (!sim->y)
         return MBD_ENOMEM;

@@ -16,7 +16,18 @@ typedef struct {
     double axis[2][3];
 } mbd_joint;
 
-/* Read-only after mbd_model_build. */
+/* A cut joint in the solvers' frames (from an mbd_loop_def). Its equations: the 3 of
+ * x_a - x_b = 0 (the two frame origins, world coordinates), then ndot of u_k . w_k = 0,
+ * with the unit vectors u_k fixed in body_a and w_k in body_b (body coordinates). */
+typedef struct {
+    int body_a, body_b;  /* body_b -1: the world */
+    int row0, ndot;      /* first equation; 3 + ndot equations */
+    double point_a[3], point_b[3];
+    double u[3][3], w[3][3];
+    double frame_a[9];   /* frame a's axes (columns) in body a coordinates */
+} mbd_loop;
+
+/* Read-only after mbd_model_build (and mbd_model_add_loops). */
 struct mbd_model {
     char *name;
     char *source;              /* file path or generator spec it came from */
@@ -38,6 +49,9 @@ struct mbd_model {
     double (*user_rotation)[9];
     int has_friction;          /* some joint has Coulomb or viscous friction */
     int has_coulomb;           /* some joint has Coulomb friction: the reactions couple in */
+    int nloops, nc;            /* cut joints and their equations (m) */
+    mbd_loop_def *loop_defs;   /* (nloops) as given, names owned */
+    mbd_loop *loops;           /* (nloops) */
 };
 
 /* Per-thread, per-state buffers; the only memory a solver writes. */
@@ -61,6 +75,7 @@ struct mbd_work {
     double *jv;                /* (JV_COUNT x nv) joint-space vectors of friction.c and
                                   coefficients.c, vector k at k nv */
     int friction_iterations;   /* of the last forward call's friction solve */
+    double *loop_scratch;      /* loops_scratch_doubles(model, solver); models with loops */
 };
 
 #define JV_COUNT 6
@@ -134,6 +149,15 @@ int friction_solve_mom(const mbd_model *model, mbd_work *work, const double *p,
 /* tau_f for every coordinate from qd and the joint reactions that rnea() left in work->f. */
 void friction_forces(const mbd_model *model, const mbd_work *work, const double *qd,
                      double *tau_f);
+
+/* ---- closed loops (loops.c) ---- */
+
+/* The workspace doubles that constrained forward dynamics needs; 0 without loops. */
+size_t loops_scratch_doubles(const mbd_model *model, const mbd_solver *solver);
+
+/* After a bodies solve at the current kinematics: x = H^-1 b in O(N), reusing the
+ * articulated inertias and joint blocks that solve left in work (no bias terms). */
+void bodies_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x);
 
 /* ---- solvers (one file each) ---- */
 /* Scratch of a solver, 64-byte aligned, sized by its scratch_doubles. */

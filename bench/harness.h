@@ -9,14 +9,14 @@
 #include <signal.h>
 #include <stdio.h>
 
-typedef enum { SUITE_PERCALL, SUITE_PHASES, SUITE_BATCH, SUITE_COUNT } bench_suite;
+typedef enum { SUITE_PERCALL, SUITE_PHASES, SUITE_BATCH, SUITE_LOOPS, SUITE_COUNT } bench_suite;
 
 /* What one measurement is; its name is built from this alone. */
 typedef struct {
     bench_suite suite;
     char variant[48];   /* workload_variant name */
     const char *family; /* model family, e.g. "chain-cardan" */
-    int n;              /* bodies */
+    int n;              /* bodies; SUITE_LOOPS: the ladder's k (rods between rungs) */
     const char *phase;  /* SUITE_PHASES: "integrator", "kinematics", "solve", "step" */
     int k;              /* SUITE_BATCH: states per batch */
     int threads;

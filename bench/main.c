@@ -16,11 +16,13 @@
 
 static const char usage[] =
     "usage: mbd-bench [flags]\n"
-    "  --suite LIST        percall,phases,batch (default: all)\n"
+    "  --suite LIST        percall,phases,batch,loops (default: all)\n"
     "  --n LIST            percall body counts (default 1,2,3,5,7,10,15,20,30,50,70,100,150,\n"
     "                      200,300,500,700,1000)\n"
     "  --phase-n LIST      phases body counts (default 5,10,20,30,40,50)\n"
     "  --batch-n LIST      batch body counts (default 10,50,200)\n"
+    "  --loops-k LIST      loops suite: rods between rungs of the 64-rod ladder, 64/k loops\n"
+    "                      (default 64,16,4,1); the five-bar is timed once\n"
     "  --threads LIST      batch thread counts (default 1..all cores)\n"
     "  --batch-k K         states per batch (default 1024)\n"
     "  --dense-max-n N     largest N for the O(N^3) solvers: dense, and sparse on chains\n"
@@ -37,6 +39,7 @@ static const char usage[] =
 static const bench_list default_ns = {{1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000}, 18};
 static const bench_list default_phase_ns = {{5, 10, 20, 30, 40, 50}, 6};
 static const bench_list default_batch_ns = {{10, 50, 200}, 3};
+static const bench_list default_loops_k = {{64, 16, 4, 1}, 4};
 
 /* A comma-separated list of integers in [lo, hi] into list (default kept if absent). */
 static int int_list(const cli_flag *flags, const char *name, int lo, int hi, bench_list *list)
@@ -77,7 +80,7 @@ static int suite_list(const cli_flag *flags, unsigned *suites)
                 strncmp(p, bench_suite_name((bench_suite)s), len) == 0)
                 *suites |= 1u << s, found = 1;
         if (!found) {
-            fprintf(stderr, "mbd %s: --suite: unknown suite '%.*s' (percall, phases, batch)\n",
+            fprintf(stderr, "mbd %s: --suite: unknown suite '%.*s' (percall, phases, batch, loops)\n",
                     CMD, (int)len, p);
             return CLI_USAGE_ERROR;
         }
@@ -116,6 +119,7 @@ static int parse_flags(cli_flag *flags, bench_config *config, regex_t *filter)
     config->ns[SUITE_PERCALL] = default_ns;
     config->ns[SUITE_PHASES] = default_phase_ns;
     config->ns[SUITE_BATCH] = default_batch_ns;
+    config->ns[SUITE_LOOPS] = default_loops_k;
     config->threads.count = cores < BENCH_MAX_LIST ? cores : BENCH_MAX_LIST;
     for (int t = 0; t < config->threads.count; t++)
         config->threads.value[t] = t + 1;
@@ -124,6 +128,7 @@ static int parse_flags(cli_flag *flags, bench_config *config, regex_t *filter)
         (rc = int_list(flags, "--n", 1, 1000000, &config->ns[SUITE_PERCALL])) ||
         (rc = int_list(flags, "--phase-n", 1, 1000000, &config->ns[SUITE_PHASES])) ||
         (rc = int_list(flags, "--batch-n", 1, 1000000, &config->ns[SUITE_BATCH])) ||
+        (rc = int_list(flags, "--loops-k", 1, 64, &config->ns[SUITE_LOOPS])) ||
         (rc = int_list(flags, "--threads", 1, 1024, &config->threads)))
         return rc;
     const char *pattern = cli_get(flags, "--filter");
@@ -168,6 +173,7 @@ int main(int argc, char **argv)
 {
     cli_flag flags[] = {{"--suite", NULL, 0},       {"--n", NULL, 0},          {"--phase-n", NULL, 0},
                         {"--batch-n", NULL, 0},     {"--threads", NULL, 0},    {"--batch-k", NULL, 0},
+                        {"--loops-k", NULL, 0},
                         {"--dense-max-n", NULL, 0}, {"--min-time", NULL, 0},   {"--repetitions", NULL, 0},
                         {"--seed", NULL, 0},        {"--filter", NULL, 0},     {"--json", NULL, 0},
                         {"--dat", NULL, 0},         {"--help", NULL, 1},       {NULL, NULL, 0}};

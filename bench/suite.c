@@ -11,21 +11,26 @@
 
 typedef struct {
     const char *name;
-    const char *spec; /* generator spec; %d is the body count */
+    const char *spec; /* generator spec or model file; %d is the body count (the ladder's k) */
     unsigned suites;  /* the suites that use this family */
     int chain;        /* tree depth N: sparse's factorization is O(N^3) like dense's */
+    int fixed_n;      /* > 0: one model, measured once with this n (a model file) */
 } bench_family;
 
 /* The autoTree families with skew 0.5, so that gravity loads every joint. */
 static const bench_family families[] = {
-    {"autotree-chain", "tree:n=%d,branching=1,skew=0.5", SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_BATCH), 1},
-    {"autotree-binary", "tree:n=%d,branching=2,skew=0.5", SUITE_BIT(SUITE_PERCALL), 0},
-    {"chain-revolute", "chain:n=%d,joint=revolute", SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_PHASES), 1},
-    {"chain-cylindrical", "chain:n=%d,joint=cylindrical", SUITE_BIT(SUITE_PERCALL), 1},
+    {"autotree-chain", "tree:n=%d,branching=1,skew=0.5", SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_BATCH), 1, 0},
+    {"autotree-binary", "tree:n=%d,branching=2,skew=0.5", SUITE_BIT(SUITE_PERCALL), 0, 0},
+    {"chain-revolute", "chain:n=%d,joint=revolute", SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_PHASES), 1, 0},
+    {"chain-cylindrical", "chain:n=%d,joint=cylindrical", SUITE_BIT(SUITE_PERCALL), 1, 0},
     {"chain-cardan", "chain:n=%d,joint=cardan",
-     SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_PHASES) | SUITE_BIT(SUITE_BATCH), 1},
+     SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_PHASES) | SUITE_BIT(SUITE_BATCH), 1, 0},
     /* chain-revolute with Coulomb friction 0.2 on every joint: what friction costs */
-    {"chain-revolute-friction", "chain:n=%d,joint=revolute,friction=0.2", SUITE_BIT(SUITE_PERCALL), 1},
+    {"chain-revolute-friction", "chain:n=%d,joint=revolute,friction=0.2", SUITE_BIT(SUITE_PERCALL), 1, 0},
+    /* Closed loops: both constrained routes against the number of loops, 64/k rungs on two
+     * rails of 64 rods (128 + 64/k bodies), and the parallel five-bar (4 bodies, 1 loop). */
+    {"ladder-64", "ladder:n=64,k=%d", SUITE_BIT(SUITE_LOOPS), 0, 0},
+    {"five-bar", "models/five-bar.json", SUITE_BIT(SUITE_LOOPS), 0, 1},
 };
 
 #define FAMILY_COUNT (int)(sizeof families / sizeof families[0])
@@ -82,13 +87,14 @@ static int for_each_job(const bench_config *config, job_fn fn, void *ctx)
         for (int f = 0; f < FAMILY_COUNT; f++) {
             if (!(families[f].suites & SUITE_BIT(suite)))
                 continue;
+            const int count = families[f].fixed_n > 0 ? 1 : config->ns[suite].count;
             for (int v = 0; v < nvariants; v++)
-                for (int i = 0; i < config->ns[suite].count; i++) {
+                for (int i = 0; i < count && (suite != SUITE_LOOPS || workload_variant_closes_loops(&variants[v])); i++) {
                     bench_job job = {.variant = &variants[v], .family = &families[f]};
                     job.key.suite = (bench_suite)suite;
                     snprintf(job.key.variant, sizeof job.key.variant, "%s", variants[v].name);
                     job.key.family = families[f].name;
-                    job.key.n = config->ns[suite].value[i];
+                    job.key.n = families[f].fixed_n > 0 ? families[f].fixed_n : config->ns[suite].value[i];
                     job.key.k = suite == SUITE_BATCH ? config->batch_k : 0;
                     failed |= visit_instances(config, &job, fn, ctx);
                 }
@@ -126,6 +132,7 @@ static int measure(const bench_config *config, const bench_job *job, const workl
                                                       : CLOCK_THREAD_CPUTIME_ID;
     switch (job->key.suite) {
     case SUITE_PERCALL:
+    case SUITE_LOOPS:
         return timing_measure(&options, workload_call_body, (void *)w, result);
     case SUITE_PHASES:
         return rk4_measure(w, job->phase, &options, result);
@@ -161,7 +168,9 @@ static void show_progress(const run_state *state, const bench_job *job)
 /* States per iteration: the batch's K, one call, or none for a phase of a step. */
 static int states_per_iteration(const bench_key *key)
 {
-    return key->suite == SUITE_BATCH ? key->k : key->suite == SUITE_PERCALL ? 1 : 0;
+    return key->suite == SUITE_BATCH                                       ? key->k
+           : key->suite == SUITE_PERCALL || key->suite == SUITE_LOOPS ? 1
+                                                                       : 0;
 }
 
 static int record_result(run_state *state, const bench_job *job, const mbd_model *model,
@@ -191,7 +200,7 @@ static int run_job(const bench_config *config, const bench_job *job, void *ctx)
         return 1;
     }
     const int batch = job->key.suite == SUITE_BATCH;
-    const int nstates = batch ? config->batch_k : job->key.suite == SUITE_PERCALL ? WORKLOAD_CALL_STATES : 1;
+    const int nstates = batch ? config->batch_k : job->key.suite == SUITE_PHASES ? 1 : WORKLOAD_CALL_STATES;
     workload w;
     timing_result result;
     int status = workload_init(&w, model, job->variant, nstates, job->key.threads, config->seed);

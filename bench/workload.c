@@ -46,6 +46,22 @@ static void fill_uniform(double *x, size_t n, uint64_t *state)
         x[k] = uniform_pm1(state);
 }
 
+/* A model with loops is timed on its constraints: each q shrunk to a fiftieth (near q = 0,
+ * where the loop models close) and projected, with its qd. Far off them a rank-deficient
+ * Phi_q can make Baumgarte's terms ask for an acceleration that does not exist. */
+static int project_states(workload *w)
+{
+    const size_t nq = (size_t)mbd_model_nq(w->model), nv = (size_t)mbd_model_nv(w->model);
+    int status = MBD_OK;
+    for (int s = 0; s < w->nstates && status == MBD_OK; s++) {
+        double *q = w->q + (size_t)s * nq;
+        for (size_t k = 0; k < nq; k++)
+            q[k] *= 0.02;
+        status = mbd_project_constraints(w->model, w->works[0], q, w->v + (size_t)s * nv, 1e-10);
+    }
+    return status;
+}
+
 /* The momentum form starts from p = H(q) qd of the drawn qd, so that both forms see the
  * same motion. */
 static int convert_to_momenta(workload *w)
@@ -60,6 +76,11 @@ static int convert_to_momenta(workload *w)
     }
     free(qd);
     return status;
+}
+
+int workload_variant_closes_loops(const workload_variant *variant)
+{
+    return variant->form == MBD_ACCELERATION && mbd_solver_closes_loops(variant->solver);
 }
 
 static int allocate(workload *w)
@@ -96,7 +117,9 @@ int workload_init(workload *w, const mbd_model *model, const workload_variant *v
         fill_uniform(w->q, ns * (size_t)mbd_model_nq(model), &rng);
         fill_uniform(w->v, ns * (size_t)mbd_model_nv(model), &rng);
         fill_uniform(w->tau, ns * (size_t)mbd_model_nv(model), &rng);
-        if (variant->form == MBD_MOMENTUM)
+        if (mbd_model_nloops(model) > 0)
+            status = project_states(w);
+        if (status == MBD_OK && variant->form == MBD_MOMENTUM)
             status = convert_to_momenta(w);
     }
     if (status != MBD_OK)
@@ -120,6 +143,8 @@ int workload_eval(const workload *w, mbd_work *work, int s)
     double *out = w->out + s * nv;
     if (w->variant.form == MBD_MOMENTUM)
         return mbd_forward_momentum(w->model, work, q, v, tau, out, w->pd + s * nv);
+    if (mbd_model_nloops(w->model) > 0)
+        return mbd_forward_constrained(w->model, work, q, v, tau, &workload_baumgarte, out, NULL);
     return mbd_forward(w->model, work, q, v, tau, out);
 }
 

@@ -22,6 +22,10 @@ typedef struct {
  * many (at most max). */
 int workload_variants(workload_variant *out, int max);
 
+/* Whether the variant solves models with loops: the acceleration form of a solver with a
+ * constrained route (dense, bodies). */
+int workload_variant_closes_loops(const workload_variant *variant);
+
 typedef struct {
     const mbd_model *model;
     workload_variant variant;
@@ -42,7 +46,11 @@ int workload_init(workload *w, const mbd_model *model, const workload_variant *v
                   int nstates, int nworks, unsigned long seed);
 void workload_free(workload *w);
 
-/* Evaluates state s with work: mbd_forward or mbd_forward_momentum. */
+/* Baumgarte's terms of a model with loops (alpha = beta = 10 /s, as mbd's default). */
+static const mbd_baumgarte workload_baumgarte = {10.0, 10.0};
+
+/* Evaluates state s with work: mbd_forward, mbd_forward_momentum, or for a model with
+ * loops mbd_forward_constrained. */
 int workload_eval(const workload *w, mbd_work *work, int s);
 
 /* timing_body: iteration i evaluates state i mod nstates with works[0]. */

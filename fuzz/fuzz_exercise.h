@@ -25,7 +25,7 @@ static inline void fuzz_require(int condition, const char *what)
 /* A status any call may return: MBD_OK or one of the listed errors. */
 static inline int fuzz_status_valid(int status)
 {
-    return status <= 0 && status >= MBD_EFRICTION;
+    return status <= 0 && status >= MBD_EINCONSISTENT;
 }
 
 /* An error message: non-empty, one line. */
@@ -55,6 +55,35 @@ static inline int fuzz_spec_skipped(const char *spec)
             return 1;
     }
     return 0;
+}
+
+/* A model with loops: the constrained solve (only dense and bodies have a route), the
+ * violation, the rank and the loop wrenches. */
+static inline void fuzz_exercise_loops(const mbd_model *model, mbd_work *work,
+                                       const mbd_solver *solver, const double *q,
+                                       const double *qd, const double *tau, double *qdd)
+{
+    const int m = mbd_model_nconstraints(model), nloops = mbd_model_nloops(model);
+    double *buf = calloc((size_t)(3 * m + 6 * nloops), sizeof *buf);
+    fuzz_require(buf != NULL, "allocation");
+    double *lambda = buf, *phi = lambda + m, *phid = phi + m, *wrench = phid + m;
+    const mbd_baumgarte stab = {10.0, 10.0};
+    int status = mbd_forward_constrained(model, work, q, qd, tau, &stab, qdd, lambda);
+    fuzz_require(fuzz_status_valid(status), "mbd_forward_constrained status");
+    fuzz_require(mbd_solver_closes_loops(solver) || status == MBD_EUNSUPPORTED,
+                 "a solver without a loop route solved a model with loops");
+    for (int k = 0; status == MBD_OK && k < mbd_model_nv(model); k++)
+        fuzz_require(isfinite(qdd[k]), "mbd_forward_constrained returned OK with a non-finite qdd");
+    if (status == MBD_OK)
+        fuzz_require(fuzz_status_valid(mbd_loop_wrenches(model, work, q, lambda, wrench)),
+                     "mbd_loop_wrenches status");
+    fuzz_require(fuzz_status_valid(mbd_constraint_violation(model, work, q, qd, phi, phid)),
+                 "mbd_constraint_violation status");
+    int rank = -1;
+    status = mbd_constraint_rank(model, work, q, &rank);
+    fuzz_require(fuzz_status_valid(status) && (status || (rank >= 0 && rank <= m)),
+                 "mbd_constraint_rank");
+    free(buf);
 }
 
 static inline void fuzz_exercise_model(const mbd_model *model)
@@ -102,6 +131,8 @@ static inline void fuzz_exercise_model(const mbd_model *model)
                 fuzz_require(fuzz_status_valid(status), "mbd_forward_momentum status");
             }
         }
+        if (mbd_model_nloops(model) > 0)
+            fuzz_exercise_loops(model, work, solver, q, qd, tau, out);
         int status = mbd_inverse(model, work, q, qd, qdd, tau2, reactions);
         fuzz_require(fuzz_status_valid(status), "mbd_inverse status");
         status = mbd_mass_matrix(model, work, q, H);

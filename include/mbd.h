@@ -31,7 +31,8 @@ extern "C" {
     X(MBD_EUNSUPPORTED, -7, "formulation not supported by this solver")        \
     X(MBD_ELIMIT, -8, "model exceeds a size limit")                            \
     X(MBD_EINTEGRATE, -9, "time integration failed (step too small or too many steps)") \
-    X(MBD_EFRICTION, -10, "friction iteration did not converge")
+    X(MBD_EFRICTION, -10, "friction iteration did not converge")                \
+    X(MBD_EINCONSISTENT, -11, "inconsistent loop constraints (no acceleration satisfies them)")
 
 typedef enum {
 #define MBD_ENUM_ROW(name, value, text) name = value,
@@ -107,9 +108,43 @@ int mbd_joint_type_nv(mbd_joint_type type);
 /* Writes a human-readable summary: bodies, joints, DOFs, parameters. */
 void mbd_model_print(const mbd_model *model, FILE *out);
 
+/* ---- closed loops (algorithms/loops.c) ------------------------------------------ */
+
+/* A cut joint closing a kinematic loop: frame a is fixed in body_a, frame b in body_b
+ * (or the world, -1); x_body = origin + rotation x_frame. spherical: the two origins
+ * coincide (3 equations); revolute: also frame a's axis (in frame a) stays parallel to the
+ * same axis in frame b (5); weld: the frames coincide (6). */
+typedef enum {
+    MBD_LOOP_SPHERICAL,
+    MBD_LOOP_REVOLUTE,
+    MBD_LOOP_WELD,
+    MBD_LOOP_TYPE_COUNT
+} mbd_loop_type;
+
+typedef struct {
+    const char *name;
+    mbd_loop_type type;
+    int body_a, body_b;        /* body indices; body_b may be -1 (the world) */
+    double origin_a[3], rotation_a[3][3];
+    double origin_b[3], rotation_b[3][3];
+    double axis[3];            /* revolute: in frame a (and frame b); else unused */
+} mbd_loop_def;
+
+/* Closes loops in a model just built, before it is shared. On failure returns a negative
+ * status and writes one line naming the loop, field and value into err. */
+int mbd_model_add_loops(mbd_model *model, int nloops, const mbd_loop_def *loops, char *err,
+                        size_t err_size);
+int mbd_model_nloops(const mbd_model *model);
+const mbd_loop_def *mbd_model_loop(const mbd_model *model, int loop);
+/* m: the number of constraint equations, the length of Phi and lambda. */
+int mbd_model_nconstraints(const mbd_model *model);
+const char *mbd_loop_type_name(mbd_loop_type type);
+int mbd_loop_type_nconstraints(mbd_loop_type type);
+
 /* ---- export (models/export_mjcf.c) -------------------------------------------- */
 
-/* Writes the model as a MuJoCo (2.2) MJCF file for comparison: body names kept, hinge and
+/* Writes the model (a tree: MBD_EUNSUPPORTED for a model with loops) as a MuJoCo (2.2)
+ * MJCF file for comparison: body names kept, hinge and
  * slide joints (cylindrical = hinge + slide, Cardan = two hinges on one body), principal
  * inertias, gravity, and nothing else (no contacts, joint friction, damping, armature or
  * limits). MuJoCo orders coordinates depth-first: match them by body name. Subtrees nested
@@ -158,7 +193,9 @@ int mbd_work_friction_iterations(const mbd_work *work);
  * MBD_EFRICTION (the equations may have no or several solutions: Painleve's
  * paradox). Models without friction take the frictionless path unchanged.
  *
- * Acceleration form: qdd = H^-1 (tau + tau_f - C). tau may be NULL (zero). */
+ * Acceleration form: qdd = H^-1 (tau + tau_f - C). tau may be NULL (zero). On a model with
+ * loops this and the momentum form solve the open tree (the cut joints ignored): see
+ * mbd_forward_constrained. */
 int mbd_forward(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                 const double *tau, double *qdd);
 
@@ -173,6 +210,53 @@ int mbd_solve(const mbd_model *model, mbd_work *work, const double *qd, const do
               double *qdd);
 int mbd_solve_momentum(const mbd_model *model, mbd_work *work, const double *p,
                        const double *tau, double *qd, double *pd);
+
+/* ---- forward dynamics with closed loops (algorithms/loops.c) ------------------------ */
+
+/* Baumgarte's stabilization: Phi_q qdd = gamma - 2 alpha dPhi/dt - beta^2 Phi (1/s). */
+typedef struct {
+    double alpha, beta;
+} mbd_baumgarte;
+
+/* Forward dynamics of a model with loops (Lagrange multipliers, acceleration form):
+ *     [ H    Phi_q^T ] [ qdd     ]   [ tau - C                                ]
+ *     [ Phi_q  0     ] [ -lambda ] = [ gamma - 2 alpha dPhi/dt - beta^2 Phi ],
+ * gamma = -(Phi_q qd)_q qd. The workspace's solver picks the route: "dense" (CRBA,
+ * Cholesky of H, Schur complement K = Phi_q H^-1 Phi_q^T) or "bodies" (the O(N) sweep, and
+ * H^-1 Phi_q^T column by column in O(N) each); others give MBD_EUNSUPPORTED. K is
+ * factored by its eigendecomposition: redundant equations (eigenvalues below 1e-10 of the
+ * largest) are dropped, and lambda is the minimum-norm multiplier. When the right-hand
+ * side has a component that no acceleration can meet, MBD_EINCONSISTENT. lambda (m) may
+ * be NULL; stab NULL means alpha = beta = 0. A model without loops gives mbd_forward's qdd. */
+int mbd_forward_constrained(const mbd_model *model, mbd_work *work, const double *q,
+                            const double *qd, const double *tau, const mbd_baumgarte *stab,
+                            double *qdd, double *lambda);
+
+/* Whether the solver has a constrained route ("dense", "bodies"). */
+int mbd_solver_closes_loops(const mbd_solver *solver);
+
+/* Phi(q) and dPhi/dt = Phi_q qd (m each; either may be NULL; qd may be NULL if phid is). */
+int mbd_constraint_violation(const mbd_model *model, mbd_work *work, const double *q,
+                             const double *qd, double *phi, double *phid);
+
+/* Phi_q (m x nv, row-major) and, if qd and gamma are given, gamma = -(Phi_q qd)_q qd. */
+int mbd_constraint_jacobian(const mbd_model *model, mbd_work *work, const double *q,
+                            const double *qd, double *J, double *gamma);
+
+/* The numerical rank of Phi_q at q (relative tolerance 1e-10): the model has
+ * nv - rank degrees of freedom there. */
+int mbd_constraint_rank(const mbd_model *model, mbd_work *work, const double *q, int *rank);
+
+/* The wrench (n; f) that each cut joint's body b exerts on body a, at q with the
+ * multipliers lambda: about frame a's origin, in frame a's axes (nloops x 6). */
+int mbd_loop_wrenches(const mbd_model *model, mbd_work *work, const double *q,
+                      const double *lambda, double *wrenches);
+
+/* Gauss-Newton projection onto the constraint manifold: q <- q - Phi_q^+ Phi until
+ * |Phi| <= tol (at most 50 iterations), then qd <- qd - Phi_q^+ Phi_q qd (qd may be NULL).
+ * Needs nq == nv. MBD_EINCONSISTENT if it does not converge. */
+int mbd_project_constraints(const mbd_model *model, mbd_work *work, double *q, double *qd,
+                            double tol);
 
 /* ---- dynamics quantities -------------------------------------------------------- */
 
@@ -231,6 +315,7 @@ typedef struct {
     double sample;     /* > 0: report t = 0, sample, 2 sample, ..., t1 exactly, from the
                           integrator's dense output (the steps do not depend on it);
                           0: report t = 0 and every step the integrator takes */
+    mbd_baumgarte baumgarte; /* models with loops: stabilization (zero: none) */
 } mbd_sim_options;
 
 /* One reported state; the pointers are valid during the callback only. */
@@ -240,6 +325,7 @@ typedef struct {
     const double *qd; /* nv; in the momentum formulation the solver's qd = H^-1 p */
     const double *p;  /* nv; momentum formulation only, else NULL */
     double kinetic, potential;
+    double phi_norm, phid_norm; /* models with loops: |Phi| and |dPhi/dt| (2-norms), else 0 */
 } mbd_sim_state;
 
 /* Receives each reported state (may be NULL); a nonzero return stops mbd_simulate, which
@@ -254,12 +340,16 @@ typedef struct {
     double t;            /* time reached: t1, or where the run stopped */
     double energy_drift; /* max |E(t) - E(0)| / max(|E(0)|, max T(t)) over reported states */
     int failed_body;     /* after MBD_ESINGULAR or MBD_EFRICTION: mbd_work_failed_body, else -1 */
+    double max_phi_norm; /* models with loops: max |Phi| over reported states, else 0 */
 } mbd_sim_stats;
 
 /* Integrates the free motion (tau = 0) from (q0, qd0) at t = 0 to options->t1 with one
  * workspace of solver; the momentum formulation starts from p0 = H(q0) qd0. Needs
- * nq == nv. Allocates nothing per step. Returns MBD_OK, MBD_EINVAL (bad options),
- * MBD_EUNSUPPORTED (formulation not offered by solver, or nq != nv), the solver's status
+ * nq == nv. A model with loops runs mbd_forward_constrained with options->baumgarte
+ * (acceleration formulation only). Allocates nothing per step. Returns MBD_OK, MBD_EINVAL
+ * (bad options), MBD_EUNSUPPORTED (formulation not offered by solver, nq != nv, or a model
+ * with loops in the momentum formulation or with another solver than dense or bodies), the
+ * solver's status
  * if a right-hand side fails (MBD_ESINGULAR, MBD_ENONFINITE, ...), MBD_EINTEGRATE if the
  * integrator gives up, or the callback's nonzero return. stats may be NULL; otherwise it
  * is filled whatever the outcome. */

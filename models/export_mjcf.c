@@ -413,6 +413,11 @@ int mbd_export_mjcf(const mbd_model *model, const char *path, char *err, size_t 
                     path, massless, mbd_model_body(model, massless)->name);
         return MBD_EINVAL;
     }
+    if (mbd_model_nloops(model) > 0) {
+        model_error(err, err_size, "%s: loops: %d closed loops: the export writes trees only "
+                    "(MJCF equality constraints are not written)", path, mbd_model_nloops(model));
+        return MBD_EUNSUPPORTED;
+    }
     const size_t len = strlen(path);
     exporter ex = {.model = model, .path = path, .err = err, .err_size = err_size};
     ex.stem_len = len > 4 && strcmp(path + len - 4, ".xml") == 0 ? len - 4 : len;

@@ -1,4 +1,4 @@
-/* generators.c: models from specs "family:key=value,...": tree, chain, rods. */
+/* generators.c: models from specs "family:key=value,...": tree, chain, rods, ladder. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -13,13 +13,15 @@
 #define TREE_USAGE "tree:n=N[,branching=B][,skew=S][,taper=T][,friction=MU]"
 #define CHAIN_USAGE "chain:n=N,joint=revolute|prismatic|cylindrical|cardan[,friction=MU]"
 #define RODS_USAGE "rods:n=N"
+#define LADDER_USAGE "ladder:n=N,k=K"
 
 const char *mbd_generators_help(void)
 {
     return TREE_USAGE "  Featherstone's autoTree: revolute z joints; B=1 chain, B=2 binary tree\n"
            CHAIN_USAGE "  3-D serial chain, varied axes, offsets and inertias\n"
            "  friction=MU: Coulomb friction MU on every joint (pin radius 0.05, smoothing 0.01)\n"
-           RODS_USAGE "  N planar rods, total length 1 and mass 10, gravity -y\n";
+           RODS_USAGE "  N planar rods, total length 1 and mass 10, gravity -y\n"
+           LADDER_USAGE "  planar ladder: two rails of N rods, a hinged rung (a loop) every K rods\n";
 }
 
 typedef enum { PARAM_COUNT, PARAM_REAL, PARAM_JOINT } param_kind;
@@ -37,6 +39,9 @@ typedef struct {
     double gravity[3];
     int n;
     mbd_body_def *defs;
+    int nloops;
+    mbd_loop_def *loops; /* NULL: no loops */
+    char (*loop_names)[16];
 } generated;
 
 #define MAX_PARAMS 5
@@ -46,7 +51,8 @@ typedef struct {
     const char *family;
     const char *usage;
     param_def params[MAX_PARAMS];
-    void (*fill)(const double *values, generated *out);
+    int (*fill)(const double *values, generated *out); /* 0, or -1: out of memory */
+    int (*bodies)(const double *values);
 } generator;
 
 static void set_diagonal(double M[3][3], double a, double b, double c)
@@ -85,7 +91,7 @@ static void add_friction(generated *out, double mu)
  * turns about the local z axis; a child's joint frame sits at (l_parent, 0, 0), rotated by
  * S about the parent's x axis (Xtree = rotx(S) * xlt([l_parent 0 0])); body 1's is the
  * world frame. */
-static void fill_tree(const double *values, generated *out)
+static int fill_tree(const double *values, generated *out)
 {
     const double branching = values[1], skew = values[2], taper = values[3];
     static const double x_axis[3] = {1, 0, 0};
@@ -111,6 +117,7 @@ static void fill_tree(const double *values, generated *out)
                  skew, taper);
     set_vec3(out->gravity, 0, 0, -9.81);
     add_friction(out, values[4]);
+    return 0;
 }
 
 /* A serial chain that makes every joint feel gravity and coupling (nothing planar, nothing
@@ -125,7 +132,7 @@ static void fill_tree(const double *values, generated *out)
  *   - inertia Q diag(p) Q^T with p = m (0.010, 0.008 + 0.001 sin i, 0.006 + 0.001 cos 1.3i)
  *     (the triangle inequality holds with margin) and Q a turn of 0.9i about (0, 0.6, 0.8),
  *     so products of inertia are non-zero. */
-static void fill_chain(const double *values, generated *out)
+static int fill_chain(const double *values, generated *out)
 {
     static const double directions[3][3] = {{1, 0.2, 0.4}, {0.2, 1, -0.4}, {-0.4, 0.3, 1}};
     static const double frame_turn_axis[3] = {0.6, 0, 0.8}, inertia_turn_axis[3] = {0, 0.6, 0.8};
@@ -154,13 +161,14 @@ static void fill_chain(const double *values, generated *out)
     snprintf(out->name, sizeof out->name, "chain-%s-%d", mbd_joint_type_name(type), out->n);
     set_vec3(out->gravity, 0, 0, -9.81);
     add_friction(out, values[2]);
+    return 0;
 }
 
 /* The textbook planar chain of n rods: total length 1 and mass 10, rod k of length l = 1/n
  * and mass m = 10/n with its centre at (l/2, 0, 0), joint k+1 at (l, 0, 0) of rod k, all
  * joints revolute about z (relative angles), gravity along -y. A thin rod: m l^2/12 about
  * y and z, and 1e-3 of that about x to keep the inertia positive definite. */
-static void fill_rods(const double *values, generated *out)
+static int fill_rods(const double *values, generated *out)
 {
     (void)values;
     const double length = 1.0 / out->n, mass = 10.0 / out->n;
@@ -177,6 +185,68 @@ static void fill_rods(const double *values, generated *out)
     }
     snprintf(out->name, sizeof out->name, "rods-%d", out->n);
     set_vec3(out->gravity, 0, -9.81, 0);
+    return 0;
+}
+
+/* Two planar rails of n rods each (rod length l = 1/n, mass 1/n, along +y, revolute about z,
+ * relative angles), the left from the world origin, the right from (w, 0, 0), w = 0.3:
+ * bodies b1..bn and b(n+1)..b(2n). After them, a rung every k rods: a rod of width w and
+ * mass 1/n along +x, hinged (revolute z) at the tip of left rod jk and pinned to the tip of
+ * right rod jk by a revolute cut joint "rungJ": floor(n/k) loops, each a parallelogram
+ * four-bar, each 2 independent equations (the other 3 are redundant in the plane). At
+ * q = 0 the ladder stands upright and every loop is closed. */
+static int fill_ladder(const double *values, generated *out)
+{
+    const int n = (int)values[0], k = (int)values[1];
+    const double l = 1.0 / n, mass = 1.0 / n, moment = mass * l * l / 12.0, width = 0.3;
+    for (int i = 0; i < 2 * n; i++) {
+        mbd_body_def *b = &out->defs[i];
+        const int first = i % n == 0;
+        b->parent = first ? -1 : i - 1;
+        b->joint = MBD_REVOLUTE;
+        set_vec3(b->axes[0], 0, 0, 1);
+        set_vec3(b->origin, first && i > 0 ? width : 0.0, first ? 0.0 : l, 0);
+        b->mass = mass;
+        set_vec3(b->com, 0, 0.5 * l, 0);
+        set_diagonal(b->inertia, moment, 1e-3 * moment, moment);
+    }
+    out->nloops = n / k;
+    out->loops = calloc((size_t)out->nloops + 1, sizeof *out->loops);
+    out->loop_names = malloc(((size_t)out->nloops + 1) * sizeof *out->loop_names);
+    if (!out->loops || !out->loop_names)
+        return -1;
+    const double rung_moment = mass * width * width / 12.0;
+    for (int r = 0; r < out->nloops; r++) {
+        mbd_body_def *rung = &out->defs[2 * n + r];
+        rung->parent = (r + 1) * k - 1;
+        rung->joint = MBD_REVOLUTE;
+        set_vec3(rung->axes[0], 0, 0, 1);
+        set_vec3(rung->origin, 0, l, 0);
+        rung->mass = mass;
+        set_vec3(rung->com, 0.5 * width, 0, 0);
+        set_diagonal(rung->inertia, 1e-3 * rung_moment, rung_moment, rung_moment);
+        mbd_loop_def *loop = &out->loops[r];
+        snprintf(out->loop_names[r], sizeof out->loop_names[r], "rung%d", r + 1);
+        loop->name = out->loop_names[r];
+        loop->type = MBD_LOOP_REVOLUTE;
+        loop->body_a = 2 * n + r;
+        loop->body_b = rung->parent + n;
+        set_vec3(loop->origin_a, width, 0, 0);
+        set_vec3(loop->origin_b, 0, l, 0);
+        set_diagonal(loop->rotation_a, 1, 1, 1);
+        set_diagonal(loop->rotation_b, 1, 1, 1);
+        set_vec3(loop->axis, 0, 0, 1);
+    }
+    snprintf(out->name, sizeof out->name, "ladder-%d-%d", n, k);
+    set_vec3(out->gravity, 0, -9.81, 0);
+    return 0;
+}
+
+/* Bodies of a spec: n, or the ladder's 2 n rail rods and n / k rungs. */
+static int n_bodies(const double *values) { return (int)values[0]; }
+static int ladder_bodies(const double *values)
+{
+    return 2 * (int)values[0] + (int)values[0] / (int)values[1];
 }
 
 #define COUNT_PARAM {"n", PARAM_COUNT, 1, MBD_MAX_BODIES, NAN}
@@ -188,10 +258,13 @@ static const generator generators[] = {
       {"skew", PARAM_REAL, -TWO_PI, TWO_PI, 0},
       {"taper", PARAM_REAL, 1e-3, 1e3, 1},
       FRICTION_PARAM},
-     fill_tree},
+     fill_tree, n_bodies},
     {"chain", CHAIN_USAGE, {COUNT_PARAM, {"joint", PARAM_JOINT, 0, 0, NAN}, FRICTION_PARAM},
-     fill_chain},
-    {"rods", RODS_USAGE, {COUNT_PARAM}, fill_rods},
+     fill_chain, n_bodies},
+    {"rods", RODS_USAGE, {COUNT_PARAM}, fill_rods, n_bodies},
+    {"ladder", LADDER_USAGE,
+     {{"n", PARAM_COUNT, 1, MBD_MAX_BODIES / 3, NAN}, {"k", PARAM_COUNT, 1, MBD_MAX_BODIES / 3, NAN}},
+     fill_ladder, ladder_bodies},
 };
 
 #define NGENERATORS (int)(sizeof generators / sizeof generators[0])
@@ -352,7 +425,7 @@ mbd_model *generator_load(const char *spec, char *err, size_t err_size)
     const generator *gen = find_generator(spec, strcspn(spec, ":"));
     if (!gen || !strchr(spec, ':')) {
         model_error(err, err_size,
-                    "%s: neither a model file nor a generator spec (generators: tree, chain, rods)",
+                    "%s: neither a model file nor a generator spec (generators: tree, chain, rods, ladder)",
                     spec);
         return NULL;
     }
@@ -362,17 +435,22 @@ mbd_model *generator_load(const char *spec, char *err, size_t err_size)
     generated g = {0};
     char(*names)[16] = NULL;
     mbd_model *model = NULL;
-    if (generated_alloc(&g, (int)values[0], &names) < 0) {
+    const int nbodies = gen->bodies(values);
+    char reason[512];
+    if (generated_alloc(&g, nbodies, &names) < 0 || gen->fill(values, &g) < 0) {
         model_error(err, err_size, "%s: out of memory", spec);
-    } else {
-        gen->fill(values, &g);
-        char reason[512];
-        if (check_scales(&g, reason, sizeof reason) < 0)
-            model_error(err, err_size, "%s: %s", spec, reason);
-        else if (!(model = model_build_from(spec, g.name, g.gravity, g.n, g.defs, reason,
-                                            sizeof reason)))
-            model_error(err, err_size, "%s: %s", spec, reason);
+    } else if (check_scales(&g, reason, sizeof reason) < 0) {
+        model_error(err, err_size, "%s: %s", spec, reason);
+    } else if (!(model = model_build_from(spec, g.name, g.gravity, g.n, g.defs, reason,
+                                           sizeof reason))) {
+        model_error(err, err_size, "%s: %s", spec, reason);
+    } else if (g.loops && mbd_model_add_loops(model, g.nloops, g.loops, reason, sizeof reason)) {
+        model_error(err, err_size, "%s: %s", spec, reason);
+        mbd_model_free(model);
+        model = NULL;
     }
+    free(g.loops);
+    free(g.loop_names);
     free(g.defs);
     free(names);
     return model;

@@ -70,7 +70,7 @@ static int all_finite(const double *x, int n)
 
 /* Writes a / |a| into unit; fails on a zero or non-finite vector. Scales first so that
  * neither tiny nor huge components under- or overflow. */
-static int normalize(double unit[3], const double a[3])
+int model_normalize(double unit[3], const double a[3])
 {
     if (!all_finite(a, 3))
         return -1;
@@ -136,8 +136,8 @@ static void append(char *out, size_t size, size_t *used, const char *format, ...
 
 /* "[a, b, c]" for one row, "[[a, b, c], [d, e, f]]" for several, a bare number for 1x1;
  * truncated to size. */
-static void format_values(char *out, size_t size, int digits, const double *x, int rows,
-                          int cols)
+void model_format_values(char *out, size_t size, int digits, const double *x, int rows,
+                         int cols)
 {
     size_t used = 0;
     out[0] = '\0';
@@ -179,7 +179,7 @@ static int reject(const body_check *c, const char *field, const char *problem, c
                   int rows, int cols)
 {
     char value[400];
-    format_values(value, sizeof value, 15, x, rows, cols);
+    model_format_values(value, sizeof value, 15, x, rows, cols);
     model_error(c->err, c->err_size, "bodies[%d] (\"%s\").%s: %s, got %s", c->index,
                 c->body->name, field, problem, value);
     return -1;
@@ -223,7 +223,7 @@ static int check_joint(const body_check *c, mbd_joint *joint)
     memset(joint->axis, 0, sizeof joint->axis);
     const int naxes = b->joint == MBD_CARDAN ? 2 : 1;
     for (int k = 0; k < naxes; k++)
-        if (normalize(joint->axis[k], b->axes[k]) != 0)
+        if (model_normalize(joint->axis[k], b->axes[k]) != 0)
             return reject(c, axis_fields[naxes - 1][k], "expected a finite non-zero vector",
                           b->axes[k], 1, 3);
     double normal[3];
@@ -233,23 +233,28 @@ static int check_joint(const body_check *c, mbd_joint *joint)
     return 0;
 }
 
-static int check_rotation(const body_check *c)
+const char *model_rotation_problem(const double *R)
 {
-    const double *R = &c->body->rotation[0][0];
     if (!all_finite(R, 9))
-        return reject(c, "joint.rotation", "expected finite numbers", R, 3, 3);
+        return "expected finite numbers";
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             const double RtR = R[i] * R[j] + R[3 + i] * R[3 + j] + R[6 + i] * R[6 + j];
             if (fabs(RtR - (i == j)) > TOLERANCE)
-                return reject(c, "joint.rotation", "expected an orthonormal matrix", R, 3, 3);
+                return "expected an orthonormal matrix";
         }
     double row12[3];
     vec3_cross(row12, R + 3, R + 6);
     if (vec3_dot(R, row12) < 0.0)
-        return reject(c, "joint.rotation", "expected a rotation (determinant +1), not a reflection",
-                      R, 3, 3);
-    return 0;
+        return "expected a rotation (determinant +1), not a reflection";
+    return NULL;
+}
+
+static int check_rotation(const body_check *c)
+{
+    const double *R = &c->body->rotation[0][0];
+    const char *problem = model_rotation_problem(R);
+    return problem ? reject(c, "joint.rotation", problem, R, 3, 3) : 0;
 }
 
 static int all_zero(const double *x, int n)
@@ -380,7 +385,7 @@ static int check_model_header(const char *name, const double gravity[3], int nbo
     if (!gravity || !all_finite(gravity, 3)) {
         char value[100] = "NULL";
         if (gravity)
-            format_values(value, sizeof value, 15, gravity, 1, 3);
+            model_format_values(value, sizeof value, 15, gravity, 1, 3);
         model_error(err, err_size, "gravity: expected 3 finite numbers, got %s", value);
         return -1;
     }
@@ -626,6 +631,7 @@ void mbd_model_free(mbd_model *model)
     free(model->Xtree);
     free(model->inertia);
     free(model->user_rotation);
+    model_free_loops(model);
     free(model);
 }
 
@@ -651,7 +657,7 @@ int mbd_model_has_friction(const mbd_model *model) { return model->has_friction;
 void mbd_model_print(const mbd_model *model, FILE *out)
 {
     char text[3][200];
-    format_values(text[0], sizeof text[0], 6, model->gravity, 1, 3);
+    model_format_values(text[0], sizeof text[0], 6, model->gravity, 1, 3);
     fprintf(out, "model %s (from %s)\ngravity %s\n%d bodies, nq %d, nv %d\n", model->name,
             model->source, text[0], model->nb, model->nq, model->nv);
     for (int i = 0; i < model->nb; i++) {
@@ -663,9 +669,9 @@ void mbd_model_print(const mbd_model *model, FILE *out)
         double axes[2][3]; /* the user's unit axes: Q_i turns the solvers' back */
         for (int k = 0; k < 2; k++)
             mat3_apply(axes[k], model->user_rotation[i], j->axis[k]);
-        format_values(text[0], sizeof text[0], 6, &axes[0][0], j->type == MBD_CARDAN ? 2 : 1, 3);
-        format_values(text[1], sizeof text[1], 6, b->com, 1, 3);
-        format_values(text[2], sizeof text[2], 6, moments, 1, 3);
+        model_format_values(text[0], sizeof text[0], 6, &axes[0][0], j->type == MBD_CARDAN ? 2 : 1, 3);
+        model_format_values(text[1], sizeof text[1], 6, b->com, 1, 3);
+        model_format_values(text[2], sizeof text[2], 6, moments, 1, 3);
         fprintf(out, "%6d %-12s parent %-12s %s %s, mass %g, com %s, principal moments %s", i,
                 b->name, b->parent < 0 ? "world" : model->defs[b->parent].name,
                 mbd_joint_type_name(j->type), text[0], b->mass, text[1], text[2]);
@@ -675,4 +681,5 @@ void mbd_model_print(const mbd_model *model, FILE *out)
                     fr->radius, fr->viscous, fr->smoothing);
         fputc('\n', out);
     }
+    model_print_loops(model, out);
 }

@@ -9,6 +9,7 @@
  * (MBD_MAX_BODIES). */
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
@@ -178,6 +179,23 @@ static int read_friction(const loader *ld, const char *joint_prefix, json_t *joi
     return 0;
 }
 
+/* "LIST[i] ("name")" (without the name if it has none) into prefix (PREFIX_SIZE), or -1
+ * after reporting an element that is not an object. */
+static int element_prefix(const loader *ld, const char *list, size_t i, const json_t *element,
+                          char *prefix)
+{
+    snprintf(prefix, PREFIX_SIZE, "%s[%zu]", list, i);
+    if (!json_is_object(element))
+        return reject(ld, prefix, "", "expected an object", element);
+    const json_t *name = json_object_get(element, "name");
+    if (json_is_string(name)) {
+        char quoted[MAX_VALUE_CHARS + 8];
+        describe_value(name, quoted, sizeof quoted);
+        snprintf(prefix, PREFIX_SIZE, "%s[%zu] (%s)", list, i, quoted);
+    }
+    return 0;
+}
+
 static int read_joint(const loader *ld, const char *body_prefix, json_t *body,
                       mbd_body_def *def)
 {
@@ -245,15 +263,8 @@ static int read_body(const loader *ld, size_t i, json_t *body, json_t *names, mb
 {
     static const char *const fields[] = {"name", "parent", "joint", "mass", "com", "inertia", NULL};
     char prefix[PREFIX_SIZE];
-    snprintf(prefix, sizeof prefix, "bodies[%zu]", i);
-    if (!json_is_object(body))
-        return reject(ld, prefix, "", "expected an object", body);
-    const json_t *name = json_object_get(body, "name");
-    if (json_is_string(name)) {
-        char quoted[MAX_VALUE_CHARS + 8];
-        describe_value(name, quoted, sizeof quoted);
-        snprintf(prefix, sizeof prefix, "bodies[%zu] (%s)", i, quoted);
-    }
+    if (element_prefix(ld, "bodies", i, body, prefix) < 0)
+        return -1;
     if (check_fields(ld, prefix, body, fields) < 0 ||
         read_string(ld, prefix, body, "name", &def->name) < 0 ||
         read_parent(ld, prefix, body, names, &def->parent) < 0 ||
@@ -269,15 +280,105 @@ static int read_body(const loader *ld, size_t i, json_t *body, json_t *names, mb
     return 0;
 }
 
-static int read_bodies(const loader *ld, json_t *bodies, mbd_body_def *defs)
+static int read_bodies(const loader *ld, json_t *bodies, json_t *names, mbd_body_def *defs)
 {
-    json_t *names = json_object();
-    if (!names)
-        return reject(ld, "", "bodies", "out of memory", NULL);
     int status = 0;
     for (size_t i = 0; i < json_array_size(bodies) && status == 0; i++)
         status = read_body(ld, i, json_array_get(bodies, i), names, &defs[i]);
-    json_decref(names);
+    return status;
+}
+
+/* A loop's body_a or body_b: the name of a body (or "world" where allowed). */
+static int read_loop_body(const loader *ld, const char *prefix, json_t *loop, const char *field,
+                          const json_t *names, bool world_allowed, int *body)
+{
+    const json_t *value = require(ld, prefix, loop, field);
+    if (!value)
+        return -1;
+    const char *name = json_string_value(value);
+    if (name && world_allowed && strcmp(name, "world") == 0) {
+        *body = -1;
+        return 0;
+    }
+    const json_t *index = name ? json_object_get(names, name) : NULL;
+    if (!index)
+        return reject(ld, prefix, field,
+                      world_allowed ? "expected \"world\" or the name of a body"
+                                    : "expected the name of a body",
+                      value);
+    *body = (int)json_integer_value(index);
+    return 0;
+}
+
+/* Optional origin and rotation of a loop frame (default: the body frame). */
+static int read_loop_frame(const loader *ld, const char *prefix, json_t *loop, const char *origin,
+                           const char *rotation, double out_origin[3], double out_rotation[3][3])
+{
+    for (int k = 0; k < 3; k++)
+        out_rotation[k][k] = 1.0;
+    if (json_object_get(loop, origin) && read_vec3(ld, prefix, loop, origin, out_origin) < 0)
+        return -1;
+    if (json_object_get(loop, rotation) &&
+        read_rows(ld, prefix, loop, rotation, 3, &out_rotation[0][0]) < 0)
+        return -1;
+    return 0;
+}
+
+static int read_loop(const loader *ld, size_t l, json_t *loop, const json_t *names,
+                     mbd_loop_def *def)
+{
+    static const char *const fields[] = {"name", "type", "body_a", "origin_a", "rotation_a",
+                                         "body_b", "origin_b", "rotation_b", "axis", NULL};
+    char prefix[PREFIX_SIZE];
+    if (element_prefix(ld, "loops", l, loop, prefix) < 0)
+        return -1;
+    const char *type_name = NULL;
+    if (check_fields(ld, prefix, loop, fields) < 0 ||
+        read_string(ld, prefix, loop, "name", &def->name) < 0 ||
+        read_string(ld, prefix, loop, "type", &type_name) < 0)
+        return -1;
+    const int type = loop_type_from_name(type_name);
+    if (type < 0)
+        return reject(ld, prefix, "type", "expected \"spherical\", \"revolute\" or \"weld\"",
+                      json_object_get(loop, "type"));
+    def->type = (mbd_loop_type)type;
+    const bool revolute = type == MBD_LOOP_REVOLUTE;
+    if (!revolute && json_object_get(loop, "axis"))
+        return reject(ld, prefix, "axis", "only a revolute loop takes an axis",
+                      json_object_get(loop, "axis"));
+    if (read_loop_body(ld, prefix, loop, "body_a", names, false, &def->body_a) < 0 ||
+        read_loop_body(ld, prefix, loop, "body_b", names, true, &def->body_b) < 0 ||
+        read_loop_frame(ld, prefix, loop, "origin_a", "rotation_a", def->origin_a,
+                        def->rotation_a) < 0 ||
+        read_loop_frame(ld, prefix, loop, "origin_b", "rotation_b", def->origin_b,
+                        def->rotation_b) < 0 ||
+        (revolute && read_vec3(ld, prefix, loop, "axis", def->axis) < 0))
+        return -1;
+    return 0;
+}
+
+/* Reads "loops" (if present) and closes them in model; -1 after a message. */
+static int read_loops(const loader *ld, json_t *root, const json_t *names, mbd_model *model)
+{
+    json_t *loops = json_object_get(root, "loops");
+    if (!loops)
+        return 0;
+    if (!json_is_array(loops))
+        return reject(ld, "", "loops", "expected an array of loops", loops);
+    const size_t n = json_array_size(loops);
+    mbd_loop_def *defs = calloc(n + 1, sizeof *defs);
+    if (!defs)
+        return reject(ld, "", "loops", "out of memory", NULL);
+    int status = 0;
+    for (size_t l = 0; l < n && status == 0; l++)
+        status = read_loop(ld, l, json_array_get(loops, l), names, &defs[l]);
+    char reason[512];
+    if (status == 0 && n > 0 &&
+        mbd_model_add_loops(model, n > INT32_MAX ? INT32_MAX : (int)n, defs, reason, sizeof reason) != MBD_OK) {
+        model_error(ld->err, ld->err_size, "%s: %s", ld->file, reason);
+        status = -1;
+    }
+    free(defs);
     return status;
 }
 
@@ -294,7 +395,7 @@ static void default_name(const char *path, char *out, size_t size)
 
 static mbd_model *read_model(const loader *ld, json_t *root)
 {
-    static const char *const fields[] = {"name", "gravity", "bodies", NULL};
+    static const char *const fields[] = {"name", "gravity", "bodies", "loops", NULL};
     if (!json_is_object(root)) {
         reject(ld, "", "top level", "expected an object", root);
         return NULL;
@@ -326,13 +427,21 @@ static mbd_model *read_model(const loader *ld, json_t *root)
         reject(ld, "", "bodies", "out of memory", NULL);
         return NULL;
     }
+    json_t *names = json_object();
     mbd_model *model = NULL;
-    if (read_bodies(ld, bodies, defs) == 0) {
+    if (!names)
+        reject(ld, "", "bodies", "out of memory", NULL);
+    else if (read_bodies(ld, bodies, names, defs) == 0) {
         char reason[512];
         model = model_build_from(ld->file, name, gravity, (int)n, defs, reason, sizeof reason);
         if (!model)
             model_error(ld->err, ld->err_size, "%s: %s", ld->file, reason);
     }
+    if (model && read_loops(ld, root, names, model) < 0) {
+        mbd_model_free(model);
+        model = NULL;
+    }
+    json_decref(names);
     free(defs);
     return model;
 }

@@ -3,6 +3,7 @@
 #define MBD_MODELS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "mbd.h"
 
@@ -18,7 +19,21 @@ mbd_model *model_build_from(const char *source, const char *name, const double g
 void model_error(char *err, size_t err_size, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* The joint type called name, or -1. */
+/* Shared checks and formatting (model.c). a / |a| into unit, or -1 for a zero or
+ * non-finite a; the problem with a 3x3 rotation (row-major), or NULL if it is one;
+ * "[a, b, c]" ("[[...], ...]" for rows > 1) with digits significant digits. */
+int model_normalize(double unit[3], const double a[3]);
+const char *model_rotation_problem(const double *R);
+void model_format_values(char *out, size_t size, int digits, const double *x, int rows,
+                         int cols);
+
+/* Frees the loops of a model (model_loops.c); part of mbd_model_free. */
+void model_free_loops(mbd_model *model);
+/* The loop lines of mbd_model_print, with the degrees of freedom at q = 0. */
+void model_print_loops(const mbd_model *model, FILE *out);
+
+/* The joint type called name, or -1; the loop type called name, or -1. */
+int loop_type_from_name(const char *name);
 int joint_type_from_name(const char *name);
 
 mbd_model *model_load_json(const char *path, char *err, size_t err_size);

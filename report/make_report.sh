@@ -5,7 +5,7 @@
 #
 # Writes results/<host>-<date>.json and results/latest.json (Google Benchmark's schema),
 # results/dat/*.dat (one table per chart), results/hyperfine.{json,md}, report/*.svg,
-# report/*.png and report/README.md; each file is written beside its target, synced and
+# report/*.png, report/loops.md and report/README.md; each file is written beside its target, synced and
 # renamed, so it appears whole or not at all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,6 +49,8 @@ for chart in percall ratio phases batch crossover; do
         mv "report/.$chart.tmp.$ext" "report/$chart.$ext"
     done
 done
+
+report/loops.sh "$results/latest.json"  # seed 004: |Phi| drift chart, cost of both routes
 
 report/readme.sh "$results" ${1:+--quick} > report/.README.md.tmp
 sync report/.README.md.tmp

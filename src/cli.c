@@ -153,6 +153,37 @@ const mbd_solver *cli_solver(const char *cmd, const cli_flag *flags, const char 
     return solver;
 }
 
+int cli_check_loop_solver(const char *cmd, const mbd_model *model, const mbd_solver *solver)
+{
+    if (mbd_model_nloops(model) == 0 || mbd_solver_closes_loops(solver))
+        return 0;
+    fprintf(stderr, "mbd %s: --solver: '%s' has no route for closed loops; model %s has %d (use dense or bodies)\n",
+            cmd, mbd_solver_name(solver), mbd_model_name(model), mbd_model_nloops(model));
+    return CLI_USAGE_ERROR;
+}
+
+int cli_baumgarte(const char *cmd, const cli_flag *flags, const mbd_model *model,
+                  mbd_baumgarte *out)
+{
+    *out = (mbd_baumgarte){CLI_BAUMGARTE_DEFAULT, CLI_BAUMGARTE_DEFAULT};
+    if (!cli_get(flags, "--baumgarte"))
+        return 0;
+    if (mbd_model_nloops(model) == 0) {
+        fprintf(stderr, "mbd %s: --baumgarte: model %s has no loops to stabilize\n", cmd,
+                mbd_model_name(model));
+        return CLI_USAGE_ERROR;
+    }
+    double ab[2];
+    int rc = cli_vector(cmd, flags, "--baumgarte", 2, ab);
+    if (rc == 0 && (ab[0] < 0.0 || ab[1] < 0.0)) {
+        fprintf(stderr, "mbd %s: --baumgarte: expected ALPHA,BETA >= 0, got '%.60s'\n", cmd,
+                cli_get(flags, "--baumgarte"));
+        rc = CLI_USAGE_ERROR;
+    }
+    *out = (mbd_baumgarte){ab[0], ab[1]};
+    return rc;
+}
+
 void json_vector(FILE *out, const double *x, int n)
 {
     fputc('[', out);

@@ -38,6 +38,16 @@ mbd_model *cli_load_model(const char *cmd, const char *path);
 int cli_open_model(const char *cmd, int argc, char **argv, cli_flag *flags, mbd_model **model);
 const mbd_solver *cli_solver(const char *cmd, const cli_flag *flags, const char *def);
 
+/* Models with loops (the constrained forward dynamics; see mbd_forward_constrained). */
+#define CLI_BAUMGARTE_DEFAULT 10.0 /* alpha = beta, 1/s: critically damped, time constant 0.1 s */
+#define CLI_BAUMGARTE_HELP "--baumgarte: Baumgarte's ALPHA,BETA in 1/s (default 10,10; 0,0: none)"
+/* --solver must have a constrained route (dense, bodies) on a model with loops. */
+int cli_check_loop_solver(const char *cmd, const mbd_model *model, const mbd_solver *solver);
+/* --baumgarte ALPHA,BETA: two finite numbers >= 0, for models with loops only; the default
+ * where absent. */
+int cli_baumgarte(const char *cmd, const cli_flag *flags, const mbd_model *model,
+                  mbd_baumgarte *out);
+
 /* JSON output with full double precision. */
 void json_vector(FILE *out, const double *x, int n);
 void json_key_vector(FILE *out, const char *key, const double *x, int n, int last);

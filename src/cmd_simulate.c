@@ -1,6 +1,7 @@
 /* cmd_simulate.c: mbd simulate, a trajectory of one solver and integrator as CSV. */
 #include "cli.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,14 +14,14 @@
 /* The CSV writer and progress display that mbd_simulate calls back for every state. */
 typedef struct {
     FILE *out;
-    int nq, nv, momentum, tty;
+    int nq, nv, momentum, loops, tty;
     double t1;
     struct timespec start;
     double next_progress; /* seconds since start */
     int progress_shown;
 } trajectory;
 
-static void write_header(FILE *out, int nq, int nv, int momentum)
+static void write_header(FILE *out, int nq, int nv, int momentum, int loops)
 {
     fputs("t", out);
     for (int k = 0; k < nq; k++)
@@ -29,7 +30,7 @@ static void write_header(FILE *out, int nq, int nv, int momentum)
         fprintf(out, ",qd%d", k);
     for (int k = 0; momentum && k < nv; k++)
         fprintf(out, ",p%d", k);
-    fputs(",kinetic,potential,total\n", out);
+    fputs(loops ? ",kinetic,potential,total,phi_norm,phid_norm\n" : ",kinetic,potential,total\n", out);
 }
 
 static void write_values(FILE *out, const double *x, int n)
@@ -66,7 +67,10 @@ static int write_row(const mbd_sim_state *s, void *ctx)
     write_values(tr->out, s->qd, tr->nv);
     if (tr->momentum)
         write_values(tr->out, s->p, tr->nv);
-    fprintf(tr->out, ",%.17g,%.17g,%.17g\n", s->kinetic, s->potential, s->kinetic + s->potential);
+    fprintf(tr->out, ",%.17g,%.17g,%.17g", s->kinetic, s->potential, s->kinetic + s->potential);
+    if (tr->loops)
+        fprintf(tr->out, ",%.17g,%.17g", s->phi_norm, s->phid_norm);
+    fputc('\n', tr->out);
     show_progress(tr, s->t);
     return ferror(tr->out) ? MBD_EIO : MBD_OK;
 }
@@ -181,6 +185,62 @@ static int parse_options(const char *cmd, const cli_flag *flags, const mbd_solve
     return rc;
 }
 
+/* A model with loops: a constrained route, the acceleration formulation, Baumgarte's
+ * terms. */
+static int parse_loop_options(const char *cmd, const cli_flag *flags, const mbd_model *model,
+                              const mbd_solver *solver, mbd_sim_options *opt)
+{
+    int rc = cli_check_loop_solver(cmd, model, solver);
+    if (!rc && mbd_model_nloops(model) > 0 && opt->formulation != MBD_ACCELERATION) {
+        fprintf(stderr, "mbd %s: --formulation: a model with loops runs in the acceleration formulation only\n", cmd);
+        rc = CLI_USAGE_ERROR;
+    }
+    if (!rc && cli_get(flags, "--project-initial") && mbd_model_nloops(model) == 0) {
+        fprintf(stderr, "mbd %s: --project-initial: model %s has no loops\n", cmd, mbd_model_name(model));
+        rc = CLI_USAGE_ERROR;
+    }
+    return rc ? rc : cli_baumgarte(cmd, flags, model, &opt->baumgarte);
+}
+
+/* |Phi| and |dPhi/dt| above this at the start are an error, unless --project-initial moves
+ * the state onto the constraints (Gauss-Newton to PROJECTION_TOL). */
+#define INITIAL_TOL 1e-8
+#define PROJECTION_TOL 1e-12
+
+static double norm(const double *x, int n)
+{
+    double s = 0.0;
+    for (int k = 0; k < n; k++)
+        s += x[k] * x[k];
+    return sqrt(s);
+}
+
+static int initial_state_on_loops(const char *cmd, const cli_flag *flags, const mbd_model *model,
+                                  double *q0, double *qd0)
+{
+    const int m = mbd_model_nconstraints(model);
+    if (m == 0)
+        return 0;
+    double *phi = malloc(2 * (size_t)m * sizeof *phi);
+    mbd_work *work = phi ? mbd_work_new(model, NULL) : NULL;
+    int rc = 0, status = !work ? MBD_ENOMEM : MBD_OK;
+    if (!status && cli_get(flags, "--project-initial"))
+        status = mbd_project_constraints(model, work, q0, qd0, PROJECTION_TOL);
+    if (!status)
+        status = mbd_constraint_violation(model, work, q0, qd0, phi, phi + m);
+    if (status)
+        rc = cli_fail(cmd, cli_get(flags, "--project-initial") ? "--project-initial" : "initial state", status);
+    else if (norm(phi, m) > INITIAL_TOL || norm(phi + m, m) > INITIAL_TOL) {
+        fprintf(stderr, "mbd %s: --q0/--qd0: the initial state violates the loop constraints "
+                "(|Phi| = %.3g, |dPhi/dt| = %.3g, over %g); --project-initial moves it onto them\n",
+                cmd, norm(phi, m), norm(phi + m, m), INITIAL_TOL);
+        rc = CLI_USAGE_ERROR;
+    }
+    mbd_work_free(work);
+    free(phi);
+    return rc;
+}
+
 static void print_summary(const char *cmd, const mbd_model *model, const mbd_solver *solver,
                           const mbd_sim_options *opt, const mbd_sim_stats *st)
 {
@@ -192,6 +252,9 @@ static void print_summary(const char *cmd, const mbd_model *model, const mbd_sol
             mbd_integrator_name(opt->integrator), st->t, st->steps, st->rejected, st->rhs_evals,
             mbd_model_has_friction(model) ? "change (friction dissipates)" : "drift",
             st->energy_drift);
+    if (mbd_model_nloops(model) > 0)
+        fprintf(stderr, "mbd %s: loops: max |Phi| %.3g (Baumgarte alpha %g, beta %g)\n", cmd,
+                st->max_phi_norm, opt->baumgarte.alpha, opt->baumgarte.beta);
 }
 
 /* Integrates into rows (stdout, or a temporary file that out_path then receives whole). */
@@ -201,11 +264,12 @@ static int simulate(const char *cmd, const mbd_model *model, const mbd_solver *s
 {
     trajectory tr = {.out = out_path ? tmpfile() : stdout, .nq = mbd_model_nq(model),
                      .nv = mbd_model_nv(model), .momentum = opt->formulation == MBD_MOMENTUM,
+                     .loops = mbd_model_nloops(model) > 0,
                      .tty = isatty(STDERR_FILENO), .t1 = opt->t1, .next_progress = 1.0};
     if (!tr.out)
         return cli_fail(cmd, "temporary file", MBD_EIO);
     clock_gettime(CLOCK_MONOTONIC, &tr.start);
-    write_header(tr.out, tr.nq, tr.nv, tr.momentum);
+    write_header(tr.out, tr.nq, tr.nv, tr.momentum, tr.loops);
     mbd_sim_stats stats;
     const int status = mbd_simulate(model, solver, opt, q0, qd0, write_row, &tr, &stats);
     if (tr.progress_shown && tr.tty)
@@ -233,7 +297,8 @@ int cmd_simulate(const char *cmd, int argc, char **argv)
     cli_flag flags[] = {FLAG("--solver"), FLAG("--formulation"), FLAG("--integrator"),
                         FLAG("--t1"),     FLAG("--dt"),          FLAG("--rtol"),
                         FLAG("--atol"),   FLAG("--q0"),          FLAG("--qd0"),
-                        FLAG("--sample"), FLAG("--out"),         END_FLAGS};
+                        FLAG("--sample"), FLAG("--out"),         FLAG("--baumgarte"),
+                        SWITCH("--project-initial"),            END_FLAGS};
     mbd_model *model;
     int rc = cli_open_model(cmd, argc, argv, flags, &model);
     if (rc)
@@ -249,8 +314,10 @@ int cmd_simulate(const char *cmd, int argc, char **argv)
     if (!q0)
         rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
     else if (!(rc = parse_options(cmd, flags, solver, &opt)) &&
+             !(rc = parse_loop_options(cmd, flags, model, solver, &opt)) &&
              !(rc = cli_vector(cmd, flags, "--q0", nq, q0)) &&
-             !(rc = cli_vector(cmd, flags, "--qd0", nv, q0 + nq)))
+             !(rc = cli_vector(cmd, flags, "--qd0", nv, q0 + nq)) &&
+             !(rc = initial_state_on_loops(cmd, flags, model, q0, q0 + nq)))
         rc = simulate(cmd, model, solver, &opt, q0, q0 + nq, cli_get(flags, "--out"));
     free(q0);
     mbd_model_free(model);

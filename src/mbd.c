@@ -126,9 +126,54 @@ static int run_fd(const char *cmd, const mbd_model *model, const mbd_solver *sol
     return 0;
 }
 
+/* {"qdd", "lambda", "loops": [{"name", "wrench"}]} of a model with loops. */
+static int run_fd_loops(const char *cmd, const mbd_model *model, const mbd_solver *solver,
+                        const cli_flag *flags)
+{
+    const int nq = mbd_model_nq(model), nv = mbd_model_nv(model), m = mbd_model_nconstraints(model);
+    const int nloops = mbd_model_nloops(model);
+    mbd_baumgarte stab;
+    int rc = cli_check_loop_solver(cmd, model, solver);
+    if (!rc && cli_get(flags, "--p")) {
+        fprintf(stderr, "mbd %s: --p: a model with loops takes --qd, not momenta\n", cmd);
+        rc = CLI_USAGE_ERROR;
+    }
+    if (rc || (rc = cli_baumgarte(cmd, flags, model, &stab)))
+        return rc;
+    double *q = malloc(sizeof(double) * ((size_t)nq + 3 * (size_t)nv + (size_t)m + 6 * (size_t)nloops));
+    double *qd = q + nq, *tau = qd + nv, *qdd = tau + nv, *lambda = qdd + nv, *wrench = lambda + m;
+    mbd_work *work = q ? mbd_work_new(model, solver) : NULL;
+    if (!work)
+        rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
+    else if (!(rc = cli_vector(cmd, flags, "--q", nq, q)) && !(rc = cli_vector(cmd, flags, "--qd", nv, qd)) &&
+             !(rc = cli_vector(cmd, flags, "--tau", nv, tau))) {
+        int status = mbd_forward_constrained(model, work, q, qd, tau, &stab, qdd, lambda);
+        if (status == MBD_OK)
+            status = mbd_loop_wrenches(model, work, q, lambda, wrench);
+        if (status) {
+            rc = cli_fail_solve(cmd, mbd_solver_name(solver), model, mbd_work_failed_body(work), status);
+        } else {
+            printf("{");
+            json_key_vector(stdout, "qdd", qdd, nv, 0);
+            json_key_vector(stdout, "lambda", lambda, m, 0);
+            printf("\"loops\": [");
+            for (int l = 0; l < nloops; l++) {
+                printf("%s{\"name\": \"%s\", ", l ? ", " : "", mbd_model_loop(model, l)->name);
+                json_key_vector(stdout, "wrench", wrench + 6 * l, 6, 1);
+                printf("}");
+            }
+            printf("]}\n");
+        }
+    }
+    mbd_work_free(work);
+    free(q);
+    return rc;
+}
+
 static int cmd_fd(const char *cmd, int argc, char **argv)
 {
-    cli_flag flags[] = {FLAG("--solver"), FLAG("--q"), FLAG("--qd"), FLAG("--p"), FLAG("--tau"), END_FLAGS};
+    cli_flag flags[] = {FLAG("--solver"), FLAG("--q"), FLAG("--qd"), FLAG("--p"), FLAG("--tau"),
+                        FLAG("--baumgarte"), END_FLAGS};
     mbd_model *model;
     int rc = cli_open_model(cmd, argc, argv, flags, &model);
     if (rc)
@@ -136,8 +181,15 @@ static int cmd_fd(const char *cmd, int argc, char **argv)
     const mbd_solver *solver = cli_solver(cmd, flags, "dense");
     const int n = mbd_model_nq(model) + 5 * mbd_model_nv(model);
     double *buf = malloc(sizeof(double) * (size_t)n);
-    rc = !solver ? CLI_USAGE_ERROR : !buf ? cli_fail(cmd, "allocation", MBD_ENOMEM)
-                                          : run_fd(cmd, model, solver, flags, buf);
+    mbd_baumgarte unused;
+    if (!solver)
+        rc = CLI_USAGE_ERROR;
+    else if (mbd_model_nloops(model) > 0)
+        rc = run_fd_loops(cmd, model, solver, flags);
+    else if (!buf)
+        rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
+    else if (!(rc = cli_baumgarte(cmd, flags, model, &unused))) /* refuses --baumgarte */
+        rc = run_fd(cmd, model, solver, flags, buf);
     free(buf);
     mbd_model_free(model);
     return rc;
@@ -243,21 +295,28 @@ static int cmd_help(const char *cmd, int argc, char **argv);
 
 static const command commands[] = {
     {"solvers", cmd_solvers, "mbd solvers                      list the registered solvers"},
-    {"info", cmd_info, "mbd info MODEL                   bodies, joints, DOFs and parameters"},
+    {"info", cmd_info, "mbd info MODEL                   bodies, joints, loops, DOFs and parameters"},
     {"id", cmd_id, "mbd id MODEL [--q L] [--qd L] [--qdd L]\n"
                    "                                 inverse dynamics: tau (the actuators', which also\n"
                    "                                 overcome joint friction) and joint reactions"},
-    {"fd", cmd_fd, "mbd fd MODEL [--solver S] [--q L] [--qd L | --p L] [--tau L]\n"
+    {"fd", cmd_fd, "mbd fd MODEL [--solver S] [--q L] [--qd L | --p L] [--tau L] [--baumgarte A,B]\n"
                    "                                 forward dynamics with one solver (and the joint\n"
-                   "                                 friction of MODEL: friction_iterations)"},
+                   "                                 friction of MODEL: friction_iterations); a model\n"
+                   "                                 with loops (dense or bodies) prints qdd, lambda and\n"
+                   "                                 each loop's wrench (n; f) on body_a in frame a's axes;\n"
+                   "                                 " CLI_BAUMGARTE_HELP},
     {"coeffs", cmd_coeffs, "mbd coeffs MODEL [--q L] [--qd L] [--json]\n"
                            "                                 H, Christoffel Coriolis matrix C, g and C qd of\n"
                            "                                 H qdd + C qd + g = tau (no friction)"},
     {"minv", cmd_minv, "mbd minv MODEL [--q L]           inverse mass matrix H^-1, O(N^2)"},
     {"simulate", cmd_simulate, "mbd simulate MODEL --integrator rk4|dopri5|adams --t1 T [--dt H | --rtol R --atol A]\n"
                                "             [--solver S] [--formulation acceleration|momentum] [--q0 L] [--qd0 L]\n"
-                               "             [--sample DT] [--out FILE.csv]\n"
-                               "                                 trajectory as CSV (rtol 1e-8, atol 1e-10 by default)"},
+                               "             [--sample DT] [--out FILE.csv] [--baumgarte A,B] [--project-initial]\n"
+                               "                                 trajectory as CSV (rtol 1e-8, atol 1e-10 by default); a model\n"
+                               "                                 with loops (dense or bodies, acceleration) adds |Phi| and |dPhi/dt|\n"
+                               "                                 columns and must start on its constraints (|Phi|, |dPhi/dt| <= 1e-8)\n"
+                               "                                 unless --project-initial moves it there (Gauss-Newton);\n"
+                               "                                 " CLI_BAUMGARTE_HELP},
     {"check", cmd_check, "mbd check [--models NAMES] [--json FILE]\n"
                          "                                 every solver x integrator against tests/golden"},
     {"export", cmd_export, "mbd export mjcf MODEL --out FILE.xml\n"

@@ -287,3 +287,30 @@ double condition_number(const mbd_model *model, const double *q)
     free(w);
     return cond;
 }
+
+/* Runs args; expects exit 2 and one stderr line containing every needle. */
+void expect_rejected(const char *args, const char *const *needles)
+{
+    cli_result r = mbd_run(args);
+    if (r.status != 2)
+        print_error("mbd %s: exit %d, stderr: %s\n", args, r.status, r.err);
+    assert_int_equal(r.status, 2);
+    assert_string_equal(r.out, "");
+    const char *newline = strchr(r.err, '\n');
+    assert_non_null(newline);
+    assert_int_equal(newline[1], '\0'); /* exactly one line */
+    for (const char *const *n = needles; *n; n++)
+        if (!strstr(r.err, *n)) {
+            print_error("mbd %s: stderr lacks '%s': %s", args, *n, r.err);
+            fail();
+        }
+    cli_result_free(&r);
+}
+
+void expect_model_rejected(const char *path, const char *field, const char *value)
+{
+    char args[256];
+    snprintf(args, sizeof args, "fd %s", path);
+    expect_rejected(args, (const char *const[]){path, field, value, NULL});
+    unlink(path);
+}

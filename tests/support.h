@@ -72,6 +72,11 @@ void expect_mbd(const char *args, int exit_status, const char *fragment);
 
 /* Runs "mbd ARGS", which must succeed, and parses its stdout as JSON (json_decref it). */
 json_t *run_json(const char *args);
+/* Runs "mbd ARGS"; expects exit 2, nothing on stdout and one stderr line containing every
+ * needle (a NULL-terminated list). */
+void expect_rejected(const char *args, const char *const *needles);
+/* "mbd fd PATH" rejected naming the path, field and value; removes the file. */
+void expect_model_rejected(const char *path, const char *field, const char *value);
 
 /* The whole file as a NUL-terminated string (malloc'ed); fails the test if unreadable. */
 char *read_text_file(const char *path);

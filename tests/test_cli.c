@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* A valid one-body model file with one field replaced: FIELD is printed verbatim. */
 static const char *model_with(const char *joint, const char *mass, const char *inertia, const char *parent)
@@ -21,33 +20,6 @@ static const char *model_with(const char *joint, const char *mass, const char *i
 
 static const char *good_joint = "{\"type\": \"revolute\", \"axis\": [0, 1, 0]}";
 static const char *good_inertia = "[[0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]]";
-
-/* Runs args; expects exit 2 and one stderr line containing every needle. */
-static void expect_rejected(const char *args, const char *const *needles)
-{
-    cli_result r = mbd_run(args);
-    if (r.status != 2)
-        print_error("mbd %s: exit %d, stderr: %s\n", args, r.status, r.err);
-    assert_int_equal(r.status, 2);
-    assert_string_equal(r.out, "");
-    const char *newline = strchr(r.err, '\n');
-    assert_non_null(newline);
-    assert_int_equal(newline[1], '\0'); /* exactly one line */
-    for (const char *const *n = needles; *n; n++)
-        if (!strstr(r.err, *n)) {
-            print_error("mbd %s: stderr lacks '%s': %s", args, *n, r.err);
-            fail();
-        }
-    cli_result_free(&r);
-}
-
-static void expect_model_rejected(const char *path, const char *field, const char *value)
-{
-    char args[256];
-    snprintf(args, sizeof args, "fd %s", path);
-    expect_rejected(args, (const char *const[]){path, field, value, NULL});
-    unlink(path);
-}
 
 static void test_bad_model_files(void **state)
 {

@@ -1,0 +1,275 @@
+/* model_loops.c: the cut joints that close a model's kinematic loops: validation, their
+ * equations in the solvers' body frames (mbd_loop, see algorithms/loops.c), description.
+ *
+ * A loop's frames come in the user's body frames (x_body = origin + R x_frame); the
+ * solvers' frame of body i is turned by Q_i (x_user = Q_i x_internal), so a point or axis
+ * p becomes Q_i^T p: body origins coincide, no translation. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "models.h"
+
+#define MBD_MAX_LOOPS 1000
+
+static const char *const loop_names[MBD_LOOP_TYPE_COUNT] = {
+    [MBD_LOOP_SPHERICAL] = "spherical",
+    [MBD_LOOP_REVOLUTE] = "revolute",
+    [MBD_LOOP_WELD] = "weld",
+};
+
+static const int loop_rows[MBD_LOOP_TYPE_COUNT] = {
+    [MBD_LOOP_SPHERICAL] = 3, [MBD_LOOP_REVOLUTE] = 5, [MBD_LOOP_WELD] = 6,
+};
+
+static int loop_type_valid(mbd_loop_type type)
+{
+    return (int)type >= 0 && type < MBD_LOOP_TYPE_COUNT;
+}
+
+const char *mbd_loop_type_name(mbd_loop_type type)
+{
+    return loop_type_valid(type) ? loop_names[type] : "unknown";
+}
+
+int mbd_loop_type_nconstraints(mbd_loop_type type)
+{
+    return loop_type_valid(type) ? loop_rows[type] : 0;
+}
+
+int loop_type_from_name(const char *name)
+{
+    for (int t = 0; t < MBD_LOOP_TYPE_COUNT; t++)
+        if (strcmp(name, loop_names[t]) == 0)
+            return t;
+    return -1;
+}
+
+int mbd_model_nloops(const mbd_model *model) { return model->nloops; }
+int mbd_model_nconstraints(const mbd_model *model) { return model->nc; }
+
+const mbd_loop_def *mbd_model_loop(const mbd_model *model, int loop)
+{
+    return loop >= 0 && loop < model->nloops ? &model->loop_defs[loop] : NULL;
+}
+
+/* ---- validation ---- */
+
+/* Reports "loops[l] ("name").FIELD: PROBLEM, got VALUES" and returns MBD_EPARSE. */
+static int reject(char *err, size_t err_size, int l, const mbd_loop_def *def, const char *field,
+                  const char *problem, const double *x, int rows, int cols)
+{
+    char value[400];
+    model_format_values(value, sizeof value, 15, x, rows, cols);
+    model_error(err, err_size, "loops[%d] (\"%s\").%s: %s, got %s", l, def->name, field, problem,
+                value);
+    return MBD_EPARSE;
+}
+
+static int check_body_index(const mbd_model *model, int l, const mbd_loop_def *def,
+                            const char *field, int body, int world_allowed, char *err,
+                            size_t err_size)
+{
+    if (body >= (world_allowed ? -1 : 0) && body < model->nb)
+        return MBD_OK;
+    const double value = body;
+    return reject(err, err_size, l, def, field,
+                  world_allowed ? "expected -1 (world) or a body index" : "expected a body index",
+                  &value, 1, 1);
+}
+
+static int check_frame(int l, const mbd_loop_def *def, const char *origin_field,
+                       const double origin[3], const char *rotation_field,
+                       const double rotation[3][3], char *err, size_t err_size)
+{
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(origin[k]))
+            return reject(err, err_size, l, def, origin_field, "expected 3 finite numbers", origin,
+                          1, 3);
+    const char *problem = model_rotation_problem(&rotation[0][0]);
+    return problem ? reject(err, err_size, l, def, rotation_field, problem, &rotation[0][0], 3, 3)
+                   : MBD_OK;
+}
+
+static int check_loop(const mbd_model *model, int l, const mbd_loop_def *loops, char *err,
+                      size_t err_size)
+{
+    const mbd_loop_def *def = &loops[l];
+    if (!def->name || !def->name[0]) {
+        model_error(err, err_size, "loops[%d].name: expected a non-empty name", l);
+        return MBD_EPARSE;
+    }
+    for (int k = 0; k < l; k++)
+        if (strcmp(loops[k].name, def->name) == 0) {
+            model_error(err, err_size, "loops[%d] (\"%s\").name: duplicate of loops[%d]", l,
+                        def->name, k);
+            return MBD_EPARSE;
+        }
+    const double type = def->type;
+    if (!loop_type_valid(def->type))
+        return reject(err, err_size, l, def, "type", "unknown loop type", &type, 1, 1);
+    int status = check_body_index(model, l, def, "body_a", def->body_a, 0, err, err_size);
+    if (!status)
+        status = check_body_index(model, l, def, "body_b", def->body_b, 1, err, err_size);
+    if (!status && def->body_a == def->body_b) {
+        model_error(err, err_size,
+                    "loops[%d] (\"%s\").body_b: a loop must join two different bodies, not close "
+                    "\"%s\" on itself", l, def->name, model->defs[def->body_b].name);
+        return MBD_EPARSE;
+    }
+    if (!status)
+        status = check_frame(l, def, "origin_a", def->origin_a, "rotation_a", def->rotation_a, err,
+                             err_size);
+    if (!status)
+        status = check_frame(l, def, "origin_b", def->origin_b, "rotation_b", def->rotation_b, err,
+                             err_size);
+    double unit[3];
+    if (!status && def->type == MBD_LOOP_REVOLUTE && model_normalize(unit, def->axis) != 0)
+        return reject(err, err_size, l, def, "axis", "expected a finite non-zero vector", def->axis,
+                      1, 3);
+    return status;
+}
+
+/* ---- the equations in the solvers' frames ---- */
+
+static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+
+static const double *user_rotation(const mbd_model *model, int body)
+{
+    return body < 0 ? identity : model->user_rotation[body];
+}
+
+/* out = Q^T A for 3x3 row-major matrices. */
+static void rotate_back(double *out, const double *Q, const double *A)
+{
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            out[3 * r + c] = Q[r] * A[c] + Q[3 + r] * A[3 + c] + Q[6 + r] * A[6 + c];
+}
+
+static void column(double out[3], const double M[9], int c)
+{
+    for (int r = 0; r < 3; r++)
+        out[r] = M[3 * r + c];
+}
+
+/* Two unit vectors that make a right-handed orthonormal basis with the unit axis. */
+static void perpendiculars(double e1[3], double e2[3], const double axis[3])
+{
+    const int least = fabs(axis[0]) <= fabs(axis[1]) && fabs(axis[0]) <= fabs(axis[2]) ? 0
+                      : fabs(axis[1]) <= fabs(axis[2])                                   ? 1
+                                                                                           : 2;
+    double basis[3] = {0, 0, 0}, t[3];
+    basis[least] = 1.0;
+    vec3_cross(t, axis, basis);
+    model_normalize(e1, t);
+    vec3_cross(e2, axis, e1);
+}
+
+/* revolute: u = R_a axis twice, w = R_b e1, R_b e2 (e1, e2 perpendicular to the axis);
+ * weld: (z_a, x_b), (z_a, y_b), (x_a, y_b), zero when the frames coincide. */
+static void build_loop(const mbd_model *model, const mbd_loop_def *def, int row0, mbd_loop *loop)
+{
+    double frame_b[9];
+    const double *Qa = user_rotation(model, def->body_a), *Qb = user_rotation(model, def->body_b);
+    loop->body_a = def->body_a;
+    loop->body_b = def->body_b;
+    loop->row0 = row0;
+    loop->ndot = mbd_loop_type_nconstraints(def->type) - 3;
+    mat3_apply_t(loop->point_a, Qa, def->origin_a);
+    mat3_apply_t(loop->point_b, Qb, def->origin_b);
+    rotate_back(loop->frame_a, Qa, &def->rotation_a[0][0]);
+    rotate_back(frame_b, Qb, &def->rotation_b[0][0]);
+    if (def->type == MBD_LOOP_REVOLUTE) {
+        double axis[3], e[2][3];
+        model_normalize(axis, def->axis);
+        perpendiculars(e[0], e[1], axis);
+        for (int k = 0; k < 2; k++) {
+            mat3_apply(loop->u[k], loop->frame_a, axis);
+            mat3_apply(loop->w[k], frame_b, e[k]);
+        }
+    } else if (def->type == MBD_LOOP_WELD) {
+        static const int pairs[3][2] = {{2, 0}, {2, 1}, {0, 1}};
+        for (int k = 0; k < 3; k++) {
+            column(loop->u[k], loop->frame_a, pairs[k][0]);
+            column(loop->w[k], frame_b, pairs[k][1]);
+        }
+    }
+}
+
+void model_free_loops(mbd_model *model)
+{
+    for (int l = 0; model->loop_defs && l < model->nloops; l++)
+        free((char *)model->loop_defs[l].name);
+    free(model->loop_defs);
+    free(model->loops);
+    model->loop_defs = NULL;
+    model->loops = NULL;
+    model->nloops = model->nc = 0;
+}
+
+int mbd_model_add_loops(mbd_model *model, int nloops, const mbd_loop_def *loops, char *err,
+                        size_t err_size)
+{
+    if (!model || model->nloops > 0 || nloops < 0 || (nloops > 0 && !loops)) {
+        model_error(err, err_size, "loops: expected a model without loops and a list of loops");
+        return MBD_EINVAL;
+    }
+    if (nloops > MBD_MAX_LOOPS) {
+        model_error(err, err_size, "loops: %d loops, over the limit of %d", nloops, MBD_MAX_LOOPS);
+        return MBD_ELIMIT;
+    }
+    for (int l = 0; l < nloops; l++) {
+        int status = check_loop(model, l, loops, err, err_size);
+        if (status)
+            return status;
+    }
+    model->loop_defs = calloc((size_t)nloops + 1, sizeof *model->loop_defs);
+    model->loops = calloc((size_t)nloops + 1, sizeof *model->loops);
+    int ok = model->loop_defs && model->loops;
+    for (int l = 0; ok && l < nloops; l++) {
+        model->loop_defs[l] = loops[l];
+        ok = (model->loop_defs[l].name = strdup(loops[l].name)) != NULL;
+        model->nloops = l + 1;
+        build_loop(model, &loops[l], model->nc, &model->loops[l]);
+        model->nc += mbd_loop_type_nconstraints(loops[l].type);
+    }
+    if (!ok) {
+        model_free_loops(model);
+        model_error(err, err_size, "loops: out of memory for %d loops", nloops);
+        return MBD_ENOMEM;
+    }
+    return MBD_OK;
+}
+
+/* ---- description ---- */
+
+static const char *body_name(const mbd_model *model, int body)
+{
+    return body < 0 ? "world" : model->defs[body].name;
+}
+
+void model_print_loops(const mbd_model *model, FILE *out)
+{
+    if (model->nloops == 0)
+        return;
+    int rank = -1;
+    double *q = calloc((size_t)model->nq, sizeof *q);
+    mbd_work *work = q ? mbd_work_new(model, NULL) : NULL;
+    if (work && mbd_constraint_rank(model, work, q, &rank) != MBD_OK)
+        rank = -1;
+    mbd_work_free(work);
+    free(q);
+    fprintf(out, "%d loops, %d constraint equations", model->nloops, model->nc);
+    if (rank >= 0)
+        fprintf(out, "; at q = 0 Phi_q has rank %d: %d DOF (nv - rank)\n", rank,
+                model->nv - rank);
+    else
+        fprintf(out, "; rank of Phi_q at q = 0 unavailable\n");
+    for (int l = 0; l < model->nloops; l++) {
+        const mbd_loop_def *def = &model->loop_defs[l];
+        fprintf(out, "%6d %-12s %-9s %s - %s\n", l, def->name, mbd_loop_type_name(def->type),
+                body_name(model, def->body_a), body_name(model, def->body_b));
+    }
+}
