@@ -68,46 +68,63 @@ void gravity_wrenches(const mbd_model *model, mbd_work *work, double (*out)[6])
     }
 }
 
-/* Forward: v_i, a_i = X_i a_lambda + S qdd + c_J + v_i x S qd, f_i = I a + v x* I v.
- * Backward: tau_i = S^T f_i, f_lambda += X^T f_i. Gravity enters as a_0 = -a_g. */
+/* Forward: v_i, a_i = X_i a_lambda + S qdd + c_J + v_i x S qd, f_i = I a + v x* I v. */
+MBD_INLINE void rnea_forward_step(const mbd_model *model, mbd_work *work, const double *qd,
+                                  const double *qdd, const double *a0, int i,
+                                  const mbd_joint_type type)
+{
+    const double zero[6] = {0};
+    const int p = model->parent[i], v0 = model->v0[i];
+    const double *S = work->S + 6 * v0;
+    double *v = work->v[i], *a = work->a[i], *f = work->f[i], vJ[6], vxvJ[6], Iv[6];
+    subspace_times(vJ, type, S, qd + v0);
+    xform_motion(v, &work->X[i], p < 0 ? zero : work->v[p]);
+    xform_motion(a, &work->X[i], p < 0 ? a0 : work->a[p]);
+    for (int r = 0; r < 6; r++)
+        v[r] += vJ[r];
+    cross_motion(vxvJ, v, vJ);
+    for (int r = 0; r < 6; r++)
+        a[r] += vxvJ[r];
+    for (int k = 0; k < joint_dofs(type); k++)
+        column_add(a, type, S, k, qdd[v0 + k]);
+    if (type == MBD_CARDAN) {
+        double cJ[6];
+        joint_bias(cJ, &model->joint[i], S, qd + v0);
+        for (int r = 0; r < 3; r++)
+            a[r] += cJ[r];
+    }
+    inertia_apply(f, &model->inertia[i], a);
+    inertia_apply(Iv, &model->inertia[i], v);
+    cross_force(vxvJ, v, Iv);
+    for (int r = 0; r < 6; r++)
+        f[r] += vxvJ[r];
+}
+
+/* Backward: tau_i = S^T f_i, f_lambda += X^T f_i. */
+MBD_INLINE void rnea_backward_step(const mbd_model *model, mbd_work *work, double *tau, int i,
+                                   const mbd_joint_type type)
+{
+    const int p = model->parent[i];
+    subspace_dot(tau + model->v0[i], type, work->S + 6 * model->v0[i], work->f[i]);
+    if (p >= 0) {
+        double fp[6];
+        xform_force_t(fp, &work->X[i], work->f[i]);
+        for (int r = 0; r < 6; r++)
+            work->f[p][r] += fp[r];
+    }
+}
+
+/* Gravity enters as a_0 = -a_g. */
 void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double *qdd,
           int with_gravity, double *tau)
 {
     const double g = with_gravity ? 1.0 : 0.0;
     const double a0[6] = {0, 0, 0, -g * model->gravity[0], -g * model->gravity[1],
                           -g * model->gravity[2]};
-    const double zero[6] = {0};
-    for (int i = 0; i < model->nb; i++) {
-        const int p = model->parent[i], v0 = model->v0[i];
-        const mbd_joint_type type = model->joint[i].type;
-        const double *S = work->S + 6 * v0;
-        double vJ[6], aJ[6], cJ[6], vxvJ[6], Iv[6];
-        subspace_times(vJ, type, S, qd + v0);
-        subspace_times(aJ, type, S, qdd + v0);
-        joint_bias(cJ, &model->joint[i], S, qd + v0);
-        xform_motion(work->v[i], &work->X[i], p < 0 ? zero : work->v[p]);
-        xform_motion(work->a[i], &work->X[i], p < 0 ? a0 : work->a[p]);
-        for (int r = 0; r < 6; r++)
-            work->v[i][r] += vJ[r];
-        cross_motion(vxvJ, work->v[i], vJ);
-        for (int r = 0; r < 6; r++)
-            work->a[i][r] += aJ[r] + cJ[r] + vxvJ[r];
-        inertia_apply(work->f[i], &model->inertia[i], work->a[i]);
-        inertia_apply(Iv, &model->inertia[i], work->v[i]);
-        cross_force(vxvJ, work->v[i], Iv);
-        for (int r = 0; r < 6; r++)
-            work->f[i][r] += vxvJ[r];
-    }
-    for (int i = model->nb - 1; i >= 0; i--) {
-        const int p = model->parent[i];
-        subspace_dot(tau + model->v0[i], model->joint[i].type, work->S + 6 * model->v0[i], work->f[i]);
-        if (p >= 0) {
-            double fp[6];
-            xform_force_t(fp, &work->X[i], work->f[i]);
-            for (int r = 0; r < 6; r++)
-                work->f[p][r] += fp[r];
-        }
-    }
+    for (int i = 0; i < model->nb; i++)
+        DISPATCH_JOINT(model->joint[i].type, rnea_forward_step, model, work, qd, qdd, a0, i);
+    for (int i = model->nb - 1; i >= 0; i--)
+        DISPATCH_JOINT(model->joint[i].type, rnea_backward_step, model, work, tau, i);
 }
 
 /* I^C_i = I_i + sum_children X^T I^C_j X; H_ii = S_i^T I^C_i S_i; then F = I^C_i S_i is
