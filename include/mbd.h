@@ -130,8 +130,9 @@ typedef struct {
     double axis[3];            /* revolute: in frame a (and frame b); else unused */
 } mbd_loop_def;
 
-/* Closes loops in a model just built, before it is shared. On failure returns a negative
- * status and writes one line naming the loop, field and value into err. */
+/* Closes loops in a model just built, before it is shared (a model with joint friction
+ * cannot: MBD_EUNSUPPORTED). On failure returns a negative status and writes one line
+ * naming the loop, field and value into err. */
 int mbd_model_add_loops(mbd_model *model, int nloops, const mbd_loop_def *loops, char *err,
                         size_t err_size);
 int mbd_model_nloops(const mbd_model *model);

@@ -220,6 +220,10 @@ int mbd_model_add_loops(mbd_model *model, int nloops, const mbd_loop_def *loops,
         model_error(err, err_size, "loops: %d loops, over the limit of %d", nloops, MBD_MAX_LOOPS);
         return MBD_ELIMIT;
     }
+    if (nloops > 0 && mbd_model_has_friction(model)) { /* the constrained solve has no friction */
+        model_error(err, err_size, "loops: joint friction in a model with loops is not supported");
+        return MBD_EUNSUPPORTED;
+    }
     for (int l = 0; l < nloops; l++) {
         int status = check_loop(model, l, loops, err, err_size);
         if (status)

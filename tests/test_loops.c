@@ -782,6 +782,16 @@ static void test_loader_errors(void **state)
                          "{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"rocker\", \"body_b\": \"world\"}",
                          "loops[1] (\"x\").name", "duplicate");
     expect_loop_rejected("{\"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"rocker\"}", "loops[0].name", "missing");
+    /* The constrained solve has no friction: a loop model with it is refused, not solved
+     * without it. */
+    char *text = read_text_file("models/four-bar.json");
+    char *type = strstr(text, "\"type\": \"revolute\"");
+    assert_non_null(type);
+    static char with_friction[8192];
+    snprintf(with_friction, sizeof with_friction, "%.*s\"friction\": {\"viscous\": 0.1}, %s",
+             (int)(type - text), text, type);
+    free(text);
+    expect_model_rejected(temp_file_with(with_friction, ".json"), "loops", "friction");
 }
 
 int main(void)
