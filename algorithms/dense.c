@@ -50,9 +50,7 @@ static int dense_mom(const mbd_model *model, mbd_work *work, const double *p, co
     status = solve_in_place(model, work, qd);
     if (status)
         return status;
-    kinematics_velocity(model, work, qd);
-    subtree_momenta(model, work, work->f);
-    momentum_rates(model, work, (const double (*)[6])work->f, qd, tau, pd);
+    momentum_rates_from_qd(model, work, qd, tau, pd);
     return MBD_OK;
 }
 

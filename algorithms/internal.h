@@ -115,6 +115,10 @@ int check_finite(const double *x, int n);
 void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *qd);
 /* mu_i: momentum of the subtree rooted at i (from work->v), into mu (nb x 6). */
 void subtree_momenta(const mbd_model *model, mbd_work *work, double (*mu)[6]);
+/* pd = Q + dT/dq for a solver that has qd = H^-1 p: body velocities, subtree momenta
+ * (into work->f), then momentum_rates. */
+void momentum_rates_from_qd(const mbd_model *model, mbd_work *work, const double *qd,
+                            const double *tau, double *pd);
 /* pd = Q + dT/dq from qd, the body velocities in work->v and the subtree momenta mu
  * (nb x 6, body frames); work->g is used for the subtree external forces. */
 void momentum_rates(const mbd_model *model, mbd_work *work, const double (*mu)[6],

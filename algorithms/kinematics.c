@@ -208,3 +208,11 @@ void momentum_rates(const mbd_model *model, mbd_work *work, const double (*mu)[6
     for (int i = model->nb - 1; i >= 0; i--)
         DISPATCH_JOINT(model->joint[i].type, momentum_rate_step, model, work, mu, qd, tau, pd, i);
 }
+
+void momentum_rates_from_qd(const mbd_model *model, mbd_work *work, const double *qd,
+                            const double *tau, double *pd)
+{
+    kinematics_velocity(model, work, qd);
+    subtree_momenta(model, work, work->f);
+    momentum_rates(model, work, (const double (*)[6])work->f, qd, tau, pd);
+}

@@ -262,9 +262,7 @@ static int sparse_mom(const mbd_model *model, mbd_work *work, const double *p, c
         return status;
     memcpy(qd, p, (size_t)model->nv * sizeof *qd);
     solve_in_place(model, &s, qd);
-    kinematics_velocity(model, work, qd);
-    subtree_momenta(model, work, work->f);
-    momentum_rates(model, work, (const double (*)[6])work->f, qd, tau, pd);
+    momentum_rates_from_qd(model, work, qd, tau, pd);
     return MBD_OK;
 }
 
