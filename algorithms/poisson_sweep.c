@@ -28,7 +28,7 @@ static int eliminate(const mbd_model *model, mbd_work *work, const double *p)
         const int parent = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
         const double *S = work->S + 6 * v0, *IA = IAs[i];
         double *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
-        double D[36];
+        double D[4];
         for (int k = 0; k < nv; k++) /* U = I^A S in row form: I^A is not symmetric */
             mat6_apply(U + 6 * k, IA, S + 6 * k);
         for (int k = 0; k < nv; k++)
@@ -76,8 +76,7 @@ static void rates_and_momenta(const mbd_model *model, mbd_work *work, const doub
         mat6_apply(f, general_inertias(work)[i], w);
         for (int r = 0; r < 6; r++)
             f[r] += phi[i][r];
-        for (int k = 0; k < nv; k++)
-            rhs[k] = dot6(S + 6 * k, f);
+        subspace_dot(rhs, model->joint[i].type, S, f);
         for (int k = 0; k < nv; k++) {
             qd[v0 + k] = 0.0;
             for (int m = 0; m < nv; m++)

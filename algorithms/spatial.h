@@ -123,24 +123,6 @@ static inline void mat6_apply(double *restrict out, const double *M, const doubl
         out[i] = dot6(M + 6 * i, a);
 }
 
-/* out = M a for a symmetric 6x6 M, summed by columns (= rows) so that it vectorizes. */
-static inline void sym6_apply(double *restrict out, const double *M, const double *a)
-{
-    for (int i = 0; i < 6; i++)
-        out[i] = M[i] * a[0];
-    for (int j = 1; j < 6; j++)
-        for (int i = 0; i < 6; i++)
-            out[i] += M[6 * j + i] * a[j];
-}
-
-/* Copies the upper triangle of a 6x6 matrix onto its lower triangle. */
-static inline void mirror_upper(double *M)
-{
-    for (int r = 1; r < 6; r++)
-        for (int s = 0; s < r; s++)
-            M[6 * r + s] = M[6 * s + r];
-}
-
 /* Spatial inertia about the frame origin of a body with mass m, centre of mass c and
  * rotational inertia Ic about c: [Ic - m cx cx, m cx; -m cx, m 1]. */
 void spatial_inertia(double *restrict out, double m, const double c[3], const double Ic[9]);
