@@ -212,6 +212,34 @@ int mbd_solve(const mbd_model *model, mbd_work *work, const double *qd, const do
 int mbd_solve_momentum(const mbd_model *model, mbd_work *work, const double *p,
                        const double *tau, double *qd, double *pd);
 
+/* ---- many states at once (algorithms/batch.c) ------------------------------------ */
+
+/* A batch workspace: one solver on one model for K states per call, spread over OpenMP
+ * threads, each thread running W states in lockstep (one per SIMD lane) where the solver
+ * has a lane form, one state at a time otherwise. Made once; the calls allocate nothing.
+ * threads: 0 means omp_get_max_threads(). lanes: 0 chooses W from the CPU at run time (8
+ * with AVX-512, 4 with AVX2, else 1); 1 forces the one-state loop; 4 or 8 force that
+ * width (NULL where the CPU cannot run it). NULL also on bad arguments or no memory. */
+typedef struct mbd_batch mbd_batch;
+mbd_batch *mbd_batch_new(const mbd_model *model, const mbd_solver *solver, int threads,
+                         int lanes);
+void mbd_batch_free(mbd_batch *batch);
+/* The W and thread count that the batch runs with. */
+int mbd_batch_lanes(const mbd_batch *batch);
+int mbd_batch_threads(const mbd_batch *batch);
+
+/* K states as rows: state k's q at q + k nq, its qd, tau and qdd at k nv (tau may be NULL:
+ * zero). Any K >= 0, any alignment. Each state's result is mbd_forward's for it (to
+ * round-off); status (K entries, may be NULL) receives each state's mbd_status, and a
+ * failed state leaves the others' results intact. Returns MBD_OK when every state
+ * succeeded, else the status of the first failed state (lowest k). */
+int mbd_batch_forward(const mbd_model *model, mbd_batch *batch, int K, const double *q,
+                      const double *qd, const double *tau, double *qdd, int *status);
+/* The momentum form over K states: rows of p, tau (nv), results qd, pd (nv). */
+int mbd_batch_forward_momentum(const mbd_model *model, mbd_batch *batch, int K,
+                               const double *q, const double *p, const double *tau,
+                               double *qd, double *pd, int *status);
+
 /* ---- forward dynamics with closed loops (algorithms/loops.c) ------------------------ */
 
 /* Baumgarte's stabilization: Phi_q qdd = gamma - 2 alpha dPhi/dt - beta^2 Phi (1/s). */
