@@ -30,13 +30,13 @@ static double median_ns_of(const bench_results *results, const bench_key *key)
     return record ? 1e9 * bench_time_stat(record, STAT_MEDIAN) : NAN;
 }
 
-static int write_percall(FILE *out, void *ctx)
+/* The one-call measurements of a suite (percall, scaling). */
+static int write_calls(FILE *out, const bench_results *results, bench_suite suite)
 {
-    const bench_results *results = ctx;
     fprintf(out, "# family variant n bodies dofs median_ns cv ns_per_body\n");
     for (int k = 0; k < results->count; k++) {
         const bench_record *r = &results->records[k];
-        if (r->key.suite == SUITE_PERCALL)
+        if (r->key.suite == suite)
             fprintf(out, "%s %s %d %d %d %.6g %.4f %.6g\n", r->key.family, r->key.variant,
                     r->key.n, r->bodies, r->dofs, 1e9 * bench_time_stat(r, STAT_MEDIAN),
                     bench_time_stat(r, STAT_CV),
@@ -44,6 +44,9 @@ static int write_percall(FILE *out, void *ctx)
     }
     return ferror(out);
 }
+
+static int write_percall(FILE *out, void *ctx) { return write_calls(out, ctx, SUITE_PERCALL); }
+static int write_scaling(FILE *out, void *ctx) { return write_calls(out, ctx, SUITE_SCALING); }
 
 /* One row per (family, variant, n), at its first phase: the phases of its RK4 step side
  * by side. */
@@ -150,7 +153,7 @@ int bench_write_dat(const bench_results *results, const char *dir)
     } tables[] = {
         {"percall.dat", write_percall}, {"ratio.dat", write_ratio},
         {"phases.dat", write_phases},   {"batch.dat", write_batch},
-        {"crossover.dat", write_crossover},
+        {"crossover.dat", write_crossover}, {"scaling.dat", write_scaling},
     };
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "mbd-bench: %s: %s\n", dir, strerror(errno));

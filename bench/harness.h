@@ -9,7 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 
-typedef enum { SUITE_PERCALL, SUITE_PHASES, SUITE_BATCH, SUITE_LOOPS, SUITE_COUNT } bench_suite;
+typedef enum { SUITE_PERCALL, SUITE_PHASES, SUITE_BATCH, SUITE_LOOPS, SUITE_SCALING, SUITE_COUNT } bench_suite;
 
 /* What one measurement is; its name is built from this alone. */
 typedef struct {

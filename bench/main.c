@@ -16,13 +16,15 @@
 
 static const char usage[] =
     "usage: mbd-bench [flags]\n"
-    "  --suite LIST        percall,phases,batch,loops (default: all)\n"
+    "  --suite LIST        percall,phases,batch,loops,scaling (default: all)\n"
     "  --n LIST            percall body counts (default 1,2,3,5,7,10,15,20,30,50,70,100,150,\n"
     "                      200,300,500,700,1000)\n"
     "  --phase-n LIST      phases body counts (default 5,10,20,30,40,50)\n"
     "  --batch-n LIST      batch body counts (default 10,50,200)\n"
     "  --loops-k LIST      loops suite: rods between rungs of the 64-rod ladder, 64/k loops\n"
     "                      (default 64,16,4,1); the five-bar is timed once\n"
+    "  --scaling-n LIST    scaling suite body counts, O(N) solvers only (default 1000,3000,\n"
+    "                      10000)\n"
     "  --threads LIST      batch thread counts (default 1..all cores)\n"
     "  --batch-k K         states per batch (default 1024)\n"
     "  --dense-max-n N     largest N for the O(N^3) solvers: dense, and sparse on chains\n"
@@ -40,6 +42,7 @@ static const bench_list default_ns = {{1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 10
 static const bench_list default_phase_ns = {{5, 10, 20, 30, 40, 50}, 6};
 static const bench_list default_batch_ns = {{10, 50, 200}, 3};
 static const bench_list default_loops_k = {{64, 16, 4, 1}, 4};
+static const bench_list default_scaling_ns = {{1000, 3000, 10000}, 3};
 
 /* A comma-separated list of integers in [lo, hi] into list (default kept if absent). */
 static int int_list(const cli_flag *flags, const char *name, int lo, int hi, bench_list *list)
@@ -80,7 +83,7 @@ static int suite_list(const cli_flag *flags, unsigned *suites)
                 strncmp(p, bench_suite_name((bench_suite)s), len) == 0)
                 *suites |= 1u << s, found = 1;
         if (!found) {
-            fprintf(stderr, "mbd %s: --suite: unknown suite '%.*s' (percall, phases, batch, loops)\n",
+            fprintf(stderr, "mbd %s: --suite: unknown suite '%.*s' (percall, phases, batch, loops, scaling)\n",
                     CMD, (int)len, p);
             return CLI_USAGE_ERROR;
         }
@@ -120,6 +123,7 @@ static int parse_flags(cli_flag *flags, bench_config *config, regex_t *filter)
     config->ns[SUITE_PHASES] = default_phase_ns;
     config->ns[SUITE_BATCH] = default_batch_ns;
     config->ns[SUITE_LOOPS] = default_loops_k;
+    config->ns[SUITE_SCALING] = default_scaling_ns;
     config->threads.count = cores < BENCH_MAX_LIST ? cores : BENCH_MAX_LIST;
     for (int t = 0; t < config->threads.count; t++)
         config->threads.value[t] = t + 1;
@@ -129,6 +133,7 @@ static int parse_flags(cli_flag *flags, bench_config *config, regex_t *filter)
         (rc = int_list(flags, "--phase-n", 1, 1000000, &config->ns[SUITE_PHASES])) ||
         (rc = int_list(flags, "--batch-n", 1, 1000000, &config->ns[SUITE_BATCH])) ||
         (rc = int_list(flags, "--loops-k", 1, 64, &config->ns[SUITE_LOOPS])) ||
+        (rc = int_list(flags, "--scaling-n", 1, 1000000, &config->ns[SUITE_SCALING])) ||
         (rc = int_list(flags, "--threads", 1, 1024, &config->threads)))
         return rc;
     const char *pattern = cli_get(flags, "--filter");
@@ -151,7 +156,8 @@ static void add_settings(json_t *context, const bench_config *config, int blas_d
     snprintf(note, sizeof note, "dense (O(N^3)), and sparse on chains (O(N^3) there), are timed "
              "up to N = %d only: beyond it the cubic cost makes it pointless", config->dense_max_n);
     json_object_update_new(context, json_pack(
-        "{s:o, s:f, s:i, s:I, s:i, s:i, s:s, s:i, s:i, s:s}", "suites", suites, "min_time",
+        "{s:o, s:o, s:f, s:i, s:I, s:i, s:i, s:s, s:i, s:i, s:s}", "suites", suites,
+        "families", bench_families_json(), "min_time",
         config->timing.min_time, "repetitions", config->timing.repetitions, "seed",
         (json_int_t)config->seed, "batch_k", config->batch_k, "dense_max_n", config->dense_max_n,
         "dense_note", note, "openblas_threads", openblas_get_num_threads(),
@@ -173,7 +179,7 @@ int main(int argc, char **argv)
 {
     cli_flag flags[] = {{"--suite", NULL, 0},       {"--n", NULL, 0},          {"--phase-n", NULL, 0},
                         {"--batch-n", NULL, 0},     {"--threads", NULL, 0},    {"--batch-k", NULL, 0},
-                        {"--loops-k", NULL, 0},
+                        {"--loops-k", NULL, 0},     {"--scaling-n", NULL, 0},
                         {"--dense-max-n", NULL, 0}, {"--min-time", NULL, 0},   {"--repetitions", NULL, 0},
                         {"--seed", NULL, 0},        {"--filter", NULL, 0},     {"--json", NULL, 0},
                         {"--dat", NULL, 0},         {"--help", NULL, 1},       {NULL, NULL, 0}};

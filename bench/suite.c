@@ -17,14 +17,16 @@ typedef struct {
     int fixed_n;      /* > 0: one model, measured once with this n (a model file) */
 } bench_family;
 
+/* The families of the one-call suites: percall, and scaling at large N. */
+#define PERCALL (SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_SCALING))
+
 /* The autoTree families with skew 0.5, so that gravity loads every joint. */
 static const bench_family families[] = {
-    {"autotree-chain", "tree:n=%d,branching=1,skew=0.5", SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_BATCH), 1, 0},
-    {"autotree-binary", "tree:n=%d,branching=2,skew=0.5", SUITE_BIT(SUITE_PERCALL), 0, 0},
-    {"chain-revolute", "chain:n=%d,joint=revolute", SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_PHASES), 1, 0},
-    {"chain-cylindrical", "chain:n=%d,joint=cylindrical", SUITE_BIT(SUITE_PERCALL), 1, 0},
-    {"chain-cardan", "chain:n=%d,joint=cardan",
-     SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_PHASES) | SUITE_BIT(SUITE_BATCH), 1, 0},
+    {"autotree-chain", "tree:n=%d,branching=1,skew=0.5", PERCALL | SUITE_BIT(SUITE_BATCH), 1, 0},
+    {"autotree-binary", "tree:n=%d,branching=2,skew=0.5", PERCALL, 0, 0},
+    {"chain-revolute", "chain:n=%d,joint=revolute", PERCALL | SUITE_BIT(SUITE_PHASES), 1, 0},
+    {"chain-cylindrical", "chain:n=%d,joint=cylindrical", PERCALL, 1, 0},
+    {"chain-cardan", "chain:n=%d,joint=cardan", PERCALL | SUITE_BIT(SUITE_PHASES) | SUITE_BIT(SUITE_BATCH), 1, 0},
     /* chain-revolute with Coulomb friction 0.2 on every joint: what friction costs */
     {"chain-revolute-friction", "chain:n=%d,joint=revolute,friction=0.2", SUITE_BIT(SUITE_PERCALL), 1, 0},
     /* Closed loops: both constrained routes against the number of loops, 64/k rungs on two
@@ -53,8 +55,10 @@ static int excluded(const bench_config *config, const bench_job *job)
     if (config->filter && regexec(config->filter, name, 0, NULL, 0) != 0)
         return 1;
     const char *solver = mbd_solver_name(job->variant->solver);
-    const int cubic = strcmp(solver, "dense") == 0 || (strcmp(solver, "sparse") == 0 && job->family->chain);
-    return cubic && job->key.n > config->dense_max_n;
+    const int dense = strcmp(solver, "dense") == 0, sparse = strcmp(solver, "sparse") == 0;
+    if (job->key.suite == SUITE_SCALING) /* the O(N) solvers' linearity */
+        return dense || sparse;
+    return (dense || (sparse && job->family->chain)) && job->key.n > config->dense_max_n;
 }
 
 /* The instances of one (suite, family, variant, n): the phases, or the thread counts. */
@@ -103,6 +107,14 @@ static int for_each_job(const bench_config *config, job_fn fn, void *ctx)
     return failed;
 }
 
+json_t *bench_families_json(void)
+{
+    json_t *map = json_object();
+    for (int f = 0; f < FAMILY_COUNT; f++)
+        json_object_set_new(map, families[f].name, json_string(families[f].spec));
+    return map;
+}
+
 static int count_job(const bench_config *config, const bench_job *job, void *ctx)
 {
     (void)config, (void)job;
@@ -132,6 +144,7 @@ static int measure(const bench_config *config, const bench_job *job, const workl
                                                       : CLOCK_THREAD_CPUTIME_ID;
     switch (job->key.suite) {
     case SUITE_PERCALL:
+    case SUITE_SCALING:
     case SUITE_LOOPS:
         return timing_measure(&options, workload_call_body, (void *)w, result);
     case SUITE_PHASES:
@@ -169,7 +182,8 @@ static void show_progress(const run_state *state, const bench_job *job)
 static int states_per_iteration(const bench_key *key)
 {
     return key->suite == SUITE_BATCH                                       ? key->k
-           : key->suite == SUITE_PERCALL || key->suite == SUITE_LOOPS ? 1
+           : key->suite == SUITE_PERCALL || key->suite == SUITE_LOOPS ||
+                   key->suite == SUITE_SCALING                          ? 1
                                                                        : 0;
 }
 

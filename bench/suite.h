@@ -30,6 +30,9 @@ typedef struct {
     const regex_t *filter;        /* only names that match; NULL: all */
 } bench_config;
 
+/* {family name: generator spec (%d the body count)} of every family, for the context. */
+json_t *bench_families_json(void);
+
 /* Runs every selected measurement until done or bench_stop; prints each on stdout as it
  * finishes. Returns 0, or 1 if any measurement failed (the others still run). */
 int bench_run(const bench_config *config, bench_results *results);

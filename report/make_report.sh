@@ -4,14 +4,14 @@
 # (make report QUICK=1) is a smoke run of well under a minute.
 #
 # Writes results/<host>-<date>.json and results/latest.json (Google Benchmark's schema),
-# results/dat/*.dat (one table per chart), results/hyperfine.{json,md}, report/*.svg,
+# results/dat/*.dat (one table per chart, and flops.dat), results/hyperfine.{json,md}, report/*.svg,
 # report/*.png, report/loops.md and report/README.md; each file is written beside its target, synced and
 # renamed, so it appears whole or not at all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 case "${1:-}" in
---quick) sweep=(--n 1,5,10,20,50,100,1000 --phase-n 5,20,50 --batch-n 10,50 --min-time 0.005
+--quick) sweep=(--n 1,5,10,20,50,100,1000 --phase-n 5,20,50 --batch-n 10,50 --scaling-n 300,1000 --min-time 0.005
                 --repetitions 3) ;;
 "") sweep=() ;;
 *) echo "usage: report/make_report.sh [--quick]" >&2; exit 2 ;;
@@ -23,6 +23,7 @@ mkdir -p "$dat" report
 
 ./mbd-bench "${sweep[@]}" --json "$results/$(hostname)-$(date +%Y-%m-%d).json,$results/latest.json" \
     --dat "$dat"
+report/flops.sh "$results"  # operations per body, counted under Valgrind: dat/flops.dat
 bench/hyperfine.sh "$results" ${1:+--quick}
 bench/mujoco.sh "$results" ${1:+--quick}  # MuJoCo as a peer: report/mujoco.*, bench/MUJOCO.md
 

@@ -17,8 +17,10 @@ field() {
            -e "s/^    \"$1\": \([^\",]*\),\{0,1\}\$/\1/p" "$json" | head -n 1
 }
 load_average() { awk '/^    "load_avg"/ { getline a; getline b; getline c; printf "%.2f, %.2f, %.2f", a, b, c }' "$json"; }
-summary() { awk -v section="$1" -f report/summary.awk "$dat/percall.dat" "$dat/ratio.dat" \
-                "$dat/phases.dat" "$dat/batch.dat" "$dat/crossover.dat"; }
+# The tables summary.awk reads, those that this run wrote.
+tables() { for t in percall ratio phases batch crossover scaling flops; do
+               [ ! -f "$dat/$t.dat" ] || echo "$dat/$t.dat"; done; }
+summary() { tables | xargs awk -v section="$1" -v mhz="$(field mhz_per_cpu)" -f report/summary.awk; }
 # Embeds chart $1 with its heading $2, or says that it was not drawn.
 chart() {
     echo "## $2"
@@ -71,6 +73,31 @@ and O(N³). At the largest N of each family, with log-log slopes between each so
 largest N (1 = linear, 3 = cubic):
 
 $(summary percall)
+
+EOF
+
+cat <<EOF
+### Near the hardware? Operations per body against time per body
+
+Double-precision operations per body of one call at N = 100 (\`report/flops.sh\`: the
+arithmetic instructions that a scalar build executes in one call after a first one,
+counted under Valgrind, one per operation and two per fused multiply-add, libm and
+OpenBLAS included), over this run's median time per body at N = 100 and the
+$(field mhz_per_cpu) MHz that the machine reports (a core that runs faster, turbo, makes
+the true figure lower). The counts depend on the joint types and the tree's shape, not
+on the numbers. A core of this class retires at most 4 scalar double operations per
+cycle (two fused multiply-adds), 16 with 256-bit and 32 with 512-bit vectors: the O(N)
+solvers are scalar code, so 4 is their ceiling; OpenBLAS's factorization in \`dense\` is
+vectorized.
+
+$(summary flops)
+
+### Linear in N up to 10 000 bodies
+
+The \`scaling\` suite times the O(N) solvers alone at N = 1000, 3000 and 10 000 (ns per body;
+the last column is the ratio of whole-call times, 10 for a perfectly linear solver):
+
+$(summary scaling)
 
 EOF
 

@@ -1,10 +1,10 @@
 # summary.awk: the numbers that report/README.md quotes, read from mbd-bench's tables.
 #
-#   awk -v section=S -f report/summary.awk DAT/percall.dat DAT/ratio.dat DAT/phases.dat \
-#       DAT/batch.dat DAT/crossover.dat
+#   awk -v section=S [-v mhz=F] -f report/summary.awk DAT/percall.dat DAT/ratio.dat \
+#       DAT/phases.dat DAT/batch.dat DAT/crossover.dat DAT/scaling.dat [DAT/flops.dat]
 #
-# S is one of targets, percall, ratio, phases, batch, crossover, friction; each prints
-# Markdown.
+# S is one of targets, percall, ratio, phases, batch, crossover, friction, scaling, flops;
+# each prints Markdown. mhz (the clock that flops per cycle assume) is for flops.
 # Times in the tables are medians in ns. The targets are checked here, against the
 # measurements, never in timed unit tests.
 
@@ -70,6 +70,17 @@ FILENAME ~ /batch\.dat$/ {
 FILENAME ~ /crossover\.dat$/ {
     relative[$1, $2, $3] = $5
 }
+FILENAME ~ /scaling\.dat$/ {
+    scale_call[$1, $2, $3] = $6
+    scale_per_body[$1, $2, $3] = $8
+    remember(scale_families, "scale_family", $1)
+    remember(scale_variants, "scale_variant", $2)
+    remember(scale_ns, "scale_n", $3)
+}
+FILENAME ~ /flops\.dat$/ {
+    flops_per_body[$1, $2] = $5
+    flops_n[$1, $2] = $3
+}
 
 # ---- targets ------------------------------------------------------------------------
 
@@ -134,6 +145,25 @@ function linear_target(    f, v, a, b, r, lo, hi, lo_at, hi_at, tried, outside) 
                !tried ? "n/a" : outside ? "MISS" : "PASS")
 }
 
+# t(10000) / t(1000) of every variant of the scaling suite (the O(N) solvers) on every family.
+function scaling_target(    f, v, a, b, r, lo, hi, lo_at, hi_at, tried, outside) {
+    lo = 1e300; hi = -1
+    for (f = 1; f <= count["scale_family"]; f++)
+        for (v = 1; v <= count["scale_variant"]; v++) {
+            a = scale_families[f] SUBSEP scale_variants[v] SUBSEP 10000
+            b = scale_families[f] SUBSEP scale_variants[v] SUBSEP 1000
+            if (!(a in scale_call) || !(b in scale_call)) continue
+            r = scale_call[a] / scale_call[b]
+            tried++
+            if (r < 9 || r > 11.5) outside++
+            if (r < lo) { lo = r; lo_at = scale_variants[v] " on " scale_families[f] }
+            if (r > hi) { hi = r; hi_at = scale_variants[v] " on " scale_families[f] }
+        }
+    target_row("O(N) solvers linear: t(10 000) / t(1000) in [9, 11.5] (scaling suite)",
+               tried ? sprintf("%.2f (%s) to %.2f (%s); %d of %d outside", lo, lo_at, hi, hi_at, outside + 0, tried) : "not measured (needs N = 1000 and 10 000)",
+               !tried ? "n/a" : outside ? "MISS" : "PASS")
+}
+
 # The least efficiency on all cores for K = 1024 and N >= 10.
 function efficiency_target(    f, v, i, key, worst, where) {
     worst = 2
@@ -162,6 +192,7 @@ function print_targets() {
     within_target("poisson-ldlt", 1.25)
     within_target("poisson-sweep", 1.8)
     linear_target()
+    scaling_target()
     efficiency_target()
 }
 
@@ -342,6 +373,45 @@ function print_friction(    cols, ncols, v, k, a, b, row, any) {
     }
 }
 
+# ---- scaling: ns per body up to N = 10 000 -------------------------------------------
+
+function print_scaling(    f, v, i, key, row, a, b) {
+    sort_numbers(scale_ns, count["scale_n"])
+    printf "| family | variant |"
+    for (i = 1; i <= count["scale_n"]; i++) printf " N = %d |", scale_ns[i]
+    printf " t(%d) / t(%d) |\n|---|---|", scale_ns[count["scale_n"]], scale_ns[1]
+    for (i = 1; i <= count["scale_n"] + 1; i++) printf "---|"
+    printf "\n"
+    for (f = 1; f <= count["scale_family"]; f++)
+        for (v = 1; v <= count["scale_variant"]; v++) {
+            row = "| " scale_families[f] " | `" scale_variants[v] "` |"
+            for (i = 1; i <= count["scale_n"]; i++) {
+                key = scale_families[f] SUBSEP scale_variants[v] SUBSEP scale_ns[i]
+                row = row ((key in scale_per_body) ? sprintf(" %.0f |", scale_per_body[key]) : " — |")
+            }
+            a = scale_families[f] SUBSEP scale_variants[v] SUBSEP scale_ns[count["scale_n"]]
+            b = scale_families[f] SUBSEP scale_variants[v] SUBSEP scale_ns[1]
+            print row (((a in scale_call) && (b in scale_call)) ? sprintf(" %.2f |", scale_call[a] / scale_call[b]) : " — |")
+        }
+}
+
+# ---- flops: operations per body against time per body ---------------------------------
+
+function print_flops(    f, v, key, fkey, cycles) {
+    print "| family | variant | ns per body | flops per body | flops per cycle |"
+    print "|---|---|---:|---:|---:|"
+    for (f = 1; f <= count["family"]; f++)
+        for (v = 1; v <= count["variant"]; v++) {
+            fkey = families[f] SUBSEP variants[v]
+            if (!(fkey in flops_per_body)) continue
+            key = families[f] SUBSEP variants[v] SUBSEP flops_n[fkey]
+            if (!(key in per_body)) continue
+            cycles = per_body[key] * mhz / 1000
+            printf "| %s | `%s` | %.0f | %.0f | %.2f |\n", families[f], variants[v], per_body[key],
+                   flops_per_body[fkey], flops_per_body[fkey] / cycles
+        }
+}
+
 function run_text(win, from, to, lo, hi) {
     return sprintf("`%s` at N = %s (runner-up %s)", win, from == to ? from : from "–" to,
                    hi < 0 ? "none" : lo == hi ? sprintf("%.2f× slower", lo) : sprintf("%.2f–%.2f× slower", lo, hi))
@@ -355,5 +425,7 @@ END {
     else if (section == "batch") print_batch()
     else if (section == "crossover") print_crossover()
     else if (section == "friction") print_friction()
+    else if (section == "scaling") print_scaling()
+    else if (section == "flops") print_flops()
     else { print "summary.awk: unknown section '" section "'" > "/dev/stderr"; exit 2 }
 }

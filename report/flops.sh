@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# flops.sh RESULTS_DIR [N]: the double-precision operations per body of every variant that
+# RESULTS_DIR/dat/percall.dat timed at N (default 100), on every frictionless family, into
+# RESULTS_DIR/dat/flops.dat ("family variant n flops_per_call flops_per_body").
+#
+# How they are counted: report/flops.c runs one random state of the family's model through
+# the variant, built statically at -O2 for baseline x86-64 without vectorization
+# (build-flops/), so that each operation of the source is one instruction. Valgrind's
+# callgrind counts how often each instruction executes in the second call of each pair
+# (the first, setup and loading stay out); every executed add, subtract, multiply, divide
+# and square root counts 1 per double (2 or 4 for SSE or AVX packed forms), a fused
+# multiply-add 2, whether in our code, libm (sin, cos) or OpenBLAS (the dense solver's
+# dpotrf). One Valgrind process counts every pair, one dump each.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+results=${1:?usage: report/flops.sh RESULTS_DIR [N]}
+n=${2:-100}
+dat=$results/dat
+build=build-flops
+driver=$build/flops
+multiarch=$(gcc -print-multiarch)
+
+make -s BUILD=$build OPT="-O2 -march=x86-64 -fno-tree-vectorize -fno-tree-slp-vectorize" \
+    $build/libmbd.a >&2
+gcc -O2 -static -Iinclude report/flops.c $build/libmbd.a -ljansson -llapacke \
+    "/usr/lib/$multiarch/openblas-pthread/libopenblas.a" -lgfortran -lquadmath -lm -fopenmp \
+    -lpthread -o "$driver" 2> >(grep -v 'statically linked applications' >&2)
+# The arithmetic instructions of the binary, for flops.awk.
+objdump -d --no-show-raw-insn "$driver" |
+    grep -E $'\t(v?(add|sub|mul|div|sqrt)[sp]d|vfn?m(add|sub)[0-9]+[sp]d) ' > "$build/flops.dis"
+
+# The pairs (family, variant) that the run timed at N, frictionless families only.
+pairs=$(awk -v n="$n" '!/^#/ && $3 == n && $1 !~ /-friction$/ { print $1, $2 }' "$dat/percall.dat")
+args=()
+while read -r family variant; do
+    [ -n "$family" ] || continue
+    spec=$(jq -r --arg f "$family" '.context.families[$f]' "$results/latest.json")
+    args+=("${spec//%d/$n}" "$variant")
+done <<< "$pairs"
+echo "flops.sh: counting $((${#args[@]} / 2)) calls under Valgrind" >&2
+rm -f "$build"/callgrind.out*
+OPENBLAS_NUM_THREADS=1 valgrind -q --tool=callgrind --dump-instr=yes \
+    --callgrind-out-file="$build/callgrind.out" "$driver" "${args[@]}" >&2
+
+tmp=$dat/.flops.dat.tmp
+dumps=()
+for ((d = 1; d <= ${#args[@]} / 2; d++)); do dumps+=("$build/callgrind.out.$d"); done
+echo "# family variant n flops_per_call flops_per_body" > "$tmp"
+paste -d ' ' <(echo "$pairs") <(gawk -f report/flops.awk "$build/flops.dis" "${dumps[@]}") |
+    awk -v n="$n" '{ printf "%s %s %d %s %.1f\n", $1, $2, n, $3, $3 / n }' >> "$tmp"
+sync "$tmp"
+mv "$tmp" "$dat/flops.dat"
