@@ -1,5 +1,6 @@
 /* mbd: the command-line front end of mbdbench. One function per subcommand. */
 #include "cli.h"
+#include "par.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -337,7 +338,7 @@ static int cmd_help(const char *cmd, int argc, char **argv)
     return 0;
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
     if (argc < 2) {
         cmd_help("help", argc, argv);
@@ -348,4 +349,11 @@ int main(int argc, char **argv)
             return commands[k].run(commands[k].name, argc, argv);
     fprintf(stderr, "mbd: unknown command '%.60s' (see 'mbd help')\n", argv[1]);
     return CLI_USAGE_ERROR;
+}
+
+/* Under mpirun every rank runs the command (mbd simulate --ensemble splits its runs). */
+int main(int argc, char **argv)
+{
+    const int rc = par_start(&argc, &argv);
+    return rc ? rc : par_finish(run_command(argc, argv));
 }
