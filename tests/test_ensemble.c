@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define K_RUNS 5
 #define MAX_REPORTS 64
@@ -242,6 +243,207 @@ static void test_ensemble_bad_options(void **unused)
     mbd_model_free(model);
 }
 
+/* ---- mbd simulate --ensemble ------------------------------------------------------ */
+
+#define RK4 "--integrator rk4 --t1 0.05 --dt 0.0125"
+#define MAX_CELLS 4096
+
+/* A CSV's data rows as numbers (nan kept), after checking that every line has the
+ * header's column count (and, if fixed, the same width); returns the row count. */
+static int csv_numbers(const char *text, int columns, int fixed, double *cells)
+{
+    const char *line = strchr(text, '\n') + 1;
+    int rows = 0;
+    size_t width = 0;
+    for (; *line; rows++) {
+        const char *end = strchr(line, '\n');
+        assert_non_null(end);
+        if (rows == 0)
+            width = (size_t)(end - line);
+        if (fixed)
+            assert_int_equal((size_t)(end - line), width);
+        const char *p = line;
+        for (int c = 0; c < columns; c++) {
+            char *stop;
+            assert_true(rows * columns + c < MAX_CELLS);
+            cells[rows * columns + c] = strtod(p, &stop);
+            assert_true(stop > p && *stop == (c + 1 < columns ? ',' : '\n'));
+            p = stop + 1;
+        }
+        line = end + 1;
+    }
+    return rows;
+}
+
+/* Two initial states from a file: each run of the ensemble is mbd simulate's RK4 run
+ * from its state, every step, to round-off; rows are time-major with run and status. */
+static void test_cli_ensemble_equals_simulate(void **unused)
+{
+    (void)unused;
+    const char *states = temp_file_with("q0,q1,qd0,qd1\n0.3,-0.2,0.1,0.5\n-0.7,0.4,0,-1\n", ".csv");
+    char args[512];
+    snprintf(args, sizeof args, "simulate chain:n=2,joint=revolute " RK4 " --ensemble 2 --states %s",
+             states);
+    cli_result r = mbd_run(args);
+    assert_int_equal(r.status, 0);
+    assert_true(strncmp(r.out, "run,t,q0,q1,qd0,qd1,status\n", 27) == 0);
+    static double cells[MAX_CELLS], single[MAX_CELLS];
+    assert_int_equal(csv_numbers(r.out, 7, 1, cells), 2 * 5);
+    const char *initial[] = {"--q0 0.3,-0.2 --qd0 0.1,0.5", "--q0 -0.7,0.4 --qd0 0,-1"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(args, sizeof args, "simulate chain:n=2,joint=revolute " RK4 " %s", initial[k]);
+        cli_result one = mbd_run(args);
+        assert_int_equal(one.status, 0);
+        const int rows = csv_numbers(one.out, 8, 0, single); /* t, q, qd, energies */
+        assert_int_equal(rows, 5);
+        for (int s = 0; s < rows; s++) {
+            const double *row = cells + (s * 2 + k) * 7;
+            assert_true(row[0] == k && row[6] == 0.0);
+            assert_close(row + 1, single + s * 8, 5, 1e-13, initial[k]);
+        }
+        cli_result_free(&one);
+    }
+    cli_result_free(&r);
+    unlink(states);
+}
+
+static char *ensemble_output(const char *flags)
+{
+    char args[512];
+    snprintf(args, sizeof args, "simulate chain:n=3,joint=cardan " RK4 " --ensemble 4 %s", flags);
+    cli_result r = mbd_run(args);
+    if (r.status != 0)
+        print_error("mbd %s: %s", args, r.err);
+    assert_int_equal(r.status, 0);
+    free(r.err);
+    return r.out;
+}
+
+/* The same seed, the same bytes; another seed, other states; spread 0: q0 for all. */
+static void test_cli_ensemble_spread_seed(void **unused)
+{
+    (void)unused;
+    char *a = ensemble_output("--spread 0.2 --seed 9 --threads 1");
+    char *b = ensemble_output("--spread 0.2 --seed 9 --threads 2");
+    char *c = ensemble_output("--spread 0.2 --seed 10");
+    char *d = ensemble_output("--spread 0 --q0 0.1,0.2,0.3,0.4,0.5,0.6");
+    assert_string_equal(a, b);
+    assert_string_not_equal(a, c);
+    static double cells[MAX_CELLS];
+    const int columns = 2 + 12 + 1;
+    assert_int_equal(csv_numbers(d, columns, 1, cells), 4 * 5);
+    const double q0[] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6};
+    for (int k = 0; k < 4; k++)
+        assert_memory_equal(cells + k * columns + 2, q0, sizeof q0);
+    assert_int_equal(csv_numbers(a, columns, 1, cells), 4 * 5);
+    for (int i = 0; i < 6; i++) /* within the spread of q0 = 0 */
+        assert_true(fabs(cells[columns + 2 + i]) <= 0.2 && cells[columns + 2 + i] != 0.0);
+    free(a), free(b), free(c), free(d);
+}
+
+/* --out: the stdout bytes; --out-dir: ensemble.csv and run-K.csv, the header and that
+ * run's rows. */
+static void test_cli_ensemble_files(void **unused)
+{
+    (void)unused;
+    char dir[] = "/tmp/mbd-ensemble-XXXXXX", flags[256], path[320];
+    assert_non_null(mkdtemp(dir));
+    char *reference = ensemble_output("--spread 0.1");
+    snprintf(flags, sizeof flags, "--spread 0.1 --out %s/all.csv", dir);
+    free(ensemble_output(flags));
+    snprintf(path, sizeof path, "%s/all.csv", dir);
+    char *text = read_text_file(path);
+    assert_string_equal(text, reference);
+    free(text);
+    unlink(path);
+    snprintf(flags, sizeof flags, "--spread 0.1 --out-dir %s/runs", dir);
+    free(ensemble_output(flags));
+    snprintf(path, sizeof path, "%s/runs/ensemble.csv", dir);
+    text = read_text_file(path);
+    assert_string_equal(text, reference);
+    free(text);
+    unlink(path);
+    const size_t header = (size_t)(strchr(reference, '\n') + 1 - reference);
+    const size_t row = (size_t)(strchr(reference + header, '\n') + 1 - reference) - header;
+    for (int k = 0; k < 4; k++) {
+        snprintf(path, sizeof path, "%s/runs/run-%d.csv", dir, k);
+        text = read_text_file(path);
+        assert_int_equal(strlen(text), header + 5 * row);
+        assert_memory_equal(text, reference, header);
+        for (int s = 0; s < 5; s++)
+            assert_memory_equal(text + header + s * row, reference + header + (s * 4 + k) * row, row);
+        free(text);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/runs", dir);
+    assert_int_equal(rmdir(path), 0); /* nothing else left there */
+    assert_int_equal(rmdir(dir), 0);
+    free(reference);
+}
+
+/* A run that overflows fails alone: nan and its status from then on, exit 1, file kept. */
+static void test_cli_ensemble_failed_run(void **unused)
+{
+    (void)unused;
+    const char *states = temp_file_with("0.1,0.2,0,0\n0.1,0.2,1e300,1e300\n", ".csv");
+    char args[512];
+    snprintf(args, sizeof args, "simulate chain:n=2,joint=revolute " RK4 " --ensemble 2 --states %s",
+             states);
+    cli_result r = mbd_run(args);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "1 of 2 runs failed"));
+    static double cells[MAX_CELLS];
+    assert_int_equal(csv_numbers(r.out, 7, 1, cells), 2 * 5);
+    for (int s = 1; s < 5; s++) {
+        assert_true(cells[(s * 2) * 7 + 6] == 0.0 && isfinite(cells[(s * 2) * 7 + 2]));
+        assert_true(cells[(s * 2 + 1) * 7 + 6] == MBD_ENONFINITE && isnan(cells[(s * 2 + 1) * 7 + 2]));
+    }
+    cli_result_free(&r);
+    unlink(states);
+}
+
+static void test_cli_ensemble_rejects(void **unused)
+{
+    (void)unused;
+    const char *base = "simulate chain:n=2,joint=revolute --t1 0.1 --dt 0.01";
+    char *bad_states = strdup(temp_file_with("0.1,0.2,0\n", ".csv"));
+    char *nan_states = strdup(temp_file_with("0.1,0.2,0,x\n", ".csv"));
+    char *two_states = strdup(temp_file_with("0,0,0,0\n0,0,0,0\n", ".csv"));
+    const struct {
+        const char *flags, *needle;
+    } cases[] = {
+        {"--integrator rk4 --spread 0.1", "--spread: only with --ensemble"},
+        {"--integrator rk4 --ensemble 0", "--ensemble"},
+        {"--integrator rk4 --ensemble 2.5", "--ensemble: expected an integer"},
+        {"--integrator dopri5 --ensemble 2", "--dt"},
+        {"--integrator rk4 --ensemble 2 --sample 0.015", "not a multiple of --dt"},
+        {"--integrator rk4 --ensemble 2 --seed 3", "--seed: only with --spread"},
+        {"--integrator rk4 --ensemble 2 --threads -1", "--threads"},
+        {"--integrator rk4 --ensemble 2 --out a.csv --out-dir b", "--out-dir"},
+        {"--integrator rk4 --ensemble 2 --formulation momentum --solver bodies", "--formulation"},
+        {"--integrator rk4 --ensemble 2 --states /nonexistent.csv", "/nonexistent.csv: cannot open"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char args[512];
+        snprintf(args, sizeof args, "%s %s", base, cases[c].flags);
+        expect_rejected(args, (const char *const[]){cases[c].needle, NULL});
+    }
+    char args[512];
+    snprintf(args, sizeof args, "%s --integrator rk4 --ensemble 1 --states %s", base, bad_states);
+    expect_rejected(args, (const char *const[]){bad_states, "line 1", "expected 4 numbers", NULL});
+    snprintf(args, sizeof args, "%s --integrator rk4 --ensemble 1 --states %s", base, nan_states);
+    expect_rejected(args, (const char *const[]){nan_states, "column 4", "'x'", NULL});
+    snprintf(args, sizeof args, "%s --integrator rk4 --ensemble 3 --states %s", base, two_states);
+    expect_rejected(args, (const char *const[]){two_states, "has 2 states", "asks for 3", NULL});
+    expect_rejected("simulate models/five-bar.json --integrator rk4 --t1 0.1 --dt 0.01 --ensemble 2",
+                    (const char *const[]){"loops", NULL});
+    char *files[] = {bad_states, nan_states, two_states};
+    for (int f = 0; f < 3; f++) {
+        unlink(files[f]);
+        free(files[f]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +452,11 @@ int main(void)
         cmocka_unit_test(test_ensemble_report_times),
         cmocka_unit_test(test_ensemble_failed_run),
         cmocka_unit_test(test_ensemble_bad_options),
+        cmocka_unit_test(test_cli_ensemble_equals_simulate),
+        cmocka_unit_test(test_cli_ensemble_spread_seed),
+        cmocka_unit_test(test_cli_ensemble_files),
+        cmocka_unit_test(test_cli_ensemble_failed_run),
+        cmocka_unit_test(test_cli_ensemble_rejects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
