@@ -1,0 +1,190 @@
+/* test_mpi.c: mbd simulate --ensemble and mbd-bench across MPI ranks (mpirun
+ * --oversubscribe, as root where needed), against one process byte for byte; a bad
+ * argument on one rank and a rank that dies end the job with one error, no hang, and
+ * leave a complete file in place. Skipped where mbd was built without MPI. */
+#include "support.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef MBD_WITH_MPI
+#define MBD_WITH_MPI 0
+#endif
+
+/* No test may hang: a job that does not end in this many seconds fails. */
+#define JOB_TIMEOUT "120"
+#define MPIRUN "timeout " JOB_TIMEOUT " mpirun --allow-run-as-root --oversubscribe"
+#define ENSEMBLE "simulate chain:n=3,joint=cardan --integrator rk4 --t1 0.2 --dt 0.01 " \
+                 "--sample 0.05 --ensemble 13 --spread 0.3 --seed 5 --threads 1"
+
+static char dir[] = "/tmp/mbd-mpi-XXXXXX";
+
+static int make_dir(void **unused)
+{
+    (void)unused;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void **unused)
+{
+    (void)unused;
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf %s", dir);
+    return system(command) == 0 ? 0 : -1;
+}
+
+static void skip_without_mpi(void)
+{
+    if (!MBD_WITH_MPI) {
+        print_message("mbd was built without MPI (no mpicc): skipped\n");
+        skip();
+    }
+}
+
+/* mpirun -n P (P = 0: no mpirun) mbd ARGS; returns the result. */
+static cli_result run_ranks(int P, const char *args)
+{
+    char command[4096];
+    if (P > 0)
+        snprintf(command, sizeof command, MPIRUN " -n %d %s %s", P, mbd_binary(), args);
+    else
+        snprintf(command, sizeof command, "%s %s", mbd_binary(), args);
+    return shell_run(command);
+}
+
+static char *file_at(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return read_text_file(path);
+}
+
+/* The same bytes from 1 process and from 1, 2 and 4 ranks (13 runs: uneven shares). */
+static void test_ensemble_same_bytes_for_any_ranks(void **unused)
+{
+    (void)unused;
+    skip_without_mpi();
+    char args[512];
+    snprintf(args, sizeof args, ENSEMBLE " --out %s/alone.csv", dir);
+    cli_result r = run_ranks(0, args);
+    assert_int_equal(r.status, 0);
+    cli_result_free(&r);
+    char *alone = file_at("alone.csv");
+    const int ranks[] = {1, 2, 4};
+    for (int i = 0; i < 3; i++) {
+        snprintf(args, sizeof args, ENSEMBLE " --out %s/ranks-%d.csv", dir, ranks[i]);
+        r = run_ranks(ranks[i], args);
+        if (r.status != 0)
+            print_error("%s", r.err);
+        assert_int_equal(r.status, 0);
+        char expect[64], name[64];
+        snprintf(expect, sizeof expect, "over %d rank", ranks[i]);
+        assert_non_null(strstr(r.err, expect)); /* the ranks did share the runs */
+        cli_result_free(&r);
+        snprintf(name, sizeof name, "ranks-%d.csv", ranks[i]);
+        char *text = file_at(name);
+        assert_string_equal(text, alone);
+        free(text);
+    }
+    free(alone);
+}
+
+/* --out-dir over 2 ranks: the files of one process. */
+static void test_ensemble_out_dir_over_ranks(void **unused)
+{
+    (void)unused;
+    skip_without_mpi();
+    char args[512];
+    snprintf(args, sizeof args, ENSEMBLE " --out-dir %s/one", dir);
+    cli_result r = run_ranks(0, args);
+    assert_int_equal(r.status, 0);
+    cli_result_free(&r);
+    snprintf(args, sizeof args, ENSEMBLE " --out-dir %s/two", dir);
+    r = run_ranks(2, args);
+    assert_int_equal(r.status, 0);
+    cli_result_free(&r);
+    for (int k = 0; k <= 13; k++) {
+        char one[64], two[64];
+        snprintf(one, sizeof one, k < 13 ? "one/run-%02d.csv" : "one/ensemble.csv", k);
+        snprintf(two, sizeof two, k < 13 ? "two/run-%02d.csv" : "two/ensemble.csv", k);
+        char *a = file_at(one), *b = file_at(two);
+        assert_string_equal(a, b);
+        free(a), free(b);
+    }
+}
+
+/* Fails unless the file in dir holds text. */
+static void expect_untouched(const char *name, const char *text)
+{
+    char *now = file_at(name);
+    assert_string_equal(now, text);
+    free(now);
+}
+
+/* Rank 1 alone gets a missing --states file (MPMD): one error line, from rank 1, exit
+ * 2, and the earlier complete file stays. */
+static void test_bad_argument_on_one_rank(void **unused)
+{
+    (void)unused;
+    skip_without_mpi();
+    char path[256], states[256], command[2048];
+    snprintf(path, sizeof path, "%s/kept.csv", dir);
+    snprintf(states, sizeof states, "%s/states.csv", dir);
+    FILE *f = fopen(path, "w");
+    fputs("complete\n", f);
+    fclose(f);
+    f = fopen(states, "w");
+    fputs("0,0,0,0\n0.1,0,0,0\n", f);
+    fclose(f);
+    const char *args = "simulate chain:n=2,joint=revolute --integrator rk4 --t1 0.1 --dt 0.01 "
+                       "--ensemble 2";
+    snprintf(command, sizeof command,
+             MPIRUN " -n 1 %s %s --states %s --out %s : -n 1 %s %s --states %s.missing --out %s",
+             mbd_binary(), args, states, path, mbd_binary(), args, states, path);
+    cli_result r = shell_run(command);
+    assert_int_equal(r.status, 2);
+    const char *line = strstr(r.err, "mbd simulate:");
+    assert_non_null(line);
+    assert_null(strstr(line + 1, "mbd simulate:")); /* one error line */
+    assert_non_null(strstr(r.err, "[rank 1 on "));
+    assert_non_null(strstr(r.err, "states.csv.missing: cannot open"));
+    cli_result_free(&r);
+    expect_untouched("kept.csv", "complete\n");
+}
+
+/* Rank 1 is killed mid-run: the job ends (no hang), non-zero, and the complete file
+ * stays. */
+static void test_rank_that_dies(void **unused)
+{
+    (void)unused;
+    skip_without_mpi();
+    char path[256], command[2048];
+    snprintf(path, sizeof path, "%s/survivor.csv", dir);
+    FILE *f = fopen(path, "w");
+    fputs("complete\n", f);
+    fclose(f);
+    const char *args = "simulate chain:n=5,joint=cardan --integrator rk4 --t1 100 --dt 0.001 "
+                       "--ensemble 64 --spread 0.1 --threads 1";
+    snprintf(command, sizeof command,
+             MPIRUN " -n 1 %s %s --out %s : -n 1 sh -c '%s %s --out %s & pid=$!; sleep 2; "
+             "kill -9 $pid; wait $pid'",
+             mbd_binary(), args, path, mbd_binary(), args, path);
+    cli_result r = shell_run(command);
+    assert_int_not_equal(r.status, 0);
+    assert_int_not_equal(r.status, 124); /* not the timeout: mpirun ended it */
+    cli_result_free(&r);
+    expect_untouched("survivor.csv", "complete\n");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ensemble_same_bytes_for_any_ranks),
+        cmocka_unit_test(test_ensemble_out_dir_over_ranks),
+        cmocka_unit_test(test_bad_argument_on_one_rank),
+        cmocka_unit_test(test_rank_that_dies),
+    };
+    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}
