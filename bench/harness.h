@@ -85,6 +85,10 @@ void bench_catch_signals(void);
 /* json.c: writes {context, benchmarks[]} in Google Benchmark's schema to every path of
  * the comma-separated list, atomically. Returns 0 or CLI_RUNTIME_ERROR. */
 int bench_write_json(const bench_results *results, const json_t *context, const char *paths);
+/* Its two steps: the rows of the results, each with its host, and a file of rows (taken
+ * over, whatever the outcome). */
+json_t *bench_json_rows(const bench_results *results, const char *host);
+int bench_write_json_rows(json_t *rows, const json_t *context, const char *paths);
 
 /* dat.c: writes the .dat files of the charts into dir (see bench/README.md), atomically.
  * Returns 0 or CLI_RUNTIME_ERROR. */

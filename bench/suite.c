@@ -74,13 +74,14 @@ static int visit_instances(const bench_config *config, bench_job *job, job_fn fn
     return failed;
 }
 
-/* Calls fn on every selected measurement, in the order of the table; stops early on
- * bench_stop. Returns the OR of fn's results. */
+/* Calls fn on every selected measurement of this rank, in the order of the table; stops
+ * early on bench_stop. Returns the OR of fn's results. A batch's thread counts stay on one
+ * rank, so that its efficiency has its one-thread time. */
 static int for_each_job(const bench_config *config, job_fn fn, void *ctx)
 {
     workload_variant variants[MAX_VARIANTS];
     const int nvariants = workload_variants(variants, MAX_VARIANTS);
-    int failed = 0;
+    int failed = 0, group = 0;
     for (int suite = 0; suite < SUITE_COUNT; suite++) {
         if (!(config->suites & SUITE_BIT(suite)))
             continue;
@@ -90,6 +91,8 @@ static int for_each_job(const bench_config *config, job_fn fn, void *ctx)
             const int count = families[f].fixed_n > 0 ? 1 : config->ns[suite].count;
             for (int v = 0; v < nvariants; v++)
                 for (int i = 0; i < count && (suite != SUITE_LOOPS || workload_variant_closes_loops(&variants[v])); i++) {
+                    if (group++ % config->ranks != config->rank)
+                        continue;
                     bench_job job = {.variant = &variants[v], .family = &families[f]};
                     job.key.suite = (bench_suite)suite;
                     snprintf(job.key.variant, sizeof job.key.variant, "%s", variants[v].name);
