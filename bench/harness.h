@@ -33,6 +33,8 @@ typedef struct {
     bench_key key;
     char name[192];     /* e.g. "fd_poisson-ldlt/chain-cardan/n:50/threads:1" */
     int family_index;   /* Google Benchmark's family: the name before "/n:" */
+    int group;          /* its (suite, family, variant, n) in the run's order: over MPI ranks,
+                           rank 0 puts every rank's records back in that order */
     int instance_index; /* within the family, in order of appearance */
     int bodies, dofs;
     timing_result timing;

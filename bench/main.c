@@ -175,7 +175,7 @@ static void add_settings(json_t *context, const bench_config *config, int blas_d
 static int write_gathered_json(const bench_results *results, const json_t *context,
                                const char *paths)
 {
-    json_t *rows = bench_gather_rows(bench_json_rows(results, par_host()));
+    json_t *rows = bench_gather_rows(results, par_host());
     if (par_rank() != 0)
         return 0;
     return rows ? bench_write_json_rows(rows, context, paths) : CLI_RUNTIME_ERROR;

@@ -35,29 +35,64 @@ static void renumber_families(json_t *rows)
     json_decref(instances);
 }
 
-json_t *bench_gather_rows(json_t *rows)
+/* [[group, rows], ...] of this rank's records, in its order (groups ascending). */
+static char *records_text(const bench_results *results, const char *host)
 {
-    char *text = json_dumps(rows, JSON_COMPACT);
-    json_decref(rows);
+    json_t *records = json_array();
+    for (int k = 0; k < results->count; k++) {
+        const bench_results one = {.records = &results->records[k], .count = 1};
+        json_array_append_new(records, json_pack("[i, o]", results->records[k].group,
+                                                 bench_json_rows(&one, host)));
+    }
+    char *text = json_dumps(records, JSON_COMPACT);
+    json_decref(records);
+    return text;
+}
+
+/* Merges the ranks' lists (each ascending in group; a group is on one rank) into rows. */
+static json_t *merge_ranks(json_t **parts, int nparts)
+{
+    json_t *rows = json_array();
+    size_t *next = calloc((size_t)nparts, sizeof *next);
+    for (;;) {
+        int best = -1;
+        json_int_t best_group = 0;
+        for (int r = 0; next && r < nparts; r++) {
+            json_t *item = json_array_get(parts[r], next[r]);
+            const json_int_t group = json_integer_value(json_array_get(item, 0));
+            if (item && (best < 0 || group < best_group))
+                best = r, best_group = group;
+        }
+        if (best < 0)
+            break;
+        json_array_extend(rows, json_array_get(json_array_get(parts[best], next[best]++), 1));
+    }
+    free(next);
+    return rows;
+}
+
+json_t *bench_gather_rows(const bench_results *results, const char *host)
+{
+    char *text = records_text(results, host);
     char **texts = NULL;
     int rc = par_gather_text(text ? text : "[]", &texts);
     free(text);
     if (par_rank() != 0 || rc)
         return NULL;
-    json_t *all = json_array();
-    for (int r = 0; r < par_size(); r++) {
+    const int size = par_size();
+    json_t **parts = calloc((size_t)size, sizeof *parts);
+    for (int r = 0; r < size; r++) {
         json_error_t error;
-        json_t *part = json_loads(texts[r], 0, &error);
-        if (!part || json_array_extend(all, part) != 0)
-            rc = cli_fail("bench", "rows from the ranks", MBD_EPARSE);
-        json_decref(part);
+        if (!parts || !(parts[r] = json_loads(texts[r], 0, &error)))
+            rc = cli_fail("bench", "rows from the ranks", parts ? MBD_EPARSE : MBD_ENOMEM);
         free(texts[r]);
     }
     free(texts);
-    if (rc) {
-        json_decref(all);
-        return NULL;
-    }
-    renumber_families(all);
-    return all;
+    json_t *rows = rc ? NULL : merge_ranks(parts, size);
+    for (int r = 0; parts && r < size; r++)
+        json_decref(parts[r]);
+    free(parts);
+    if (rows)
+        renumber_families(rows);
+    return rows;
 }

@@ -4,9 +4,12 @@
 
 #include <jansson.h>
 
-/* Collective: takes this rank's JSON rows; rank 0 gets every rank's, in rank order, with
- * Google Benchmark's family and instance indices renumbered over all of them; the other
- * ranks (and a failure, reported) get NULL. */
-json_t *bench_gather_rows(json_t *rows);
+#include "harness.h"
+
+/* Collective: rank 0 gets the JSON rows of every rank's results (each row with its rank's
+ * host), in the order of one process's run (bench_record's group), with Google Benchmark's
+ * family and instance indices numbered as one process numbers them; the other ranks
+ * (and a failure, reported) get NULL. */
+json_t *bench_gather_rows(const bench_results *results, const char *host);
 
 #endif

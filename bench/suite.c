@@ -42,6 +42,7 @@ typedef struct {
     const workload_variant *variant;
     const bench_family *family;
     rk4_phase phase; /* SUITE_PHASES */
+    int group;       /* bench_record's */
 } bench_job;
 
 typedef int (*job_fn)(const bench_config *config, const bench_job *job, void *ctx);
@@ -93,7 +94,7 @@ static int for_each_job(const bench_config *config, job_fn fn, void *ctx)
                 for (int i = 0; i < count && (suite != SUITE_LOOPS || workload_variant_closes_loops(&variants[v])); i++) {
                     if (group++ % config->ranks != config->rank)
                         continue;
-                    bench_job job = {.variant = &variants[v], .family = &families[f]};
+                    bench_job job = {.variant = &variants[v], .family = &families[f], .group = group - 1};
                     job.key.suite = (bench_suite)suite;
                     snprintf(job.key.variant, sizeof job.key.variant, "%s", variants[v].name);
                     job.key.family = families[f].name;
@@ -183,6 +184,7 @@ static int record_result(run_state *state, const bench_job *job, const mbd_model
                                      mbd_model_nv(model), states_per_iteration(&job->key), result);
     if (!record)
         return MBD_ENOMEM;
+    record->group = job->group;
     if (job->key.suite == SUITE_BATCH)
         add_efficiency(state->results, record);
     if (isatty(STDERR_FILENO))

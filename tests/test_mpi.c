@@ -21,6 +21,7 @@
 
 static char dir[] = "/tmp/mbd-mpi-XXXXXX";
 
+
 static int make_dir(void **unused)
 {
     (void)unused;
@@ -178,6 +179,73 @@ static void test_rank_that_dies(void **unused)
     expect_untouched("survivor.csv", "complete\n");
 }
 
+#define BENCH_ARGS "--suite percall,batch --n 3,7 --batch-n 10 --threads 1,2 --batch-k 16 " \
+                   "--filter 'bodies|dense' --min-time 0.001 --repetitions 2"
+
+/* The rows' names with their family and instance indices, in order, one per line; and
+ * every row has a host. */
+static char *row_keys(const char *path)
+{
+    json_error_t error;
+    json_t *root = json_load_file(path, 0, &error);
+    assert_non_null(root);
+    json_t *rows = json_object_get(root, "benchmarks"), *row;
+    const size_t count = json_array_size(rows);
+    assert_true(count > 0);
+    char **keys = calloc(count, sizeof *keys);
+    size_t k, size = 1;
+    json_array_foreach(rows, k, row) {
+        assert_non_null(json_string_value(json_object_get(row, "host")));
+        keys[k] = malloc(256);
+        snprintf(keys[k], 256, "%s %lld %lld\n", json_string_value(json_object_get(row, "name")),
+                 (long long)json_integer_value(json_object_get(row, "family_index")),
+                 (long long)json_integer_value(json_object_get(row, "per_family_instance_index")));
+        size += strlen(keys[k]);
+    }
+    char *all = calloc(size, 1);
+    for (k = 0; k < count; k++) {
+        strcat(all, keys[k]);
+        free(keys[k]);
+    }
+    free(keys);
+    json_decref(root);
+    return all;
+}
+
+/* mbd-bench over 2 ranks: one JSON with the rows, order and family numbering of one process,
+ * each row with its host, the context saying 2 ranks. */
+static void test_bench_over_ranks(void **unused)
+{
+    (void)unused;
+    skip_without_mpi();
+    char command[2048], one[256], two[256];
+    snprintf(one, sizeof one, "%s/one.json", dir);
+    snprintf(two, sizeof two, "%s/two.json", dir);
+    snprintf(command, sizeof command, "./mbd-bench " BENCH_ARGS " --json %s", one);
+    cli_result r = shell_run(command);
+    assert_int_equal(r.status, 0);
+    cli_result_free(&r);
+    snprintf(command, sizeof command, MPIRUN " -n 2 ./mbd-bench " BENCH_ARGS " --json %s", two);
+    r = shell_run(command);
+    if (r.status != 0)
+        print_error("%s", r.err);
+    assert_int_equal(r.status, 0);
+    cli_result_free(&r);
+    char *a = row_keys(one), *b = row_keys(two);
+    assert_string_equal(a, b);
+    free(a), free(b);
+    json_error_t error;
+    json_t *root = json_load_file(two, 0, &error);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(root, "context"), "ranks")), 2);
+    json_decref(root);
+    snprintf(command, sizeof command, MPIRUN " -n 2 ./mbd-bench --dat %s", dir);
+    r = shell_run(command);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--dat: not over MPI ranks"));
+    assert_null(strstr(strstr(r.err, "mbd bench:") + 1, "mbd bench:")); /* one line */
+    cli_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +253,7 @@ int main(void)
         cmocka_unit_test(test_ensemble_out_dir_over_ranks),
         cmocka_unit_test(test_bad_argument_on_one_rank),
         cmocka_unit_test(test_rank_that_dies),
+        cmocka_unit_test(test_bench_over_ranks),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
