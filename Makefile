@@ -38,7 +38,7 @@ TEST_SUPPORT := $(filter-out tests/test_%.c,$(wildcard tests/*.c))
 DEPS_BUILD  := gcc make pkg-config libopenblas-dev libopenblas0-openmp liblapacke-dev libjansson-dev \
                libsundials-dev
 DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev libopenmpi-dev openmpi-bin
-DEPS_REPORT := $(DEPS_BUILD) gnuplot-nox hyperfine jq
+DEPS_REPORT := $(DEPS_BUILD) gnuplot-nox hyperfine jq bc libopenmpi-dev openmpi-bin
 
 .PHONY: all test report bench clean deps-build deps-test deps-report
 all: deps-build mbd
