@@ -313,11 +313,14 @@ static const command commands[] = {
     {"simulate", cmd_simulate, "mbd simulate MODEL --integrator rk4|dopri5|adams --t1 T [--dt H | --rtol R --atol A]\n"
                                "             [--solver S] [--formulation acceleration|momentum] [--q0 L] [--qd0 L]\n"
                                "             [--sample DT] [--out FILE.csv] [--baumgarte A,B] [--project-initial]\n"
+                               "             [--ensemble K (--states FILE | --spread S [--seed N]) [--threads T] [--out-dir DIR]]\n"
                                "                                 trajectory as CSV (rtol 1e-8, atol 1e-10 by default); a model\n"
                                "                                 with loops (dense or bodies, acceleration) adds |Phi| and |dPhi/dt|\n"
                                "                                 columns and must start on its constraints (|Phi|, |dPhi/dt| <= 1e-8)\n"
                                "                                 unless --project-initial moves it there (Gauss-Newton);\n"
-                               "                                 " CLI_BAUMGARTE_HELP},
+                               "                                 " CLI_BAUMGARTE_HELP "\n"
+                               "                                 --ensemble: K runs of rk4 (fixed-width CSV run, t, q, qd, status),\n"
+                               "                                 split over the ranks under mpirun; see README.md, Ensembles"},
     {"check", cmd_check, "mbd check [--models NAMES] [--json FILE]\n"
                          "                                 every solver x integrator against tests/golden"},
     {"export", cmd_export, "mbd export mjcf MODEL --out FILE.xml\n"
