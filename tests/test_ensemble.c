@@ -85,6 +85,16 @@ static double *initial_states(int n, int K, uint64_t seed)
     return x;
 }
 
+/* Run k's (q0, qd0) out of the rows of initial_states, as one state (free it). */
+static double *one_state(const double *x0, int n, int K, int k)
+{
+    double *x = malloc(2 * n * sizeof *x);
+    assert_non_null(x);
+    memcpy(x, x0 + k * n, n * sizeof *x);
+    memcpy(x + n, x0 + (K + k) * n, n * sizeof *x);
+    return x;
+}
+
 static ensemble_log *run_ensemble(const mbd_model *model, const char *solver,
                                   const mbd_ensemble_options *opt, int K, const double *x0,
                                   int expect)
@@ -117,9 +127,7 @@ static void test_ensemble_equals_single_runs(void **unused)
         assert_int_equal(log->count, 17);
         for (int k = 0; k < K_RUNS; k++) {
             single_log one = {.n = n};
-            double *q = malloc(2 * n * sizeof *q);
-            memcpy(q, x0 + k * n, n * sizeof *q);
-            memcpy(q + n, x0 + (K_RUNS + k) * n, n * sizeof *q);
+            double *q = one_state(x0, n, K_RUNS, k);
             assert_int_equal(mbd_simulate(model, mbd_solver_find(solvers[s]), &single, q, q + n,
                                           record_single, &one, NULL),
                              MBD_OK);
@@ -149,9 +157,7 @@ static void test_ensemble_independent_of_threads_and_runs(void **unused)
     assert_int_equal(one->count, three->count);
     assert_memory_equal(one->x, three->x, (size_t)one->count * K_RUNS * 2 * n * sizeof(double));
     const int k = 3;
-    double *alone = malloc(2 * n * sizeof *alone);
-    memcpy(alone, x0 + k * n, n * sizeof *alone);
-    memcpy(alone + n, x0 + (K_RUNS + k) * n, n * sizeof *alone);
+    double *alone = one_state(x0, n, K_RUNS, k);
     ensemble_log *solo = run_ensemble(model, "bodies", &opt, 1, alone, MBD_OK);
     for (int r = 0; r < one->count; r++)
         assert_memory_equal(log_state(solo, r, 0), log_state(one, r, k), 2 * n * sizeof(double));

@@ -62,30 +62,37 @@ static char *file_at(const char *name)
     return read_text_file(path);
 }
 
+/* The ensemble on P ranks (0: one process without mpirun), writing out_flags (%s: the
+ * test's folder); it must succeed, and over P ranks say so. */
+static void run_ensemble(int P, const char *out_flags)
+{
+    char flags[256], args[512];
+    snprintf(flags, sizeof flags, out_flags, dir);
+    snprintf(args, sizeof args, ENSEMBLE " %s", flags);
+    cli_result r = run_ranks(P, args);
+    if (r.status != 0)
+        print_error("%s", r.err);
+    assert_int_equal(r.status, 0);
+    char expect[64];
+    snprintf(expect, sizeof expect, "over %d rank", P ? P : 1);
+    assert_non_null(strstr(r.err, expect)); /* the ranks did share the runs */
+    cli_result_free(&r);
+}
+
 /* The same bytes from 1 process and from 1, 2 and 4 ranks (13 runs: uneven shares). */
 static void test_ensemble_same_bytes_for_any_ranks(void **unused)
 {
     (void)unused;
     skip_without_mpi();
-    char args[512];
-    snprintf(args, sizeof args, ENSEMBLE " --out %s/alone.csv", dir);
-    cli_result r = run_ranks(0, args);
-    assert_int_equal(r.status, 0);
-    cli_result_free(&r);
+    run_ensemble(0, "--out %s/alone.csv");
     char *alone = file_at("alone.csv");
+    const char *const outputs[] = {"--out %s/ranks-1.csv", "--out %s/ranks-2.csv",
+                                   "--out %s/ranks-4.csv"};
+    const char *const names[] = {"ranks-1.csv", "ranks-2.csv", "ranks-4.csv"};
     const int ranks[] = {1, 2, 4};
     for (int i = 0; i < 3; i++) {
-        snprintf(args, sizeof args, ENSEMBLE " --out %s/ranks-%d.csv", dir, ranks[i]);
-        r = run_ranks(ranks[i], args);
-        if (r.status != 0)
-            print_error("%s", r.err);
-        assert_int_equal(r.status, 0);
-        char expect[64], name[64];
-        snprintf(expect, sizeof expect, "over %d rank", ranks[i]);
-        assert_non_null(strstr(r.err, expect)); /* the ranks did share the runs */
-        cli_result_free(&r);
-        snprintf(name, sizeof name, "ranks-%d.csv", ranks[i]);
-        char *text = file_at(name);
+        run_ensemble(ranks[i], outputs[i]);
+        char *text = file_at(names[i]);
         assert_string_equal(text, alone);
         free(text);
     }
@@ -97,15 +104,8 @@ static void test_ensemble_out_dir_over_ranks(void **unused)
 {
     (void)unused;
     skip_without_mpi();
-    char args[512];
-    snprintf(args, sizeof args, ENSEMBLE " --out-dir %s/one", dir);
-    cli_result r = run_ranks(0, args);
-    assert_int_equal(r.status, 0);
-    cli_result_free(&r);
-    snprintf(args, sizeof args, ENSEMBLE " --out-dir %s/two", dir);
-    r = run_ranks(2, args);
-    assert_int_equal(r.status, 0);
-    cli_result_free(&r);
+    run_ensemble(0, "--out-dir %s/one");
+    run_ensemble(2, "--out-dir %s/two");
     for (int k = 0; k <= 13; k++) {
         char one[64], two[64];
         snprintf(one, sizeof one, k < 13 ? "one/run-%02d.csv" : "one/ensemble.csv", k);
