@@ -101,18 +101,16 @@ static int check_combination(const char *cmd, const cli_flag *flags, const mbd_m
     return 0;
 }
 
-/* --sample: a whole number of steps. */
+/* --sample: a whole number of steps (every step without it). */
 static int report_every(const char *cmd, const mbd_sim_options *opt, long *every)
 {
     *every = opt->sample > 0.0 ? lround(opt->sample / opt->dt) : 1;
-    if (*every < 1 || fabs((double)*every * opt->dt - opt->sample) > 1e-9 * opt->sample) {
-        if (opt->sample > 0.0) {
-            fprintf(stderr, "mbd %s: --sample: an ensemble reports at whole steps: %g is not a "
-                    "multiple of --dt %g\n", cmd, opt->sample, opt->dt);
-            return CLI_USAGE_ERROR;
-        }
-    }
-    return 0;
+    if (opt->sample == 0.0 ||
+        (*every >= 1 && fabs((double)*every * opt->dt - opt->sample) <= 1e-9 * opt->sample))
+        return 0;
+    fprintf(stderr, "mbd %s: --sample: an ensemble reports at whole steps: %g is not a multiple "
+            "of --dt %g\n", cmd, opt->sample, opt->dt);
+    return CLI_USAGE_ERROR;
 }
 
 /* splitmix64: the draw of run k's coordinate i depends on (seed, k, i) only, so that
@@ -448,9 +446,10 @@ int cmd_ensemble(const char *cmd, const cli_flag *flags, const mbd_model *model,
     char *combined = dir ? malloc(strlen(dir) + sizeof COMBINED_NAME + 1) : NULL;
     int rc = dir && !combined ? cli_fail(cmd, dir, MBD_ENOMEM)
                               : prepare(&o, flags, model, opt, &eo, q0, qd0, &states);
-    if (par_agree(rc)) {
+    const int agreed = par_agree(rc);
+    if (agreed) {
         free(combined), free(states), free(o.rows);
-        return rc ? rc : CLI_USAGE_ERROR;
+        return agreed;
     }
     if (dir)
         sprintf(combined, "%s/%s", dir, COMBINED_NAME);
