@@ -70,9 +70,11 @@ static int allocate(ensemble *e, const mbd_solver *solver, const mbd_ensemble_op
 static void start(ensemble *e, const double *q0, const double *qd0)
 {
     const size_t rows = (size_t)e->K * (size_t)e->n;
+    e->nactive = e->K;
+    if (e->K == 0) /* q0 and qd0 may be NULL then */
+        return;
     memcpy(e->q, q0, rows * sizeof *e->q);
     memcpy(e->v, qd0, rows * sizeof *e->v);
-    e->nactive = e->K;
     for (int k = 0; k < e->K; k++) {
         e->active[k] = k;
         e->status[k] = MBD_OK;
