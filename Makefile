@@ -186,6 +186,7 @@ $(ASAN_LIB): $(LIB_SRC:%.c=$(ASAN_BUILD)/%.o)
 # core), mirrored into build-asan/; the library is named again after them.
 ASAN_MBD_OBJ := $(patsubst $(BUILD)/%,$(ASAN_BUILD)/%,$(CLI_OBJ) $(filter %.o,$(BENCH_SHARED_OBJ)))
 $(ASAN_BUILD)/src/par_mpi.o: ASAN_CFLAGS += $(MPI_CFLAGS)
+$(ASAN_BUILD)/tests/test_mpi: ASAN_CFLAGS += -DMBD_WITH_MPI=$(if $(MPI_LIBS),1,0)
 $(ASAN_MBD): $(ASAN_MBD_OBJ) $(ASAN_LIB)
 	$(CC) $(ASAN_CFLAGS) $^ $(ASAN_LIB) $(LDLIBS) $(MPI_LIBS) -o $@
 
