@@ -90,7 +90,8 @@ int cmd_recommend(const char *cmd, int argc, char **argv); /* cmd_recommend.c */
 int cmd_ensemble(const char *cmd, const cli_flag *flags, const mbd_model *model,
                  const mbd_solver *solver, const mbd_sim_options *opt, const double *q0,
                  const double *qd0);
-/* A flag that only --ensemble takes, given without it: CLI_USAGE_ERROR (reported). */
+/* A flag that only --ensemble takes, given without it, or more than one MPI rank without
+ * it: CLI_USAGE_ERROR (reported). */
 int cli_check_ensemble_flags(const char *cmd, const cli_flag *flags);
 
 #endif

@@ -48,6 +48,11 @@ int cli_check_ensemble_flags(const char *cmd, const cli_flag *flags)
 {
     if (cli_get(flags, "--ensemble"))
         return 0;
+    if (par_size() > 1) {
+        fprintf(stderr, "mbd %s: %d MPI ranks would each run the same trajectory: only "
+                "--ensemble K splits its runs over ranks\n", cmd, par_size());
+        return CLI_USAGE_ERROR;
+    }
     for (size_t k = 0; k < sizeof ensemble_only / sizeof *ensemble_only; k++)
         if (cli_get(flags, ensemble_only[k])) {
             fprintf(stderr, "mbd %s: %s: only with --ensemble K\n", cmd, ensemble_only[k]);

@@ -120,6 +120,20 @@ static void test_ensemble_out_dir_over_ranks(void **unused)
     }
 }
 
+/* Without --ensemble every rank would run the same trajectory: refused, once. */
+static void test_single_run_refused_over_ranks(void **unused)
+{
+    (void)unused;
+    skip_without_mpi();
+    cli_result r = run_ranks(2, "simulate chain:n=2,joint=revolute --integrator rk4 --t1 0.1 --dt 0.01");
+    assert_int_equal(r.status, 2);
+    assert_string_equal(r.out, "");
+    const char *line = strstr(r.err, "mbd simulate: 2 MPI ranks");
+    assert_non_null(line);
+    assert_null(strstr(line + 1, "mbd simulate:"));
+    cli_result_free(&r);
+}
+
 /* Fails unless the file in dir holds text. */
 static void expect_untouched(const char *name, const char *text)
 {
@@ -258,6 +272,7 @@ int main(void)
         cmocka_unit_test(test_bad_argument_on_one_rank),
         cmocka_unit_test(test_rank_that_dies),
         cmocka_unit_test(test_bench_over_ranks),
+        cmocka_unit_test(test_single_run_refused_over_ranks),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
