@@ -20,7 +20,13 @@ BUILD   := build
 LIB     := $(BUILD)/libmbd.a
 LIB_SRC := $(wildcard algorithms/*.c models/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-CLI_SRC := $(wildcard src/*.c)
+# MPI (src/par.h): where Open MPI's compiler wrapper is found, mbd and mbd-bench join MPI
+# jobs (src/par_mpi.c); without it they run alone (src/par_serial.c). `make test` installs
+# Open MPI (DEPS_TEST) and runs again so that this sees it.
+MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
+PAR_SRC    := src/$(if $(MPI_LIBS),par_mpi,par_serial).c
+CLI_SRC := $(filter-out src/par_%.c,$(wildcard src/*.c)) $(PAR_SRC)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 BENCH_SRC := $(filter-out bench/peer_%.c,$(wildcard bench/*.c))
 BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
@@ -31,8 +37,8 @@ TEST_SUPPORT := $(filter-out tests/test_%.c,$(wildcard tests/*.c))
 # Debian packages each goal needs; installed only when missing.
 DEPS_BUILD  := gcc make pkg-config libopenblas-dev libopenblas0-openmp liblapacke-dev libjansson-dev \
                libsundials-dev
-DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev
-DEPS_REPORT := $(DEPS_BUILD) gnuplot-nox hyperfine jq valgrind gawk
+DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev libopenmpi-dev openmpi-bin
+DEPS_REPORT := $(DEPS_BUILD) gnuplot-nox hyperfine jq valgrind gawk bc libopenmpi-dev openmpi-bin
 
 .PHONY: all test report bench clean deps-build deps-test deps-report
 all: deps-build mbd
@@ -56,15 +62,23 @@ $(BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h) | deps-build
 $(LIB): $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
+$(BUILD)/src/par_mpi.o: CFLAGS += $(MPI_CFLAGS)
+$(BUILD)/src/%.o: src/par.h
+
 mbd: $(CLI_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
 
 $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(LIB) | deps-test
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests $< $(TEST_SUPPORT) $(LIB) $(LDLIBS) -lcmocka -o $@
 
-# Runs every test binary, then prints one closing line for all of them.
-test: deps-test mbd $(TEST_BIN)
+# Runs every test binary, then prints one closing line for all of them. A second make
+# builds them, so that it sees what deps-test installed (Open MPI).
+$(BUILD)/tests/test_mpi: CFLAGS += -DMBD_WITH_MPI=$(if $(MPI_LIBS),1,0)
+test: deps-test
+	@$(MAKE) --no-print-directory test-run
+.PHONY: test-run
+test-run: mbd mbd-bench $(TEST_BIN)
 	@pass=0; fail=0; \
 	for t in $(TEST_BIN); do \
 	  if MBD=./mbd $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t" >&2; fi; \
@@ -92,7 +106,7 @@ $(BUILD)/bench/peer_mujoco.o: $(wildcard bench/*.h) src/cli.h | deps-mujoco
 $(PEER_MUJOCO): $(PEER_MUJOCO_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $^ $(LDLIBS) -lmujoco -o $@
 
-test test-sanitize report: $(PEER_MUJOCO)
+test-run test-sanitize report: $(PEER_MUJOCO)
 
 report-mujoco: deps-report $(PEER_MUJOCO)
 	bench/mujoco.sh
@@ -109,8 +123,8 @@ mbd: $(BENCH_SHARED_OBJ)
 mbd: LDLIBS := $(LIB) $(LDLIBS)
 $(BENCH_OBJ) $(BUILD)/src/cmd_recommend.o: $(wildcard bench/*.h) src/cli.h
 
-mbd-bench: $(BENCH_OBJ) $(BUILD)/src/cli.o $(LIB)
-	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+mbd-bench: $(BENCH_OBJ) $(BUILD)/src/cli.o $(PAR_SRC:%.c=$(BUILD)/%.o) $(LIB)
+	$(CC) $(CFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
 
 # The compiler, flags and commit that the JSON context reports. $(BENCH_INFO) holds them,
 # rewritten only when they change, so that context.o is rebuilt exactly then.
@@ -171,8 +185,10 @@ $(ASAN_LIB): $(LIB_SRC:%.c=$(ASAN_BUILD)/%.o)
 # mbd's own objects (the CLI and what other sections add to it, such as the benchmark
 # core), mirrored into build-asan/; the library is named again after them.
 ASAN_MBD_OBJ := $(patsubst $(BUILD)/%,$(ASAN_BUILD)/%,$(CLI_OBJ) $(filter %.o,$(BENCH_SHARED_OBJ)))
+$(ASAN_BUILD)/src/par_mpi.o: ASAN_CFLAGS += $(MPI_CFLAGS)
+$(ASAN_BUILD)/tests/test_mpi: ASAN_CFLAGS += -DMBD_WITH_MPI=$(if $(MPI_LIBS),1,0)
 $(ASAN_MBD): $(ASAN_MBD_OBJ) $(ASAN_LIB)
-	$(CC) $(ASAN_CFLAGS) $^ $(ASAN_LIB) $(LDLIBS) -o $@
+	$(CC) $(ASAN_CFLAGS) $^ $(ASAN_LIB) $(LDLIBS) $(MPI_LIBS) -o $@
 
 $(ASAN_BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(ASAN_LIB) | deps-test
 	@mkdir -p $(dir $@)

@@ -33,6 +33,8 @@ typedef struct {
     bench_key key;
     char name[192];     /* e.g. "fd_poisson-ldlt/chain-cardan/n:50/threads:1" */
     int family_index;   /* Google Benchmark's family: the name before "/n:" */
+    int group;          /* its (suite, family, variant, n) in the run's order: over MPI ranks,
+                           rank 0 puts every rank's records back in that order */
     int instance_index; /* within the family, in order of appearance */
     int bodies, dofs;
     timing_result timing;
@@ -85,6 +87,10 @@ void bench_catch_signals(void);
 /* json.c: writes {context, benchmarks[]} in Google Benchmark's schema to every path of
  * the comma-separated list, atomically. Returns 0 or CLI_RUNTIME_ERROR. */
 int bench_write_json(const bench_results *results, const json_t *context, const char *paths);
+/* Its two steps: the rows of the results, each with its host, and a file of rows (taken
+ * over, whatever the outcome). */
+json_t *bench_json_rows(const bench_results *results, const char *host);
+int bench_write_json_rows(json_t *rows, const json_t *context, const char *paths);
 
 /* dat.c: writes the .dat files of the charts into dir (see bench/README.md), atomically.
  * Returns 0 or CLI_RUNTIME_ERROR. */

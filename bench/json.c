@@ -70,16 +70,24 @@ static json_t *aggregate_row(const bench_record *record, timing_stat stat)
     return row;
 }
 
-static json_t *benchmarks_array(const bench_results *results)
+/* Each row names the machine that measured it: under MPI (mbd-bench over ranks) the
+ * rows of one file come from several. */
+static void append_row(json_t *rows, json_t *row, const char *host)
+{
+    json_object_set_new(row, "host", json_string(host));
+    json_array_append_new(rows, row);
+}
+
+json_t *bench_json_rows(const bench_results *results, const char *host)
 {
     json_t *rows = json_array();
     for (int k = 0; k < results->count; k++) {
         const bench_record *record = &results->records[k];
         for (int r = 0; r < record->timing.repetitions; r++)
-            json_array_append_new(rows, iteration_row(record, r));
+            append_row(rows, iteration_row(record, r), host);
         if (record->timing.repetitions > 1) /* Google Benchmark aggregates only then */
             for (int stat = 0; stat < STAT_COUNT; stat++)
-                json_array_append_new(rows, aggregate_row(record, (timing_stat)stat));
+                append_row(rows, aggregate_row(record, (timing_stat)stat), host);
     }
     return rows;
 }
@@ -91,8 +99,14 @@ static int dump(FILE *out, void *root)
 
 int bench_write_json(const bench_results *results, const json_t *context, const char *paths)
 {
-    json_t *root = json_pack("{s:O, s:o}", "context", (json_t *)context, "benchmarks",
-                             benchmarks_array(results));
+    const char *host = json_string_value(json_object_get(context, "host_name"));
+    return bench_write_json_rows(bench_json_rows(results, host ? host : "unknown"), context,
+                                 paths);
+}
+
+int bench_write_json_rows(json_t *rows, const json_t *context, const char *paths)
+{
+    json_t *root = json_pack("{s:O, s:o}", "context", (json_t *)context, "benchmarks", rows);
     char *list = strdup(paths);
     if (!root || !list) {
         json_decref(root);

@@ -1,9 +1,11 @@
 /* mbd-bench: flags, context, the run, and the outputs. See bench/README.md. */
 #include "context.h"
+#include "ranks.h"
 #include "suite.h"
 #include "workload.h"
 
 #include "../src/cli.h"
+#include "../src/par.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -36,7 +38,9 @@ static const char usage[] =
     "  --json PATHS        write Google Benchmark JSON to each comma-separated path\n"
     "  --dat DIR           write the charts' .dat tables into DIR\n"
     "The table goes to stdout; context and progress to stderr. SIGINT/SIGTERM stop the run\n"
-    "after the current measurement and write what finished, marked \"partial\": true.\n";
+    "after the current measurement and write what finished, marked \"partial\": true.\n"
+    "Under mpirun -n P the ranks share the measurements (one node per rank keeps timings\n"
+    "clean); rank 0 writes the one JSON, each row with its \"host\" (no --dat: chart from it).\n";
 
 static const bench_list default_ns = {{1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000}, 18};
 static const bench_list default_phase_ns = {{5, 10, 20, 30, 40, 50}, 6};
@@ -142,6 +146,13 @@ static int parse_flags(cli_flag *flags, bench_config *config, regex_t *filter)
         return CLI_USAGE_ERROR;
     }
     config->filter = pattern ? filter : NULL;
+    config->rank = par_rank();
+    config->ranks = par_size();
+    if (config->ranks > 1 && cli_get(flags, "--dat")) {
+        fprintf(stderr, "mbd %s: --dat: not over MPI ranks (each holds a share of the results): "
+                "--json, then chart from it\n", CMD);
+        return CLI_USAGE_ERROR;
+    }
     return 0;
 }
 
@@ -166,16 +177,28 @@ static void add_settings(json_t *context, const bench_config *config, int blas_d
         "threads:1 means one thread, and a batch runs one LAPACK thread per OpenMP thread"));
 }
 
+/* Over ranks (collective): every rank's rows to rank 0, which writes them. */
+static int write_gathered_json(const bench_results *results, const json_t *context,
+                               const char *paths)
+{
+    json_t *rows = bench_gather_rows(results, par_host());
+    if (par_rank() != 0)
+        return 0;
+    return rows ? bench_write_json_rows(rows, context, paths) : CLI_RUNTIME_ERROR;
+}
+
 static int write_outputs(const bench_results *results, const json_t *context, const cli_flag *flags)
 {
     const char *json = cli_get(flags, "--json"), *dat = cli_get(flags, "--dat");
+    if (par_size() > 1)
+        return json ? write_gathered_json(results, context, json) : 0;
     int rc = json ? bench_write_json(results, context, json) : 0;
     if (!rc && dat)
         rc = bench_write_dat(results, dat);
     return rc;
 }
 
-int main(int argc, char **argv)
+static int run_bench(int argc, char **argv)
 {
     cli_flag flags[] = {{"--suite", NULL, 0},       {"--n", NULL, 0},          {"--phase-n", NULL, 0},
                         {"--batch-n", NULL, 0},     {"--threads", NULL, 0},    {"--batch-k", NULL, 0},
@@ -200,7 +223,8 @@ int main(int argc, char **argv)
     bench_catch_signals();
     bench_results results = {0};
     int failed = bench_run(&config, &results);
-    json_object_set_new(context, "partial", json_boolean(bench_stop));
+    json_object_set_new(context, "ranks", json_integer(config.ranks));
+    json_object_set_new(context, "partial", json_boolean(par_sum(bench_stop != 0) > 0));
     if (bench_stop)
         fprintf(stderr, "\nmbd-bench: stopped by signal %d: writing the %d finished measurements, "
                 "marked partial\n", (int)bench_stop, results.count);
@@ -210,4 +234,11 @@ int main(int argc, char **argv)
     if (config.filter)
         regfree(&filter);
     return rc ? rc : bench_stop ? 128 + bench_stop : failed;
+}
+
+/* Under mpirun every rank runs its share (bench_config's rank and ranks). */
+int main(int argc, char **argv)
+{
+    const int rc = par_start(&argc, &argv);
+    return rc ? rc : par_finish(run_bench(argc, argv));
 }

@@ -44,6 +44,7 @@ typedef struct {
     const workload_variant *variant;
     const bench_family *family;
     rk4_phase phase; /* SUITE_PHASES */
+    int group;       /* bench_record's */
 } bench_job;
 
 typedef int (*job_fn)(const bench_config *config, const bench_job *job, void *ctx);
@@ -78,13 +79,14 @@ static int visit_instances(const bench_config *config, bench_job *job, job_fn fn
     return failed;
 }
 
-/* Calls fn on every selected measurement, in the order of the table; stops early on
- * bench_stop. Returns the OR of fn's results. */
+/* Calls fn on every selected measurement of this rank, in the order of the table; stops
+ * early on bench_stop. Returns the OR of fn's results. A batch's thread counts stay on one
+ * rank, so that its efficiency has its one-thread time. */
 static int for_each_job(const bench_config *config, job_fn fn, void *ctx)
 {
     workload_variant variants[MAX_VARIANTS];
     const int nvariants = workload_variants(variants, MAX_VARIANTS);
-    int failed = 0;
+    int failed = 0, group = 0;
     for (int suite = 0; suite < SUITE_COUNT; suite++) {
         if (!(config->suites & SUITE_BIT(suite)))
             continue;
@@ -94,7 +96,9 @@ static int for_each_job(const bench_config *config, job_fn fn, void *ctx)
             const int count = families[f].fixed_n > 0 ? 1 : config->ns[suite].count;
             for (int v = 0; v < nvariants; v++)
                 for (int i = 0; i < count && (suite != SUITE_LOOPS || workload_variant_closes_loops(&variants[v])); i++) {
-                    bench_job job = {.variant = &variants[v], .family = &families[f]};
+                    if (group++ % config->ranks != config->rank)
+                        continue;
+                    bench_job job = {.variant = &variants[v], .family = &families[f], .group = group - 1};
                     job.key.suite = (bench_suite)suite;
                     snprintf(job.key.variant, sizeof job.key.variant, "%s", variants[v].name);
                     job.key.family = families[f].name;
@@ -194,6 +198,7 @@ static int record_result(run_state *state, const bench_job *job, const mbd_model
                                      mbd_model_nv(model), states_per_iteration(&job->key), result);
     if (!record)
         return MBD_ENOMEM;
+    record->group = job->group;
     if (job->key.suite == SUITE_BATCH)
         add_efficiency(state->results, record);
     if (isatty(STDERR_FILENO))

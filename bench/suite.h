@@ -28,6 +28,8 @@ typedef struct {
     unsigned long seed;
     timing_options timing;        /* cpu_clock is chosen per suite */
     const regex_t *filter;        /* only names that match; NULL: all */
+    int rank, ranks;              /* MPI: this rank makes the measurements of every ranks-th
+                                     (suite, family, variant, n), all its instances (1, 0 alone) */
 } bench_config;
 
 /* {family name: generator spec (%d the body count)} of every family, for the context. */

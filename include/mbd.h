@@ -386,6 +386,48 @@ int mbd_simulate(const mbd_model *model, const mbd_solver *solver,
                  const mbd_sim_options *options, const double *q0, const double *qd0,
                  mbd_sim_callback callback, void *ctx, mbd_sim_stats *stats);
 
+/* ---- ensembles (algorithms/ensemble.c) --------------------------------------------- */
+
+/* K runs of the free motion (tau = 0, acceleration formulation), each from its own
+ * (q0, qd0), by classic RK4 with one fixed step dt on a batch (mbd_batch_new(model,
+ * solver, threads, lanes)): each stage is one batch call over the runs still going. Steps
+ * m = 1..M, M = ceil(t1 / dt); t_m = m dt, the last step shortened to end at t1. */
+typedef struct {
+    double t1, dt;
+    long report_every; /* report t = 0, every this many steps (>= 1) and t1 */
+    int threads, lanes; /* the batch's */
+} mbd_ensemble_options;
+
+/* All K runs at one report time: rows of q (nq) and qd (nv). A failed run holds the last
+ * state it reached, at t_failed[k]; status[k] != MBD_OK says so. */
+typedef struct {
+    double t;
+    long step;
+    int K;
+    const double *q, *qd;
+    const int *status;
+    const double *t_failed;
+} mbd_ensemble_state;
+
+/* A nonzero return stops mbd_simulate_ensemble, which returns it. */
+typedef int (*mbd_ensemble_callback)(const mbd_ensemble_state *state, void *ctx);
+
+/* The number of steps M for t1 and dt (options as above). */
+long mbd_ensemble_steps(const mbd_ensemble_options *options);
+
+/* Integrates the K runs (q0, qd0: rows). MBD_EUNSUPPORTED unless nq == nv, the model has
+ * no loops (the batch solves the open tree) and the solver offers the acceleration
+ * formulation. A run whose right-hand side fails (MBD_ESINGULAR, MBD_ENONFINITE, ...)
+ * stops there, with its status, while the others go on; a run's results do not depend on the other runs, K or
+ * the thread count. Allocates once; nothing per step. status (K, may be NULL) receives
+ * each run's outcome. Returns MBD_OK when every run reached t1, MBD_EINVAL or
+ * MBD_ENOMEM, the callback's nonzero return, or else the status of the first failed
+ * run (lowest k). */
+int mbd_simulate_ensemble(const mbd_model *model, const mbd_solver *solver,
+                          const mbd_ensemble_options *options, int K, const double *q0,
+                          const double *qd0, mbd_ensemble_callback callback, void *ctx,
+                          int *status);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,9 +4,9 @@
 # (make report QUICK=1) is a smoke run of well under a minute.
 #
 # Writes results/<host>-<date>.json and results/latest.json (Google Benchmark's schema),
-# results/dat/*.dat (one table per chart, and flops.dat), results/hyperfine.{json,md}, report/*.svg,
-# report/*.png, report/loops.md and report/README.md; each file is written beside its target, synced and
-# renamed, so it appears whole or not at all.
+# results/dat/*.dat (one table per chart, and flops.dat), results/hyperfine.{json,md},
+# report/*.svg, report/*.png, report/loops.md, report/ensemble.md and report/README.md; each
+# file is written beside its target, synced and renamed, so it appears whole or not at all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,6 +52,7 @@ for chart in percall ratio phases batch crossover; do
 done
 
 report/loops.sh "$results/latest.json"  # seed 004: |Phi| drift chart, cost of both routes
+report/ensemble.sh ${1:+--quick}        # issue 17: ensembles over MPI ranks, report/ensemble.md
 
 report/readme.sh "$results" ${1:+--quick} > report/.README.md.tmp
 sync report/.README.md.tmp

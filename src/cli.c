@@ -232,55 +232,97 @@ int cli_fail_solve(const char *cmd, const char *what, const mbd_model *model, in
     return CLI_RUNTIME_ERROR;
 }
 
-/* The temporary file sits beside path (same file system, so rename is atomic); on any
- * failure (write_fn's, a short write, a full disk, fsync, rename) it is removed and path
- * keeps its earlier content. The message names the first failing step's errno. */
-int cli_write_atomic(const char *cmd, const char *path, int (*write_fn)(FILE *, void *), void *ctx)
+/* The temporary file sits beside path (same file system, so rename is atomic). */
+int cli_atomic_open(const char *cmd, const char *path, cli_atomic *file)
 {
     const size_t len = strlen(path);
-    char *tmp = malloc(len + 16);
-    if (!tmp)
+    *file = (cli_atomic){.path = path, .tmp = malloc(len + 16), .fd = -1};
+    if (!file->tmp)
         return cli_fail(cmd, path, MBD_ENOMEM);
-    snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
-    int error = 0;
-    const char *step = "";
+    snprintf(file->tmp, len + 16, "%s.tmp.XXXXXX", path);
     errno = 0;
-    const int fd = mkstemp(tmp);
-    FILE *out = NULL;
-    if (fd < 0) {
-        error = errno, step = "cannot create a temporary file beside it";
-    } else {
-        fchmod(fd, 0644); /* mkstemp makes 0600; results are for everyone to read */
-        if (!(out = fdopen(fd, "w")))
-            error = errno, step = "cannot write";
+    file->fd = mkstemp(file->tmp);
+    if (file->fd < 0) {
+        fprintf(stderr, "mbd %s: %s: cannot create a temporary file beside it: %s\n", cmd, path,
+                strerror(errno));
+        free(file->tmp);
+        file->tmp = NULL;
+        return CLI_RUNTIME_ERROR;
     }
-    if (out) {
+    fchmod(file->fd, 0644); /* mkstemp makes 0600; results are for everyone to read */
+    return 0;
+}
+
+int cli_atomic_write_at(const char *cmd, cli_atomic *file, long long offset, const void *data,
+                        size_t size)
+{
+    for (size_t done = 0; done < size;) {
         errno = 0;
-        const int written = write_fn(out, ctx);
-        if (written != 0 || ferror(out))
-            error = errno, step = "cannot write";
-        else if (fflush(out) != 0 || ferror(out))
-            error = errno, step = "cannot write";
-        else if (fsync(fileno(out)) != 0)
-            error = errno, step = "cannot sync";
-        errno = 0;
-        if (fclose(out) != 0 && !step[0])
-            error = errno, step = "cannot close";
-    } else if (fd >= 0) {
-        close(fd);
+        const ssize_t n = pwrite(file->fd, (const char *)data + done, size - done,
+                                 (off_t)(offset + (long long)done));
+        if (n <= 0) {
+            fprintf(stderr, "mbd %s: %s: cannot write: %s\n", cmd, file->path,
+                    errno ? strerror(errno) : "nothing written");
+            return CLI_RUNTIME_ERROR;
+        }
+        done += (size_t)n;
     }
-    if (!step[0]) {
-        if (rename(tmp, path) == 0) {
-            sync_parent_directory(path);
-            free(tmp);
+    return 0;
+}
+
+/* Closes the descriptor if still open, then renames when no step failed (step "");
+ * otherwise reports the step (unless NULL: reported already) and removes the file. */
+static int atomic_finish(const char *cmd, cli_atomic *file, const char *step, int error)
+{
+    if (file->fd >= 0)
+        close(file->fd);
+    if (step && !step[0]) {
+        if (rename(file->tmp, file->path) == 0) {
+            sync_parent_directory(file->path);
+            free(file->tmp);
             return 0;
         }
         error = errno, step = "cannot rename the temporary file onto it";
     }
-    fprintf(stderr, "mbd %s: %s: %s: %s\n", cmd, path, step,
-            error ? strerror(error) : "write failed");
-    if (fd >= 0)
-        unlink(tmp);
-    free(tmp);
+    if (step)
+        fprintf(stderr, "mbd %s: %s: %s: %s\n", cmd, file->path, step,
+                error ? strerror(error) : "write failed");
+    unlink(file->tmp);
+    free(file->tmp);
     return CLI_RUNTIME_ERROR;
+}
+
+int cli_atomic_close(const char *cmd, cli_atomic *file, int status)
+{
+    if (status == 0 && file->fd >= 0 && fsync(file->fd) != 0)
+        return atomic_finish(cmd, file, "cannot sync", errno);
+    return atomic_finish(cmd, file, status == 0 ? "" : NULL, 0);
+}
+
+/* On any failure (write_fn's, a short write, a full disk, fsync, rename) the temporary
+ * file is removed and path keeps its earlier content. The message names the first
+ * failing step's errno. */
+int cli_write_atomic(const char *cmd, const char *path, int (*write_fn)(FILE *, void *), void *ctx)
+{
+    cli_atomic file;
+    if (cli_atomic_open(cmd, path, &file))
+        return CLI_RUNTIME_ERROR;
+    int error = 0;
+    const char *step = "";
+    FILE *out = fdopen(file.fd, "w");
+    if (!out)
+        return atomic_finish(cmd, &file, "cannot write", errno);
+    file.fd = -1; /* fclose closes it */
+    errno = 0;
+    const int written = write_fn(out, ctx);
+    if (written != 0 || ferror(out))
+        error = errno, step = "cannot write";
+    else if (fflush(out) != 0 || ferror(out))
+        error = errno, step = "cannot write";
+    else if (fsync(fileno(out)) != 0)
+        error = errno, step = "cannot sync";
+    errno = 0;
+    if (fclose(out) != 0 && !step[0])
+        error = errno, step = "cannot close";
+    return atomic_finish(cmd, &file, step, error);
 }

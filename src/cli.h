@@ -63,10 +63,35 @@ int cli_fail_solve(const char *cmd, const char *what, const mbd_model *model, in
 /* Writes the bytes produced by write_fn to path atomically (temp file + rename). */
 int cli_write_atomic(const char *cmd, const char *path, int (*write_fn)(FILE *, void *), void *ctx);
 
+/* Its steps, for writers that need the descriptor (pwrite, MPI-IO by name): a temporary
+ * file beside path, open on fd (cli_atomic_write_at: all of data at offset); closed by cli_atomic_close, which on status 0 syncs it
+ * and renames it onto path, and otherwise removes it (the failure reported by then).
+ * Both return 0 or CLI_RUNTIME_ERROR (reported). */
+typedef struct {
+    const char *path;
+    char *tmp;
+    int fd; /* -1 once closed */
+} cli_atomic;
+int cli_atomic_open(const char *cmd, const char *path, cli_atomic *file);
+int cli_atomic_write_at(const char *cmd, cli_atomic *file, long long offset, const void *data,
+                        size_t size);
+int cli_atomic_close(const char *cmd, cli_atomic *file, int status);
+
 /* Subcommands with a file of their own. */
 int cmd_simulate(const char *cmd, int argc, char **argv); /* cmd_simulate.c */
 int cmd_check(const char *cmd, int argc, char **argv);    /* cmd_check.c */
 int cmd_export(const char *cmd, int argc, char **argv);   /* cmd_export.c */
 int cmd_recommend(const char *cmd, int argc, char **argv); /* cmd_recommend.c */
+
+/* mbd simulate --ensemble K (cmd_ensemble.c), with the options mbd simulate parsed. */
+#define CLI_ENSEMBLE_FLAGS                                                      \
+    FLAG("--ensemble"), FLAG("--states"), FLAG("--spread"), FLAG("--seed"),     \
+        FLAG("--out-dir"), FLAG("--threads")
+int cmd_ensemble(const char *cmd, const cli_flag *flags, const mbd_model *model,
+                 const mbd_solver *solver, const mbd_sim_options *opt, const double *q0,
+                 const double *qd0);
+/* A flag that only --ensemble takes, given without it, or more than one MPI rank without
+ * it: CLI_USAGE_ERROR (reported). */
+int cli_check_ensemble_flags(const char *cmd, const cli_flag *flags);
 
 #endif

@@ -298,7 +298,8 @@ int cmd_simulate(const char *cmd, int argc, char **argv)
                         FLAG("--t1"),     FLAG("--dt"),          FLAG("--rtol"),
                         FLAG("--atol"),   FLAG("--q0"),          FLAG("--qd0"),
                         FLAG("--sample"), FLAG("--out"),         FLAG("--baumgarte"),
-                        SWITCH("--project-initial"),            END_FLAGS};
+                        SWITCH("--project-initial"),            CLI_ENSEMBLE_FLAGS,
+                        END_FLAGS};
     mbd_model *model;
     int rc = cli_open_model(cmd, argc, argv, flags, &model);
     if (rc)
@@ -317,8 +318,11 @@ int cmd_simulate(const char *cmd, int argc, char **argv)
              !(rc = parse_loop_options(cmd, flags, model, solver, &opt)) &&
              !(rc = cli_vector(cmd, flags, "--q0", nq, q0)) &&
              !(rc = cli_vector(cmd, flags, "--qd0", nv, q0 + nq)) &&
-             !(rc = initial_state_on_loops(cmd, flags, model, q0, q0 + nq)))
-        rc = simulate(cmd, model, solver, &opt, q0, q0 + nq, cli_get(flags, "--out"));
+             !(rc = initial_state_on_loops(cmd, flags, model, q0, q0 + nq)) &&
+             !(rc = cli_check_ensemble_flags(cmd, flags)))
+        rc = cli_get(flags, "--ensemble")
+                 ? cmd_ensemble(cmd, flags, model, solver, &opt, q0, q0 + nq)
+                 : simulate(cmd, model, solver, &opt, q0, q0 + nq, cli_get(flags, "--out"));
     free(q0);
     mbd_model_free(model);
     return rc;

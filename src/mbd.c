@@ -1,5 +1,6 @@
 /* mbd: the command-line front end of mbdbench. One function per subcommand. */
 #include "cli.h"
+#include "par.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -312,11 +313,14 @@ static const command commands[] = {
     {"simulate", cmd_simulate, "mbd simulate MODEL --integrator rk4|dopri5|adams --t1 T [--dt H | --rtol R --atol A]\n"
                                "             [--solver S] [--formulation acceleration|momentum] [--q0 L] [--qd0 L]\n"
                                "             [--sample DT] [--out FILE.csv] [--baumgarte A,B] [--project-initial]\n"
+                               "             [--ensemble K (--states FILE | --spread S [--seed N]) [--threads T] [--out-dir DIR]]\n"
                                "                                 trajectory as CSV (rtol 1e-8, atol 1e-10 by default); a model\n"
                                "                                 with loops (dense or bodies, acceleration) adds |Phi| and |dPhi/dt|\n"
                                "                                 columns and must start on its constraints (|Phi|, |dPhi/dt| <= 1e-8)\n"
                                "                                 unless --project-initial moves it there (Gauss-Newton);\n"
-                               "                                 " CLI_BAUMGARTE_HELP},
+                               "                                 " CLI_BAUMGARTE_HELP "\n"
+                               "                                 --ensemble: K runs of rk4 (fixed-width CSV run, t, q, qd, status),\n"
+                               "                                 split over the ranks under mpirun; see README.md, Ensembles"},
     {"check", cmd_check, "mbd check [--models NAMES] [--json FILE]\n"
                          "                                 every solver x integrator against tests/golden"},
     {"export", cmd_export, "mbd export mjcf MODEL --out FILE.xml\n"
@@ -337,7 +341,7 @@ static int cmd_help(const char *cmd, int argc, char **argv)
     return 0;
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
     if (argc < 2) {
         cmd_help("help", argc, argv);
@@ -348,4 +352,11 @@ int main(int argc, char **argv)
             return commands[k].run(commands[k].name, argc, argv);
     fprintf(stderr, "mbd: unknown command '%.60s' (see 'mbd help')\n", argv[1]);
     return CLI_USAGE_ERROR;
+}
+
+/* Under mpirun every rank runs the command (mbd simulate --ensemble splits its runs). */
+int main(int argc, char **argv)
+{
+    const int rc = par_start(&argc, &argv);
+    return rc ? rc : par_finish(run_command(argc, argv));
 }

@@ -159,22 +159,33 @@ char *read_text_file(const char *path)
     return text;
 }
 
-cli_result mbd_run(const char *args)
+cli_result shell_run(const char *command)
 {
-    const char *binary = getenv("MBD");
-    char dir[] = "/tmp/mbd-cli-XXXXXX", command[8192], out[64], err[64];
+    char dir[] = "/tmp/mbd-cli-XXXXXX", line[8192], out[64], err[64];
     assert_non_null(mkdtemp(dir));
     snprintf(out, sizeof out, "%s/out", dir);
     snprintf(err, sizeof err, "%s/err", dir);
-    snprintf(command, sizeof command, "%s %s >%s 2>%s </dev/null", binary && *binary ? binary : "./mbd",
-             args, out, err);
-    const int rc = system(command);
+    snprintf(line, sizeof line, "%s >%s 2>%s </dev/null", command, out, err);
+    const int rc = system(line);
     assert_true(rc != -1 && WIFEXITED(rc));
     cli_result result = {WEXITSTATUS(rc), read_text_file(out), read_text_file(err)};
     unlink(out);
     unlink(err);
     rmdir(dir);
     return result;
+}
+
+const char *mbd_binary(void)
+{
+    const char *binary = getenv("MBD");
+    return binary && *binary ? binary : "./mbd";
+}
+
+cli_result mbd_run(const char *args)
+{
+    char command[8192];
+    snprintf(command, sizeof command, "%s %s", mbd_binary(), args);
+    return shell_run(command);
 }
 
 void cli_result_free(cli_result *result)

@@ -63,6 +63,10 @@ typedef struct {
 
 /* Runs "mbd ARGS" (ARGS as a shell would split it). */
 cli_result mbd_run(const char *args);
+/* Runs a shell command line (stdin empty), capturing both outputs. */
+cli_result shell_run(const char *command);
+/* $MBD, or ./mbd. */
+const char *mbd_binary(void);
 void cli_result_free(cli_result *result);
 
 /* Runs "mbd ARGS"; fails unless it exits with exit_status and prints the fragments (either
