@@ -140,12 +140,6 @@ static int parse_flags(cli_flag *flags, bench_config *config, regex_t *filter)
         (rc = int_list(flags, "--scaling-n", 1, 1000000, &config->ns[SUITE_SCALING])) ||
         (rc = int_list(flags, "--threads", 1, 1024, &config->threads)))
         return rc;
-    const char *pattern = cli_get(flags, "--filter");
-    if (pattern && regcomp(filter, pattern, REG_EXTENDED | REG_NOSUB) != 0) {
-        fprintf(stderr, "mbd %s: --filter: not a valid regular expression: '%.60s'\n", CMD, pattern);
-        return CLI_USAGE_ERROR;
-    }
-    config->filter = pattern ? filter : NULL;
     config->rank = par_rank();
     config->ranks = par_size();
     if (config->ranks > 1 && cli_get(flags, "--dat")) {
@@ -153,6 +147,12 @@ static int parse_flags(cli_flag *flags, bench_config *config, regex_t *filter)
                 "--json, then chart from it\n", CMD);
         return CLI_USAGE_ERROR;
     }
+    const char *pattern = cli_get(flags, "--filter");
+    if (pattern && regcomp(filter, pattern, REG_EXTENDED | REG_NOSUB) != 0) {
+        fprintf(stderr, "mbd %s: --filter: not a valid regular expression: '%.60s'\n", CMD, pattern);
+        return CLI_USAGE_ERROR;
+    }
+    config->filter = pattern ? filter : NULL;
     return 0;
 }
 
@@ -213,8 +213,15 @@ static int run_bench(int argc, char **argv)
         fputs(usage, stdout);
         return 0;
     }
-    if (rc || (rc = parse_flags(flags, &config, &filter)))
-        return rc;
+    if (!rc)
+        rc = parse_flags(flags, &config, &filter);
+    /* before any other collective call: all ranks go on, or none */
+    const int agreed = par_agree(rc);
+    if (agreed) {
+        if (!rc && config.filter)
+            regfree(&filter);
+        return agreed;
+    }
     const int blas_default = openblas_get_num_threads();
     openblas_set_num_threads(1);
     json_t *context = bench_context_collect(argv[0]);

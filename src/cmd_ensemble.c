@@ -27,7 +27,7 @@
 #define STATUS_WIDTH 3  /* mbd_status codes down to -99 */
 #define COMBINED_NAME "ensemble.csv"
 
-/* The flags that only an ensemble takes (mbd simulate --help lists them). */
+/* The flags that only an ensemble takes (`mbd help` lists them). */
 static const char *const ensemble_only[] = {"--states", "--spread", "--seed", "--out-dir",
                                             "--threads"};
 

@@ -42,7 +42,7 @@ par_file *par_file_open(const char *cmd, const char *path);
 /* Independent; 0, or CLI_RUNTIME_ERROR after reporting. */
 int par_file_write_at(par_file *file, long long offset, const void *data, size_t size);
 /* Collective: closes, agrees on status, and then renames the file onto its path (rank 0)
- * or removes it. Returns the agreed status (or the rename's failure). */
+ * or removes it. Returns the agreed status, or else the rename's, on every rank. */
 int par_file_close(par_file *file, int status);
 
 #endif

@@ -236,9 +236,8 @@ int par_file_close(par_file *file, int status)
     if (!status && code != MPI_SUCCESS)
         status = mpi_fail(file->cmd, file->atomic.path, "cannot sync or close", code);
     status = par_agree(status);
-    int rc = status;
-    if (my_rank == 0)
-        rc = cli_atomic_close(file->cmd, &file->atomic, status);
+    const int renamed = my_rank == 0 ? cli_atomic_close(file->cmd, &file->atomic, status) : 0;
     free(file);
-    return status ? status : rc;
+    /* all ranks learn how rank 0's rename went, so that they go on alike */
+    return status ? status : par_agree(renamed);
 }

@@ -120,6 +120,25 @@ static void test_ensemble_out_dir_over_ranks(void **unused)
     }
 }
 
+/* A bad --filter on rank 1 alone (MPMD): one error line, from rank 1, exit 2, no hang
+ * (rank 0 must not go on into the run's collective calls). */
+static void test_bench_bad_argument_on_one_rank(void **unused)
+{
+    (void)unused;
+    skip_without_mpi();
+    const char *args = "--suite percall --n 3 --min-time 0.001 --repetitions 1 --filter";
+    char command[1024];
+    snprintf(command, sizeof command, MPIRUN " -n 1 ./mbd-bench %s bodies : -n 1 ./mbd-bench %s '('",
+             args, args);
+    cli_result r = shell_run(command);
+    assert_int_equal(r.status, 2);
+    const char *line = strstr(r.err, "[rank 1 on ");
+    assert_non_null(line);
+    assert_non_null(strstr(line, "--filter: not a valid regular expression"));
+    assert_null(strstr(strstr(r.err, "mbd bench:") + 1, "mbd bench:")); /* one line */
+    cli_result_free(&r);
+}
+
 /* Without --ensemble every rank would run the same trajectory: refused, once. */
 static void test_single_run_refused_over_ranks(void **unused)
 {
@@ -273,6 +292,7 @@ int main(void)
         cmocka_unit_test(test_rank_that_dies),
         cmocka_unit_test(test_bench_over_ranks),
         cmocka_unit_test(test_single_run_refused_over_ranks),
+        cmocka_unit_test(test_bench_bad_argument_on_one_rank),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
