@@ -29,11 +29,32 @@ static const mbd_lane_form *lane_form_for_cpu(int lanes)
     return NULL;
 }
 
-/* Whether the lane kernels cover the solver and model: bodies and poisson-ldlt, joints of
- * the four types they know, no friction (its iteration is one-state only). */
+/* The formulation that the solver has a lane form for, or 0. */
+static mbd_formulation lane_formulation(const mbd_solver *solver)
+{
+    return solver == &mbd_solver_bodies         ? MBD_ACCELERATION
+           : solver == &mbd_solver_poisson_ldlt ? MBD_MOMENTUM
+                                                : 0;
+}
+
+/* The widest lane form that the CPU runs, or NULL. */
+static const mbd_lane_form *widest_lane_form(void)
+{
+    const mbd_lane_form *form = lane_form_for_cpu(8);
+    return form ? form : lane_form_for_cpu(4);
+}
+
+int mbd_solver_lanes(const mbd_solver *solver, mbd_formulation form)
+{
+    const mbd_lane_form *widest = widest_lane_form();
+    return solver && widest && lane_formulation(solver) == form ? widest->lanes : 1;
+}
+
+/* Whether the lane kernels cover the solver and model: joints of the four types they
+ * know, no friction (its iteration is one-state only). */
 static int has_lane_form(const mbd_model *model, const mbd_solver *solver)
 {
-    if (model->has_friction || (solver != &mbd_solver_bodies && solver != &mbd_solver_poisson_ldlt))
+    if (model->has_friction || !lane_formulation(solver))
         return 0;
     for (int i = 0; i < model->nb; i++) {
         const mbd_joint_type type = model->joint[i].type;
@@ -50,9 +71,7 @@ static int choose_lanes(mbd_batch *batch, int lanes)
     batch->lanes = 1;
     if (lanes == 1)
         return 0;
-    const mbd_lane_form *form = lanes ? lane_form_for_cpu(lanes) : lane_form_for_cpu(8);
-    if (!lanes && !form)
-        form = lane_form_for_cpu(4);
+    const mbd_lane_form *form = lanes ? lane_form_for_cpu(lanes) : widest_lane_form();
     if (lanes && !form)
         return -1;
     if (form && has_lane_form(batch->model, batch->solver)) {
@@ -128,8 +147,8 @@ static unsigned solve_lanes(const mbd_model *model, const mbd_batch *batch, void
                             const double *tau, double *y, double *z)
 {
     const size_t nq = (size_t)model->nq, nv = (size_t)model->nv, k = (size_t)k0;
-    const int momentum = batch->solver == &mbd_solver_poisson_ldlt;
-    if (!batch->form || (z != NULL) != momentum)
+    const mbd_formulation form = z ? MBD_MOMENTUM : MBD_ACCELERATION;
+    if (!batch->form || lane_formulation(batch->solver) != form)
         return (1u << count) - 1;
     return batch->form->solve(model, lane_work, count, q + k * nq, x + k * nv,
                               tau ? tau + k * nv : NULL, y + k * nv, z ? z + k * nv : NULL);

@@ -227,6 +227,11 @@ void mbd_batch_free(mbd_batch *batch);
 /* The W and thread count that the batch runs with. */
 int mbd_batch_lanes(const mbd_batch *batch);
 int mbd_batch_threads(const mbd_batch *batch);
+/* The W that lanes 0 chooses for this solver's form on this CPU: 8, 4, or 1 where the
+ * solver has no lane form for it (bodies has one for the acceleration form, poisson-ldlt
+ * for the momentum form). A model with friction, or with a joint type that the lane
+ * kernels lack, runs the one-state loop whatever this says. */
+int mbd_solver_lanes(const mbd_solver *solver, mbd_formulation form);
 
 /* K states as rows: state k's q at q + k nq, its qd, tau and qdd at k nv (tau may be NULL:
  * zero). Any K >= 0, any alignment. Each state's result is mbd_forward's for it (to

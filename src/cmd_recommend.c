@@ -88,7 +88,8 @@ static int by_time(const void *a, const void *b)
 static int rank_variants(const char *cmd, recommendation *rec)
 {
     workload_variant variants[MAX_VARIANTS];
-    const int count = workload_variants(variants, MAX_VARIANTS);
+    const int count = rec->batch ? workload_batch_variants(variants, MAX_VARIANTS)
+                                 : workload_variants(variants, MAX_VARIANTS);
     for (int k = 0; k < count; k++) {
         if (!(variants[k].form & rec->forms) ||
             (mbd_model_nloops(rec->model) > 0 && !workload_variant_closes_loops(&variants[k])))
