@@ -21,7 +21,7 @@ static void *LANE_FN(lane_work_new)(const mbd_model *model)
     const size_t lanes = nb * (sizeof(lane_xform) + 2 * sizeof(lane_inertia)) / sizeof(lane) +
                          12 * nv + (size_t)model->ndd + nv + 30 * nb + nq + 4 * nv;
     lane_work *work = calloc(1, sizeof *work);
-    lane *block = aligned_alloc(64, lanes * sizeof(lane));
+    lane *block = aligned_alloc(64, (lanes * sizeof(lane) + 63) / 64 * 64); /* whole lines */
     if (!work || !block) {
         free(work);
         free(block);

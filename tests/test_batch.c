@@ -263,7 +263,8 @@ static void test_lanes_alignment_and_threads(void **state)
     const mbd_solver *bodies = mbd_solver_find("bodies");
     batch_states b = states_new(model, 45, 29);
     const size_t nq = (size_t)b.K * b.nq, nv = (size_t)b.K * b.nv;
-    double *base = aligned_alloc(64, (nq + 3 * nv + 8) * sizeof(double));
+    const size_t doubles = 1 + nq + 3 * nv; /* offset by one, then the rows */
+    double *base = aligned_alloc(64, (doubles + 7) / 8 * 64); /* whole 64-byte lines */
     assert_non_null(base);
     double *q = base + 1, *qd = q + nq, *tau = qd + nv, *out = tau + nv; /* 8 mod 64 */
     memcpy(q, b.q, nq * sizeof *q);
