@@ -66,8 +66,8 @@ MBD_INLINE void LANE_FN(bias_force_step)(const mbd_model *model, lane_work *work
         p[parent][r] += t[r];
 }
 
-/* U, D^-1; I^a = I^A - U D^-1 U^T carried to the parent, and p^A + I^a c with the bias
- * forces (S^T I^a c = 0, so u is unchanged by the I^a c term). */
+/* U, D^-1; I^a = I^A - U D^-1 U^T (left in work->IA) carried to the parent, and
+ * p^A + I^a c with the bias forces (S^T I^a c = 0, so u is unchanged by the I^a c term). */
 MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work, const lane *tau, int i,
                                 const mbd_joint_type type)
 {
@@ -80,13 +80,13 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
     if (LANE_FN(joint_block_inverse)(Dinv, D, n))
         return LANE_FN(singular_joint)(work, i);
     if (p >= 0) {
-        lane_inertia Ia = work->IA[i];
+        lane_inertia *Ia = &work->IA[i]; /* I^A_i becomes I^a_i in place (no copy) */
         LANE_FN(times_inverse)(UDinv, (const lane (*)[6])U, Dinv, n);
         for (int k = 0; k < n; k++)
-            LANE_FN(inertia_sub_outer)(&Ia, UDinv[k], U[k]);
-        LANE_FN(inertia_zero_subspace)(&Ia, type);
-        LANE_FN(inertia_add_congruence)(&work->IA[p], &work->X[i], &Ia);
-        LANE_FN(inertia_apply)(Iac, &Ia, work->c[i]);
+            LANE_FN(inertia_sub_outer)(Ia, UDinv[k], U[k]);
+        LANE_FN(inertia_zero_subspace)(Ia, type);
+        LANE_FN(inertia_add_congruence)(&work->IA[p], &work->X[i], Ia);
+        LANE_FN(inertia_apply)(Iac, Ia, work->c[i]);
         for (int r = 0; r < 6; r++)
             work->f[i][r] += Iac[r];
     }
