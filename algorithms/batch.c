@@ -32,9 +32,9 @@ static const mbd_lane_form *lane_form_for_cpu(int lanes)
 /* The formulation that the solver has a lane form for, or 0. */
 static mbd_formulation lane_formulation(const mbd_solver *solver)
 {
-    return solver == &mbd_solver_bodies         ? MBD_ACCELERATION
-           : solver == &mbd_solver_poisson_ldlt ? MBD_MOMENTUM
-                                                : 0;
+    return solver == &mbd_solver_bodies ? MBD_ACCELERATION
+           : solver == &mbd_solver_poisson_ldlt || solver == &mbd_solver_poisson_sweep ? MBD_MOMENTUM
+                                                                                      : 0;
 }
 
 /* The widest lane form that the CPU runs, or NULL. */
@@ -104,7 +104,7 @@ mbd_batch *mbd_batch_new(const mbd_model *model, const mbd_solver *solver, int t
     }
     for (int t = 0; t < batch->threads; t++)
         if (!(batch->works[t] = mbd_work_new(model, solver)) ||
-            (batch->form && !(batch->lane_works[t] = batch->form->work_new(model)))) {
+            (batch->form && !(batch->lane_works[t] = batch->form->work_new(model, solver)))) {
             mbd_batch_free(batch);
             return NULL;
         }

@@ -15,11 +15,12 @@ static void LANE_FN(inertia_load)(lane_inertia *restrict out, const mbd_inertia 
 }
 
 /* The lane arrays of lane_work, carved from one 64-byte-aligned block. */
-static void *LANE_FN(lane_work_new)(const mbd_model *model)
+static void *LANE_FN(lane_work_new)(const mbd_model *model, const mbd_solver *solver)
 {
     const size_t nb = (size_t)model->nb, nq = (size_t)model->nq, nv = (size_t)model->nv;
+    const size_t scratch = solver->scratch_doubles ? solver->scratch_doubles(model) : 0;
     const size_t lanes = nb * (sizeof(lane_xform) + 2 * sizeof(lane_inertia)) / sizeof(lane) +
-                         12 * nv + (size_t)model->ndd + nv + 30 * nb + nq + 4 * nv;
+                         12 * nv + (size_t)model->ndd + nv + 30 * nb + scratch + nq + 4 * nv;
     lane_work *work = calloc(1, sizeof *work);
     lane *block = aligned_alloc(64, (lanes * sizeof(lane) + 63) / 64 * 64); /* whole lines */
     if (!work || !block) {
@@ -27,6 +28,7 @@ static void *LANE_FN(lane_work_new)(const mbd_model *model)
         free(block);
         return NULL;
     }
+    work->solver = solver;
     work->X = (lane_xform *)block;
     work->IA = (lane_inertia *)(work->X + nb);
     work->inertia = work->IA + nb;
@@ -35,9 +37,10 @@ static void *LANE_FN(lane_work_new)(const mbd_model *model)
     lane *next = (lane *)(work->inertia + nb);
     lane **arrays[] = {&work->S, &work->U, &work->D, &work->u, (lane **)&work->v,
                        (lane **)&work->c, (lane **)&work->a, (lane **)&work->f,
-                       (lane **)&work->g, &work->q, &work->x, &work->tau, &work->y, &work->z};
+                       (lane **)&work->g, &work->scratch, &work->q, &work->x, &work->tau,
+                       &work->y, &work->z};
     const size_t sizes[] = {6 * nv, 6 * nv, (size_t)model->ndd, nv, 6 * nb, 6 * nb, 6 * nb,
-                            6 * nb, 6 * nb, nq, nv, nv, nv, nv};
+                            6 * nb, 6 * nb, scratch, nq, nv, nv, nv, nv};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
         *arrays[k] = next;
         next += sizes[k];
@@ -98,8 +101,11 @@ static unsigned LANE_FN(lanes_solve)(const mbd_model *model, void *opaque, int c
         return all;
     LANE_FN(tree_kinematics)(model, work, work->q);
     const lane *tau_lanes = tau ? work->tau : NULL;
-    if (z ? LANE_FN(ldlt_mom)(model, work, work->x, tau_lanes, work->y, work->z)
-          : LANE_FN(bodies_acc)(model, work, work->x, tau_lanes, work->y))
+    const int status =
+        !z                                           ? LANE_FN(bodies_acc)(model, work, work->x, tau_lanes, work->y)
+        : work->solver == &mbd_solver_poisson_ldlt ? LANE_FN(ldlt_mom)(model, work, work->x, tau_lanes, work->y, work->z)
+                                                     : LANE_FN(sweep_mom)(model, work, work->x, tau_lanes, work->y, work->z);
+    if (status)
         return all;
     unsigned failed = LANE_FN(scatter)(y, work->y, nv, count);
     if (z)

@@ -167,13 +167,14 @@ extern const mbd_solver mbd_solver_sparse;
 /* ---- many states at once (batch.c; lane forms in batch_x4.c, batch_x8.c) ---- */
 
 /* The lane form of the solvers of one width W: a group of count <= W states (rows as in
- * mbd_batch_forward) in lockstep, one per lane. solve runs bodies (z NULL: x is qd, y
- * qdd) or poisson-ldlt (x is p, y qd, z pd) and returns the mask of the states that it
- * could not solve (a non-finite or singular one in the group): those the caller solves
- * again one at a time, which gives each its own status. */
+ * mbd_batch_forward) in lockstep, one per lane. solve runs the workspace's solver: bodies
+ * (z NULL: x is qd, y qdd), poisson-ldlt or poisson-sweep (x is p, y qd, z pd), and
+ * returns the mask of the states that it could not solve (a non-finite or singular one in
+ * the group): those the caller solves again one at a time, which gives each its own
+ * status. */
 typedef struct {
     int lanes;
-    void *(*work_new)(const mbd_model *model);
+    void *(*work_new)(const mbd_model *model, const mbd_solver *solver);
     void (*work_free)(void *work);
     unsigned (*solve)(const mbd_model *model, void *work, int count, const double *q,
                       const double *x, const double *tau, double *y, double *z);

@@ -84,7 +84,9 @@ typedef struct {
     lane (*v)[6], (*c)[6], (*a)[6], (*f)[6], (*g)[6];
     lane_inertia *IA;
     lane_inertia *inertia; /* (nb) the model's body inertias */
+    lane *scratch;             /* the solver's scratch_doubles, in lanes */
     lane *q, *x, *tau, *y, *z; /* (nq) q; (nv) qd or p, tau, qdd or qd, pd */
+    const mbd_solver *solver;
     int failed_body;
 } lane_work;
 

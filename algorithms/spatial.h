@@ -46,22 +46,11 @@ static inline void xform_compose(mbd_xform *restrict out, const mbd_xform *A, co
     out->r[2] = B->r[2] + t[2];
 }
 
-/* out = M a (6x6 times 6) */
-static inline void mat6_apply(double *restrict out, const double *M, const double *a)
-{
-    for (int i = 0; i < 6; i++)
-        out[i] = dot6(M + 6 * i, a);
-}
-
 /* Spatial inertia about the frame origin of a body with mass m, centre of mass c and
  * rotational inertia Ic about c: [Ic - m cx cx, m cx; -m cx, m 1]. */
 void spatial_inertia(double *restrict out, double m, const double c[3], const double Ic[9]);
 
-/* The block form of a symmetric 6x6 matrix (its upper triangle), and back. */
+/* The block form of a symmetric 6x6 matrix (its upper triangle). */
 void inertia_from_matrix(mbd_inertia *out, const double *M);
-void inertia_to_matrix(double *out, const mbd_inertia *I);
-
-/* M_parent += X^T M X for any 6x6 M (no symmetry assumed). */
-void matrix_add_congruence(double *restrict M_parent, const mbd_xform *X, const double *M);
 
 #endif

@@ -229,7 +229,7 @@ int mbd_batch_lanes(const mbd_batch *batch);
 int mbd_batch_threads(const mbd_batch *batch);
 /* The W that lanes 0 chooses for this solver's form on this CPU: 8, 4, or 1 where the
  * solver has no lane form for it (bodies has one for the acceleration form, poisson-ldlt
- * for the momentum form). A model with friction, or with a joint type that the lane
+ * and poisson-sweep for the momentum form). A model with friction, or with a joint type that the lane
  * kernels lack, runs the one-state loop whatever this says. */
 int mbd_solver_lanes(const mbd_solver *solver, mbd_formulation form);
 

@@ -1,6 +1,6 @@
 /* test_batch.c: mbd_batch_* against one-state calls, state by state: odd K, tau NULL, a
  * non-finite state among good ones, both formulations, every solver; and the lane forms
- * (bodies, poisson-ldlt) at each width the CPU runs (1, 4, 8): lane by lane on random
+ * (bodies, poisson-ldlt, poisson-sweep) at each width the CPU runs (1, 4, 8): lane by lane on random
  * models of every joint type and shape, K = 1, W - 1, W + 1, 1000, unaligned rows,
  * threads 1..4 bit-identical, a singular and a NaN lane among good ones. */
 #include "support.h"
@@ -160,7 +160,7 @@ static mbd_batch *lane_batch(const mbd_model *model, const mbd_solver *solver, i
     return batch;
 }
 
-/* The batch call of the solver's formulation (bodies: acceleration, poisson-ldlt:
+/* The batch call of the solver's formulation (bodies: acceleration, the Poisson solvers:
  * momentum) into out (and out2). */
 static int run_lanes(const mbd_model *model, mbd_batch *batch, const mbd_solver *solver,
                      int K, const double *q, const double *x, const double *tau, double *out,
@@ -198,7 +198,7 @@ static void check_lanes(const mbd_model *model, const mbd_solver *solver, batch_
     mbd_batch_free(batch);
 }
 
-static const char *const lane_solvers[] = {"bodies", "poisson-ldlt"};
+static const char *const lane_solvers[] = {"bodies", "poisson-ldlt", "poisson-sweep"};
 
 static void test_lanes_random_models(void **state)
 {
@@ -207,7 +207,7 @@ static void test_lanes_random_models(void **state)
         for (int shape = SHAPE_CHAIN; shape <= SHAPE_RANDOM; shape++) {
             mbd_model *model = random_model(40 + 3 * type + shape, 13, type, (tree_shape)shape);
             for (int w = 0; w < 3; w++)
-                for (int s = 0; s < 2; s++) {
+                for (int s = 0; s < 3; s++) {
                     const int W = widths[w], Ks[] = {1, W + 1, W > 1 ? W - 1 : 2, 37};
                     for (int i = 0; i < 4; i++) {
                         batch_states b = states_new(model, Ks[i], 5 + i + 7 * w);
@@ -225,7 +225,7 @@ static void test_lanes_thousand_states(void **state)
     mbd_model *model = load_model("chain:n=20,joint=cardan");
     batch_states b = states_new(model, 1000, 17);
     for (int w = 0; w < 3; w++)
-        for (int s = 0; s < 2; s++)
+        for (int s = 0; s < 3; s++)
             check_lanes(model, mbd_solver_find(lane_solvers[s]), &b, 3, widths[w]);
     states_free(&b);
     mbd_model_free(model);
@@ -238,7 +238,7 @@ static void test_lanes_bad_states(void **state)
     (void)state;
     mbd_model *model = random_model(9, 7, -1, SHAPE_CHAIN);
     for (int w = 0; w < 3; w++)
-        for (int s = 0; s < 2; s++) {
+        for (int s = 0; s < 3; s++) {
             batch_states b = states_new(model, 2 * widths[w] + 5, 11);
             for (int j = 0; j < b.nq; j++)
                 b.q[3 * b.nq + j] = j % 2 ? 1e200 : -1e200;
@@ -303,7 +303,7 @@ static void test_lanes_choice(void **state)
     for (int s = 0; s < mbd_solver_count(); s++) {
         const mbd_solver *solver = mbd_solver_at(s);
         const char *name = mbd_solver_name(solver);
-        const int has_lanes = !strcmp(name, "bodies") || !strcmp(name, "poisson-ldlt");
+        const int has_lanes = !strcmp(name, "bodies") || !strncmp(name, "poisson-", 8);
         mbd_batch *batch = mbd_batch_new(model, solver, 1, 0);
         assert_int_equal(mbd_batch_lanes(batch), has_lanes ? widest : 1);
         mbd_batch_free(batch);
