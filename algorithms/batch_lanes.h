@@ -14,37 +14,58 @@ static void LANE_FN(inertia_load)(lane_inertia *restrict out, const mbd_inertia 
         out->B[k] = LANE_FN(lane_splat)(I->B[k]);
 }
 
-/* The lane arrays of lane_work, carved from one 64-byte-aligned block. */
-static void *LANE_FN(lane_work_new)(const mbd_model *model, const mbd_solver *solver)
+/* n lanes at *used lanes into block (block NULL: only counts them). */
+static lane *LANE_FN(take)(lane *block, size_t *used, size_t n)
+{
+    lane *p = block ? block + *used : NULL;
+    *used += n;
+    return p;
+}
+
+/* Points work's arrays into block, or with block NULL only counts them: the lanes used. */
+static size_t LANE_FN(lay_out)(lane_work *work, lane *block, const mbd_model *model, size_t scratch)
 {
     const size_t nb = (size_t)model->nb, nq = (size_t)model->nq, nv = (size_t)model->nv;
+    const size_t per_xform = sizeof(lane_xform) / sizeof(lane), per_inertia = sizeof(lane_inertia) / sizeof(lane);
+    size_t used = 0;
+    work->X = (lane_xform *)LANE_FN(take)(block, &used, nb * per_xform);
+    work->IA = (lane_inertia *)LANE_FN(take)(block, &used, nb * per_inertia);
+    work->inertia = (lane_inertia *)LANE_FN(take)(block, &used, nb * per_inertia);
+    work->S = LANE_FN(take)(block, &used, 6 * nv);
+    work->U = LANE_FN(take)(block, &used, 6 * nv);
+    work->D = LANE_FN(take)(block, &used, (size_t)model->ndd);
+    work->u = LANE_FN(take)(block, &used, nv);
+    work->v = (lane (*)[6])LANE_FN(take)(block, &used, 6 * nb);
+    work->c = (lane (*)[6])LANE_FN(take)(block, &used, 6 * nb);
+    work->a = (lane (*)[6])LANE_FN(take)(block, &used, 6 * nb);
+    work->f = (lane (*)[6])LANE_FN(take)(block, &used, 6 * nb);
+    work->g = (lane (*)[6])LANE_FN(take)(block, &used, 6 * nb);
+    work->scratch = LANE_FN(take)(block, &used, scratch);
+    work->q = LANE_FN(take)(block, &used, nq);
+    work->x = LANE_FN(take)(block, &used, nv);
+    work->tau = LANE_FN(take)(block, &used, nv);
+    work->y = LANE_FN(take)(block, &used, nv);
+    work->z = LANE_FN(take)(block, &used, nv);
+    return used;
+}
+
+/* The lane workspace of a model and solver: one 64-byte-aligned block, X first. */
+static void *LANE_FN(lane_work_new)(const mbd_model *model, const mbd_solver *solver)
+{
     const size_t scratch = solver->scratch_doubles ? solver->scratch_doubles(model) : 0;
-    const size_t lanes = nb * (sizeof(lane_xform) + 2 * sizeof(lane_inertia)) / sizeof(lane) +
-                         12 * nv + (size_t)model->ndd + nv + 30 * nb + scratch + nq + 4 * nv;
     lane_work *work = calloc(1, sizeof *work);
-    lane *block = aligned_alloc(64, (lanes * sizeof(lane) + 63) / 64 * 64); /* whole lines */
-    if (!work || !block) {
+    if (!work)
+        return NULL;
+    const size_t bytes = LANE_FN(lay_out)(work, NULL, model, scratch) * sizeof(lane);
+    lane *block = aligned_alloc(64, (bytes + 63) / 64 * 64); /* whole lines */
+    if (!block) {
         free(work);
-        free(block);
         return NULL;
     }
+    LANE_FN(lay_out)(work, block, model, scratch);
     work->solver = solver;
-    work->X = (lane_xform *)block;
-    work->IA = (lane_inertia *)(work->X + nb);
-    work->inertia = work->IA + nb;
-    for (size_t i = 0; i < nb; i++)
+    for (int i = 0; i < model->nb; i++)
         LANE_FN(inertia_load)(&work->inertia[i], &model->inertia[i]);
-    lane *next = (lane *)(work->inertia + nb);
-    lane **arrays[] = {&work->S, &work->U, &work->D, &work->u, (lane **)&work->v,
-                       (lane **)&work->c, (lane **)&work->a, (lane **)&work->f,
-                       (lane **)&work->g, &work->scratch, &work->q, &work->x, &work->tau,
-                       &work->y, &work->z};
-    const size_t sizes[] = {6 * nv, 6 * nv, (size_t)model->ndd, nv, 6 * nb, 6 * nb, 6 * nb,
-                            6 * nb, 6 * nb, scratch, nq, nv, nv, nv, nv};
-    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
-        *arrays[k] = next;
-        next += sizes[k];
-    }
     return work;
 }
 

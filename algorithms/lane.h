@@ -1,5 +1,6 @@
-/* lane.h: the lane type that the kernels of spatial_kernels.h, joint_kernels.h and
- * bodies_kernels.h are written over, so that one source of each recurrence compiles to
+/* lane.h: the lane type that the kernel headers (spatial_kernels.h, joint_kernels.h,
+ * bodies_kernels.h, poisson_ldlt_kernels.h, poisson_sweep_kernels.h, momentum_kernels.h)
+ * are written over, so that one source of each recurrence compiles to
  * one state (MBD_LANES 1: lane is double, the kernels keep their plain names and work on
  * mbd_xform, mbd_inertia, mbd_work) and to W states in lockstep (MBD_LANES 4 or 8: lane is
  * a gcc vector of W doubles, names get the suffix _x4 or _x8; batch_x4.c, batch_x8.c).
@@ -83,7 +84,7 @@ typedef struct {
     lane *S, *U, *D, *u;
     lane (*v)[6], (*c)[6], (*a)[6], (*f)[6], (*g)[6];
     lane_inertia *IA;
-    lane_inertia *inertia; /* (nb) the model's body inertias */
+    lane_inertia *inertia;     /* (nb) the model's body inertias */
     lane *scratch;             /* the solver's scratch_doubles, in lanes */
     lane *q, *x, *tau, *y, *z; /* (nq) q; (nv) qd or p, tau, qdd or qd, pd */
     const mbd_solver *solver;
