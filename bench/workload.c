@@ -37,10 +37,11 @@ int workload_batch_variants(workload_variant *out, int max)
     int total = count;
     for (int k = 0; k < count && total < max; k++)
         if (mbd_solver_lanes(out[k].solver, out[k].form) > 1) {
-            out[total] = out[k];
-            out[total].lanes = 0;
-            snprintf(out[total].name, sizeof out[total].name, "%.40s-simd", out[k].name);
-            total++;
+            const workload_variant one_state = out[k];
+            workload_variant *simd = &out[total++];
+            *simd = one_state;
+            simd->lanes = 0;
+            snprintf(simd->name, sizeof simd->name, "%.40s-simd", one_state.name);
         }
     return total;
 }
