@@ -29,7 +29,7 @@ do for [family in batch_families] {
     set yrange [*:*]
     plot for [v = 1:nvariants] for [j = 1:words(batch_ns)] file \
         using 5:(is(1, family) && is(2, word(variants, v)) && $3 == word(batch_ns, j) ? $7 : NaN) \
-        with linespoints lt colour(word(variants, v)) dt (simd(word(variants, v)) ? 2 : 1) pt 4 + 2 * j \
+        with linespoints lt colour(word(variants, v)) dt 1 + simd(word(variants, v)) pt 4 + 2 * j \
         title sprintf("%s N=%s", word(variants, v), word(batch_ns, j))
     set title family.": parallel efficiency T_1 / (p T_p)"
     set ylabel "efficiency"
@@ -38,7 +38,7 @@ do for [family in batch_families] {
     set yrange [0 : 1.15]
     plot for [v = 1:nvariants] for [j = 1:words(batch_ns)] file \
         using 5:(is(1, family) && is(2, word(variants, v)) && $3 == word(batch_ns, j) ? $8 : NaN) \
-        with linespoints lt colour(word(variants, v)) dt (simd(word(variants, v)) ? 2 : 1) pt 4 + 2 * j, \
+        with linespoints lt colour(word(variants, v)) dt 1 + simd(word(variants, v)) pt 4 + 2 * j, \
         0.9 dt 2 lc rgb "#CC0000" lw 1.5 title "target 90%"
 }
 unset multiplot
