@@ -320,6 +320,30 @@ static void test_lanes_choice(void **state)
     mbd_model_free(model);
 }
 
+/* mbd recommend --batch ranks the SIMD forms with the others: bodies-simd among the rows,
+ * named by its solver and W where the CPU has lanes, absent where it has none. */
+static void test_recommend_ranks_simd(void **state)
+{
+    (void)state;
+    json_t *root = run_json("recommend chain:n=3,joint=revolute --formulation acceleration --batch 16 --json");
+    const int W = mbd_solver_lanes(mbd_solver_find("bodies"), MBD_ACCELERATION);
+    json_t *ranking = json_object_get(root, "ranking"), *row;
+    size_t k;
+    int simd_rows = 0;
+    json_array_foreach(ranking, k, row) {
+        const char *variant = json_string_value(json_object_get(row, "variant"));
+        assert_non_null(variant);
+        if (strcmp(variant, "bodies-simd") != 0)
+            continue;
+        simd_rows++;
+        assert_string_equal(json_string_value(json_object_get(row, "solver")), "bodies");
+        assert_int_equal(json_integer_value(json_object_get(row, "lanes")), W);
+    }
+    assert_int_equal(simd_rows, W > 1);
+    assert_true(json_array_size(ranking) >= 3u + (W > 1));
+    json_decref(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +355,7 @@ int main(void)
         cmocka_unit_test(test_lanes_bad_states),
         cmocka_unit_test(test_lanes_alignment_and_threads),
         cmocka_unit_test(test_lanes_choice),
+        cmocka_unit_test(test_recommend_ranks_simd),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
