@@ -14,7 +14,7 @@ CFLAGS  += -std=c11 -ffp-contract=fast -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow 
 OPENBLAS_DIR := /usr/lib/$(shell $(CC) -print-multiarch)/openblas-openmp
 BLAS_LIBS := $(OPENBLAS_DIR)/libopenblas.so.0 -Wl,--disable-new-dtags,-rpath,$(OPENBLAS_DIR)
 LDLIBS  += -lsundials_arkode -lsundials_cvode -lsundials_nvecserial -ljansson $(BLAS_LIBS) \
-           -llapacke -lm -fopenmp
+           -llapacke -lmvec -lm -fopenmp
 
 BUILD   := build
 LIB     := $(BUILD)/libmbd.a

@@ -1,5 +1,8 @@
-/* batch.c: K states per call (mbd_batch_*): OpenMP threads over the states, one
- * workspace per thread, each state solved by the one-state solver. */
+/* batch.c: K states per call (mbd_batch_*): OpenMP threads over groups of W states, each
+ * group solved in lockstep by the solver's lane form (batch_x4.c, batch_x8.c) where it
+ * has one, else state by state by the one-state solver; one workspace per thread. States
+ * that a lane group could not solve (non-finite, singular) are solved again one at a
+ * time, so that each gets its own status and the others keep their lane results. */
 #include "internal.h"
 
 #include <omp.h>
@@ -9,13 +12,79 @@ struct mbd_batch {
     const mbd_model *model;
     const mbd_solver *solver;
     int threads, lanes;
-    mbd_work **works; /* (threads) */
+    const mbd_lane_form *form; /* NULL: one state at a time (lanes 1) */
+    mbd_work **works;          /* (threads) */
+    void **lane_works;         /* (threads) the form's workspaces */
 };
+
+/* The lane form of this width that the CPU can run, or NULL. */
+static const mbd_lane_form *lane_form_for_cpu(int lanes)
+{
+    __builtin_cpu_init();
+    if (lanes == 8)
+        return __builtin_cpu_supports("avx512f") ? &mbd_lane_form_x8 : NULL;
+    if (lanes == 4)
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? &mbd_lane_form_x4
+                                                                               : NULL;
+    return NULL;
+}
+
+/* The formulation that the solver has a lane form for, or 0. */
+static mbd_formulation lane_formulation(const mbd_solver *solver)
+{
+    return solver == &mbd_solver_bodies ? MBD_ACCELERATION
+           : solver == &mbd_solver_poisson_ldlt || solver == &mbd_solver_poisson_sweep ? MBD_MOMENTUM
+                                                                                      : 0;
+}
+
+/* The widest lane form that the CPU runs, or NULL. */
+static const mbd_lane_form *widest_lane_form(void)
+{
+    const mbd_lane_form *form = lane_form_for_cpu(8);
+    return form ? form : lane_form_for_cpu(4);
+}
+
+int mbd_solver_lanes(const mbd_solver *solver, mbd_formulation form)
+{
+    const mbd_lane_form *widest = widest_lane_form();
+    return solver && widest && lane_formulation(solver) == form ? widest->lanes : 1;
+}
+
+/* Whether the lane kernels cover the solver and model: joints of the four types they
+ * know, no friction (its iteration is one-state only). */
+static int has_lane_form(const mbd_model *model, const mbd_solver *solver)
+{
+    if (model->has_friction || !lane_formulation(solver))
+        return 0;
+    for (int i = 0; i < model->nb; i++) {
+        const mbd_joint_type type = model->joint[i].type;
+        if (type != MBD_REVOLUTE && type != MBD_PRISMATIC && type != MBD_CYLINDRICAL &&
+            type != MBD_CARDAN)
+            return 0;
+    }
+    return 1;
+}
+
+/* Sets batch->form and lanes from the request; -1 if the CPU cannot run a forced width. */
+static int choose_lanes(mbd_batch *batch, int lanes)
+{
+    batch->lanes = 1;
+    if (lanes == 1)
+        return 0;
+    const mbd_lane_form *form = lanes ? lane_form_for_cpu(lanes) : widest_lane_form();
+    if (lanes && !form)
+        return -1;
+    if (form && has_lane_form(batch->model, batch->solver)) {
+        batch->form = form;
+        batch->lanes = form->lanes;
+    }
+    return 0;
+}
 
 mbd_batch *mbd_batch_new(const mbd_model *model, const mbd_solver *solver, int threads,
                          int lanes)
 {
-    if (!model || !solver || threads < 0 || lanes < 0 || lanes > 1)
+    if (!model || !solver || threads < 0 || (lanes != 0 && lanes != 1 && lanes != 4 && lanes != 8))
         return NULL;
     mbd_batch *batch = calloc(1, sizeof *batch);
     if (!batch)
@@ -23,14 +92,19 @@ mbd_batch *mbd_batch_new(const mbd_model *model, const mbd_solver *solver, int t
     batch->model = model;
     batch->solver = solver;
     batch->threads = threads ? threads : omp_get_max_threads();
-    batch->lanes = 1;
-    batch->works = calloc((size_t)batch->threads, sizeof *batch->works);
-    if (!batch->works) {
+    if (choose_lanes(batch, lanes)) {
         free(batch);
         return NULL;
     }
+    batch->works = calloc((size_t)batch->threads, sizeof *batch->works);
+    batch->lane_works = calloc((size_t)batch->threads, sizeof *batch->lane_works);
+    if (!batch->works || !batch->lane_works) {
+        mbd_batch_free(batch);
+        return NULL;
+    }
     for (int t = 0; t < batch->threads; t++)
-        if (!(batch->works[t] = mbd_work_new(model, solver))) {
+        if (!(batch->works[t] = mbd_work_new(model, solver)) ||
+            (batch->form && !(batch->lane_works[t] = batch->form->work_new(model, solver)))) {
             mbd_batch_free(batch);
             return NULL;
         }
@@ -41,9 +115,14 @@ void mbd_batch_free(mbd_batch *batch)
 {
     if (!batch)
         return;
-    for (int t = 0; batch->works && t < batch->threads; t++)
-        mbd_work_free(batch->works[t]);
+    for (int t = 0; t < batch->threads; t++) {
+        if (batch->works)
+            mbd_work_free(batch->works[t]);
+        if (batch->lane_works && batch->form)
+            batch->form->work_free(batch->lane_works[t]);
+    }
     free(batch->works);
+    free(batch->lane_works);
     free(batch);
 }
 
@@ -61,24 +140,48 @@ static int solve_state(const mbd_model *model, mbd_work *work, size_t k, const d
              : mbd_forward(model, work, q + k * nq, x + k * nv, tau_k, y + k * nv);
 }
 
-/* Rows of K states over the threads. The first failed state is found by a min-reduction
- * of k * 32 - status (statuses lie in -31..0), so that its status comes with it. */
+/* The states k0 .. k0 + count - 1 that the lane form could not solve, as a mask; all of
+ * them where the batch has no lane form for this formulation (z: momentum). */
+static unsigned solve_lanes(const mbd_model *model, const mbd_batch *batch, void *lane_work,
+                            int k0, int count, const double *q, const double *x,
+                            const double *tau, double *y, double *z)
+{
+    const size_t nq = (size_t)model->nq, nv = (size_t)model->nv, k = (size_t)k0;
+    const mbd_formulation form = z ? MBD_MOMENTUM : MBD_ACCELERATION;
+    if (!batch->form || lane_formulation(batch->solver) != form)
+        return (1u << count) - 1;
+    return batch->form->solve(model, lane_work, count, q + k * nq, x + k * nv,
+                              tau ? tau + k * nv : NULL, y + k * nv, z ? z + k * nv : NULL);
+}
+
+/* Groups of W states over the threads (a fixed grouping, so that results do not depend
+ * on the thread count). The first failed state is found by a min-reduction of
+ * k * 32 - status (statuses lie in -31..0), so that its status comes with it. */
 static int batch_run(const mbd_model *model, mbd_batch *batch, int K, const double *q,
                      const double *x, const double *tau, double *y, double *z, int *status)
 {
     if (!batch || batch->model != model || K < 0 || (K > 0 && (!q || !x || !y)))
         return MBD_EINVAL;
+    const int W = batch->lanes, groups = (K + W - 1) / W;
     long long first_failure = (long long)K * 32;
 #pragma omp parallel num_threads(batch->threads) reduction(min : first_failure)
     {
-        mbd_work *work = batch->works[omp_get_thread_num()];
+        const int thread = omp_get_thread_num();
+        mbd_work *work = batch->works[thread];
 #pragma omp for schedule(static)
-        for (int k = 0; k < K; k++) {
-            const int rc = solve_state(model, work, (size_t)k, q, x, tau, y, z);
-            if (status)
-                status[k] = rc;
-            if (rc && (long long)k * 32 - rc < first_failure)
-                first_failure = (long long)k * 32 - rc;
+        for (int g = 0; g < groups; g++) {
+            const int k0 = g * W, count = K - k0 < W ? K - k0 : W;
+            const unsigned again = solve_lanes(model, batch, batch->lane_works[thread], k0,
+                                               count, q, x, tau, y, z);
+            for (int w = 0; w < count; w++) {
+                const int k = k0 + w;
+                const int rc = again >> w & 1 ? solve_state(model, work, (size_t)k, q, x, tau, y, z)
+                                              : MBD_OK;
+                if (status)
+                    status[k] = rc;
+                if (rc && (long long)k * 32 - rc < first_failure)
+                    first_failure = (long long)k * 32 - rc;
+            }
         }
     }
     return -(int)(first_failure % 32);

@@ -95,18 +95,11 @@ struct mbd_solver {
     mbd_solve_mom_fn solve_mom;      /* NULL if the momentum form is not offered */
 };
 
-/* ---- joints (joints.c) ---- */
-
-/* X = X_J(q) X_T: parent frame -> body frame, and the motion subspace S(q) in body
- * coordinates (nv columns of 6), which maps the joint's velocity coordinates to the body's
- * velocity relative to the joint frame. */
-void joint_kinematics(mbd_xform *X, double *S, const mbd_joint *joint, const double *q,
-                      const mbd_xform *XT);
-/* c_J = (dS/dt) qd in body coordinates (zero where S is constant); S = S(q). */
-void joint_bias(double out[6], const mbd_joint *joint, const double *S, const double *qd);
-/* out[k] += ((dS/dq_k) qd)^T mu: the part of dT/dq_k that comes from S depending on q. */
-void joint_dS_dq_dot(double *out, const mbd_joint *joint, const double *S, const double *qd,
-                     const double mu[6]);
+/* ---- joints and joint-space blocks: the one-state kernels (see joint_kernels.h) ---- */
+#define MBD_LANES 1
+#include "lane.h"
+#include "joint_kernels.h"
+#include "lane_end.h"
 
 /* ---- kinematics and shared passes (kinematics.c) ---- */
 
@@ -170,6 +163,23 @@ extern const mbd_solver mbd_solver_bodies;
 extern const mbd_solver mbd_solver_poisson_sweep;
 extern const mbd_solver mbd_solver_poisson_ldlt;
 extern const mbd_solver mbd_solver_sparse;
+
+/* ---- many states at once (batch.c; lane forms in batch_x4.c, batch_x8.c) ---- */
+
+/* The lane form of the solvers of one width W: a group of count <= W states (rows as in
+ * mbd_batch_forward) in lockstep, one per lane. solve runs the workspace's solver: bodies
+ * (z NULL: x is qd, y qdd), poisson-ldlt or poisson-sweep (x is p, y qd, z pd), and
+ * returns the mask of the states that it could not solve (a non-finite or singular one in
+ * the group): those the caller solves again one at a time, which gives each its own
+ * status. */
+typedef struct {
+    int lanes;
+    void *(*work_new)(const mbd_model *model, const mbd_solver *solver);
+    void (*work_free)(void *work);
+    unsigned (*solve)(const mbd_model *model, void *work, int count, const double *q,
+                      const double *x, const double *tau, double *y, double *z);
+} mbd_lane_form;
+extern const mbd_lane_form mbd_lane_form_x4, mbd_lane_form_x8;
 
 /* After mbd_kinematics: the full row-major H^-1, exactly symmetric, by the
  * articulated-body recursion in O(N^2) (minverse.c). */

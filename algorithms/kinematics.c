@@ -6,6 +6,11 @@
 #include <math.h>
 #include <string.h>
 
+#define MBD_LANES 1
+#include "lane.h"
+#include "momentum_kernels.h"
+#include "lane_end.h"
+
 int check_finite(const double *x, int n)
 {
     for (int k = 0; k < n; k++)
@@ -19,10 +24,7 @@ int mbd_kinematics(const mbd_model *model, mbd_work *work, const double *q)
 {
     if (check_finite(q, model->nq))
         return MBD_ENONFINITE;
-    for (int i = 0; i < model->nb; i++) {
-        joint_kinematics(&work->X[i], work->S + 6 * model->v0[i], &model->joint[i],
-                         q + model->q0[i], &model->Xtree[i]);
-    }
+    tree_kinematics(model, work, q);
     return MBD_OK;
 }
 
@@ -53,18 +55,6 @@ void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *q
         xform_motion(work->v[i], &work->X[i], work->v[p]);
         for (int r = 0; r < 6; r++)
             work->v[i][r] += vJ[r];
-    }
-}
-
-/* a_g,i = X_i a_g,lambda with a_g,0 = (0; g), then the wrench I_i a_g,i. */
-void gravity_wrenches(const mbd_model *model, mbd_work *work, double (*out)[6])
-{
-    const double ag0[6] = {0, 0, 0, model->gravity[0], model->gravity[1], model->gravity[2]};
-    double (*ag)[6] = work->a;
-    for (int i = 0; i < model->nb; i++) {
-        const int p = model->parent[i];
-        xform_motion(ag[i], &work->X[i], p < 0 ? ag0 : ag[p]);
-        inertia_apply(out[i], &model->inertia[i], ag[i]);
     }
 }
 
@@ -171,42 +161,6 @@ void subtree_momenta(const mbd_model *model, mbd_work *work, double (*mu)[6])
                 mu[p][r] += t[r];
         }
     }
-}
-
-/* pd_i = tau_i + S_i^T f^B_i + (dv_i/dq_i)^T mu_i, where f^B_i is the gravity on the
- * subtree of i and dv_i/dq_k = -(S_k x) X_i v_lambda + (dS/dq_k) qd, so that
- * (dv_i/dq_k)^T mu = -S_k^T (w x* mu) + ((dS/dq_k) qd)^T mu with w = v_i - S_i qd_i. */
-MBD_INLINE void momentum_rate_step(const mbd_model *model, mbd_work *work, const double (*mu)[6],
-                                   const double *qd, const double *tau, double *pd, int i,
-                                   const mbd_joint_type type)
-{
-    double (*fB)[6] = work->g;
-    const int p = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
-    const double *S = work->S + 6 * v0;
-    double w[6], wxmu[6], dT[2] = {0.0, 0.0};
-    memcpy(w, work->v[i], sizeof w);
-    for (int k = 0; k < nv; k++)
-        column_add(w, type, S, k, -qd[v0 + k]);
-    cross_force(wxmu, w, mu[i]);
-    if (type == MBD_CARDAN)
-        joint_dS_dq_dot(dT, &model->joint[i], S, qd + v0, mu[i]);
-    for (int k = 0; k < nv; k++)
-        pd[v0 + k] = (tau ? tau[v0 + k] : 0.0) + column_dot(type, S, k, fB[i]) -
-                     column_dot(type, S, k, wxmu) + dT[k];
-    if (p >= 0) {
-        double t[6];
-        xform_force_t(t, &work->X[i], fB[i]);
-        for (int r = 0; r < 6; r++)
-            fB[p][r] += t[r];
-    }
-}
-
-void momentum_rates(const mbd_model *model, mbd_work *work, const double (*mu)[6],
-                    const double *qd, const double *tau, double *pd)
-{
-    gravity_wrenches(model, work, work->g);
-    for (int i = model->nb - 1; i >= 0; i--)
-        DISPATCH_JOINT(model->joint[i].type, momentum_rate_step, model, work, mu, qd, tau, pd, i);
 }
 
 void momentum_rates_from_qd(const mbd_model *model, mbd_work *work, const double *qd,

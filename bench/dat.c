@@ -101,7 +101,7 @@ static int write_ratio(FILE *out, void *ctx)
 static int write_batch(FILE *out, void *ctx)
 {
     const bench_results *results = ctx;
-    fprintf(out, "# family variant n k threads median_ns states_per_second efficiency\n");
+    fprintf(out, "# family variant n k threads median_ns states_per_second efficiency ns_per_body_state\n");
     for (int k = 0; k < results->count; k++) {
         const bench_record *r = &results->records[k];
         if (r->key.suite != SUITE_BATCH)
@@ -111,6 +111,7 @@ static int write_batch(FILE *out, void *ctx)
         put(out, 1e9 * bench_time_stat(r, STAT_MEDIAN));
         put(out, bench_counter_median(r, "states_per_second"));
         put(out, bench_counter_median(r, "efficiency"));
+        put(out, bench_counter_median(r, "ns_per_body"));
         fputc('\n', out);
     }
     return ferror(out);

@@ -85,11 +85,12 @@ static int visit_instances(const bench_config *config, bench_job *job, job_fn fn
 static int for_each_job(const bench_config *config, job_fn fn, void *ctx)
 {
     workload_variant variants[MAX_VARIANTS];
-    const int nvariants = workload_variants(variants, MAX_VARIANTS);
     int failed = 0, group = 0;
     for (int suite = 0; suite < SUITE_COUNT; suite++) {
         if (!(config->suites & SUITE_BIT(suite)))
             continue;
+        const int nvariants = suite == SUITE_BATCH ? workload_batch_variants(variants, MAX_VARIANTS)
+                                                   : workload_variants(variants, MAX_VARIANTS);
         for (int f = 0; f < FAMILY_COUNT; f++) {
             if (!(families[f].suites & SUITE_BIT(suite)))
                 continue;

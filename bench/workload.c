@@ -22,12 +22,28 @@ int workload_variants(workload_variant *out, int max)
             workload_variant *v = &out[count++];
             v->solver = solver;
             v->form = forms[f];
+            v->lanes = 1;
             const int both = offered == (MBD_ACCELERATION | MBD_MOMENTUM);
             snprintf(v->name, sizeof v->name, "%s%s", mbd_solver_name(solver),
                      both && forms[f] == MBD_MOMENTUM ? "-momentum" : "");
         }
     }
     return count;
+}
+
+int workload_batch_variants(workload_variant *out, int max)
+{
+    const int count = workload_variants(out, max);
+    int total = count;
+    for (int k = 0; k < count && total < max; k++)
+        if (mbd_solver_lanes(out[k].solver, out[k].form) > 1) {
+            const workload_variant one_state = out[k];
+            workload_variant *simd = &out[total++];
+            *simd = one_state;
+            simd->lanes = 0;
+            snprintf(simd->name, sizeof simd->name, "%.40s-simd", one_state.name);
+        }
+    return total;
 }
 
 /* splitmix64: a fixed seed gives the same states on every machine. */
@@ -98,6 +114,9 @@ static int allocate(workload *w)
     for (int t = 0; t < w->nworks; t++)
         if (!(w->works[t] = mbd_work_new(w->model, w->variant.solver)))
             return MBD_ENOMEM;
+    if (mbd_model_nloops(w->model) == 0 &&
+        !(w->batch = mbd_batch_new(w->model, w->variant.solver, w->nworks, w->variant.lanes)))
+        return MBD_ENOMEM;
     return MBD_OK;
 }
 
@@ -131,6 +150,7 @@ void workload_free(workload *w)
 {
     for (int t = 0; w->works && t < w->nworks; t++)
         mbd_work_free(w->works[t]);
+    mbd_batch_free(w->batch);
     free(w->works);
     free(w->q);
     memset(w, 0, sizeof *w);
@@ -163,6 +183,15 @@ int workload_call_body(void *ctx, long iterations)
 /* All states once; the least (most negative) status wins. */
 static int batch_once(const workload *w)
 {
+    if (w->batch) {
+        int status = w->variant.form == MBD_MOMENTUM
+                         ? mbd_batch_forward_momentum(w->model, w->batch, w->nstates, w->q, w->v,
+                                                      w->tau, w->out, w->pd, NULL)
+                         : mbd_batch_forward(w->model, w->batch, w->nstates, w->q, w->v, w->tau,
+                                             w->out, NULL);
+        timing_clobber();
+        return status;
+    }
     int worst = MBD_OK;
 #pragma omp parallel num_threads(w->threads) reduction(min : worst)
     {

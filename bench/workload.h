@@ -11,16 +11,22 @@
 #define WORKLOAD_CALL_STATES 16
 
 /* A solver in one of its formulations: "dense", "dense-momentum", "bodies", ... The
- * suffix appears only when the solver offers both forms. */
+ * suffix appears only when the solver offers both forms. A batch runs one state at a time
+ * (lanes 1) or, in the "-simd" variants, W states in lockstep (lanes 0: the batch API's
+ * choice from the CPU). */
 typedef struct {
     const mbd_solver *solver;
     mbd_formulation form;
+    int lanes;
     char name[48];
 } workload_variant;
 
 /* Every registered solver in every formulation it offers, in table order; returns how
  * many (at most max). */
 int workload_variants(workload_variant *out, int max);
+/* The same, then for batches the "-simd" variants of those with a lane form on this CPU
+ * (mbd_solver_lanes > 1), such as "bodies-simd". */
+int workload_batch_variants(workload_variant *out, int max);
 
 /* Whether the variant solves models with loops: the acceleration form of a solver with a
  * constrained route (dense, bodies). */
@@ -38,6 +44,7 @@ typedef struct {
     mbd_work **works; /* (nworks) one per thread */
     int nworks;
     int threads;      /* threads of the batch body, 1..nworks */
+    mbd_batch *batch; /* nworks threads, the variant's lanes; NULL for a model with loops */
 } workload;
 
 /* Draws nstates states from seed and allocates nworks workspaces. Returns MBD_OK or a
@@ -55,8 +62,10 @@ int workload_eval(const workload *w, mbd_work *work, int s);
 
 /* timing_body: iteration i evaluates state i mod nstates with works[0]. */
 int workload_call_body(void *w, long iterations);
-/* timing_body: each iteration evaluates all nstates states on w->threads OpenMP threads,
- * schedule(static), one workspace per thread. */
+/* timing_body: each iteration evaluates all nstates states as one batch of the batch API
+ * (mbd_batch_forward, mbd_batch_forward_momentum) on w->threads threads; a model with
+ * loops (which the batch API does not close) by one-state calls over w->threads OpenMP
+ * threads, schedule(static), one workspace per thread. */
 int workload_batch_body(void *w, long iterations);
 
 /* OpenBLAS's own controls (libopenblas provides them; its cblas.h would bring all of

@@ -219,7 +219,9 @@ int mbd_solve_momentum(const mbd_model *model, mbd_work *work, const double *p,
  * has a lane form, one state at a time otherwise. Made once; the calls allocate nothing.
  * threads: 0 means omp_get_max_threads(). lanes: 0 chooses W from the CPU at run time (8
  * with AVX-512, 4 with AVX2, else 1); 1 forces the one-state loop; 4 or 8 force that
- * width (NULL where the CPU cannot run it). NULL also on bad arguments or no memory. */
+ * width (NULL where the CPU cannot run it). A solver or model without a lane form (see
+ * mbd_solver_lanes) runs the one-state loop whatever lanes asks, and mbd_batch_lanes
+ * says 1. NULL also on bad arguments or no memory. */
 typedef struct mbd_batch mbd_batch;
 mbd_batch *mbd_batch_new(const mbd_model *model, const mbd_solver *solver, int threads,
                          int lanes);
@@ -227,6 +229,11 @@ void mbd_batch_free(mbd_batch *batch);
 /* The W and thread count that the batch runs with. */
 int mbd_batch_lanes(const mbd_batch *batch);
 int mbd_batch_threads(const mbd_batch *batch);
+/* The W that lanes 0 chooses for this solver's form on this CPU: 8, 4, or 1 where the
+ * solver has no lane form for it (bodies has one for the acceleration form, poisson-ldlt
+ * and poisson-sweep for the momentum form). A model with friction, or with a joint type that the lane
+ * kernels lack, runs the one-state loop whatever this says. */
+int mbd_solver_lanes(const mbd_solver *solver, mbd_formulation form);
 
 /* K states as rows: state k's q at q + k nq, its qd, tau and qdd at k nv (tau may be NULL:
  * zero). Any K >= 0, any alignment. Each state's result is mbd_forward's for it (to

@@ -123,10 +123,14 @@ the crosses time the whole step at once, as a check on the split. $(summary phas
 
 EOF
 
-chart batch "4. OpenMP batches: throughput and parallel efficiency"
+chart batch "4. Batches: throughput and parallel efficiency, one state at a time and in SIMD lanes"
 cat <<EOF
-K random states per batch, \`#pragma omp parallel for schedule(static)\`, one workspace per
-thread, OpenBLAS pinned to one thread; efficiency = T1 / (p · Tp). $(summary batch)
+K random states per batch through the batch API (\`mbd_batch_forward\`,
+\`mbd_batch_forward_momentum\`): OpenMP threads over groups of W states, schedule(static),
+one workspace per thread, OpenBLAS pinned to one thread. A solver's plain row runs its
+one-state solver (W = 1); its \`-simd\` row (dashed) runs W states in lockstep, one per
+SIMD lane (W = 4 with AVX2, 8 with AVX-512, chosen from the CPU). Efficiency =
+T1 / (p · Tp). $(summary batch)
 OMP_WAIT_POLICY was $(field omp_wait_policy): libgomp's threads spin at the batch's closing
 barrier unless it is \`passive\`, and when other processes want the cores too, spinning
 threads take them from the threads still working; compare a rerun with

@@ -61,6 +61,7 @@ FILENAME ~ /phases\.dat$/ {
 FILENAME ~ /batch\.dat$/ {
     rate[$1, $2, $3, $5] = $7
     efficiency[$1, $2, $3, $5] = $8
+    per_body_state[$1, $2, $3, $5] = $9
     batch_k = $4
     remember(batch_families, "batch_family", $1)
     remember(batch_variants, "batch_variant", $2)
@@ -184,6 +185,22 @@ function efficiency_target(    f, v, i, key, worst, where) {
                    sprintf("worst %.0f%% (%s)", 100 * worst, where), worst >= 0.9 ? "PASS" : "MISS")
 }
 
+# Issue 12: the worst ns per body per state of the SIMD bodies batch on one thread, on the
+# batch families whose joints match (autotree-chain: 1 DOF, chain-cardan: 2 DOF), N >= 10.
+function simd_target(family, limit, joints,    i, key, worst, where) {
+    worst = -1
+    for (i = 1; i <= count["batch_n"]; i++) {
+        key = family SUBSEP "bodies-simd" SUBSEP batch_ns[i] SUBSEP 1
+        if (batch_ns[i] >= 10 && (key in per_body_state) && measured(per_body_state[key]) && per_body_state[key] > worst) {
+            worst = per_body_state[key]
+            where = "N = " batch_ns[i]
+        }
+    }
+    target_row(sprintf("bodies-simd ≤ %d ns per body per state on one thread, %s (%s)", limit, joints, family),
+               worst < 0 ? "not measured" : sprintf("worst %.1f (%s)", worst, where),
+               worst < 0 ? "n/a" : worst <= limit ? "PASS" : "MISS")
+}
+
 function print_targets() {
     print "| target | measured | result |"
     print "|---|---|---|"
@@ -194,6 +211,8 @@ function print_targets() {
     linear_target()
     scaling_target()
     efficiency_target()
+    simd_target("autotree-chain", 10, "1-DOF joints")
+    simd_target("chain-cardan", 20, "2-DOF joints")
 }
 
 # ---- chart 1: time per call -----------------------------------------------------------

@@ -88,7 +88,8 @@ static int by_time(const void *a, const void *b)
 static int rank_variants(const char *cmd, recommendation *rec)
 {
     workload_variant variants[MAX_VARIANTS];
-    const int count = workload_variants(variants, MAX_VARIANTS);
+    const int count = rec->batch ? workload_batch_variants(variants, MAX_VARIANTS)
+                                 : workload_variants(variants, MAX_VARIANTS);
     for (int k = 0; k < count; k++) {
         if (!(variants[k].form & rec->forms) ||
             (mbd_model_nloops(rec->model) > 0 && !workload_variant_closes_loops(&variants[k])))
@@ -157,10 +158,12 @@ static void print_json(const recommendation *rec)
     json_t *ranking = json_array();
     for (int k = 0; k < rec->count; k++) {
         const ranked *row = &rec->rows[k];
+        const int lanes = row->variant.lanes ? row->variant.lanes
+                                             : mbd_solver_lanes(row->variant.solver, row->variant.form);
         json_array_append_new(ranking, json_pack(
-            "{s:s, s:s, s:s, s:f, s:f, s:f}", "solver", mbd_solver_name(row->variant.solver),
-            "variant", row->variant.name, "formulation", form_name(row->variant.form),
-            "median_ns", 1e9 * row->seconds, "cv", row->cv, "ratio_to_fastest",
+            "{s:s, s:s, s:s, s:i, s:f, s:f, s:f}", "solver", mbd_solver_name(row->variant.solver),
+            "variant", row->variant.name, "formulation", form_name(row->variant.form), "lanes",
+            lanes, "median_ns", 1e9 * row->seconds, "cv", row->cv, "ratio_to_fastest",
             row->seconds / rec->rows[0].seconds));
     }
     json_t *root = json_pack("{s:s, s:i, s:i, s:i, s:i, s:o, s:s}", "model",

@@ -1,8 +1,12 @@
 /* test_batch.c: mbd_batch_* against one-state calls, state by state: odd K, tau NULL, a
- * non-finite state among good ones, both formulations, every solver. */
+ * non-finite state among good ones, both formulations, every solver; and the lane forms
+ * (bodies, poisson-ldlt, poisson-sweep) at each width the CPU runs (1, 4, 8): lane by lane on random
+ * models of every joint type and shape, K = 1, W - 1, W + 1, 1000, unaligned rows,
+ * threads 1..4 bit-identical, a singular and a NaN lane among good ones. */
 #include "support.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,12 +134,228 @@ static void test_batch_bad_arguments(void **state)
     mbd_model_free(model);
 }
 
+/* ---- the lane forms ---- */
+
+static const int widths[] = {1, 4, 8};
+
+/* Whether this CPU runs the lane width (as mbd_batch_new decides). */
+static int cpu_runs(int lanes)
+{
+    __builtin_cpu_init();
+    return lanes == 1 || (lanes == 4 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ||
+           (lanes == 8 && __builtin_cpu_supports("avx512f"));
+}
+
+/* A batch of the forced width, or NULL (checked) where the CPU cannot run it. */
+static mbd_batch *lane_batch(const mbd_model *model, const mbd_solver *solver, int threads,
+                             int lanes)
+{
+    mbd_batch *batch = mbd_batch_new(model, solver, threads, lanes);
+    if (!cpu_runs(lanes)) {
+        assert_null(batch);
+        return NULL;
+    }
+    assert_non_null(batch);
+    assert_int_equal(mbd_batch_lanes(batch), lanes);
+    return batch;
+}
+
+/* The batch call of the solver's formulation (bodies: acceleration, the Poisson solvers:
+ * momentum) into out (and out2). */
+static int run_lanes(const mbd_model *model, mbd_batch *batch, const mbd_solver *solver,
+                     int K, const double *q, const double *x, const double *tau, double *out,
+                     double *out2, int *status)
+{
+    if (mbd_solver_formulations(solver) & MBD_ACCELERATION)
+        return mbd_batch_forward(model, batch, K, q, x, tau, out, status);
+    return mbd_batch_forward_momentum(model, batch, K, q, x, tau, out, out2, status);
+}
+
+/* Every state of b against the one-state solver: its status, and where it succeeded its
+ * results to 1e-12 relative. */
+static void check_lanes(const mbd_model *model, const mbd_solver *solver, batch_states *b,
+                        int threads, int lanes)
+{
+    mbd_batch *batch = lane_batch(model, solver, threads, lanes);
+    if (!batch)
+        return;
+    mbd_work *work = mbd_work_new(model, solver);
+    const int nq = b->nq, nv = b->nv, acc = mbd_solver_formulations(solver) & MBD_ACCELERATION;
+    run_lanes(model, batch, solver, b->K, b->q, b->qd, b->tau, b->out, b->out2, b->status);
+    for (int k = 0; k < b->K; k++) {
+        const double *q = b->q + k * nq, *x = b->qd + k * nv, *tau = b->tau + k * nv;
+        const int expect = acc ? mbd_forward(model, work, q, x, tau, b->ref + k * nv)
+                               : mbd_forward_momentum(model, work, q, x, tau, b->ref + k * nv,
+                                                      b->ref2 + k * nv);
+        assert_int_equal(b->status[k], expect);
+        if (expect)
+            continue;
+        assert_close(b->out + k * nv, b->ref + k * nv, nv, 1e-12, mbd_solver_name(solver));
+        if (!acc)
+            assert_close(b->out2 + k * nv, b->ref2 + k * nv, nv, 1e-12, "pd");
+    }
+    mbd_work_free(work);
+    mbd_batch_free(batch);
+}
+
+static const char *const lane_solvers[] = {"bodies", "poisson-ldlt", "poisson-sweep"};
+
+static void test_lanes_random_models(void **state)
+{
+    (void)state;
+    for (int type = -1; type < 4; type++)
+        for (int shape = SHAPE_CHAIN; shape <= SHAPE_RANDOM; shape++) {
+            mbd_model *model = random_model(40 + 3 * type + shape, 13, type, (tree_shape)shape);
+            for (int w = 0; w < 3; w++)
+                for (int s = 0; s < 3; s++) {
+                    const int W = widths[w], Ks[] = {1, W + 1, W > 1 ? W - 1 : 2, 37};
+                    for (int i = 0; i < 4; i++) {
+                        batch_states b = states_new(model, Ks[i], 5 + i + 7 * w);
+                        check_lanes(model, mbd_solver_find(lane_solvers[s]), &b, 2, W);
+                        states_free(&b);
+                    }
+                }
+            mbd_model_free(model);
+        }
+}
+
+static void test_lanes_thousand_states(void **state)
+{
+    (void)state;
+    mbd_model *model = load_model("chain:n=20,joint=cardan");
+    batch_states b = states_new(model, 1000, 17);
+    for (int w = 0; w < 3; w++)
+        for (int s = 0; s < 3; s++)
+            check_lanes(model, mbd_solver_find(lane_solvers[s]), &b, 3, widths[w]);
+    states_free(&b);
+    mbd_model_free(model);
+}
+
+/* A singular state (slides of 1e200 at rest make the articulated inertias overflow) and a NaN
+ * state among good ones: each reports its own status, the others stay right. */
+static void test_lanes_bad_states(void **state)
+{
+    (void)state;
+    mbd_model *model = random_model(9, 7, -1, SHAPE_CHAIN);
+    for (int w = 0; w < 3; w++)
+        for (int s = 0; s < 3; s++) {
+            batch_states b = states_new(model, 2 * widths[w] + 5, 11);
+            for (int j = 0; j < b.nq; j++)
+                b.q[3 * b.nq + j] = j % 2 ? 1e200 : -1e200;
+            memset(b.qd + 3 * b.nv, 0, (size_t)b.nv * sizeof *b.qd);
+            b.qd[(b.K - 2) * b.nv] = NAN;
+            check_lanes(model, mbd_solver_find(lane_solvers[s]), &b, 2, widths[w]);
+            if (cpu_runs(widths[w])) {
+                assert_int_equal(b.status[3], MBD_ESINGULAR);
+                assert_int_equal(b.status[b.K - 2], MBD_ENONFINITE);
+            }
+            states_free(&b);
+        }
+    mbd_model_free(model);
+}
+
+/* Rows at addresses that are not multiples of 16, 32 or 64 bytes give the same bits;
+ * so do 1, 2, 3 and 4 threads. */
+static void test_lanes_alignment_and_threads(void **state)
+{
+    (void)state;
+    mbd_model *model = random_model(23, 11, -1, SHAPE_BINARY);
+    const mbd_solver *bodies = mbd_solver_find("bodies");
+    batch_states b = states_new(model, 45, 29);
+    const size_t nq = (size_t)b.K * b.nq, nv = (size_t)b.K * b.nv;
+    const size_t doubles = 1 + nq + 3 * nv; /* offset by one, then the rows */
+    double *base = aligned_alloc(64, (doubles + 7) / 8 * 64); /* whole 64-byte lines */
+    assert_non_null(base);
+    double *q = base + 1, *qd = q + nq, *tau = qd + nv, *out = tau + nv; /* 8 mod 64 */
+    memcpy(q, b.q, nq * sizeof *q);
+    memcpy(qd, b.qd, nv * sizeof *qd);
+    memcpy(tau, b.tau, nv * sizeof *tau);
+    for (int w = 0; w < 3; w++) {
+        mbd_batch *reference = lane_batch(model, bodies, 1, widths[w]);
+        if (!reference)
+            continue;
+        assert_int_equal(mbd_batch_forward(model, reference, b.K, b.q, b.qd, b.tau, b.ref, NULL),
+                         MBD_OK);
+        assert_int_equal(mbd_batch_forward(model, reference, b.K, q, qd, tau, out, NULL), MBD_OK);
+        assert_memory_equal(out, b.ref, nv * sizeof *out);
+        for (int threads = 2; threads <= 4; threads++) {
+            mbd_batch *batch = lane_batch(model, bodies, threads, widths[w]);
+            assert_int_equal(mbd_batch_forward(model, batch, b.K, b.q, b.qd, b.tau, b.out, NULL),
+                             MBD_OK);
+            assert_memory_equal(b.out, b.ref, nv * sizeof *out);
+            mbd_batch_free(batch);
+        }
+        mbd_batch_free(reference);
+    }
+    free(base);
+    states_free(&b);
+    mbd_model_free(model);
+}
+
+/* lanes 0 picks the widest width the CPU runs for a solver with a lane form, 1 for the
+ * others; a forced width on a solver without one runs the one-state loop. */
+static void test_lanes_choice(void **state)
+{
+    (void)state;
+    mbd_model *model = load_model("chain:n=4,joint=revolute");
+    mbd_model *friction = load_model("chain:n=4,joint=revolute,friction=0.2");
+    const int widest = cpu_runs(8) ? 8 : cpu_runs(4) ? 4 : 1;
+    for (int s = 0; s < mbd_solver_count(); s++) {
+        const mbd_solver *solver = mbd_solver_at(s);
+        const char *name = mbd_solver_name(solver);
+        const int has_lanes = !strcmp(name, "bodies") || !strncmp(name, "poisson-", 8);
+        mbd_batch *batch = mbd_batch_new(model, solver, 1, 0);
+        assert_int_equal(mbd_batch_lanes(batch), has_lanes ? widest : 1);
+        mbd_batch_free(batch);
+        batch = mbd_batch_new(friction, solver, 1, 0);
+        assert_int_equal(mbd_batch_lanes(batch), 1);
+        mbd_batch_free(batch);
+        if (widest > 1) {
+            batch = mbd_batch_new(model, solver, 1, widest);
+            assert_int_equal(mbd_batch_lanes(batch), has_lanes ? widest : 1);
+            mbd_batch_free(batch);
+        }
+    }
+    mbd_model_free(friction);
+    mbd_model_free(model);
+}
+
+/* mbd recommend --batch ranks the SIMD forms with the others: bodies-simd among the rows,
+ * named by its solver and W where the CPU has lanes, absent where it has none. */
+static void test_recommend_ranks_simd(void **state)
+{
+    (void)state;
+    json_t *root = run_json("recommend chain:n=3,joint=revolute --formulation acceleration --batch 16 --json");
+    const int W = mbd_solver_lanes(mbd_solver_find("bodies"), MBD_ACCELERATION);
+    json_t *ranking = json_object_get(root, "ranking"), *row;
+    size_t k;
+    int simd_rows = 0;
+    json_array_foreach(ranking, k, row) {
+        const char *variant = json_string_value(json_object_get(row, "variant"));
+        assert_non_null(variant);
+        if (strcmp(variant, "bodies-simd") != 0)
+            continue;
+        simd_rows++;
+        assert_string_equal(json_string_value(json_object_get(row, "solver")), "bodies");
+        assert_int_equal(json_integer_value(json_object_get(row, "lanes")), W);
+    }
+    assert_int_equal(simd_rows, W > 1);
+    assert_true(json_array_size(ranking) >= 3u + (W > 1));
+    json_decref(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_batch_equals_one_state),
         cmocka_unit_test(test_batch_nonfinite_state),
         cmocka_unit_test(test_batch_bad_arguments),
+        cmocka_unit_test(test_lanes_random_models),
+        cmocka_unit_test(test_lanes_thousand_states),
+        cmocka_unit_test(test_lanes_bad_states),
+        cmocka_unit_test(test_lanes_alignment_and_threads),
+        cmocka_unit_test(test_lanes_choice),
+        cmocka_unit_test(test_recommend_ranks_simd),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

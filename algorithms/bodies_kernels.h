@@ -1,0 +1,138 @@
+/* bodies_kernels.h: the separate-bodies sweep (Vereshchagin 1974; the articulated-body
+ * recursion), written once over the lane type of lane.h (no include guard: bodies.c
+ * instantiates one state, batch_x4.c and batch_x8.c W states in lockstep).
+ *
+ *   root -> leaves:  v_i = X_i v_l + S_i qd_i,  c_i = v_i x S_i qd_i + c_J,
+ *                    I^A_i = I_i,  p^A_i = v_i x* I_i v_i
+ *   leaves -> root:  U_i = I^A_i S_i,  D_i = S_i^T U_i,  u_i = tau_i - S_i^T p^A_i,
+ *                    I^a_i = I^A_i - U_i D_i^-1 U_i^T,  p^a_i = p^A_i + I^a_i c_i + U_i D_i^-1 u_i,
+ *                    I^A_l += X_i^T I^a_i X_i,  p^A_l += X_i^T p^a_i
+ *   root -> leaves:  a'_i = X_i a_l + c_i (a_0 = -a_g),  qdd_i = D_i^-1 (u_i - U_i^T a'_i),
+ *                    a_i = a'_i + S_i qdd_i
+ * Only matrices of size <= 6 appear; O(N). Each pass is a loop over bodies calling one
+ * inline step, specialized for each joint type by DISPATCH_JOINT. What makes it fast (see
+ * algorithms/README.md): inertias as symmetric 3x3 blocks (mbd_inertia), joint frames
+ * turned so that S has unit columns (U is a column of I^A, D an entry), and the explicit
+ * D^-1 of a 1x1 or 2x2 block. A singular block in any lane stops the sweep
+ * (joint_block_inverse); the batch then solves that group's states one at a time. */
+
+MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, const lane *qd, int i,
+                              const mbd_joint_type type)
+{
+    const int p = model->parent[i], v0 = model->v0[i];
+    const lane *S = work->S + 6 * v0;
+    lane vJ[6], cJ[6], Iv[6];
+    LANE_FN(subspace_times)(vJ, type, S, qd + v0);
+    if (p < 0)
+        memcpy(work->v[i], vJ, sizeof vJ);
+    else {
+        LANE_FN(xform_motion)(work->v[i], &work->X[i], work->v[p]);
+        for (int r = 0; r < 6; r++)
+            work->v[i][r] += vJ[r];
+    }
+    LANE_FN(cross_motion)(work->c[i], work->v[i], vJ);
+    if (type == MBD_CARDAN) {
+        LANE_FN(joint_bias)(cJ, &model->joint[i], S, qd + v0);
+        for (int r = 0; r < 3; r++)
+            work->c[i][r] += cJ[r];
+    }
+    work->IA[i] = LANE_BODY_INERTIA(model, work)[i];
+    LANE_FN(inertia_apply)(Iv, &work->IA[i], work->v[i]);
+    LANE_FN(cross_force)(work->f[i], work->v[i], Iv); /* p^A */
+}
+
+/* u_i = tau_i - S_i^T p_i and p_lambda += X_i^T (p_i + U_i D_i^-1 u_i): the bias forces'
+ * part of the backward pass, once U_i and D_i^-1 are known (p: p^A with I^a c added). */
+MBD_INLINE void LANE_FN(bias_force_step)(const mbd_model *model, lane_work *work, lane (*p)[6],
+                                const lane *tau, int i, const mbd_joint_type type)
+{
+    const int parent = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
+    const lane *S = work->S + 6 * v0, *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
+    lane *restrict u = work->u + v0, pa[6], t[6];
+    for (int k = 0; k < n; k++)
+        u[k] = (tau ? tau[v0 + k] : LANE_FN(lane_splat)(0.0)) - LANE_FN(column_dot)(type, S, k, p[i]);
+    if (parent < 0)
+        return;
+    memcpy(pa, p[i], sizeof pa);
+    for (int k = 0; k < n; k++) {
+        lane Dinv_u = LANE_FN(lane_splat)(0.0);
+        for (int m = 0; m < n; m++)
+            Dinv_u += Dinv[n * k + m] * u[m];
+        for (int r = 0; r < 6; r++)
+            pa[r] += U[6 * k + r] * Dinv_u;
+    }
+    LANE_FN(xform_force_t)(t, &work->X[i], pa);
+    for (int r = 0; r < 6; r++)
+        p[parent][r] += t[r];
+}
+
+/* U, D^-1; I^a = I^A - U D^-1 U^T (left in work->IA) carried to the parent, and
+ * p^A + I^a c with the bias forces (S^T I^a c = 0, so u is unchanged by the I^a c term). */
+MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work, const lane *tau, int i,
+                                const mbd_joint_type type)
+{
+    const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
+    const lane *S = work->S + 6 * v0;
+    lane (*U)[6] = (lane (*)[6])(work->U + 6 * v0);
+    lane *restrict Dinv = work->D + model->d0[i];
+    lane D[4], UDinv[2][6], Iac[6];
+    LANE_FN(joint_space_inertia)(U, D, &work->IA[i], type, S);
+    if (LANE_FN(joint_block_inverse)(Dinv, D, n))
+        return LANE_FN(singular_joint)(work, i);
+    if (p >= 0) {
+        lane_inertia *Ia = &work->IA[i]; /* I^A_i becomes I^a_i in place (no copy) */
+        LANE_FN(times_inverse)(UDinv, (const lane (*)[6])U, Dinv, n);
+        for (int k = 0; k < n; k++)
+            LANE_FN(inertia_sub_outer)(Ia, UDinv[k], U[k]);
+        LANE_FN(inertia_zero_subspace)(Ia, type);
+        LANE_FN(inertia_add_congruence)(&work->IA[p], &work->X[i], Ia);
+        LANE_FN(inertia_apply)(Iac, Ia, work->c[i]);
+        for (int r = 0; r < 6; r++)
+            work->f[i][r] += Iac[r];
+    }
+    LANE_FN(bias_force_step)(model, work, work->f, tau, i, type);
+    return MBD_OK;
+}
+
+/* a'_i = X_i a_lambda + c_i (c NULL: zero), qdd_i = D_i^-1 (u_i - U_i^T a'_i),
+ * a_i = a'_i + S_i qdd_i. */
+MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *work, const lane *a0,
+                                  const lane (*c)[6], lane *qdd, int i,
+                                  const mbd_joint_type type)
+{
+    const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
+    const lane *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
+    lane *a = work->a[i], rhs[2];
+    LANE_FN(xform_motion)(a, &work->X[i], p < 0 ? a0 : work->a[p]);
+    if (c)
+        for (int r = 0; r < 6; r++)
+            a[r] += c[i][r];
+    for (int k = 0; k < n; k++)
+        rhs[k] = work->u[v0 + k] - LANE_FN(dot6)(U + 6 * k, a);
+    for (int k = 0; k < n; k++) {
+        lane x = LANE_FN(lane_splat)(0.0);
+        for (int m = 0; m < n; m++)
+            x += Dinv[n * k + m] * rhs[m];
+        qdd[v0 + k] = x;
+        LANE_FN(column_add)(a, type, work->S + 6 * v0, k, x);
+    }
+}
+
+/* qdd from qd and tau (NULL: zero) after the position kinematics. */
+static int LANE_FN(bodies_acc)(const mbd_model *model, lane_work *work, const lane *qd, const lane *tau,
+                      lane *qdd)
+{
+    lane a0[6];
+    for (int r = 0; r < 6; r++)
+        a0[r] = LANE_FN(lane_splat)(r < 3 ? 0.0 : -model->gravity[r - 3]);
+    const lane (*c)[6] = (const lane (*)[6])work->c;
+    int status = MBD_OK;
+    for (int i = 0; i < model->nb; i++)
+        DISPATCH_JOINT(model->joint[i].type, LANE_FN(velocity_step), model, work, qd, i);
+    for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
+        DISPATCH_JOINT(model->joint[i].type, status = LANE_FN(articulated_step), model, work, tau, i);
+    for (int i = 0; i < model->nb && status == MBD_OK; i++)
+        DISPATCH_JOINT(model->joint[i].type, LANE_FN(acceleration_step), model, work, a0, c, qdd, i);
+    return status;
+}
+

@@ -1,0 +1,316 @@
+/* joint_kernels.h: joint transforms and motion subspaces, and the n_i x n_i joint-space
+ * blocks (n_i <= 6), written once over the lane type of lane.h (no include guard: included
+ * once per width, between lane.h and lane_end.h; internal.h instantiates one state).
+ * Always inline, so that a solver that calls them with a constant joint type gets them
+ * unrolled and folded (DISPATCH_JOINT). S and U are n_i columns of 6 lanes; blocks
+ * row-major.
+ *
+ * The body frame is the joint frame moved by the joint: x_joint = R_J(q) x_body + p_J(q).
+ * In the convention of spatial.h, X_J = (R_J^T, p_J). S maps the joint's velocity
+ * coordinates to the body's velocity relative to the joint frame, in body coordinates.
+ * The model builder turns every joint frame so that its axis is z (a Cardan joint's second
+ * axis a2 = (0, s, c) in the y-z plane; see canonical_joint_frame in models/model.c): then
+ * R_J is a turn about z (12 multiplications on a transform), p_J lies on z and S has unit
+ * columns e_k: revolute (k = 2: turn about z), prismatic (k = 5: slide along z),
+ * cylindrical (2 and 5), so that U = I^A S is a column of I^A, D = S^T U an entry, and
+ * S^T f an entry of f. Cardan columns are angular, (b(q2); 0) and (a2; 0), read from S.
+ * A new joint type adds its cases to joint_kinematics, joint_bias, joint_dS_dq_dot and
+ * unit_column (joint_space.h); one with n_q != n_v (spherical, free) to the first only. */
+
+/* E = Rz(q)^T E_T: rows 0 and 1 of E_T turned, row 2 kept. */
+MBD_INLINE void LANE_FN(turn_about_z)(lane *restrict E, const double *ET, lane c, lane s)
+{
+    for (int k = 0; k < 3; k++) {
+        E[k] = c * ET[k] + s * ET[3 + k];
+        E[3 + k] = c * ET[3 + k] - s * ET[k];
+        E[6 + k] = LANE_FN(lane_splat)(ET[6 + k]);
+    }
+}
+
+/* E = E_T in every lane */
+MBD_INLINE void LANE_FN(fixed_rotation)(lane *restrict E, const double *ET)
+{
+    for (int k = 0; k < 9; k++)
+        E[k] = LANE_FN(lane_splat)(ET[k]);
+}
+
+/* r = r_T + E_T^T (slide e_z): the slide along the joint's z in parent coordinates. */
+MBD_INLINE void LANE_FN(slide_along_z)(lane *restrict r, const mbd_xform *XT, lane slide)
+{
+    for (int k = 0; k < 3; k++)
+        r[k] = XT->r[k] + slide * XT->E[6 + k];
+}
+
+/* r = r_T in every lane */
+MBD_INLINE void LANE_FN(fixed_offset)(lane *restrict r, const mbd_xform *XT)
+{
+    for (int k = 0; k < 3; k++)
+        r[k] = LANE_FN(lane_splat)(XT->r[k]);
+}
+
+/* col = the unit vector e_k (a), or (a; 0) for an axis a */
+MBD_INLINE void LANE_FN(set_column)(lane *col, int k, const double *a)
+{
+    for (int r = 0; r < 6; r++)
+        col[r] = LANE_FN(lane_splat)(k >= 0 ? r == k : r < 3 ? a[r] : 0.0);
+}
+
+/* Cardan: R_J = Rz(q1) R2 with R2 = Rot(a2, q2); E = R2^T Rz(q1)^T E_T. The body sees the
+ * first axis as b = R2^T e_z (row 2 of R2), the second as a2. */
+MBD_INLINE void LANE_FN(cardan_kinematics)(lane_xform *X, lane *S, const mbd_joint *joint,
+                                           const lane *q, const mbd_xform *XT)
+{
+    lane R2[9], E1[9], s, c;
+    LANE_FN(lane_sincos)(q[0], &s, &c);
+    LANE_FN(turn_about_z)(E1, XT->E, c, s);
+    LANE_FN(rotation_about)(R2, joint->axis[1], q[1]);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            X->E[3 * i + j] = R2[i] * E1[j] + R2[3 + i] * E1[3 + j] + R2[6 + i] * E1[6 + j];
+    LANE_FN(fixed_offset)(X->r, XT);
+    for (int r = 0; r < 6; r++) {
+        S[r] = r < 3 ? R2[6 + r] : LANE_FN(lane_splat)(0.0);
+        S[6 + r] = LANE_FN(lane_splat)(r < 3 ? joint->axis[1][r] : 0.0);
+    }
+}
+
+/* X = X_J(q) X_T: parent frame -> body frame, and the motion subspace S(q) in body
+ * coordinates (nv columns of 6). */
+static inline void LANE_FN(joint_kinematics)(lane_xform *X, lane *S, const mbd_joint *joint,
+                                             const lane *q, const mbd_xform *XT)
+{
+    lane s, c;
+    switch (joint->type) {
+    case MBD_REVOLUTE:
+        LANE_FN(lane_sincos)(q[0], &s, &c);
+        LANE_FN(turn_about_z)(X->E, XT->E, c, s);
+        LANE_FN(fixed_offset)(X->r, XT);
+        LANE_FN(set_column)(S, 2, NULL);
+        break;
+    case MBD_PRISMATIC:
+    default: /* the model builder admits no other type */
+        LANE_FN(fixed_rotation)(X->E, XT->E);
+        LANE_FN(slide_along_z)(X->r, XT, q[0]);
+        LANE_FN(set_column)(S, 5, NULL);
+        break;
+    case MBD_CYLINDRICAL:
+        LANE_FN(lane_sincos)(q[0], &s, &c);
+        LANE_FN(turn_about_z)(X->E, XT->E, c, s);
+        LANE_FN(slide_along_z)(X->r, XT, q[1]);
+        LANE_FN(set_column)(S, 2, NULL);
+        LANE_FN(set_column)(S + 6, 5, NULL);
+        break;
+    case MBD_CARDAN:
+        LANE_FN(cardan_kinematics)(X, S, joint, q, XT);
+        break;
+    }
+}
+
+/* X_i = X_J(q_i) X_T(i) and S_i(q_i) for every body. */
+static inline void LANE_FN(tree_kinematics)(const mbd_model *model, lane_work *work, const lane *q)
+{
+    for (int i = 0; i < model->nb; i++)
+        LANE_FN(joint_kinematics)(&work->X[i], work->S + 6 * model->v0[i], &model->joint[i],
+                                  q + model->q0[i], &model->Xtree[i]);
+}
+
+/* c_J = (dS/dt) qd in body coordinates (zero where S is constant); S = S(q).
+ * Cardan: b = S's first angular column; d/dt b = -qd2 a2 x b, so
+ * c_J = (qd1 qd2 (b x a2); 0). */
+MBD_INLINE void LANE_FN(joint_bias)(lane out[6], const mbd_joint *joint, const lane *S,
+                                    const lane *qd)
+{
+    for (int r = 0; r < 6; r++)
+        out[r] = LANE_FN(lane_splat)(0.0);
+    if (joint->type != MBD_CARDAN)
+        return;
+    const lane a2[3] = {LANE_FN(lane_splat)(joint->axis[1][0]),
+                        LANE_FN(lane_splat)(joint->axis[1][1]),
+                        LANE_FN(lane_splat)(joint->axis[1][2])};
+    LANE_FN(vec3_cross)(out, S, a2);
+    for (int k = 0; k < 3; k++)
+        out[k] *= qd[0] * qd[1];
+}
+
+/* out[k] += ((dS/dq_k) qd)^T mu: the part of dT/dq_k that comes from S depending on q.
+ * Cardan: only S's first column depends on q, and only on q2: (dS/dq2) qd = (qd1 (b x a2); 0). */
+MBD_INLINE void LANE_FN(joint_dS_dq_dot)(lane *out, const mbd_joint *joint, const lane *S,
+                                         const lane *qd, const lane mu[6])
+{
+    if (joint->type != MBD_CARDAN)
+        return;
+    const lane a2[3] = {LANE_FN(lane_splat)(joint->axis[1][0]),
+                        LANE_FN(lane_splat)(joint->axis[1][1]),
+                        LANE_FN(lane_splat)(joint->axis[1][2])};
+    lane bxa2[3];
+    LANE_FN(vec3_cross)(bxa2, S, a2);
+    out[1] += qd[0] * LANE_FN(vec3_dot)(bxa2, mu);
+}
+
+/* S_col . f */
+MBD_INLINE lane LANE_FN(column_dot)(mbd_joint_type type, const lane *S, int col, const lane f[6])
+{
+    const int k = unit_column(type, col);
+    return k >= 0 ? f[k] : LANE_FN(vec3_dot)(S + 6 * col, f);
+}
+
+/* out += S_col x */
+MBD_INLINE void LANE_FN(column_add)(lane out[6], mbd_joint_type type, const lane *S, int col, lane x)
+{
+    const int k = unit_column(type, col);
+    if (k >= 0)
+        out[k] += x;
+    else
+        for (int r = 0; r < 3; r++)
+            out[r] += S[6 * col + r] * x;
+}
+
+/* out = I S_col */
+MBD_INLINE void LANE_FN(inertia_times_column)(lane out[6], const lane_inertia *I,
+                                              mbd_joint_type type, const lane *S, int col)
+{
+    const int k = unit_column(type, col);
+    if (k >= 0) {
+        LANE_FN(inertia_column)(out, I, k);
+        return;
+    }
+    const lane *s = S + 6 * col; /* (A s; B^T s) */
+    LANE_FN(sym3_apply)(out, I->A, s);
+    LANE_FN(mat3_apply_t)(out + 3, I->B, s);
+}
+
+/* I^a S = 0 exactly in exact arithmetic: zero the unit columns' rows and columns of I^a
+ * rather than keep their rounding residue. */
+MBD_INLINE void LANE_FN(inertia_zero_subspace)(lane_inertia *I, mbd_joint_type type)
+{
+    for (int col = 0; col < joint_dofs(type); col++) {
+        const int k = unit_column(type, col);
+        if (k < 0)
+            return;
+        lane *block = k < 3 ? I->A : I->C;
+        const int j = k % 3;
+        for (int r = 0; r < 3; r++) {
+            block[SYM3(r, j)] = LANE_FN(lane_splat)(0.0);
+            if (k < 3)
+                I->B[3 * j + r] = LANE_FN(lane_splat)(0.0);
+            else
+                I->B[3 * r + j] = LANE_FN(lane_splat)(0.0);
+        }
+    }
+}
+
+/* out = S x */
+MBD_INLINE void LANE_FN(subspace_times)(lane out[6], mbd_joint_type type, const lane *S,
+                                        const lane *x)
+{
+    for (int r = 0; r < 6; r++)
+        out[r] = LANE_FN(lane_splat)(0.0);
+    for (int col = 0; col < joint_dofs(type); col++)
+        LANE_FN(column_add)(out, type, S, col, x[col]);
+}
+
+/* out_k = S_k . f */
+MBD_INLINE void LANE_FN(subspace_dot)(lane *out, mbd_joint_type type, const lane *S, const lane f[6])
+{
+    for (int col = 0; col < joint_dofs(type); col++)
+        out[col] = LANE_FN(column_dot)(type, S, col, f);
+}
+
+/* U = I S and D = S^T U (n x n) */
+MBD_INLINE void LANE_FN(joint_space_inertia)(lane (*U)[6], lane *D, const lane_inertia *I,
+                                             mbd_joint_type type, const lane *S)
+{
+    const int n = joint_dofs(type);
+    for (int col = 0; col < n; col++)
+        LANE_FN(inertia_times_column)(U[col], I, type, S, col);
+    for (int k = 0; k < n; k++)
+        for (int m = 0; m < n; m++)
+            D[n * k + m] = LANE_FN(column_dot)(type, S, k, U[m]);
+}
+
+/* Dinv = D^-1 for the 1x1 or 2x2 SPD block D; -1 if D is not numerically positive definite
+ * (a pivot not > 0 or not finite; in any lane). */
+MBD_INLINE int LANE_FN(joint_block_inverse)(lane *restrict Dinv, const lane *D, int n)
+{
+    if (n == 1) {
+        if (LANE_FN(lane_bad_pivot)(D[0]))
+            return -1;
+        Dinv[0] = 1.0 / D[0];
+        return 0;
+    }
+    const lane det = D[0] * D[3] - D[1] * D[2];
+    if (LANE_FN(lane_bad_pivot)(D[0]) || LANE_FN(lane_bad_pivot)(det))
+        return -1;
+    const lane inv = 1.0 / det;
+    Dinv[0] = D[3] * inv;
+    Dinv[1] = -D[1] * inv;
+    Dinv[2] = -D[2] * inv;
+    Dinv[3] = D[0] * inv;
+    return 0;
+}
+
+/* Columns of U D^-1: UDinv[k] = sum_m U_m Dinv[m][k]. */
+MBD_INLINE void LANE_FN(times_inverse)(lane (*UDinv)[6], const lane (*U)[6], const lane *Dinv, int n)
+{
+    for (int k = 0; k < n; k++)
+        for (int r = 0; r < 6; r++) {
+            UDinv[k][r] = LANE_FN(lane_splat)(0.0);
+            for (int m = 0; m < n; m++)
+                UDinv[k][r] += U[m][r] * Dinv[n * m + k];
+        }
+}
+
+/* In place A = L L^T, L lower; 0, or -1 if A is not numerically positive definite (a
+ * pivot not > 0 or not finite; in any lane). */
+MBD_INLINE int LANE_FN(small_cholesky)(lane *A, int n)
+{
+    for (int j = 0; j < n; j++) {
+        lane d = A[n * j + j];
+        for (int k = 0; k < j; k++)
+            d -= A[n * j + k] * A[n * j + k];
+        if (LANE_FN(lane_bad_pivot)(d))
+            return -1;
+        const lane ljj = LANE_FN(lane_sqrt)(d);
+        A[n * j + j] = ljj;
+        for (int i = j + 1; i < n; i++) {
+            lane s = A[n * i + j];
+            for (int k = 0; k < j; k++)
+                s -= A[n * i + k] * A[n * j + k];
+            A[n * i + j] = s / ljj;
+        }
+    }
+    return 0;
+}
+
+/* x = L^-1 x and x = L^-T x for the factor of small_cholesky. */
+MBD_INLINE void LANE_FN(small_forward_subst)(const lane *L, int n, lane *x)
+{
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < i; k++)
+            x[i] -= L[n * i + k] * x[k];
+        x[i] /= L[n * i + i];
+    }
+}
+
+/* Y = L^-1 Y for the n rows of 6 of Y: all columns at once, one division per row. */
+MBD_INLINE void LANE_FN(small_forward_subst_rows)(const lane *L, int n, lane *Y)
+{
+    for (int i = 0; i < n; i++) {
+        const lane inverse = 1.0 / L[n * i + i];
+        for (int r = 0; r < 6; r++) {
+            lane y = Y[6 * i + r];
+            for (int k = 0; k < i; k++)
+                y -= L[n * i + k] * Y[6 * k + r];
+            Y[6 * i + r] = y * inverse;
+        }
+    }
+}
+
+MBD_INLINE void LANE_FN(small_backward_subst)(const lane *L, int n, lane *x)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        for (int k = i + 1; k < n; k++)
+            x[i] -= L[n * k + i] * x[k];
+        x[i] /= L[n * i + i];
+    }
+}

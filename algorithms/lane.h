@@ -1,0 +1,144 @@
+/* lane.h: the lane type that the kernel headers (spatial_kernels.h, joint_kernels.h,
+ * bodies_kernels.h, poisson_ldlt_kernels.h, poisson_sweep_kernels.h, momentum_kernels.h)
+ * are written over, so that one source of each recurrence compiles to
+ * one state (MBD_LANES 1: lane is double, the kernels keep their plain names and work on
+ * mbd_xform, mbd_inertia, mbd_work) and to W states in lockstep (MBD_LANES 4 or 8: lane is
+ * a gcc vector of W doubles, names get the suffix _x4 or _x8; batch_x4.c, batch_x8.c).
+ * Arithmetic on lanes is written with C operators (gcc vector extensions; a double operand
+ * is broadcast to every lane). What differs per width is here: splat, the pivot test,
+ * square root (libm per lane), sine and cosine (libm for one state, libmvec for W lanes:
+ * they may differ by a few ulp, so lanes agree with the one-state solver to round-off,
+ * not bit for bit).
+ *
+ * Include it with MBD_LANES defined, then the kernel headers, then lane_end.h. No include
+ * guard: a translation unit may instantiate several widths, one after the other. */
+#ifndef MBD_LANES
+#error "lane.h needs MBD_LANES (1, 4 or 8)"
+#endif
+
+#include <math.h>
+
+#if MBD_LANES == 1
+#define lane double
+#define lane_xform mbd_xform
+#define lane_inertia mbd_inertia
+#define lane_work mbd_work
+#define LANE_FN(name) name
+#define LANE_API /* the one-state passes that several solver files share are extern */
+#define LANE_BODY_INERTIA(model, work) ((model)->inertia)
+#else
+#define LANE_PASTE(name, w) name##_x##w
+#define LANE_NAME(name, w) LANE_PASTE(name, w)
+#define LANE_FN(name) LANE_NAME(name, MBD_LANES)
+#define lane LANE_FN(mbd_lane)
+#define lane_xform LANE_FN(mbd_lane_xform)
+#define lane_inertia LANE_FN(mbd_lane_inertia)
+#define lane_work LANE_FN(mbd_lane_work)
+#define LANE_API static
+#define LANE_BODY_INERTIA(model, work) ((work)->inertia) /* the model's, in every lane */
+#endif
+
+/* ---- the types and helpers of one width, defined once per translation unit ---- */
+#if MBD_LANES == 1 && !defined(MBD_LANE_HELPERS_1)
+#define MBD_LANE_HELPERS_1
+
+MBD_INLINE double lane_splat(double x) { return x; }
+
+/* A pivot that is not > 0 or not finite: D is not numerically positive definite. */
+MBD_INLINE int lane_bad_pivot(double x) { return !(x > 0.0 && x < INFINITY); }
+
+MBD_INLINE double lane_sqrt(double x) { return sqrt(x); }
+
+MBD_INLINE void lane_sincos(double q, double *s, double *c)
+{
+    *s = sin(q);
+    *c = cos(q);
+}
+
+#endif
+
+/* One guard per width: defined() cannot take a macro call. */
+#if MBD_LANES == 4 && !defined(MBD_LANE_HELPERS_4) || MBD_LANES == 8 && !defined(MBD_LANE_HELPERS_8)
+#if MBD_LANES == 4
+#define MBD_LANE_HELPERS_4
+#else
+#define MBD_LANE_HELPERS_8
+#endif
+
+typedef double lane __attribute__((vector_size(8 * MBD_LANES)));
+typedef long long LANE_FN(mbd_lane_mask) __attribute__((vector_size(8 * MBD_LANES)));
+
+typedef struct {
+    lane E[9];
+    lane r[3];
+} lane_xform;
+
+typedef struct {
+    lane A[6], B[9], C[6];
+} lane_inertia;
+
+/* The per-state arrays of mbd_work, W lanes each (structure of arrays per body), and the
+ * lane group's inputs and outputs transposed: state w of the group in lane w. */
+typedef struct {
+    lane_xform *X;
+    lane *S, *U, *D, *u;
+    lane (*v)[6], (*c)[6], (*a)[6], (*f)[6], (*g)[6];
+    lane_inertia *IA;
+    lane_inertia *inertia;     /* (nb) the model's body inertias */
+    lane *scratch;             /* the solver's scratch_doubles, in lanes */
+    lane *q, *x, *tau, *y, *z; /* (nq) q; (nv) qd or p, tau, qdd or qd, pd */
+    const mbd_solver *solver;
+    int failed_body;
+} lane_work;
+
+MBD_INLINE lane LANE_FN(lane_splat)(double x) { return (lane){0} + x; }
+
+/* Some lane's pivot is not > 0 or not finite. */
+MBD_INLINE int LANE_FN(lane_bad_pivot)(lane x)
+{
+    const LANE_FN(mbd_lane_mask) ok = (x > 0.0) & (x < INFINITY);
+    for (int w = 0; w < MBD_LANES; w++)
+        if (!ok[w])
+            return 1;
+    return 0;
+}
+
+MBD_INLINE lane LANE_FN(lane_sqrt)(lane x)
+{
+    lane out = x;
+    for (int w = 0; w < MBD_LANES; w++)
+        out[w] = sqrt(x[w]);
+    return out;
+}
+
+/* glibc's libmvec (x86-64 vector function ABI: 'd' is AVX2, 'e' AVX-512): all lanes in
+ * one call, within 4 ulp of libm's sin and cos. Per-lane libm calls took a fifth of the
+ * 4-lane bodies sweep. */
+#if MBD_LANES == 4
+lane _ZGVdN4v_sin(lane q);
+lane _ZGVdN4v_cos(lane q);
+#define LANE_SIN _ZGVdN4v_sin
+#define LANE_COS _ZGVdN4v_cos
+#else
+lane _ZGVeN8v_sin(lane q);
+lane _ZGVeN8v_cos(lane q);
+#define LANE_SIN _ZGVeN8v_sin
+#define LANE_COS _ZGVeN8v_cos
+#endif
+
+MBD_INLINE void LANE_FN(lane_sincos)(lane q, lane *s, lane *c)
+{
+    *s = LANE_SIN(q);
+    *c = LANE_COS(q);
+}
+#undef LANE_SIN
+#undef LANE_COS
+
+/* The lane group gives up at a singular joint block: its states are solved again one at
+ * a time, which names the body. */
+MBD_INLINE int LANE_FN(singular_joint)(lane_work *work, int body)
+{
+    work->failed_body = body;
+    return MBD_ESINGULAR;
+}
+#endif

@@ -1,0 +1,54 @@
+/* momentum_kernels.h: pd = Q + dT/dq in the momentum form, from the subtree momenta,
+ * written once over the lane type of lane.h (no include guard; kinematics.c instantiates
+ * one state for every momentum solver, batch_x4.c and batch_x8.c W lanes). */
+
+/* a_g,i = X_i a_g,lambda with a_g,0 = (0; g), then the wrench I_i a_g,i. */
+LANE_API void LANE_FN(gravity_wrenches)(const mbd_model *model, lane_work *work, lane (*out)[6])
+{
+    lane ag0[6];
+    for (int r = 0; r < 6; r++)
+        ag0[r] = LANE_FN(lane_splat)(r < 3 ? 0.0 : model->gravity[r - 3]);
+    lane (*ag)[6] = work->a;
+    for (int i = 0; i < model->nb; i++) {
+        const int p = model->parent[i];
+        LANE_FN(xform_motion)(ag[i], &work->X[i], p < 0 ? ag0 : ag[p]);
+        LANE_FN(inertia_apply)(out[i], &LANE_BODY_INERTIA(model, work)[i], ag[i]);
+    }
+}
+
+/* pd_i = tau_i + S_i^T f^B_i + (dv_i/dq_i)^T mu_i, where f^B_i is the gravity on the
+ * subtree of i and dv_i/dq_k = -(S_k x) X_i v_lambda + (dS/dq_k) qd, so that
+ * (dv_i/dq_k)^T mu = -S_k^T (w x* mu) + ((dS/dq_k) qd)^T mu with w = v_i - S_i qd_i. */
+MBD_INLINE void LANE_FN(momentum_rate_step)(const mbd_model *model, lane_work *work, const lane (*mu)[6],
+                                   const lane *qd, const lane *tau, lane *pd, int i,
+                                   const mbd_joint_type type)
+{
+    lane (*fB)[6] = work->g;
+    const int p = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
+    const lane *S = work->S + 6 * v0;
+    lane w[6], wxmu[6], dT[2] = {LANE_FN(lane_splat)(0.0), LANE_FN(lane_splat)(0.0)};
+    memcpy(w, work->v[i], sizeof w);
+    for (int k = 0; k < nv; k++)
+        LANE_FN(column_add)(w, type, S, k, -qd[v0 + k]);
+    LANE_FN(cross_force)(wxmu, w, mu[i]);
+    if (type == MBD_CARDAN)
+        LANE_FN(joint_dS_dq_dot)(dT, &model->joint[i], S, qd + v0, mu[i]);
+    for (int k = 0; k < nv; k++)
+        pd[v0 + k] = (tau ? tau[v0 + k] : LANE_FN(lane_splat)(0.0)) + LANE_FN(column_dot)(type, S, k, fB[i]) -
+                     LANE_FN(column_dot)(type, S, k, wxmu) + dT[k];
+    if (p >= 0) {
+        lane t[6];
+        LANE_FN(xform_force_t)(t, &work->X[i], fB[i]);
+        for (int r = 0; r < 6; r++)
+            fB[p][r] += t[r];
+    }
+}
+
+LANE_API void LANE_FN(momentum_rates)(const mbd_model *model, lane_work *work, const lane (*mu)[6],
+                    const lane *qd, const lane *tau, lane *pd)
+{
+    LANE_FN(gravity_wrenches)(model, work, work->g);
+    for (int i = model->nb - 1; i >= 0; i--)
+        DISPATCH_JOINT(model->joint[i].type, LANE_FN(momentum_rate_step), model, work, mu, qd, tau, pd, i);
+}
+

@@ -1,0 +1,82 @@
+/* poisson_ldlt_kernels.h: the block LDL^T (Cholesky) variant of the Poisson-impulse solve
+ * (Ivanov 2017, section 4). Same unknowns as poisson_sweep.c; the joint block is factored
+ * instead of inverted and the inertia update is a symmetric rank-n_i downdate:
+ *   leaves -> root:  U_i = I^A_i S_i,  L_i L_i^T = S_i^T U_i,  V_i = L_i^-1 U_i^T X_i,
+ *                    I^A_l += X_i^T I^A_i X_i - V_i^T V_i,
+ *                    x_i = L_i^-1 (p_i - S_i^T phi_i),  phi_l += X_i^T phi_i + V_i^T x_i
+ *   root -> leaves:  L_i^T qd_i = x_i - V_i v_l,  v_i = X_i v_l + S_i qd_i,
+ *                    mu_i = I^A_i v_i + phi_i
+ *   then pd = Q + dT/dq from mu (momentum_rates). V_i (n_i x 6) is kept in work->U.
+ * Written once over the lane type of lane.h (no include guard; poisson_ldlt.c instantiates
+ * one state, batch_x4.c and batch_x8.c W lanes). */
+
+MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, const lane *p, int i,
+                              const mbd_joint_type type)
+{
+    lane (*phi)[6] = work->c;
+    const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
+    const lane *S = work->S + 6 * v0;
+    lane *V = work->U + 6 * v0, *L = work->D + model->d0[i], *x = work->u + v0;
+    lane U[2][6], t[6];
+    LANE_FN(joint_space_inertia)(U, L, &work->IA[i], type, S);
+    if (LANE_FN(small_cholesky)(L, nv))
+        return LANE_FN(singular_joint)(work, i);
+    for (int k = 0; k < nv; k++)
+        x[k] = p[v0 + k] - LANE_FN(column_dot)(type, S, k, phi[i]);
+    LANE_FN(small_forward_subst)(L, nv, x);
+    if (parent < 0)
+        return MBD_OK;
+    for (int k = 0; k < nv; k++) /* rows of V: (X^T U_k)^T, then L^-1 */
+        LANE_FN(xform_force_t)(V + 6 * k, &work->X[i], U[k]);
+    LANE_FN(small_forward_subst_rows)(L, nv, V);
+    LANE_FN(inertia_add_congruence)(&work->IA[parent], &work->X[i], &work->IA[i]);
+    for (int k = 0; k < nv; k++) /* symmetric rank-n_i downdate */
+        LANE_FN(inertia_sub_outer)(&work->IA[parent], V + 6 * k, V + 6 * k);
+    LANE_FN(xform_force_t)(t, &work->X[i], phi[i]);
+    for (int r = 0; r < 6; r++) {
+        phi[parent][r] += t[r];
+        for (int k = 0; k < nv; k++)
+            phi[parent][r] += V[6 * k + r] * x[k];
+    }
+    return MBD_OK;
+}
+
+/* qd_i, v_i = w + S_i qd_i with w = X_i v_lambda, and mu_i = I^A_i v_i + phi_i into work->f. */
+MBD_INLINE void LANE_FN(rate_step)(const mbd_model *model, lane_work *work, lane *qd, int i,
+                          const mbd_joint_type type)
+{
+    lane zero[6];
+    for (int r = 0; r < 6; r++)
+        zero[r] = LANE_FN(lane_splat)(0.0);
+    const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
+    const lane *V = work->U + 6 * v0, *L = work->D + model->d0[i];
+    const lane *vp = parent < 0 ? zero : work->v[parent];
+    lane *v = work->v[i], *mu = work->f[i];
+    for (int k = 0; k < nv; k++)
+        qd[v0 + k] = work->u[v0 + k] - (parent < 0 ? LANE_FN(lane_splat)(0.0) : LANE_FN(dot6)(V + 6 * k, vp));
+    LANE_FN(small_backward_subst)(L, nv, qd + v0);
+    LANE_FN(xform_motion)(v, &work->X[i], vp);
+    for (int k = 0; k < nv; k++)
+        LANE_FN(column_add)(v, type, work->S + 6 * v0, k, qd[v0 + k]);
+    LANE_FN(inertia_apply)(mu, &work->IA[i], v);
+    for (int r = 0; r < 6; r++)
+        mu[r] += work->c[i][r];
+}
+
+/* qd and pd from p and tau (NULL: zero) after the position kinematics. */
+static int LANE_FN(ldlt_mom)(const mbd_model *model, lane_work *work, const lane *p, const lane *tau,
+                    lane *qd, lane *pd)
+{
+    int status = MBD_OK;
+    memcpy(work->IA, LANE_BODY_INERTIA(model, work), (size_t)model->nb * sizeof *work->IA);
+    memset(work->c, 0, (size_t)model->nb * sizeof *work->c); /* all-zero bits: 0.0 */
+    for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
+        DISPATCH_JOINT(model->joint[i].type, status = LANE_FN(eliminate_step), model, work, p, i);
+    if (status)
+        return status;
+    for (int i = 0; i < model->nb; i++)
+        DISPATCH_JOINT(model->joint[i].type, LANE_FN(rate_step), model, work, qd, i);
+    LANE_FN(momentum_rates)(model, work, (const lane (*)[6])work->f, qd, tau, pd);
+    return MBD_OK;
+}
+

@@ -1,0 +1,205 @@
+/* spatial_kernels.h: the spatial-algebra kernels of spatial.h that the solvers' lane forms
+ * use, written once over the lane type of lane.h (no include guard: included once per
+ * width, between lane.h and lane_end.h). Conventions as in spatial.h. */
+
+static inline void LANE_FN(vec3_cross)(lane *restrict out, const lane *a, const lane *b)
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static inline lane LANE_FN(vec3_dot)(const lane *a, const lane *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* out = E a */
+static inline void LANE_FN(mat3_apply)(lane *restrict out, const lane *E, const lane *a)
+{
+    out[0] = E[0] * a[0] + E[1] * a[1] + E[2] * a[2];
+    out[1] = E[3] * a[0] + E[4] * a[1] + E[5] * a[2];
+    out[2] = E[6] * a[0] + E[7] * a[1] + E[8] * a[2];
+}
+
+/* out = E^T a */
+static inline void LANE_FN(mat3_apply_t)(lane *restrict out, const lane *E, const lane *a)
+{
+    out[0] = E[0] * a[0] + E[3] * a[1] + E[6] * a[2];
+    out[1] = E[1] * a[0] + E[4] * a[1] + E[7] * a[2];
+    out[2] = E[2] * a[0] + E[5] * a[1] + E[8] * a[2];
+}
+
+/* out = A B */
+static inline void LANE_FN(mat3_mul)(lane *restrict out, const lane *A, const lane *B)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            out[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+}
+
+/* out = X m (motion, A -> B) */
+static inline void LANE_FN(xform_motion)(lane *restrict out, const lane_xform *X, const lane *m)
+{
+    lane t[3];
+    LANE_FN(vec3_cross)(t, X->r, m);
+    t[0] = m[3] - t[0];
+    t[1] = m[4] - t[1];
+    t[2] = m[5] - t[2];
+    LANE_FN(mat3_apply)(out, X->E, m);
+    LANE_FN(mat3_apply)(out + 3, X->E, t);
+}
+
+/* out = X^T f (force, B -> A) */
+static inline void LANE_FN(xform_force_t)(lane *restrict out, const lane_xform *X, const lane *f)
+{
+    lane n[3], rf[3];
+    LANE_FN(mat3_apply_t)(n, X->E, f);
+    LANE_FN(mat3_apply_t)(out + 3, X->E, f + 3);
+    LANE_FN(vec3_cross)(rf, X->r, out + 3);
+    out[0] = n[0] + rf[0];
+    out[1] = n[1] + rf[1];
+    out[2] = n[2] + rf[2];
+}
+
+/* out = m1 x m2 (motion cross product) */
+static inline void LANE_FN(cross_motion)(lane *restrict out, const lane *m1, const lane *m2)
+{
+    lane t[3];
+    LANE_FN(vec3_cross)(out, m1, m2);
+    LANE_FN(vec3_cross)(out + 3, m1, m2 + 3);
+    LANE_FN(vec3_cross)(t, m1 + 3, m2);
+    out[3] += t[0];
+    out[4] += t[1];
+    out[5] += t[2];
+}
+
+/* out = m x* f (force cross product) */
+static inline void LANE_FN(cross_force)(lane *restrict out, const lane *m, const lane *f)
+{
+    lane t[3];
+    LANE_FN(vec3_cross)(out, m, f);
+    LANE_FN(vec3_cross)(t, m + 3, f + 3);
+    out[0] += t[0];
+    out[1] += t[1];
+    out[2] += t[2];
+    LANE_FN(vec3_cross)(out + 3, m, f + 3);
+}
+
+static inline lane LANE_FN(dot6)(const lane *a, const lane *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+/* out = S a for a symmetric 3x3 S */
+MBD_INLINE void LANE_FN(sym3_apply)(lane *restrict out, const lane *S, const lane *a)
+{
+    out[0] = S[0] * a[0] + S[1] * a[1] + S[2] * a[2];
+    out[1] = S[1] * a[0] + S[3] * a[1] + S[4] * a[2];
+    out[2] = S[2] * a[0] + S[4] * a[1] + S[5] * a[2];
+}
+
+/* out = I m (motion -> force) */
+MBD_INLINE void LANE_FN(inertia_apply)(lane *restrict out, const lane_inertia *I, const lane *m)
+{
+    lane t[3];
+    LANE_FN(sym3_apply)(out, I->A, m);
+    LANE_FN(mat3_apply)(t, I->B, m + 3);
+    LANE_FN(sym3_apply)(out + 3, I->C, m + 3);
+    for (int k = 0; k < 3; k++) {
+        out[k] += t[k];
+        out[3 + k] += I->B[k] * m[0] + I->B[3 + k] * m[1] + I->B[6 + k] * m[2];
+    }
+}
+
+/* Column k of I (k < 3: rotational, else translational), as the 6-vector I e_k. */
+MBD_INLINE void LANE_FN(inertia_column)(lane out[6], const lane_inertia *I, int k)
+{
+    for (int r = 0; r < 3; r++) {
+        out[r] = k < 3 ? I->A[SYM3(r, k)] : I->B[3 * r + k - 3];
+        out[3 + r] = k < 3 ? I->B[3 * k + r] : I->C[SYM3(r, k - 3)];
+    }
+}
+
+/* I -= x y^T on the upper triangles and B: one term of a symmetric sum such as
+ * U D^-1 U^T = sum_k U_k (U D^-1)_k^T, whose upper triangle is the sum of the terms'. */
+MBD_INLINE void LANE_FN(inertia_sub_outer)(lane_inertia *I, const lane x[6], const lane y[6])
+{
+    for (int i = 0; i < 3; i++) {
+        for (int j = i; j < 3; j++) {
+            I->A[SYM3(i, j)] -= x[i] * y[j];
+            I->C[SYM3(i, j)] -= x[3 + i] * y[3 + j];
+        }
+        for (int j = 0; j < 3; j++)
+            I->B[3 * i + j] -= x[i] * y[3 + j];
+    }
+}
+
+/* out = E^T S E for a symmetric S (upper triangles in and out) */
+static inline void LANE_FN(sym3_rotate_back)(lane *restrict out, const lane *S, const lane *E)
+{
+    lane T[9]; /* S E */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            T[3 * i + j] = S[SYM3(i, 0)] * E[j] + S[SYM3(i, 1)] * E[3 + j] + S[SYM3(i, 2)] * E[6 + j];
+    for (int i = 0; i < 3; i++)
+        for (int j = i; j < 3; j++)
+            out[SYM3(i, j)] = E[i] * T[j] + E[3 + i] * T[3 + j] + E[6 + i] * T[6 + j];
+}
+
+/* I_parent += X^T I X, I in child coordinates: about 200 multiplications. With
+ * X = rot(E) xlt(r), rotate back into the parent axes, A1 = E^T A E, B1 = E^T B E,
+ * C1 = E^T C E, then shift by r (rx = r x):
+ *   A' = A1 + M + M^T - rx C1 rx with M = rx B1^T,  B' = B1 + rx C1,  C' = C1. */
+static inline void LANE_FN(inertia_add_congruence)(lane_inertia *restrict I_parent,
+                                                   const lane_xform *X, const lane_inertia *I)
+{
+    const lane *E = X->E, *r = X->r;
+    lane A1[6], C1[6], BE[9], B1[9], K[9], M[9];
+    LANE_FN(sym3_rotate_back)(A1, I->A, E);
+    LANE_FN(sym3_rotate_back)(C1, I->C, E);
+    LANE_FN(mat3_mul)(BE, I->B, E);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            B1[3 * i + j] = E[i] * BE[j] + E[3 + i] * BE[3 + j] + E[6 + i] * BE[6 + j];
+    for (int j = 0; j < 3; j++) { /* K = rx C1: column j is r x (column j of C1) */
+        const lane c[3] = {C1[SYM3(0, j)], C1[SYM3(1, j)], C1[SYM3(2, j)]};
+        K[j] = r[1] * c[2] - r[2] * c[1];
+        K[3 + j] = r[2] * c[0] - r[0] * c[2];
+        K[6 + j] = r[0] * c[1] - r[1] * c[0];
+    }
+    for (int j = 0; j < 3; j++) { /* M = rx B1^T: column j is r x (row j of B1) */
+        const lane *b = B1 + 3 * j;
+        M[j] = r[1] * b[2] - r[2] * b[1];
+        M[3 + j] = r[2] * b[0] - r[0] * b[2];
+        M[6 + j] = r[0] * b[1] - r[1] * b[0];
+    }
+    for (int i = 0; i < 3; i++) {
+        const lane *k = K + 3 * i; /* -rx C1 rx = K rx^T: entry (i, j) is (r x row i of K)_j */
+        const lane n[3] = {r[1] * k[2] - r[2] * k[1], r[2] * k[0] - r[0] * k[2],
+                           r[0] * k[1] - r[1] * k[0]};
+        for (int j = i; j < 3; j++) {
+            I_parent->A[SYM3(i, j)] += A1[SYM3(i, j)] + M[3 * i + j] + M[3 * j + i] + n[j];
+            I_parent->C[SYM3(i, j)] += C1[SYM3(i, j)];
+        }
+        for (int j = 0; j < 3; j++)
+            I_parent->B[3 * i + j] += B1[3 * i + j] + K[3 * i + j];
+    }
+}
+
+/* Rotation matrix of angle q about unit axis a (Rodrigues). */
+static inline void LANE_FN(rotation_about)(lane *restrict out, const double a[3], lane q)
+{
+    lane s, c;
+    LANE_FN(lane_sincos)(q, &s, &c);
+    const lane k = 1.0 - c;
+    out[0] = c + k * a[0] * a[0];
+    out[1] = k * a[0] * a[1] - s * a[2];
+    out[2] = k * a[0] * a[2] + s * a[1];
+    out[3] = k * a[1] * a[0] + s * a[2];
+    out[4] = c + k * a[1] * a[1];
+    out[5] = k * a[1] * a[2] - s * a[0];
+    out[6] = k * a[2] * a[0] - s * a[1];
+    out[7] = k * a[2] * a[1] + s * a[0];
+    out[8] = c + k * a[2] * a[2];
+}
