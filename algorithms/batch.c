@@ -140,18 +140,63 @@ static int solve_state(const mbd_model *model, mbd_work *work, size_t k, const d
              : mbd_forward(model, work, q + k * nq, x + k * nv, tau_k, y + k * nv);
 }
 
-/* The states k0 .. k0 + count - 1 that the lane form could not solve, as a mask; all of
- * them where the batch has no lane form for this formulation (z: momentum). */
+/* Whether the batch runs this formulation (z: momentum) in lanes. */
+static int in_lanes(const mbd_batch *batch, const double *z)
+{
+    return batch->form && lane_formulation(batch->solver) == (z ? MBD_MOMENTUM : MBD_ACCELERATION);
+}
+
+/* The states k0 .. k0 + count - 1, except those in skip, by the lane form; returns the
+ * mask of those it could not solve (all of them without a lane form). */
 static unsigned solve_lanes(const mbd_model *model, const mbd_batch *batch, void *lane_work,
-                            int k0, int count, const double *q, const double *x,
+                            int k0, int count, unsigned skip, const double *q, const double *x,
                             const double *tau, double *y, double *z)
 {
     const size_t nq = (size_t)model->nq, nv = (size_t)model->nv, k = (size_t)k0;
-    const mbd_formulation form = z ? MBD_MOMENTUM : MBD_ACCELERATION;
-    if (!batch->form || lane_formulation(batch->solver) != form)
-        return (1u << count) - 1;
-    return batch->form->solve(model, lane_work, count, q + k * nq, x + k * nv,
+    if (!in_lanes(batch, z))
+        return ((1u << count) - 1) & ~skip;
+    return batch->form->solve(model, lane_work, count, skip, q + k * nq, x + k * nv,
                               tau ? tau + k * nv : NULL, y + k * nv, z ? z + k * nv : NULL);
+}
+
+/* The mask of the states k0 .. k0 + count - 1 with a non-finite input. */
+static unsigned nonfinite_states(const mbd_model *model, int k0, int count, const double *q,
+                                 const double *x, const double *tau)
+{
+    const size_t nq = (size_t)model->nq, nv = (size_t)model->nv;
+    unsigned bad = 0;
+    for (int w = 0; w < count; w++) {
+        const size_t k = (size_t)(k0 + w);
+        if (check_finite(q + k * nq, model->nq) || check_finite(x + k * nv, model->nv) ||
+            (tau && check_finite(tau + k * nv, model->nv)))
+            bad |= 1u << w;
+    }
+    return bad;
+}
+
+/* One group of states into rc (count statuses): in lanes, then one at a time those that
+ * the lanes could not solve. A state that fails alone too (singular, non-finite) is left
+ * out of a second lane pass over the others, so that a state's result never depends on
+ * which states share its group. */
+static void solve_group(const mbd_model *model, const mbd_batch *batch, int thread, int k0,
+                        int count, const double *q, const double *x, const double *tau,
+                        double *y, double *z, int *rc)
+{
+    mbd_work *work = batch->works[thread];
+    void *lane_work = batch->lane_works[thread];
+    const unsigned skip = in_lanes(batch, z) ? nonfinite_states(model, k0, count, q, x, tau) : 0;
+    const unsigned again = skip | solve_lanes(model, batch, lane_work, k0, count, skip, q, x, tau, y, z);
+    unsigned failed = 0;
+    for (int w = 0; w < count; w++) {
+        rc[w] = again >> w & 1 ? solve_state(model, work, (size_t)(k0 + w), q, x, tau, y, z) : MBD_OK;
+        failed |= (unsigned)(rc[w] != MBD_OK) << w;
+    }
+    if (!in_lanes(batch, z) || !(again & ~failed & ~skip) || !failed)
+        return;
+    const unsigned still = solve_lanes(model, batch, lane_work, k0, count, skip | failed, q, x, tau, y, z);
+    for (int w = 0; w < count; w++)
+        if (still >> w & 1)
+            rc[w] = solve_state(model, work, (size_t)(k0 + w), q, x, tau, y, z);
 }
 
 /* Groups of W states over the threads (a fixed grouping, so that results do not depend
@@ -167,20 +212,17 @@ static int batch_run(const mbd_model *model, mbd_batch *batch, int K, const doub
 #pragma omp parallel num_threads(batch->threads) reduction(min : first_failure)
     {
         const int thread = omp_get_thread_num();
-        mbd_work *work = batch->works[thread];
 #pragma omp for schedule(static)
         for (int g = 0; g < groups; g++) {
             const int k0 = g * W, count = K - k0 < W ? K - k0 : W;
-            const unsigned again = solve_lanes(model, batch, batch->lane_works[thread], k0,
-                                               count, q, x, tau, y, z);
+            int rc[MBD_MAX_LANES];
+            solve_group(model, batch, thread, k0, count, q, x, tau, y, z, rc);
             for (int w = 0; w < count; w++) {
                 const int k = k0 + w;
-                const int rc = again >> w & 1 ? solve_state(model, work, (size_t)k, q, x, tau, y, z)
-                                              : MBD_OK;
                 if (status)
-                    status[k] = rc;
-                if (rc && (long long)k * 32 - rc < first_failure)
-                    first_failure = (long long)k * 32 - rc;
+                    status[k] = rc[w];
+                if (rc[w] && (long long)k * 32 - rc[w] < first_failure)
+                    first_failure = (long long)k * 32 - rc[w];
             }
         }
     }

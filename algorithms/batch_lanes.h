@@ -77,27 +77,21 @@ static void LANE_FN(lane_work_free)(void *opaque)
     free(work);
 }
 
-/* Lane w of out[j] = row w's entry j (rows of n doubles, count of them); the lanes past
- * count repeat row 0, so that they compute a valid state. Nonzero if an entry is not
- * finite. */
-static int LANE_FN(gather)(lane *out, const double *rows, int n, int count)
+/* Lane w of out[j] = entry j of row row[w] (rows of n doubles). */
+static void LANE_FN(gather)(lane *out, const double *rows, int n, const int *row)
 {
-    int bad = 0;
     for (int j = 0; j < n; j++)
-        for (int w = 0; w < MBD_LANES; w++) {
-            out[j][w] = rows[(size_t)(w < count ? w : 0) * (size_t)n + (size_t)j];
-            bad |= !isfinite(out[j][w]);
-        }
-    return bad;
+        for (int w = 0; w < MBD_LANES; w++)
+            out[j][w] = rows[(size_t)row[w] * (size_t)n + (size_t)j];
 }
 
-/* Row w's entry j = lane w of in[j], for the count rows; returns the mask of the rows that
- * got a non-finite entry. */
-static unsigned LANE_FN(scatter)(double *rows, const lane *in, int n, int count)
+/* Row w's entry j = lane w of in[j], for the count rows not in skip; returns the mask of
+ * the rows that got a non-finite entry. */
+static unsigned LANE_FN(scatter)(double *rows, const lane *in, int n, int count, unsigned skip)
 {
     unsigned bad = 0;
     for (int w = 0; w < count; w++)
-        for (int j = 0; j < n; j++) {
+        for (int j = 0; j < n && !(skip >> w & 1); j++) {
             rows[(size_t)w * (size_t)n + (size_t)j] = in[j][w];
             if (!isfinite(in[j][w]))
                 bad |= 1u << w;
@@ -105,21 +99,24 @@ static unsigned LANE_FN(scatter)(double *rows, const lane *in, int n, int count)
     return bad;
 }
 
-/* The group's states in (x: qd or p; z NULL in the acceleration form), its results out.
- * Returns the mask of the states whose result is not to be trusted and must be solved one
- * at a time (all of them on a non-finite input or a singular joint block in any lane). */
+/* The group's states in (x: qd or p; z NULL in the acceleration form), its results out:
+ * see mbd_lane_form. */
 static unsigned LANE_FN(lanes_solve)(const mbd_model *model, void *opaque, int count,
-                                     const double *q, const double *x, const double *tau,
-                                     double *y, double *z)
+                                     unsigned skip, const double *q, const double *x,
+                                     const double *tau, double *y, double *z)
 {
     lane_work *work = opaque;
-    const unsigned all = (1u << count) - 1;
-    const int nv = model->nv;
-    int bad = LANE_FN(gather)(work->q, q, model->nq, count) |
-              LANE_FN(gather)(work->x, x, nv, count) |
-              (tau && LANE_FN(gather)(work->tau, tau, nv, count));
-    if (bad)
-        return all;
+    const unsigned solved = ((1u << count) - 1) & ~skip;
+    if (!solved)
+        return 0;
+    const int nv = model->nv, first = __builtin_ctz(solved);
+    int row[MBD_LANES];
+    for (int w = 0; w < MBD_LANES; w++)
+        row[w] = solved >> w & 1 ? w : first;
+    LANE_FN(gather)(work->q, q, model->nq, row);
+    LANE_FN(gather)(work->x, x, nv, row);
+    if (tau)
+        LANE_FN(gather)(work->tau, tau, nv, row);
     LANE_FN(tree_kinematics)(model, work, work->q);
     const lane *tau_lanes = tau ? work->tau : NULL;
     const int status =
@@ -127,10 +124,10 @@ static unsigned LANE_FN(lanes_solve)(const mbd_model *model, void *opaque, int c
         : work->solver == &mbd_solver_poisson_ldlt ? LANE_FN(ldlt_mom)(model, work, work->x, tau_lanes, work->y, work->z)
                                                      : LANE_FN(sweep_mom)(model, work, work->x, tau_lanes, work->y, work->z);
     if (status)
-        return all;
-    unsigned failed = LANE_FN(scatter)(y, work->y, nv, count);
+        return solved;
+    unsigned failed = LANE_FN(scatter)(y, work->y, nv, count, skip);
     if (z)
-        failed |= LANE_FN(scatter)(z, work->z, nv, count);
+        failed |= LANE_FN(scatter)(z, work->z, nv, count, skip);
     return failed;
 }
 

@@ -168,18 +168,22 @@ extern const mbd_solver mbd_solver_sparse;
 
 /* The lane form of the solvers of one width W: a group of count <= W states (rows as in
  * mbd_batch_forward) in lockstep, one per lane. solve runs the workspace's solver: bodies
- * (z NULL: x is qd, y qdd), poisson-ldlt or poisson-sweep (x is p, y qd, z pd), and
- * returns the mask of the states that it could not solve (a non-finite or singular one in
- * the group): those the caller solves again one at a time, which gives each its own
- * status. */
+ * (z NULL: x is qd, y qdd), poisson-ldlt or poisson-sweep (x is p, y qd, z pd) on the
+ * states not in the mask skip (their lanes, and those past count, compute a copy of a
+ * solved state, so that what a lane computes never depends on its neighbours), writes
+ * their results, and returns the mask of those it could not solve (all of them at a
+ * singular joint block in any lane; a non-finite result): the caller solves those one at
+ * a time, which gives each its own status. */
 typedef struct {
     int lanes;
     void *(*work_new)(const mbd_model *model, const mbd_solver *solver);
     void (*work_free)(void *work);
-    unsigned (*solve)(const mbd_model *model, void *work, int count, const double *q,
-                      const double *x, const double *tau, double *y, double *z);
+    unsigned (*solve)(const mbd_model *model, void *work, int count, unsigned skip,
+                      const double *q, const double *x, const double *tau, double *y,
+                      double *z);
 } mbd_lane_form;
 extern const mbd_lane_form mbd_lane_form_x4, mbd_lane_form_x8;
+#define MBD_MAX_LANES 8
 
 /* After mbd_kinematics: the full row-major H^-1, exactly symmetric, by the
  * articulated-body recursion in O(N^2) (minverse.c). */
