@@ -49,6 +49,8 @@ struct mbd_model {
     double (*user_rotation)[9];
     int has_friction;          /* some joint has Coulomb or viscous friction */
     int has_coulomb;           /* some joint has Coulomb friction: the reactions couple in */
+    int nframes;               /* frames left by merged fixed joints */
+    mbd_frame_def *frames;     /* (nframes) names owned */
     int nloops, nc;            /* cut joints and their equations (m) */
     mbd_loop_def *loop_defs;   /* (nloops) as given, names owned */
     mbd_loop *loops;           /* (nloops) */

@@ -49,7 +49,9 @@ typedef enum {
     MBD_PRISMATIC,   /* 1 DOF: slide along axis */
     MBD_CYLINDRICAL, /* 2 DOF: rotation about axis, then slide along it */
     MBD_CARDAN,      /* 2 DOF: R = Rot(a1, q1) Rot(a2, q2) */
-    MBD_JOINT_TYPE_COUNT
+    MBD_JOINT_TYPE_COUNT, /* the solvers' joint types end here */
+    MBD_FIXED        /* model input only: no coordinates; mbd_model_build merges the body
+                        into its parent (a named frame), so no built model has one */
 } mbd_joint_type;
 
 typedef struct mbd_model mbd_model;
@@ -77,17 +79,42 @@ typedef struct {
     double com[3];           /* centre of mass in the body frame */
     double inertia[3][3];    /* about the centre of mass, body axes */
     mbd_friction friction;   /* of the joint; all zero: frictionless */
+    const char *joint_name;  /* NULL: the joint is named after the body */
 } mbd_body_def;
 
-/* Builds a model from body descriptions. On failure returns NULL and writes one line
- * naming the body, field and value into err (if err_size > 0). */
+/* A frame fixed in a body: what a body joined by an MBD_FIXED joint becomes (a sensor, a
+ * flange). x_body = origin + rotation x_frame. */
+typedef struct {
+    const char *name;        /* the merged body's */
+    const char *joint_name;  /* its fixed joint's */
+    int body;                /* the moving body it is fixed in, or -1: the world */
+    double origin[3];
+    double rotation[3][3];
+} mbd_frame_def;
+
+/* Builds a model from body descriptions. A body whose joint is MBD_FIXED is merged into
+ * its nearest moving ancestor (or the world): masses, centres of mass and inertias are
+ * combined exactly, its children hang from that ancestor, and it stays as a named frame;
+ * only the moving bodies that result need physical inertias. On failure returns NULL and
+ * writes one line naming the body, field and value into err (if err_size > 0). */
 mbd_model *mbd_model_build(const char *name, const double gravity[3], int nbodies,
                            const mbd_body_def *bodies, char *err, size_t err_size);
 
-/* Loads a model file (JSON) or a generator spec such as "chain:n=10,joint=cardan"
+/* Loads a model file (JSON or URDF) or a generator spec such as "chain:n=10,joint=cardan"
  * (see mbd_generators_help). On failure returns NULL with a message naming the
  * file, field and value in err. */
 mbd_model *mbd_model_load(const char *path_or_spec, char *err, size_t err_size);
+
+/* Options of mbd_model_load_with; NULL or all zero: the defaults. */
+typedef struct {
+    int floating_base; /* URDF: the root link moves freely (a free joint) instead of being
+                          fixed to the world */
+} mbd_load_options;
+
+/* mbd_model_load with options. A file whose first non-blank character is '<' is read
+ * as URDF (models/README.md), any other as JSON. */
+mbd_model *mbd_model_load_with(const char *path_or_spec, const mbd_load_options *options,
+                               char *err, size_t err_size);
 
 /* One line per generator, for --help. */
 const char *mbd_generators_help(void);
@@ -101,6 +128,11 @@ int mbd_model_nv(const mbd_model *model);
 /* Body description as stored (names and pointers stay valid while the model lives). */
 const mbd_body_def *mbd_model_body(const mbd_model *model, int body);
 void mbd_model_gravity(const mbd_model *model, double gravity[3]);
+/* The frames left by merged fixed joints, in the order of the bodies given. */
+int mbd_model_nframes(const mbd_model *model);
+const mbd_frame_def *mbd_model_frame(const mbd_model *model, int frame);
+/* The name of the joint of a body (its joint_name, else the body's name). */
+const char *mbd_model_joint_name(const mbd_model *model, int body);
 /* Whether any joint has Coulomb or viscous friction. */
 int mbd_model_has_friction(const mbd_model *model);
 const char *mbd_joint_type_name(mbd_joint_type type);
