@@ -35,6 +35,8 @@ void model_print_loops(const mbd_model *model, FILE *out);
 /* The joint type called name, or -1; the loop type called name, or -1. */
 int loop_type_from_name(const char *name);
 int joint_type_from_name(const char *name);
+/* The number of axes a joint type reads (0 for spherical and free joints). */
+int joint_type_naxes(mbd_joint_type type);
 
 mbd_model *model_load_json(const char *path, char *err, size_t err_size);
 
