@@ -75,7 +75,7 @@ MBD_INLINE int articulated_step(const mbd_model *model, mbd_work *work, const do
     const double *S = work->S + 6 * v0;
     double (*U)[6] = (double (*)[6])(work->U + 6 * v0);
     double *restrict Dinv = work->D + model->d0[i];
-    double D[4], UDinv[2][6], Iac[6];
+    double D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF], UDinv[MBD_MAX_JOINT_DOF][6], Iac[6];
     joint_space_inertia(U, D, &work->IA[i], type, S);
     if (joint_block_inverse(Dinv, D, n))
         return singular_joint(work, i);
@@ -102,7 +102,7 @@ MBD_INLINE void acceleration_step(const mbd_model *model, mbd_work *work, const 
 {
     const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const double *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
-    double *a = work->a[i], rhs[2];
+    double *a = work->a[i], rhs[MBD_MAX_JOINT_DOF];
     xform_motion(a, &work->X[i], p < 0 ? a0 : work->a[p]);
     if (c)
         for (int r = 0; r < 6; r++)

@@ -7,8 +7,6 @@
 #include "spatial.h"
 #include "joint_space.h"
 
-#define MBD_MAX_JOINT_DOF 6
-
 /* A joint as the solvers see it: type, unit axes (joint frame = body frame at q = 0). */
 typedef struct {
     mbd_joint_type type;
@@ -104,6 +102,14 @@ struct mbd_solver {
  * velocity relative to the joint frame. */
 void joint_kinematics(mbd_xform *X, double *S, const mbd_joint *joint, const double *q,
                       const mbd_xform *XT);
+/* Whether the joint's coordinates describe a pose: a quaternion must not be zero (nor so
+ * small or large that |quat|^2 over- or underflows). */
+int joint_coordinates_valid(const mbd_joint *joint, const double *q);
+/* R (row-major, x_joint = R x_body) of the rotation quat / |quat|, quat = (w, x, y, z). */
+void quaternion_rotation(double R[9], const double quat[4]);
+/* qdot = G(q) v: the rates of the joint's nq position coordinates from its nv velocities
+ * (v itself for joints with nq == nv). */
+void joint_position_rates(double *qdot, const mbd_joint *joint, const double *q, const double *v);
 /* c_J = (dS/dt) qd in body coordinates (zero where S is constant); S = S(q). */
 void joint_bias(double out[6], const mbd_joint *joint, const double *S, const double *qd);
 /* out[k] += ((dS/dq_k) qd)^T mu: the part of dT/dq_k that comes from S depending on q. */

@@ -5,7 +5,9 @@
  * In the solvers' joint frames (joints.c) the columns of S are unit vectors e_k for
  * revolute (k = 2: turn about z), prismatic (k = 5: slide along z) and cylindrical joints
  * (2 and 5), so that U = I^A S is a column of I^A, D = S^T U an entry, and S^T f an entry
- * of f. Cardan columns are angular, (b(q2); 0) and (a2; 0), read from S. */
+ * of f. Cardan columns are angular, (b(q2); 0) and (a2; 0), read from S. Spherical joints
+ * have the three angular unit columns e_0, e_1, e_2 and free joints all six: their v is
+ * the body's own (angular, spatial) velocity in its frame, so S is the identity there. */
 #ifndef MBD_JOINT_SPACE_H
 #define MBD_JOINT_SPACE_H
 
@@ -13,6 +15,8 @@
 
 #include "mbd.h"
 #include "spatial.h"
+
+#define MBD_MAX_JOINT_DOF 6
 
 /* Calls step(args..., type) with type a compile-time constant, so that an always-inline
  * step is specialized for each joint type. */
@@ -28,6 +32,12 @@
         case MBD_CYLINDRICAL:                          \
             step(__VA_ARGS__, MBD_CYLINDRICAL);        \
             break;                                     \
+        case MBD_SPHERICAL:                            \
+            step(__VA_ARGS__, MBD_SPHERICAL);          \
+            break;                                     \
+        case MBD_FREE:                                 \
+            step(__VA_ARGS__, MBD_FREE);               \
+            break;                                     \
         default:                                       \
             step(__VA_ARGS__, MBD_CARDAN);             \
             break;                                     \
@@ -36,7 +46,24 @@
 
 MBD_INLINE int joint_dofs(mbd_joint_type type)
 {
-    return type == MBD_REVOLUTE || type == MBD_PRISMATIC ? 1 : 2;
+    switch (type) {
+    case MBD_REVOLUTE:
+    case MBD_PRISMATIC:
+        return 1;
+    case MBD_SPHERICAL:
+        return 3;
+    case MBD_FREE:
+        return 6;
+    default:
+        return 2;
+    }
+}
+
+/* Whether the joint's velocities are the body's own angular (and linear) velocity rather
+ * than the derivatives of its position coordinates (nq != nv): spherical and free. */
+MBD_INLINE int joint_has_quaternion(mbd_joint_type type)
+{
+    return type == MBD_SPHERICAL || type == MBD_FREE;
 }
 
 /* The index k of column `col` of S when it is the unit vector e_k, else -1 (Cardan). */
@@ -49,6 +76,9 @@ MBD_INLINE int unit_column(mbd_joint_type type, int col)
         return 5;
     case MBD_CYLINDRICAL:
         return col == 0 ? 2 : 5;
+    case MBD_SPHERICAL:
+    case MBD_FREE:
+        return col;
     default:
         return -1;
     }
@@ -134,27 +164,6 @@ MBD_INLINE void joint_space_inertia(double (*U)[6], double *D, const mbd_inertia
             D[n * k + m] = column_dot(type, S, k, U[m]);
 }
 
-/* Dinv = D^-1 for the 1x1 or 2x2 SPD block D; -1 if D is not numerically positive definite
- * (a pivot not > 0 or not finite). */
-MBD_INLINE int joint_block_inverse(double *restrict Dinv, const double *D, int n)
-{
-    if (n == 1) {
-        if (!(D[0] > 0.0) || !isfinite(D[0]))
-            return -1;
-        Dinv[0] = 1.0 / D[0];
-        return 0;
-    }
-    const double det = D[0] * D[3] - D[1] * D[2];
-    if (!(D[0] > 0.0) || !(det > 0.0) || !isfinite(det))
-        return -1;
-    const double inv = 1.0 / det;
-    Dinv[0] = D[3] * inv;
-    Dinv[1] = -D[1] * inv;
-    Dinv[2] = -D[2] * inv;
-    Dinv[3] = D[0] * inv;
-    return 0;
-}
-
 /* Columns of U D^-1: UDinv[k] = sum_m U_m Dinv[m][k]. */
 MBD_INLINE void times_inverse(double (*UDinv)[6], const double (*U)[6], const double *Dinv, int n)
 {
@@ -219,6 +228,45 @@ MBD_INLINE void small_backward_subst(const double *L, int n, double *x)
             x[i] -= L[n * k + i] * x[k];
         x[i] /= L[n * i + i];
     }
+}
+
+/* Dinv = D^-1 for the n x n SPD block D (n <= 6); -1 if D is not numerically positive
+ * definite (a pivot not > 0 or not finite). 1x1 and 2x2 in closed form; larger blocks
+ * (spherical, free) by Cholesky, D^-1 = L^-T L^-1, of which the lower triangle is formed
+ * and mirrored, so that Dinv is exactly symmetric. */
+MBD_INLINE int joint_block_inverse(double *restrict Dinv, const double *D, int n)
+{
+    if (n == 1) {
+        if (!(D[0] > 0.0) || !isfinite(D[0]))
+            return -1;
+        Dinv[0] = 1.0 / D[0];
+        return 0;
+    }
+    if (n == 2) {
+        const double det = D[0] * D[3] - D[1] * D[2];
+        if (!(D[0] > 0.0) || !(det > 0.0) || !isfinite(det))
+            return -1;
+        const double inv = 1.0 / det;
+        Dinv[0] = D[3] * inv;
+        Dinv[1] = -D[1] * inv;
+        Dinv[2] = -D[2] * inv;
+        Dinv[3] = D[0] * inv;
+        return 0;
+    }
+    double L[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
+    for (int k = 0; k < n * n; k++)
+        L[k] = D[k];
+    if (small_cholesky(L, n))
+        return -1;
+    for (int j = 0; j < n; j++) { /* column j of D^-1: L^-T L^-1 e_j, rows >= j kept */
+        double x[MBD_MAX_JOINT_DOF] = {0};
+        x[j] = 1.0;
+        small_forward_subst(L, n, x);
+        small_backward_subst(L, n, x);
+        for (int i = j; i < n; i++)
+            Dinv[n * i + j] = Dinv[n * j + i] = x[i];
+    }
+    return 0;
 }
 
 #endif

@@ -6,7 +6,11 @@
  * The model builder turns every joint frame so that its axis is z (a Cardan joint's second
  * axis a2 = (0, s, c) in the y-z plane; see canonical_joint_frame in models/model.c): then
  * R_J is a turn about z (12 multiplications on a transform), p_J lies on z and S has unit
- * columns. A joint type with n_q != n_v (spherical, free) adds its cases here only. */
+ * columns. Spherical and free joints keep the user's frame (they have no axis): q holds
+ * the unit quaternion (w, x, y, z) of R_J (after the position p_J for a free joint), and
+ * their velocities are the body's own in body coordinates, so S is constant (unit columns)
+ * and c_J = 0. R_J is formed from q / |q|: any non-zero quaternion gives a rotation, and a
+ * drift of |q| changes nothing (integrate.c relies on it). */
 #include "internal.h"
 
 #include <math.h>
@@ -52,6 +56,44 @@ static void cardan_kinematics(mbd_xform *X, double *S, const mbd_joint *joint, c
     memcpy(S + 6, joint->axis[1], 3 * sizeof *S);
 }
 
+/* R (row-major) of the quaternion quat / |quat| = (w, x, y, z): x_joint = R x_body. */
+void quaternion_rotation(double R[9], const double quat[4])
+{
+    const double w = quat[0], x = quat[1], y = quat[2], z = quat[3];
+    const double s = 2.0 / (w * w + x * x + y * y + z * z);
+    R[0] = 1.0 - s * (y * y + z * z);
+    R[1] = s * (x * y - w * z);
+    R[2] = s * (x * z + w * y);
+    R[3] = s * (x * y + w * z);
+    R[4] = 1.0 - s * (x * x + z * z);
+    R[5] = s * (y * z - w * x);
+    R[6] = s * (x * z - w * y);
+    R[7] = s * (y * z + w * x);
+    R[8] = 1.0 - s * (x * x + y * y);
+}
+
+int joint_coordinates_valid(const mbd_joint *joint, const double *q)
+{
+    if (!joint_has_quaternion(joint->type))
+        return 1;
+    const double *quat = q + (joint->type == MBD_FREE ? 3 : 0);
+    const double norm2 = quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3];
+    return norm2 > 0.0 && isfinite(2.0 / norm2) && isfinite(norm2);
+}
+
+/* E = R^T E_T for R of the quaternion; S = the joint's nv unit columns e_0, e_1, ... */
+static void quaternion_kinematics(mbd_xform *X, double *S, const mbd_joint *joint,
+                                  const double *quat, const mbd_xform *XT)
+{
+    double R[9];
+    quaternion_rotation(R, quat);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            X->E[3 * i + j] = R[i] * XT->E[j] + R[3 + i] * XT->E[3 + j] + R[6 + i] * XT->E[6 + j];
+    for (int k = 0; k < joint->nv; k++)
+        set_unit_column(S + 6 * k, k);
+}
+
 void joint_kinematics(mbd_xform *X, double *S, const mbd_joint *joint, const double *q,
                       const mbd_xform *XT)
 {
@@ -75,6 +117,45 @@ void joint_kinematics(mbd_xform *X, double *S, const mbd_joint *joint, const dou
         break;
     case MBD_CARDAN:
         cardan_kinematics(X, S, joint, q, XT);
+        break;
+    case MBD_SPHERICAL:
+        quaternion_kinematics(X, S, joint, q, XT);
+        memcpy(X->r, XT->r, sizeof X->r);
+        break;
+    case MBD_FREE: /* r = r_T + E_T^T p */
+        quaternion_kinematics(X, S, joint, q + 3, XT);
+        for (int k = 0; k < 3; k++)
+            X->r[k] = XT->r[k] + XT->E[k] * q[0] + XT->E[3 + k] * q[1] + XT->E[6 + k] * q[2];
+        break;
+    }
+}
+
+/* qd_quat = 1/2 quat (0, w) (quaternion product), w the angular velocity in body
+ * coordinates: tangent to the sphere |quat| = const. */
+static void quaternion_rate(double out[4], const double quat[4], const double w[3])
+{
+    const double a = quat[0], b = quat[1], c = quat[2], d = quat[3];
+    out[0] = 0.5 * (-b * w[0] - c * w[1] - d * w[2]);
+    out[1] = 0.5 * (a * w[0] + c * w[2] - d * w[1]);
+    out[2] = 0.5 * (a * w[1] + d * w[0] - b * w[2]);
+    out[3] = 0.5 * (a * w[2] + b * w[1] - c * w[0]);
+}
+
+void joint_position_rates(double *qdot, const mbd_joint *joint, const double *q, const double *v)
+{
+    switch (joint->type) {
+    case MBD_SPHERICAL:
+        quaternion_rate(qdot, q, v);
+        break;
+    case MBD_FREE: { /* p' = R v_O, with R of the unit quaternion */
+        double R[9];
+        quaternion_rotation(R, q + 3);
+        mat3_apply(qdot, R, v + 3);
+        quaternion_rate(qdot + 3, q + 3, v);
+        break;
+    }
+    default:
+        memcpy(qdot, v, (size_t)joint->nv * sizeof *qdot);
         break;
     }
 }

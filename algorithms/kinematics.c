@@ -19,6 +19,9 @@ int mbd_kinematics(const mbd_model *model, mbd_work *work, const double *q)
 {
     if (check_finite(q, model->nq))
         return MBD_ENONFINITE;
+    for (int i = 0; i < model->nb; i++)
+        if (!joint_coordinates_valid(&model->joint[i], q + model->q0[i]))
+            return MBD_EINVAL;
     for (int i = 0; i < model->nb; i++) {
         joint_kinematics(&work->X[i], work->S + 6 * model->v0[i], &model->joint[i],
                          q + model->q0[i], &model->Xtree[i]);
@@ -175,7 +178,11 @@ void subtree_momenta(const mbd_model *model, mbd_work *work, double (*mu)[6])
 
 /* pd_i = tau_i + S_i^T f^B_i + (dv_i/dq_i)^T mu_i, where f^B_i is the gravity on the
  * subtree of i and dv_i/dq_k = -(S_k x) X_i v_lambda + (dS/dq_k) qd, so that
- * (dv_i/dq_k)^T mu = -S_k^T (w x* mu) + ((dS/dq_k) qd)^T mu with w = v_i - S_i qd_i. */
+ * (dv_i/dq_k)^T mu = -S_k^T (w x* mu) + ((dS/dq_k) qd)^T mu with w = v_i - S_i qd_i.
+ * Spherical and free joints: their velocities are not derivatives of coordinates, and
+ * pd_i = d/dt (S_i^T mu_i) = tau_i + S_i^T f^B_i - S_i^T (v_i x* mu_i) (the subtree's
+ * momentum in the moving body frame; S constant there), so w = v_i. For the other joints
+ * the two forms agree (S^T (S qd x* mu) = 0, or the Cardan dS/dq terms make up for it). */
 MBD_INLINE void momentum_rate_step(const mbd_model *model, mbd_work *work, const double (*mu)[6],
                                    const double *qd, const double *tau, double *pd, int i,
                                    const mbd_joint_type type)
@@ -183,10 +190,11 @@ MBD_INLINE void momentum_rate_step(const mbd_model *model, mbd_work *work, const
     double (*fB)[6] = work->g;
     const int p = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
     const double *S = work->S + 6 * v0;
-    double w[6], wxmu[6], dT[2] = {0.0, 0.0};
+    double w[6], wxmu[6], dT[MBD_MAX_JOINT_DOF] = {0.0};
     memcpy(w, work->v[i], sizeof w);
-    for (int k = 0; k < nv; k++)
-        column_add(w, type, S, k, -qd[v0 + k]);
+    if (!joint_has_quaternion(type))
+        for (int k = 0; k < nv; k++)
+            column_add(w, type, S, k, -qd[v0 + k]);
     cross_force(wxmu, w, mu[i]);
     if (type == MBD_CARDAN)
         joint_dS_dq_dot(dT, &model->joint[i], S, qd + v0, mu[i]);

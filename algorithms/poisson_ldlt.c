@@ -18,7 +18,7 @@ MBD_INLINE int eliminate_step(const mbd_model *model, mbd_work *work, const doub
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
     const double *S = work->S + 6 * v0;
     double *V = work->U + 6 * v0, *L = work->D + model->d0[i], *x = work->u + v0;
-    double U[2][6], t[6];
+    double U[MBD_MAX_JOINT_DOF][6], t[6];
     joint_space_inertia(U, L, &work->IA[i], type, S);
     if (small_cholesky(L, nv))
         return singular_joint(work, i);

@@ -28,7 +28,7 @@ static int eliminate(const mbd_model *model, mbd_work *work, const double *p)
         const int parent = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
         const double *S = work->S + 6 * v0, *IA = IAs[i];
         double *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
-        double D[4];
+        double D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
         for (int k = 0; k < nv; k++) /* U = I^A S in row form: I^A is not symmetric */
             mat6_apply(U + 6 * k, IA, S + 6 * k);
         for (int k = 0; k < nv; k++)

@@ -49,6 +49,13 @@ typedef enum {
     MBD_PRISMATIC,   /* 1 DOF: slide along axis */
     MBD_CYLINDRICAL, /* 2 DOF: rotation about axis, then slide along it */
     MBD_CARDAN,      /* 2 DOF: R = Rot(a1, q1) Rot(a2, q2) */
+    MBD_SPHERICAL,   /* 3 DOF, nq 4: q the unit quaternion (w, x, y, z) of R; v the angular
+                        velocity relative to the joint frame, in the body frame */
+    MBD_FREE,        /* 6 DOF, nq 7: q the body origin's position in the joint frame (the
+                        parent frame unless the joint has an origin or rotation), then the
+                        quaternion; v the body's spatial velocity relative to the joint frame
+                        (w; v_O) in body coordinates, qdd its derivative in those coordinates,
+                        tau the spatial force (n_O; f) on the body in them */
     MBD_JOINT_TYPE_COUNT, /* the solvers' joint types end here */
     MBD_FIXED        /* model input only: no coordinates; mbd_model_build merges the body
                         into its parent (a named frame), so no built model has one */
@@ -137,6 +144,8 @@ const char *mbd_model_joint_name(const mbd_model *model, int body);
 int mbd_model_has_friction(const mbd_model *model);
 const char *mbd_joint_type_name(mbd_joint_type type);
 int mbd_joint_type_nv(mbd_joint_type type);
+/* Position coordinates of a joint type: nv except spherical (4) and free (7). */
+int mbd_joint_type_nq(mbd_joint_type type);
 /* Writes a human-readable summary: bodies, joints, DOFs, parameters. */
 void mbd_model_print(const mbd_model *model, FILE *out);
 
@@ -162,8 +171,8 @@ typedef struct {
     double axis[3];            /* revolute: in frame a (and frame b); else unused */
 } mbd_loop_def;
 
-/* Closes loops in a model just built, before it is shared (a model with joint friction
- * cannot: MBD_EUNSUPPORTED). On failure returns a negative status and writes one line
+/* Closes loops in a model just built, before it is shared (a model with joint friction or
+ * with spherical or free joints cannot: MBD_EUNSUPPORTED). On failure returns a negative status and writes one line
  * naming the loop, field and value into err. */
 int mbd_model_add_loops(mbd_model *model, int nloops, const mbd_loop_def *loops, char *err,
                         size_t err_size);
@@ -329,6 +338,18 @@ int mbd_project_constraints(const mbd_model *model, mbd_work *work, double *q, d
 int mbd_inverse(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                 const double *qdd, double *tau, double *reactions);
 
+/* qdot = G(q) v: the rates of the nq position coordinates from the nv velocities (qdot = v
+ * for every joint but spherical and free ones, whose quaternion moves as 1/2 quat (0, w)
+ * and a free joint's position as R(quat) v_O). MBD_EINVAL for a zero quaternion. */
+int mbd_position_rates(const mbd_model *model, const double *q, const double *v, double *qdot);
+
+/* The neutral pose: every coordinate 0 but the quaternions' w = 1 (the joint frames). */
+void mbd_neutral_positions(const mbd_model *model, double *q);
+
+/* Scales every quaternion in q to unit length (MBD_EINVAL for a zero quaternion). The
+ * solvers accept any non-zero quaternion and use quat / |quat|. */
+int mbd_normalize_positions(const mbd_model *model, double *q);
+
 /* Joint-space inertia matrix H (nv x nv, row-major, full) by CRBA. */
 int mbd_mass_matrix(const mbd_model *model, mbd_work *work, const double *q, double *H);
 
@@ -345,7 +366,9 @@ int mbd_momentum(const mbd_model *model, mbd_work *work, const double *q, const 
  * friction): H (nv x nv), the Coriolis matrix C (nv x nv) of the Christoffel symbols of H,
  * C_ij = sum_k 1/2 (dH_ij/dq_k + dH_ik/dq_j - dH_jk/dq_i) qd_k, so that dH/dt - 2 C is
  * skew-symmetric, g (nv) and C qd (nv); row-major, none NULL. O(N^2) (2 nv RNEA passes;
- * how: algorithms/coefficients.c). */
+ * how: algorithms/coefficients.c). MBD_EUNSUPPORTED for models with spherical or free
+ * joints: their velocities are not the derivatives of coordinates, so the Christoffel
+ * symbols of H in q are not defined for them (H is mbd_mass_matrix's). */
 int mbd_coefficients(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                      double *H, double *C, double *g, double *Cqd);
 
@@ -405,10 +428,12 @@ typedef struct {
 } mbd_sim_stats;
 
 /* Integrates the free motion (tau = 0) from (q0, qd0) at t = 0 to options->t1 with one
- * workspace of solver; the momentum formulation starts from p0 = H(q0) qd0. Needs
- * nq == nv. A model with loops runs mbd_forward_constrained with options->baumgarte
+ * workspace of solver; the momentum formulation starts from p0 = H(q0) qd0. The state is
+ * (q, qd) or (q, p) with q' = G(q) qd (mbd_position_rates); q0's quaternions are
+ * normalized first, and every reported q has unit quaternions (how: algorithms/integrate.c).
+ * A model with loops runs mbd_forward_constrained with options->baumgarte
  * (acceleration formulation only). Allocates nothing per step. Returns MBD_OK, MBD_EINVAL
- * (bad options), MBD_EUNSUPPORTED (formulation not offered by solver, nq != nv, or a model
+ * (bad options; a zero quaternion), MBD_EUNSUPPORTED (formulation not offered by solver, or a model
  * with loops in the momentum formulation or with another solver than dense or bodies), the
  * solver's status
  * if a right-hand side fails (MBD_ESINGULAR, MBD_ENONFINITE, ...), MBD_EINTEGRATE if the

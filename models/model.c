@@ -16,10 +16,19 @@ static const char *const joint_names[MBD_JOINT_TYPE_COUNT] = {
     [MBD_PRISMATIC] = "prismatic",
     [MBD_CYLINDRICAL] = "cylindrical",
     [MBD_CARDAN] = "cardan",
+    [MBD_SPHERICAL] = "spherical",
+    [MBD_FREE] = "free",
 };
 
 static const int dofs_of_type[MBD_JOINT_TYPE_COUNT] = {
     [MBD_REVOLUTE] = 1, [MBD_PRISMATIC] = 1, [MBD_CYLINDRICAL] = 2, [MBD_CARDAN] = 2,
+    [MBD_SPHERICAL] = 3, [MBD_FREE] = 6,
+};
+
+/* Position coordinates: the quaternion takes 4 numbers for 3 rotational DOFs. */
+static const int coordinates_of_type[MBD_JOINT_TYPE_COUNT] = {
+    [MBD_REVOLUTE] = 1, [MBD_PRISMATIC] = 1, [MBD_CYLINDRICAL] = 2, [MBD_CARDAN] = 2,
+    [MBD_SPHERICAL] = 4, [MBD_FREE] = 7,
 };
 
 static int joint_type_valid(mbd_joint_type type)
@@ -35,6 +44,19 @@ const char *mbd_joint_type_name(mbd_joint_type type)
 int mbd_joint_type_nv(mbd_joint_type type)
 {
     return joint_type_valid(type) ? dofs_of_type[type] : 0;
+}
+
+int mbd_joint_type_nq(mbd_joint_type type)
+{
+    return joint_type_valid(type) ? coordinates_of_type[type] : 0;
+}
+
+/* The number of axes a joint type reads: spherical, free and fixed joints have none. */
+int joint_type_naxes(mbd_joint_type type)
+{
+    return type == MBD_CARDAN                                            ? 2
+           : type == MBD_SPHERICAL || type == MBD_FREE || type == MBD_FIXED ? 0
+                                                                            : 1;
 }
 
 int joint_type_from_name(const char *name)
@@ -229,9 +251,10 @@ static int check_joint(const body_check *c, mbd_joint *joint)
         return reject(c, "joint.type", "unknown joint type", &value, 1, 1);
     }
     joint->type = b->joint;
-    joint->nq = joint->nv = mbd_joint_type_nv(b->joint);
+    joint->nq = mbd_joint_type_nq(b->joint);
+    joint->nv = mbd_joint_type_nv(b->joint);
     memset(joint->axis, 0, sizeof joint->axis);
-    const int naxes = b->joint == MBD_CARDAN ? 2 : 1;
+    const int naxes = joint_type_naxes(b->joint);
     for (int k = 0; k < naxes; k++)
         if (model_normalize(joint->axis[k], b->axes[k]) != 0)
             return reject(c, axis_fields[naxes - 1][k], "expected a finite non-zero vector",
@@ -348,9 +371,16 @@ static int check_friction(const body_check *c)
             return reject(c, fields[k], "expected a finite number >= 0", &values[k], 1, 1);
     if (fr->coulomb > 0.0 && !(fr->smoothing > 0.0))
         return reject(c, fields[3], "expected a number > 0 where coulomb > 0", &fr->smoothing, 1, 1);
-    if (c->body->joint == MBD_FIXED && (fr->coulomb > 0.0 || fr->viscous > 0.0))
-        return reject(c, fields[fr->coulomb > 0.0 ? 0 : 2], "a fixed joint has no friction",
-                      fr->coulomb > 0.0 ? &fr->coulomb : &fr->viscous, 1, 1);
+    const mbd_joint_type type = c->body->joint;
+    if ((type == MBD_SPHERICAL || type == MBD_FREE || type == MBD_FIXED) &&
+        (fr->coulomb > 0.0 || fr->viscous > 0.0)) {
+        const double value = fr->coulomb > 0.0 ? fr->coulomb : fr->viscous;
+        return reject(c, fr->coulomb > 0.0 ? fields[0] : fields[2],
+                      type == MBD_SPHERICAL ? "friction on spherical joints is not supported, expected 0"
+                      : type == MBD_FREE    ? "a free joint has no friction, expected 0"
+                                            : "a fixed joint has no friction, expected 0",
+                      &value, 1, 1);
+    }
     return 0;
 }
 
@@ -525,6 +555,11 @@ static void basis_with_z(double Q[9], const double n[3])
 static void canonical_joint_frame(double Q[9], mbd_joint *joint)
 {
     const double *a1 = joint->axis[0];
+    if (joint_type_naxes(joint->type) == 0) { /* spherical, free: no axis, frame kept */
+        static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+        memcpy(Q, identity, sizeof identity);
+        return;
+    }
     if (joint->type == MBD_CARDAN) {
         double x[3], y[3];
         vec3_cross(x, joint->axis[1], a1);
@@ -808,7 +843,11 @@ void mbd_model_print(const mbd_model *model, FILE *out)
         double axes[2][3]; /* the user's unit axes: Q_i turns the solvers' back */
         for (int k = 0; k < 2; k++)
             mat3_apply(axes[k], model->user_rotation[i], j->axis[k]);
-        model_format_values(text[0], sizeof text[0], 6, &axes[0][0], j->type == MBD_CARDAN ? 2 : 1, 3);
+        const int naxes = joint_type_naxes(j->type);
+        if (naxes > 0)
+            model_format_values(text[0], sizeof text[0], 6, &axes[0][0], naxes, 3);
+        else
+            snprintf(text[0], sizeof text[0], "(nq %d, nv %d)", j->nq, j->nv);
         model_format_values(text[1], sizeof text[1], 6, b->com, 1, 3);
         model_format_values(text[2], sizeof text[2], 6, moments, 1, 3);
         fprintf(out, "%6d %-12s parent %-12s %s %s, mass %g, com %s, principal moments %s", i,

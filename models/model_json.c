@@ -191,6 +191,30 @@ static int element_prefix(const loader *ld, const char *list, size_t i, const js
     return 0;
 }
 
+/* "axis" (one axis), "axes" (Cardan: two) or neither (spherical, free); the other field
+ * is refused. */
+static int read_axes(const loader *ld, const char *prefix, json_t *joint, const char *type_name,
+                     mbd_body_def *def)
+{
+    const int naxes = joint_type_naxes(def->joint);
+    static const char *const names[] = {"axis", "axes"};
+    for (int k = 0; k < 2; k++) {
+        json_t *given = json_object_get(joint, names[k]);
+        if (given && naxes != k + 1) {
+            char problem[80];
+            if (naxes == 0)
+                snprintf(problem, sizeof problem, "a %s joint takes no axis", type_name);
+            else
+                snprintf(problem, sizeof problem, "a %s joint takes \"%s\", not \"%s\"",
+                         type_name, names[naxes - 1], names[k]);
+            return reject(ld, prefix, names[k], problem, given);
+        }
+    }
+    if (naxes == 2)
+        return read_rows(ld, prefix, joint, "axes", 2, &def->axes[0][0]);
+    return naxes == 1 ? read_vec3(ld, prefix, joint, "axis", def->axes[0]) : 0;
+}
+
 static int read_joint(const loader *ld, const char *body_prefix, json_t *body,
                       mbd_body_def *def)
 {
@@ -211,23 +235,11 @@ static int read_joint(const loader *ld, const char *body_prefix, json_t *body,
     const int type = joint_type_from_name(type_name);
     if (type < 0)
         return reject(ld, prefix, "type",
-                      "expected \"revolute\", \"prismatic\", \"cylindrical\", \"cardan\" or \"fixed\"",
+                      "expected \"revolute\", \"prismatic\", \"cylindrical\", \"cardan\", "
+                      "\"spherical\", \"free\" or \"fixed\"",
                       json_object_get(joint, "type"));
     def->joint = (mbd_joint_type)type;
-    const bool cardan = type == MBD_CARDAN, fixed = type == MBD_FIXED;
-    const char *const unused[2] = {cardan || fixed ? "axis" : "axes", fixed ? "axes" : NULL};
-    for (int k = 0; k < 2; k++)
-        if (unused[k] && json_object_get(joint, unused[k])) {
-            char problem[80];
-            if (fixed)
-                snprintf(problem, sizeof problem, "a fixed joint takes no \"%s\"", unused[k]);
-            else
-                snprintf(problem, sizeof problem, "a %s joint takes \"%s\", not \"%s\"",
-                         type_name, cardan ? "axes" : "axis", unused[k]);
-            return reject(ld, prefix, unused[k], problem, json_object_get(joint, unused[k]));
-        }
-    if (!fixed && (cardan ? read_rows(ld, prefix, joint, "axes", 2, &def->axes[0][0])
-                          : read_vec3(ld, prefix, joint, "axis", def->axes[0])) < 0)
+    if (read_axes(ld, prefix, joint, type_name, def) < 0)
         return -1;
     if (json_object_get(joint, "origin") && read_vec3(ld, prefix, joint, "origin", def->origin) < 0)
         return -1;

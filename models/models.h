@@ -55,6 +55,8 @@ void model_print_loops(const mbd_model *model, FILE *out);
 /* The joint type called name, or -1; the loop type called name, or -1. */
 int loop_type_from_name(const char *name);
 int joint_type_from_name(const char *name);
+/* The number of axes a joint type reads (0 for spherical and free joints). */
+int joint_type_naxes(mbd_joint_type type);
 
 /* A model file's whole text (NUL-terminated, *size bytes; free it), within the 64 MiB
  * limit and never waiting on a FIFO; NULL after a message naming the file (model_file.c). */

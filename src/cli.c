@@ -102,6 +102,22 @@ int cli_vector(const char *cmd, const cli_flag *flags, const char *name, int n, 
     return 0;
 }
 
+int cli_positions(const char *cmd, const cli_flag *flags, const char *name,
+                  const mbd_model *model, double *q)
+{
+    if (!cli_get(flags, name)) {
+        mbd_neutral_positions(model, q);
+        return 0;
+    }
+    int rc = cli_vector(cmd, flags, name, mbd_model_nq(model), q);
+    if (rc == 0 && mbd_normalize_positions(model, q) != MBD_OK) {
+        fprintf(stderr, "mbd %s: %s: a spherical or free joint's quaternion (w, x, y, z) is zero\n",
+                cmd, name);
+        rc = CLI_USAGE_ERROR;
+    }
+    return rc;
+}
+
 int cli_number(const char *cmd, const cli_flag *flags, const char *name, double lo, double hi,
                double def, double *out)
 {

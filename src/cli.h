@@ -29,6 +29,10 @@ const char *cli_get(const cli_flag *flags, const char *name);
 
 /* Parses the flag's comma-separated list into n finite numbers (zeros if absent). */
 int cli_vector(const char *cmd, const cli_flag *flags, const char *name, int n, double *out);
+/* The model's nq positions from the flag, quaternions scaled to unit length (a zero one is
+ * an error); absent: the neutral pose (mbd_neutral_positions). */
+int cli_positions(const char *cmd, const cli_flag *flags, const char *name,
+                  const mbd_model *model, double *q);
 /* Parses a number flag within [lo, hi]; def if absent. */
 int cli_number(const char *cmd, const cli_flag *flags, const char *name, double lo, double hi,
                double def, double *out);

@@ -54,7 +54,7 @@ static int cmd_id(const char *cmd, int argc, char **argv)
     mbd_work *work = mbd_work_new(model, NULL);
     if (!q || !work)
         rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
-    else if (!(rc = cli_vector(cmd, flags, "--q", nq, q)) &&
+    else if (!(rc = cli_positions(cmd, flags, "--q", model, q)) &&
              !(rc = cli_vector(cmd, flags, "--qd", nv, qd)) &&
              !(rc = cli_vector(cmd, flags, "--qdd", nv, qdd))) {
         int status = mbd_inverse(model, work, q, qd, qdd, tau, reactions);
@@ -94,7 +94,7 @@ static int run_fd(const char *cmd, const mbd_model *model, const mbd_solver *sol
         fprintf(stderr, "mbd %s: give --qd or --p, not both\n", cmd);
         return CLI_USAGE_ERROR;
     }
-    if ((rc = cli_vector(cmd, flags, "--q", nq, q)) || (rc = cli_vector(cmd, flags, "--qd", nv, qd)) ||
+    if ((rc = cli_positions(cmd, flags, "--q", model, q)) || (rc = cli_vector(cmd, flags, "--qd", nv, qd)) ||
         (rc = cli_vector(cmd, flags, "--p", nv, p)) || (rc = cli_vector(cmd, flags, "--tau", nv, tau)))
         return rc;
     mbd_work *work = mbd_work_new(model, solver);
@@ -145,7 +145,7 @@ static int run_fd_loops(const char *cmd, const mbd_model *model, const mbd_solve
     mbd_work *work = q ? mbd_work_new(model, solver) : NULL;
     if (!work)
         rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
-    else if (!(rc = cli_vector(cmd, flags, "--q", nq, q)) && !(rc = cli_vector(cmd, flags, "--qd", nv, qd)) &&
+    else if (!(rc = cli_positions(cmd, flags, "--q", model, q)) && !(rc = cli_vector(cmd, flags, "--qd", nv, qd)) &&
              !(rc = cli_vector(cmd, flags, "--tau", nv, tau))) {
         int status = mbd_forward_constrained(model, work, q, qd, tau, &stab, qdd, lambda);
         if (status == MBD_OK)
@@ -239,7 +239,7 @@ static int cmd_coeffs(const char *cmd, int argc, char **argv)
     const int json = cli_get(flags, "--json") != NULL, n = (int)nv;
     if (!q || !work) {
         rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
-    } else if (!(rc = cli_vector(cmd, flags, "--q", (int)nq, q)) &&
+    } else if (!(rc = cli_positions(cmd, flags, "--q", model, q)) &&
                !(rc = cli_vector(cmd, flags, "--qd", n, qd))) {
         const int status = mbd_coefficients(model, work, q, qd, H, C, g, Cqd);
         if (status) {
@@ -272,7 +272,7 @@ static int cmd_minv(const char *cmd, int argc, char **argv)
     mbd_work *work = mbd_work_new(model, NULL);
     if (!q || !work) {
         rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
-    } else if (!(rc = cli_vector(cmd, flags, "--q", nq, q))) {
+    } else if (!(rc = cli_positions(cmd, flags, "--q", model, q))) {
         int status = mbd_mass_matrix_inverse(model, work, q, Hinv);
         if (status) {
             rc = cli_fail_solve(cmd, "H^-1", model, mbd_work_failed_body(work), status);
