@@ -5,9 +5,9 @@
  * a link without <inertial> is massless. Each <joint> hangs its <child link> from its
  * <parent link> at <origin xyz rpy> (the child's frame, which is also the joint frame),
  * moving about or along <axis xyz> (default 1 0 0): revolute and continuous (revolute
- * without limits) turn, prismatic slides, fixed welds (merged by the model builder into
- * the parent, kept as a frame). The root link is fixed to the world (a root called "world"
- * is the world itself) or, with a floating base, free. <limit>, <dynamics>, <visual>,
+ * without limits) turn, prismatic slides, floating moves freely (MBD_FREE), fixed welds
+ * (merged by the model builder into the parent, kept as a frame). The root link is fixed to
+ * the world (a root called "world" is the world itself) or, with a floating base, free. <limit>, <dynamics>, <visual>,
  * <collision> and unknown elements are ignored.
  *
  * Links become bodies parents first, depth-first in document order. Every error is one
@@ -283,7 +283,7 @@ static int joint_type(const urdf_reader *r, urdf_joint *j)
         const char *urdf;
         mbd_joint_type type;
     } types[] = {{"revolute", MBD_REVOLUTE}, {"continuous", MBD_REVOLUTE},
-                 {"prismatic", MBD_PRISMATIC}, {"fixed", MBD_FIXED}};
+                 {"prismatic", MBD_PRISMATIC}, {"fixed", MBD_FIXED}, {"floating", MBD_FREE}};
     char *type = attribute(j->e.node, "type");
     if (!type)
         return fail(r, j->e.node, "joint", j->e.name, "missing type");
@@ -293,11 +293,11 @@ static int joint_type(const urdf_reader *r, urdf_joint *j)
             j->type = types[k].type;
             status = 0;
         }
-    if (status < 0 && (strcmp(type, "planar") == 0 || strcmp(type, "floating") == 0))
-        fail(r, j->e.node, "joint", j->e.name, "type %s is not supported", type);
+    if (status < 0 && strcmp(type, "planar") == 0)
+        fail(r, j->e.node, "joint", j->e.name, "planar joints are not supported");
     else if (status < 0)
         fail(r, j->e.node, "joint", j->e.name,
-             "unknown type \"%.40s\" (revolute, continuous, prismatic or fixed)", type);
+             "unknown type \"%.40s\" (revolute, continuous, prismatic, fixed or floating)", type);
     xmlFree(type);
     return status;
 }
@@ -396,7 +396,7 @@ static int read_joint_placement(const urdf_reader *r, const urdf_joint *j, mbd_b
     def->joint_name = j->e.name;
     if (read_origin(r, j->e.node, "joint", j->e.name, def->origin, def->rotation) < 0)
         return -1;
-    if (j->type == MBD_FIXED)
+    if (j->type == MBD_FIXED || j->type == MBD_FREE)
         return 0;
     double *axis = def->axes[0];
     axis[0] = 1.0, axis[1] = axis[2] = 0.0;
@@ -418,16 +418,18 @@ static int make_bodies(urdf_reader *r, const int *order, const mbd_load_options 
     for (int k = 0; k < r->nlinks; k++) {
         urdf_link *link = &r->links[order[k]];
         const int root = link->parent_joint < 0;
-        if (root && strcmp(link->e.name, "world") == 0 && !options->floating_base)
+        const int world = root && strcmp(link->e.name, "world") == 0;
+        if (world && options->floating_base)
+            return fail(r, link->e.node, "link", link->e.name,
+                        "the root is the world itself, which cannot float: the floating base is "
+                        "the root link");
+        if (world)
             continue; /* link->body stays -1 */
         mbd_body_def *def = &defs[n];
         def->name = link->e.name;
         if (root) {
-            if (options->floating_base)
-                return fail(r, link->e.node, "link", link->e.name,
-                            "a floating base needs the free joint, which this build lacks");
             def->parent = -1;
-            def->joint = MBD_FIXED;
+            def->joint = options->floating_base ? MBD_FREE : MBD_FIXED;
             for (int a = 0; a < 3; a++)
                 def->rotation[a][a] = 1.0;
         } else {

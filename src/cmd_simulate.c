@@ -321,7 +321,7 @@ int cmd_simulate(const char *cmd, int argc, char **argv)
                         FLAG("--t1"),     FLAG("--dt"),          FLAG("--rtol"),
                         FLAG("--atol"),   FLAG("--q0"),          FLAG("--qd0"),
                         FLAG("--sample"), FLAG("--out"),         FLAG("--baumgarte"),
-                        SWITCH("--project-initial"),            END_FLAGS};
+                        SWITCH("--project-initial"), CLI_FLOATING_BASE, END_FLAGS};
     mbd_model *model;
     int rc = cli_open_model(cmd, argc, argv, flags, &model);
     if (rc)
