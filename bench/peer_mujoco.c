@@ -1,9 +1,11 @@
 /* peer_mujoco.c: MuJoCo 2.2.2 (Debian's libmujoco) as a peer of the mbd solvers.
  *
- *   peer-mujoco check MODEL [--states K] [--seed S]
+ *   peer-mujoco check MODEL [--states K] [--seed S] [--direct] [--floating-base]
  *       for K random states: MuJoCo's qacc (mj_forward) against the qdd of every
  *       acceleration solver, and MuJoCo's H and bias forces against ours; exit 1 if they
  *       differ by more than 1e-10 (qdd: or than cond(H) allows; see the check section).
+ *       --direct: MuJoCo reads MODEL's file itself (a URDF) instead of our MJCF export,
+ *       with only rigid-body dynamics enabled (no joint limits, damping or contacts).
  *   peer-mujoco time [FAMILY=]MODEL... [--min-time S] [--repetitions R] [--dense-max-n N]
  *                    [--json FILE] [--dat FILE]
  *       per call, with bench/'s timing core: every solver variant, MuJoCo's forward-dynamics
@@ -69,6 +71,21 @@ static void flatten(char *text)
     for (char *c = text; *c; c++)
         if (*c == '\n' || *c == '\r')
             *c = ' ';
+}
+
+/* MuJoCo's own reading of a model file (URDF), limited to what the export would carry:
+ * the file's joint limits, damping, friction loss and contacts switched off. */
+static mjModel *load_direct(const char *path, char *err, size_t err_size)
+{
+    char reason[1000] = "";
+    mjModel *m = mj_loadXML(path, NULL, reason, sizeof reason);
+    if (!m) {
+        flatten(reason);
+        snprintf(err, err_size, "mj_loadXML: %s", reason);
+        return NULL;
+    }
+    m->opt.disableflags |= mjDSBL_LIMIT | mjDSBL_PASSIVE | mjDSBL_FRICTIONLOSS | mjDSBL_CONTACT;
+    return m;
 }
 
 static mjModel *export_and_load(const mbd_model *model, char *err, size_t err_size)
@@ -140,12 +157,15 @@ static void peer_close(peer *p)
     memset(p, 0, sizeof *p);
 }
 
-static int peer_open(const mbd_model *model, peer *p, char *err, size_t err_size)
+/* direct: the file MuJoCo reads itself, or NULL: our export of model. */
+static int peer_open(const mbd_model *model, const char *direct, peer *p, char *err,
+                     size_t err_size)
 {
     memset(p, 0, sizeof *p);
     p->nq = mbd_model_nq(model);
     p->nv = mbd_model_nv(model);
-    if (!(p->m = export_and_load(model, err, err_size)))
+    if (!(p->m = direct ? load_direct(direct, err, err_size)
+                        : export_and_load(model, err, err_size)))
         return -1;
     if (p->m->nq != p->nq || p->m->nv != p->nv) {
         snprintf(err, err_size, "MuJoCo has nq %d, nv %d; mbd has %d, %d", p->m->nq, p->m->nv,
@@ -384,12 +404,13 @@ static int acceleration_workloads(const mbd_model *model, int nstates, unsigned 
     return n;
 }
 
-static int run_check(const char *cmd, const mbd_model *model, const char *spec, int nstates,
+static int run_check(const char *cmd, const mbd_model *model, const char *spec,
+                     const char *direct, int nstates,
                      unsigned long seed)
 {
     peer p;
     char err[1024];
-    if (peer_open(model, &p, err, sizeof err) < 0) {
+    if (peer_open(model, direct, &p, err, sizeof err) < 0) {
         fprintf(stderr, "mbd %s: %s: %s\n", cmd, spec, err);
         return CLI_RUNTIME_ERROR;
     }
@@ -585,14 +606,14 @@ static int time_models(time_run *run, const char **args, int nargs)
     bench_print_header(stdout);
     for (int s = 0; s < nargs && !rc && !bench_stop; s++) {
         const char *spec = family_of(args[s], NULL, run->families[s], sizeof run->families[s]);
-        mbd_model *model = cli_load_model(TIME_CMD, spec);
+        mbd_model *model = cli_load_model(TIME_CMD, spec, NULL);
         peer p;
         char err[1024];
         if (!model)
             return CLI_USAGE_ERROR;
         if (spec == args[s])
             family_of(args[s], model, run->families[s], sizeof run->families[s]);
-        if (peer_open(model, &p, err, sizeof err) < 0) {
+        if (peer_open(model, NULL, &p, err, sizeof err) < 0) {
             fprintf(stderr, "mbd %s: %s: %s\n", TIME_CMD, spec, err);
             rc = CLI_RUNTIME_ERROR;
         } else {
@@ -641,7 +662,7 @@ static int run_time(time_run *run, const char **args, int nargs, const char *jso
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: peer-mujoco check MODEL [--states K] [--seed S]\n"
+            "usage: peer-mujoco check MODEL [--states K] [--seed S] [--direct] [--floating-base]\n"
             "       peer-mujoco time [FAMILY=]MODEL... [--min-time S] [--repetitions R]\n"
             "                        [--dense-max-n N] [--json FILE] [--dat FILE]\n");
     return CLI_USAGE_ERROR;
@@ -649,7 +670,8 @@ static int usage(void)
 
 static int main_check(int argc, char **argv)
 {
-    cli_flag flags[] = {{"--states", NULL, 0}, {"--seed", NULL, 0}, {NULL, NULL, 0}};
+    cli_flag flags[] = {{"--states", NULL, 0}, {"--seed", NULL, 0}, SWITCH("--direct"),
+                        CLI_FLOATING_BASE, {NULL, NULL, 0}};
     const char *spec[1];
     double states, seed;
     int npos, rc = cli_parse(CHECK_CMD, argc, argv, 2, flags, spec, 1, &npos);
@@ -658,10 +680,11 @@ static int main_check(int argc, char **argv)
     if (rc || (rc = cli_number(CHECK_CMD, flags, "--states", 1, 1e6, 20, &states)) ||
         (rc = cli_number(CHECK_CMD, flags, "--seed", 0, 1e15, DEFAULT_SEED, &seed)))
         return rc;
-    mbd_model *model = cli_load_model(CHECK_CMD, spec[0]);
+    mbd_model *model = cli_load_model(CHECK_CMD, spec[0], flags);
     if (!model)
         return CLI_USAGE_ERROR;
-    rc = run_check(CHECK_CMD, model, spec[0], (int)states, (unsigned long)seed);
+    rc = run_check(CHECK_CMD, model, spec[0], cli_get(flags, "--direct") ? spec[0] : NULL,
+                   (int)states, (unsigned long)seed);
     mbd_model_free(model);
     return rc;
 }

@@ -342,7 +342,9 @@ static int cmd_help(const char *cmd, int argc, char **argv);
 
 static const command commands[] = {
     {"solvers", cmd_solvers, "mbd solvers                      list the registered solvers"},
-    {"info", cmd_info, "mbd info MODEL                   bodies, joints, loops, DOFs and parameters"},
+    {"info", cmd_info, "mbd info MODEL [--json]          bodies, joints, frames, loops, DOFs and parameters;\n"
+                       "                                 --json: {nq, nv, joints: [{name, type, body,\n"
+                       "                                 q_index, v_index, nq, nv}, ...]}"},
     {"id", cmd_id, "mbd id MODEL [--q L] [--qd L] [--qdd L]\n"
                    "                                 inverse dynamics: tau (the actuators', which also\n"
                    "                                 overcome joint friction) and joint reactions"},
@@ -379,7 +381,8 @@ static int cmd_help(const char *cmd, int argc, char **argv)
     printf("usage:\n");
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         printf("  %s\n", commands[k].usage);
-    printf("\nMODEL is a JSON model file or a generator spec:\n%s", mbd_generators_help());
+    printf("\nMODEL is a JSON model file, a URDF robot or a generator spec:\n%s", mbd_generators_help());
+    printf("Every command that takes one MODEL also takes %s.\n", CLI_FLOATING_BASE_HELP);
     printf("L is a comma-separated list of numbers; omitted vectors are zero.\n");
     return 0;
 }

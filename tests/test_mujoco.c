@@ -32,6 +32,15 @@ static const char *const peer_models[] = {
     "models/cardan-chain.json",
 };
 
+/* URDF robots, through our export and read by MuJoCo itself (--direct: its URDF parser,
+ * which fuses the fixed links as we merge them, with limits and damping switched off). */
+static const char *const urdf_checks[] = {
+    "models/arm7.urdf",
+    "models/arm7.urdf --direct",
+    "models/quadruped.urdf",
+    "models/quadruped.urdf --direct",
+};
+
 static const char *const reference_files[] = {
     "tests/reference/revolute-prismatic-tree.json",
     "tests/reference/mixed-tree.json",
@@ -57,16 +66,33 @@ static const char escaped_names_model[] =
     " 0.023858033991627649, 0.0020830952516782044], [0.0097064116155708285,"
     " 0.0020830952516782044, 0.045003660636719844]]}]}";
 
-/* Runs `peer-mujoco check MODEL`, its report line going to the test's output; 0 = agree. */
-static int peer_check(const char *model)
+/* Runs `peer-mujoco check MODEL [ARGS]`, its report line going to the test's output;
+ * 0 = agree. */
+static int peer_check_with(const char *model, const char *args)
 {
     const char *peer = getenv("PEER_MUJOCO");
     char command[1024];
-    snprintf(command, sizeof command, "%s check '%s' --states 3 </dev/null",
-             peer && *peer ? peer : "build/peer-mujoco", model);
+    snprintf(command, sizeof command, "%s check '%s' --states 3 %s </dev/null",
+             peer && *peer ? peer : "build/peer-mujoco", model, args);
     fflush(stdout);
     const int rc = system(command);
     return rc != -1 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static int peer_check(const char *model)
+{
+    return peer_check_with(model, "");
+}
+
+/* "MODEL ARGS" */
+static void test_peer_agrees_on_urdf(void **state)
+{
+    char model[128];
+    snprintf(model, sizeof model, "%s", (const char *)*state);
+    char *args = strchr(model, ' ');
+    if (args)
+        *args++ = '\0';
+    assert_int_equal(peer_check_with(model, args ? args : ""), 0);
 }
 
 static void test_peer_agrees(void **state)
@@ -263,11 +289,15 @@ int main(void)
     };
     enum { NPEER = sizeof peer_models / sizeof peer_models[0] };
     enum { NREF = sizeof reference_files / sizeof reference_files[0] };
-    struct CMUnitTest tests[NPEER + NREF + sizeof fixed / sizeof fixed[0]];
+    enum { NURDF = sizeof urdf_checks / sizeof urdf_checks[0] };
+    struct CMUnitTest tests[NPEER + NURDF + NREF + sizeof fixed / sizeof fixed[0]];
     size_t n = 0;
     for (int k = 0; k < NPEER; k++) /* named by the model, which the output then shows */
         tests[n++] = (struct CMUnitTest){.name = peer_models[k], .test_func = test_peer_agrees,
                                          .initial_state = (void *)peer_models[k]};
+    for (int k = 0; k < NURDF; k++)
+        tests[n++] = (struct CMUnitTest){.name = urdf_checks[k], .test_func = test_peer_agrees_on_urdf,
+                                         .initial_state = (void *)urdf_checks[k]};
     for (int k = 0; k < NREF; k++)
         tests[n++] = (struct CMUnitTest){.name = reference_files[k],
                                          .test_func = test_peer_agrees_on_reference,
