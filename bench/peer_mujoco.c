@@ -14,7 +14,8 @@
  *
  * Each MODEL is exported by mbd_export_mjcf into a temporary directory and loaded with
  * mj_loadXML. MuJoCo numbers bodies (and so coordinates) depth-first, ours by index: the
- * two are matched by body name and the order of the joints within the body. */
+ * two are matched by body name and the order of the joints within the body. A free joint
+ * (on a child of the world) differs in its coordinates too: see the free-joint section. */
 #include "context.h"
 #include "harness.h"
 #include "workload.h"
@@ -41,6 +42,13 @@
 
 /* ---- a model in MuJoCo ---- */
 
+/* A free joint of ours: its body, first coordinate and velocity, and at the state last
+ * set its rotation R (body -> world) and the shift a = R (w x v_O) (see below). */
+typedef struct {
+    int body, q0, v0;
+    mjtNum R[9], shift[3];
+} free_joint;
+
 typedef struct {
     mjModel *m;
     mjData *d;
@@ -48,6 +56,8 @@ typedef struct {
     int *qpos_of;    /* (nq) our coordinate k -> MuJoCo's qpos index */
     int *dof_of;     /* (nv) our velocity k -> MuJoCo's dof index */
     mjtNum *force;   /* (nv, MuJoCo's order) qfrc_applied - qfrc_bias */
+    free_joint *free_joints;
+    int nfree;
 } peer;
 
 /* Removes the exported files and their directory. */
@@ -115,14 +125,26 @@ static int expected_joints(mbd_joint_type type, int types[2])
     case MBD_PRISMATIC: types[0] = mjJNT_SLIDE; return 1;
     case MBD_CYLINDRICAL: types[0] = mjJNT_HINGE, types[1] = mjJNT_SLIDE; return 2;
     case MBD_CARDAN: types[0] = types[1] = mjJNT_HINGE; return 2;
+    case MBD_SPHERICAL: types[0] = mjJNT_BALL; return 1;
+    case MBD_FREE: types[0] = mjJNT_FREE; return 1;
     default: return 0;
     }
+}
+
+/* Our coordinates k of one MuJoCo joint at qpos adr and dof dof_adr: in the same order,
+ * but for a free joint whose velocities are (w; v_O) against MuJoCo's (v; w). */
+static void map_joint(peer *p, mbd_joint_type type, int q, int v, int adr, int dof_adr)
+{
+    for (int k = 0; k < mbd_joint_type_nq(type); k++)
+        p->qpos_of[q + k] = adr + k;
+    for (int k = 0; k < mbd_joint_type_nv(type); k++)
+        p->dof_of[v + k] = dof_adr + (type == MBD_FREE ? (k + 3) % 6 : k);
 }
 
 /* Fills qpos_of and dof_of body by body, checking that every joint is where it should be. */
 static int map_coordinates(const mbd_model *model, peer *p, char *err, size_t err_size)
 {
-    int q = 0;
+    int q = 0, v = 0;
     for (int i = 0; i < mbd_model_nbodies(model); i++) {
         const mbd_body_def *b = mbd_model_body(model, i);
         const int body = mj_name2id(p->m, mjOBJ_BODY, b->name);
@@ -133,14 +155,18 @@ static int map_coordinates(const mbd_model *model, peer *p, char *err, size_t er
                      body < 0 ? "missing" : "wrong number of joints");
             return -1;
         }
-        for (int j = 0; j < njoints; j++, q++) {
+        if (b->joint == MBD_FREE)
+            p->free_joints[p->nfree++] = (free_joint){.body = i, .q0 = q, .v0 = v};
+        for (int j = 0; j < njoints; j++) {
             const int joint = p->m->body_jntadr[body] + j;
             if (p->m->jnt_type[joint] != types[j]) {
                 snprintf(err, err_size, "body \"%s\": joint %d has the wrong type", b->name, j);
                 return -1;
             }
-            p->qpos_of[q] = p->m->jnt_qposadr[joint];
-            p->dof_of[q] = p->m->jnt_dofadr[joint]; /* hinge, slide: nq = nv = 1 */
+            const mbd_joint_type type = njoints == 1 ? b->joint : MBD_REVOLUTE; /* 1 DOF each */
+            map_joint(p, type, q, v, p->m->jnt_qposadr[joint], p->m->jnt_dofadr[joint]);
+            q += mbd_joint_type_nq(type);
+            v += mbd_joint_type_nv(type);
         }
     }
     return 0;
@@ -154,6 +180,7 @@ static void peer_close(peer *p)
         mj_deleteModel(p->m);
     free(p->qpos_of);
     free(p->force);
+    free(p->free_joints);
     memset(p, 0, sizeof *p);
 }
 
@@ -176,7 +203,8 @@ static int peer_open(const mbd_model *model, const char *direct, peer *p, char *
     p->d = mj_makeData(p->m);
     p->qpos_of = malloc(((size_t)p->nq + (size_t)p->nv) * sizeof *p->qpos_of);
     p->force = malloc((size_t)p->nv * sizeof *p->force);
-    if (!p->d || !p->qpos_of || !p->force) {
+    p->free_joints = malloc((size_t)mbd_model_nbodies(model) * sizeof *p->free_joints);
+    if (!p->d || !p->qpos_of || !p->force || !p->free_joints) {
         snprintf(err, err_size, "out of memory");
         peer_close(p);
         return -1;
@@ -189,7 +217,80 @@ static int peer_open(const mbd_model *model, const char *direct, peer *p, char *
     return 0;
 }
 
-static void peer_set_state(peer *p, const double *q, const double *qd, const double *tau)
+/* ---- free joints ----
+ * Ours: q = (p, quat) in the joint frame (origin o, rotation Q), v = (w; v_O) and
+ * tau = (n; f) in body coordinates. MuJoCo's: qpos = the world pose (o + Q p, Q quat),
+ * qvel = (R v_O; w) with R = Q R(quat) (body -> world), qfrc = (R f; n). With the dofs
+ * reordered by dof_of, qvel = T v for T = diag(1, R) on the block, so that H = T^T H_mj T,
+ * qfrc = T^-T tau, qdd = T^-1 (qacc - T' v) with T' v = (0; a), a = R (w x v_O), and the
+ * bias C = T^T (C_mj + H_mj T' v). */
+
+/* The free joints' qpos, qvel and qfrc_applied from ours; keeps R and a for the rest. */
+static void set_free_joints(peer *p, const mbd_model *model, const double *q, const double *qd,
+                            const double *tau)
+{
+    for (int j = 0; j < p->nfree; j++) {
+        free_joint *fj = &p->free_joints[j];
+        const mbd_body_def *b = mbd_model_body(model, fj->body);
+        const double *pos = q + fj->q0, *w = qd + fj->v0, *vO = w + 3, *f = tau + fj->v0 + 3;
+        mjtNum Q[9], frame_quat[4], Rq[9], wxv[3];
+        mjtNum *qpos = p->d->qpos + p->qpos_of[fj->q0];
+        memcpy(Q, b->rotation, sizeof Q);
+        mju_mat2Quat(frame_quat, Q);
+        mju_mulMatVec(qpos, Q, pos, 3, 3);
+        mju_addTo3(qpos, b->origin);
+        mju_mulQuat(qpos + 3, frame_quat, q + fj->q0 + 3);
+        mju_quat2Mat(Rq, q + fj->q0 + 3);
+        mju_mulMatMat(fj->R, Q, Rq, 3, 3, 3);
+        mju_mulMatVec(p->d->qvel + p->dof_of[fj->v0 + 3], fj->R, vO, 3, 3);
+        mju_mulMatVec(p->d->qfrc_applied + p->dof_of[fj->v0 + 3], fj->R, f, 3, 3);
+        mju_cross(wxv, w, vO);
+        mju_mulMatVec(fj->shift, fj->R, wxv, 3, 3);
+    }
+}
+
+/* Our qdd from MuJoCo's acceleration in our order: v_O' = R^T (qacc_lin - a). */
+static void free_joint_accelerations(const peer *p, double *qdd)
+{
+    for (int j = 0; j < p->nfree; j++) {
+        const free_joint *fj = &p->free_joints[j];
+        double *lin = qdd + fj->v0 + 3, d[3];
+        mju_sub3(d, lin, fj->shift);
+        mju_mulMatTVec(lin, fj->R, d, 3, 3);
+    }
+}
+
+/* H = T^T H_mj T and C = T^T (C_mj + H_mj T' v), all in our order (nv x nv row-major H). */
+static void free_joint_terms(const peer *p, double *H, double *C)
+{
+    const int nv = p->nv;
+    for (int j = 0; j < p->nfree; j++) {
+        const free_joint *fj = &p->free_joints[j];
+        const int lin = fj->v0 + 3;
+        for (int i = 0; i < nv; i++) /* C += H_mj T' v: column block lin times a */
+            for (int k = 0; k < 3; k++)
+                C[i] += H[(size_t)i * nv + lin + k] * fj->shift[k];
+        double t[3];
+        for (int i = 0; i < nv; i++) { /* columns lin..lin+2 times R */
+            double *row = H + (size_t)i * nv + lin;
+            mju_mulMatTVec(t, fj->R, row, 3, 3);
+            mju_copy3(row, t);
+        }
+        for (int c = 0; c < nv; c++) { /* rows lin..lin+2 times R^T */
+            double col[3];
+            for (int k = 0; k < 3; k++)
+                col[k] = H[(size_t)(lin + k) * nv + c];
+            mju_mulMatTVec(t, fj->R, col, 3, 3);
+            for (int k = 0; k < 3; k++)
+                H[(size_t)(lin + k) * nv + c] = t[k];
+        }
+        mju_mulMatTVec(t, fj->R, C + lin, 3, 3);
+        mju_copy3(C + lin, t);
+    }
+}
+
+static void peer_set_state(peer *p, const mbd_model *model, const double *q, const double *qd,
+                           const double *tau)
 {
     for (int k = 0; k < p->nq; k++)
         p->d->qpos[p->qpos_of[k]] = q[k];
@@ -197,6 +298,7 @@ static void peer_set_state(peer *p, const double *q, const double *qd, const dou
         p->d->qvel[p->dof_of[k]] = qd[k];
         p->d->qfrc_applied[p->dof_of[k]] = tau[k];
     }
+    set_free_joints(p, model, q, qd, tau);
 }
 
 /* A MuJoCo dof vector in our coordinate order. */
@@ -251,7 +353,8 @@ typedef struct {
     mbd_work *aux;   /* inverse dynamics and H */
     double *H;       /* nv x nv, ours */
     double *H_mj;    /* nv x nv, MuJoCo's, in its order */
-    double *qacc, *path, *bias, *zero, *eig; /* nv each */
+    double *H_ours;  /* nv x nv, MuJoCo's in our coordinates */
+    double *qacc, *path, *bias, *zero, *eig, *bias_mj; /* nv each; bias_mj ours, from MuJoCo */
 } checker;
 
 static void checker_free(checker *c)
@@ -265,17 +368,19 @@ static int checker_init(checker *c, const mbd_model *model, peer *p)
 {
     const size_t nv = (size_t)p->nv;
     *c = (checker){.model = model, .p = p, .aux = mbd_work_new(model, NULL)};
-    c->H = malloc(2 * nv * nv * sizeof *c->H);
-    c->qacc = calloc(5 * nv, sizeof *c->qacc);
+    c->H = malloc(3 * nv * nv * sizeof *c->H);
+    c->qacc = calloc(6 * nv, sizeof *c->qacc);
     if (!c->aux || !c->H || !c->qacc) {
         checker_free(c);
         return MBD_ENOMEM;
     }
     c->H_mj = c->H + nv * nv;
+    c->H_ours = c->H_mj + nv * nv;
     c->path = c->qacc + nv;
     c->bias = c->path + nv;
     c->zero = c->bias + nv;
     c->eig = c->zero + nv;
+    c->bias_mj = c->eig + nv;
     return MBD_OK;
 }
 
@@ -293,11 +398,13 @@ static double relative_difference(const double *a, const double *b, int n)
  * then by the staged path into c->path. */
 static void mujoco_qacc(checker *c, const double *q, const double *qd, const double *tau)
 {
-    peer_set_state(c->p, q, qd, tau);
+    peer_set_state(c->p, c->model, q, qd, tau);
     mj_forward(c->p->m, c->p->d);
     peer_gather(c->p, c->p->d->qacc, c->qacc);
+    free_joint_accelerations(c->p, c->qacc);
     peer_forward_path(c->p);
     peer_gather(c->p, c->p->d->qacc, c->path);
+    free_joint_accelerations(c->p, c->path);
 }
 
 /* H and C of both sides after mujoco_qacc, into stats; cond_2(H) of this state. */
@@ -312,14 +419,19 @@ static int compare_terms(checker *c, const double *q, const double *qd, const do
     if (status != MBD_OK)
         return status;
     mj_fullM(c->p->m, c->H_mj, c->p->d->qM);
+    for (int i = 0; i < nv; i++)
+        for (int j = 0; j < nv; j++)
+            c->H_ours[(size_t)i * nv + j] = c->H_mj[(size_t)dof[i] * nv + dof[j]];
+    peer_gather(c->p, c->p->d->qfrc_bias, c->bias_mj);
+    free_joint_terms(c->p, c->H_ours, c->bias_mj);
     double mass = 0, bias_diff = 0, bias_size = 0;
     for (int i = 0; i < nv; i++) {
         const double hii = c->H[(size_t)i * nv + i];
         for (int j = 0; j < nv; j++) {
-            const double diff = c->H_mj[(size_t)dof[i] * nv + dof[j]] - c->H[(size_t)i * nv + j];
+            const double diff = c->H_ours[(size_t)i * nv + j] - c->H[(size_t)i * nv + j];
             mass = fmax(mass, fabs(diff) / sqrt(hii * c->H[(size_t)j * nv + j]));
         }
-        bias_diff = fmax(bias_diff, fabs(c->p->d->qfrc_bias[dof[i]] - c->bias[i]) / sqrt(hii));
+        bias_diff = fmax(bias_diff, fabs(c->bias_mj[i] - c->bias[i]) / sqrt(hii));
         bias_size = fmax(bias_size, fmax(fabs(c->bias[i]), fabs(tau[i])) / sqrt(hii));
     }
     if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'L', nv, c->H, nv, c->eig) != 0)
@@ -451,7 +563,7 @@ static int time_forward_path(void *ctx, long iterations)
     const int nq = t->p->nq, nv = t->p->nv;
     for (long i = 0; i < iterations; i++) {
         const size_t s = (size_t)(i % t->w->nstates);
-        peer_set_state(t->p, t->w->q + s * nq, t->w->v + s * nv, t->w->tau + s * nv);
+        peer_set_state(t->p, t->w->model, t->w->q + s * nq, t->w->v + s * nv, t->w->tau + s * nv);
         peer_forward_path(t->p);
         timing_clobber();
     }

@@ -1,5 +1,5 @@
 /* MuJoCo 2.2.2 as an independent check of frames, joints and inertias: every generator
- * family and joint type, N up to 300, exported by mbd_export_mjcf and compared by
+ * family and joint type (ball and free joints too), N up to 300, exported by mbd_export_mjcf and compared by
  * build/peer-mujoco (PEER_MUJOCO names another binary), which links Debian's libmujoco
  * and fails when qdd, H or the bias forces differ by more than 1e-10 (qdd: or than
  * cond(H) allows). Also the export's files and the `mbd export` command. */
@@ -30,6 +30,11 @@ static const char *const peer_models[] = {
     "models/double-pendulum.json",
     "models/cylindrical-tree.json",
     "models/cardan-chain.json",
+    /* ball joints; free joints with the identity and a turned, offset joint frame */
+    "chain:n=80,joint=spherical",
+    "tree:n=300,branching=2,skew=0.5,base=free",
+    "chain:n=30,joint=spherical,base=free",
+    "legged:legs=4,dof=3",
 };
 
 /* URDF robots, through our export and read by MuJoCo itself (--direct: its URDF parser,
@@ -276,6 +281,8 @@ static void test_cli_export_errors(void **state)
                             " \"mass\": 1, \"com\": [0.5, 0, 0], \"inertia\": [[0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]]}]}",
                             ".json"));
     expect_export_error(args, 1, "massless");
+    expect_export_error("export mjcf chain:n=3,joint=free --out /tmp/x.xml", 1,
+                        "bodies[1] (\"b2\").joint: free: MuJoCo allows free joints on children of the world only");
 }
 
 int main(void)
