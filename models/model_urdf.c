@@ -474,6 +474,14 @@ static int check_massless_leaves(const urdf_reader *r, const mbd_model *model)
     return status;
 }
 
+static int moves(const mbd_body_def *defs, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (defs[k].joint != MBD_FIXED)
+            return 1;
+    return 0;
+}
+
 /* The robot's bodies built into a model; NULL after a message. */
 static mbd_model *build(urdf_reader *r, const xmlNode *robot, const mbd_load_options *options)
 {
@@ -493,13 +501,20 @@ static mbd_model *build(urdf_reader *r, const xmlNode *robot, const mbd_load_opt
     if (!order || !defs || !labels)
         fail(r, robot, "robot", NULL, "out of memory for %d links", r->nlinks);
     else if (order_links(r, root, order) == 0 &&
-             (n = make_bodies(r, order, options, defs, labels)) == 0)
-        fail(r, robot, "robot", NULL, "no link besides the world");
+             (n = make_bodies(r, order, options, defs, labels)) >= 0 && !moves(defs, n)) {
+        fail(r, robot, "robot", NULL, "no joint moves (the root is fixed to the world)");
+        n = -1;
+    }
     if (n > 0) {
         const double gravity[3] = {0, 0, -9.81};
         const model_input in = {r->file, robot_name && robot_name[0] ? robot_name : r->file,
                                 gravity, n, defs, (const char *const *)labels};
-        model = model_build_input(&in, r->err, r->err_size);
+        char reason[512]; /* about a link (its label names the file), or else the robot */
+        model = model_build_input(&in, reason, sizeof reason);
+        const int named = strncmp(reason, r->file, strlen(r->file)) == 0;
+        if (!model)
+            model_error(r->err, r->err_size, "%s%s%s", named ? "" : r->file, named ? "" : ": ",
+                        reason);
         if (model && check_massless_leaves(r, model) < 0) {
             mbd_model_free(model);
             model = NULL;
@@ -512,6 +527,23 @@ static mbd_model *build(urdf_reader *r, const xmlNode *robot, const mbd_load_opt
     return model;
 }
 
+/* The parser's first error (later ones follow from it), kept by keep_first_error. */
+typedef struct {
+    int line;
+    char message[200];
+} xml_error;
+
+static void keep_first_error(void *parser, xmlError *error)
+{
+    xml_error *first = ((xmlParserCtxt *)parser)->_private;
+    if (first->line > 0 || error->level < XML_ERR_ERROR)
+        return;
+    first->line = error->line > 0 ? error->line : 1;
+    snprintf(first->message, sizeof first->message, "%s",
+             error->message ? error->message : "unknown error");
+    first->message[strcspn(first->message, "\n")] = '\0';
+}
+
 /* Parses the text (no DTD, no network); NULL after "FILE:LINE: malformed XML: ...". */
 static xmlDoc *parse(const urdf_reader *r, const char *text, size_t size)
 {
@@ -520,21 +552,23 @@ static xmlDoc *parse(const urdf_reader *r, const char *text, size_t size)
         model_error(r->err, r->err_size, "%s: out of memory", r->file);
         return NULL;
     }
+    xml_error first = {0, "unknown error"};
+    ctxt->_private = &first;
+    ctxt->sax->serror = keep_first_error;
     xmlDoc *doc = xmlCtxtReadMemory(ctxt, text, (int)size, r->file, NULL,
                                     XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
                                         XML_PARSE_BIG_LINES);
-    const xmlError *error = xmlCtxtGetLastError(ctxt);
     if (!doc) {
-        char message[200] = "unknown error";
-        if (error && error->message)
-            snprintf(message, sizeof message, "%s", error->message);
-        message[strcspn(message, "\n")] = '\0';
         model_error(r->err, r->err_size, "%s:%d: malformed XML: %s", r->file,
-                    error ? error->line : 0, message);
+                    first.line > 0 ? first.line : 1, first.message);
     } else if (doc->intSubset) { /* entities could expand without bound */
+        const char *doctype = strstr(text, "<!DOCTYPE");
+        int line = 1;
+        for (const char *c = text; doctype && c < doctype; c++)
+            line += *c == '\n';
         model_error(r->err, r->err_size,
-                    "%s:%ld: a document type declaration (<!DOCTYPE>) is not supported", r->file,
-                    xmlGetLineNo((xmlNode *)doc->intSubset));
+                    "%s:%d: a document type declaration (<!DOCTYPE>) is not supported", r->file,
+                    line);
         xmlFreeDoc(doc);
         doc = NULL;
     }

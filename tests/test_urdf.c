@@ -427,7 +427,7 @@ static void test_malformed_urdf(void **state)
     expect_urdf_error("<robot>\n" LINK("a") LINK("b") LINK("c")
                       JOINT("j", "revolute", "a", "b", "") "<joint name=\"k\" type=\"revolute\">\n"
                       "<parent link=\"b\"/><child link=\"c\"/>\n<mimic joint=\"j\"/></joint>\n</robot>\n",
-                      7, "joint \"k\": <mimic> is not supported");
+                      8, "joint \"k\": <mimic> is not supported");
     expect_urdf_error("<robot>\n" LINK("a") LINK("b") JOINT("j", "revolute", "a", "c", "") "</robot>\n",
                       4, "<child>: no link called \"c\"");
     expect_urdf_error("<robot>\n" LINK("a") LINK("b") LINK("c") JOINT("j", "revolute", "a", "c", "")
@@ -457,7 +457,8 @@ static void test_malformed_urdf(void **state)
                       3, "link \"b\": inertia: principal moments 1, 1, 3 violate the triangle inequality");
     expect_urdf_error("<?xml version=\"1.0\"?>\n<!DOCTYPE robot [<!ENTITY a \"aaaa\">]>\n"
                       "<robot>" LINK("a") "</robot>\n", 2, "(<!DOCTYPE>) is not supported");
-    expect_urdf_error("<robot>\n" LINK("a") "</robot>\n", 2, "every joint is fixed, nothing moves");
+    expect_urdf_error("<robot>\n" LINK("a") "</robot>\n", 1, "robot: no joint moves");
+    expect_urdf_error("<robot>\n<link name=\"world\"/>\n</robot>\n", 1, "robot: no joint moves");
 }
 
 /* ---- the command line ---- */
