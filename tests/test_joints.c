@@ -33,6 +33,26 @@ static void apply(double out[3], const double M[9], const double x[3])
         out[r] = M[3 * r] * x[0] + M[3 * r + 1] * x[1] + M[3 * r + 2] * x[2];
 }
 
+/* out = M^T x */
+static void apply_t(double out[3], const double M[9], const double x[3])
+{
+    for (int r = 0; r < 3; r++)
+        out[r] = M[r] * x[0] + M[3 + r] * x[1] + M[6 + r] * x[2];
+}
+
+/* qdd of the s-th solver at (q, qd), tau = 0, into a new workspace (NULL if the solver has
+ * no acceleration form); the caller frees it. */
+static mbd_work *forward_with(const mbd_model *model, int s, const double *q, const double *qd,
+                              double *qdd)
+{
+    const mbd_solver *solver = mbd_solver_at(s);
+    if (!(mbd_solver_formulations(solver) & MBD_ACCELERATION))
+        return NULL;
+    mbd_work *work = mbd_work_new(model, solver);
+    assert_int_equal(mbd_forward(model, work, q, qd, NULL, qdd), MBD_OK);
+    return work;
+}
+
 /* The rotation (body -> world) of the unit quaternion (w, x, y, z): R v = q v q*, here
  * as v + 2 w (u x v) + 2 u x (u x v), u = (x, y, z), column by column. */
 static void rotation_of(double R[9], const double quat[4])
@@ -127,8 +147,7 @@ static void test_free_body_euler(void **state)
     apply(Iw, I, qd);
     cross(wxIw, qd, Iw);
     cross(wxv, qd, qd + 3);
-    for (int k = 0; k < 3; k++)
-        g_body[k] = R[k] * gravity[0] + R[3 + k] * gravity[1] + R[6 + k] * gravity[2];
+    apply_t(g_body, R, gravity);
     /* w' = -I^-1 (w x I w) by Cramer's rule on the 3x3 I */
     double cof[9];
     for (int r = 0; r < 3; r++)
@@ -142,12 +161,9 @@ static void test_free_body_euler(void **state)
         expected[3 + r] = -wxv[r] + g_body[r];
     }
     for (int s = 0; s < mbd_solver_count(); s++) {
-        const mbd_solver *solver = mbd_solver_at(s);
-        if (!(mbd_solver_formulations(solver) & MBD_ACCELERATION))
-            continue;
-        mbd_work *work = mbd_work_new(model, solver);
-        assert_int_equal(mbd_forward(model, work, q, qd, NULL, qdd), MBD_OK);
-        assert_close(qdd, expected, 6, 1e-14, mbd_solver_name(solver));
+        mbd_work *work = forward_with(model, s, q, qd, qdd);
+        if (work)
+            assert_close(qdd, expected, 6, 1e-14, mbd_solver_name(mbd_solver_at(s)));
         mbd_work_free(work);
     }
     mbd_model_free(model);
@@ -168,20 +184,19 @@ static void test_spherical_at_rest(void **state)
     for (int k = 0; k < 4; k++)
         unit[k] = q[k] / quaternion_norm(q);
     rotation_of(R, unit);
+    apply_t(g_body, R, gravity);
     for (int k = 0; k < 3; k++)
-        g_body[k] = m * (R[k] * gravity[0] + R[3 + k] * gravity[1] + R[6 + k] * gravity[2]);
+        g_body[k] *= m;
     cross(torque, com, g_body);
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++)
             IO[3 * r + c] = I[3 * r + c] + m * ((r == c) * dot(com, com) - com[r] * com[c]);
     for (int s = 0; s < mbd_solver_count(); s++) {
-        const mbd_solver *solver = mbd_solver_at(s);
-        if (!(mbd_solver_formulations(solver) & MBD_ACCELERATION))
+        mbd_work *work = forward_with(model, s, q, qd, qdd);
+        if (!work)
             continue;
-        mbd_work *work = mbd_work_new(model, solver);
-        assert_int_equal(mbd_forward(model, work, q, qd, NULL, qdd), MBD_OK);
         apply(lhs, IO, qdd);
-        assert_close(lhs, torque, 3, 1e-14, mbd_solver_name(solver));
+        assert_close(lhs, torque, 3, 1e-14, mbd_solver_name(mbd_solver_at(s)));
         double tau[3], reactions[6], accel[3], wxc[3], expected_force[3];
         assert_int_equal(mbd_inverse(model, work, q, qd, qdd, tau, reactions), MBD_OK);
         for (int k = 0; k < 3; k++)
