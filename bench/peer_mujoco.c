@@ -5,7 +5,8 @@
  *       acceleration solver, and MuJoCo's H and bias forces against ours; exit 1 if they
  *       differ by more than 1e-10 (qdd: or than cond(H) allows; see the check section).
  *       --direct: MuJoCo reads MODEL's file itself (a URDF) instead of our MJCF export,
- *       with only rigid-body dynamics enabled (no joint limits, damping or contacts).
+ *       with only rigid-body dynamics enabled (no joint limits, damping or contacts);
+ *       --tolerance replaces 1e-10.
  *   peer-mujoco time [FAMILY=]MODEL... [--min-time S] [--repetitions R] [--dense-max-n N]
  *                    [--json FILE] [--dat FILE]
  *       per call, with bench/'s timing core: every solver variant, MuJoCo's forward-dynamics
@@ -345,6 +346,7 @@ typedef struct {
     double path;      /* max relative difference of the staged path from mj_forward */
     double cond;      /* max cond_2(H) */
     int failed;       /* forward errors above their tolerance */
+    double tolerance; /* CHECK_TOLERANCE unless --tolerance says otherwise */
 } check_stats;
 
 typedef struct {
@@ -459,7 +461,7 @@ static int check_states(checker *c, workload *ws, int nworkloads, check_stats *s
                 break;
             const double error = relative_difference(c->qacc, ws[v].out + (size_t)s * nv, nv);
             stats->forward[v] = fmax(stats->forward[v], error);
-            stats->failed += error > fmax(CHECK_TOLERANCE, CONDITIONING_SLACK * cond);
+            stats->failed += error > fmax(stats->tolerance, CONDITIONING_SLACK * cond);
         }
         if (status != MBD_OK)
             return status;
@@ -489,13 +491,13 @@ static int judge(const char *cmd, const char *spec, const check_stats *stats)
     if (stats->failed) {
         fprintf(stderr,
                 "mbd %s: %s: qdd differs by more than max(%.0e, 4 eps cond(H)) %d times\n",
-                cmd, spec, CHECK_TOLERANCE, stats->failed);
+                cmd, spec, stats->tolerance, stats->failed);
         return CLI_RUNTIME_ERROR;
     }
     for (size_t k = 0; k < sizeof terms / sizeof terms[0]; k++)
-        if (!(terms[k].error <= CHECK_TOLERANCE)) {
+        if (!(terms[k].error <= stats->tolerance)) {
             fprintf(stderr, "mbd %s: %s: %s differs by %.2e, above %.0e\n", cmd, spec,
-                    terms[k].what, terms[k].error, CHECK_TOLERANCE);
+                    terms[k].what, terms[k].error, stats->tolerance);
             return CLI_RUNTIME_ERROR;
         }
     return 0;
@@ -516,21 +518,28 @@ static int acceleration_workloads(const mbd_model *model, int nstates, unsigned 
     return n;
 }
 
+/* What `peer-mujoco check` was asked. */
+typedef struct {
+    const char *direct; /* --direct: the file MuJoCo reads itself, else NULL */
+    double tolerance;
+    int nstates;
+    unsigned long seed;
+} check_options;
+
 static int run_check(const char *cmd, const mbd_model *model, const char *spec,
-                     const char *direct, int nstates,
-                     unsigned long seed)
+                     const check_options *options)
 {
     peer p;
     char err[1024];
-    if (peer_open(model, direct, &p, err, sizeof err) < 0) {
+    if (peer_open(model, options->direct, &p, err, sizeof err) < 0) {
         fprintf(stderr, "mbd %s: %s: %s\n", cmd, spec, err);
         return CLI_RUNTIME_ERROR;
     }
     workload ws[MAX_VARIANTS];
     checker c;
-    check_stats stats = {0};
+    check_stats stats = {.tolerance = options->tolerance};
     int status;
-    const int n = acceleration_workloads(model, nstates, seed, ws, &status);
+    const int n = acceleration_workloads(model, options->nstates, options->seed, ws, &status);
     if (status == MBD_OK && (status = checker_init(&c, model, &p)) == MBD_OK) {
         status = check_states(&c, ws, n, &stats);
         checker_free(&c);
@@ -775,6 +784,7 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: peer-mujoco check MODEL [--states K] [--seed S] [--direct] [--floating-base]\n"
+            "                         [--tolerance T]\n"
             "       peer-mujoco time [FAMILY=]MODEL... [--min-time S] [--repetitions R]\n"
             "                        [--dense-max-n N] [--json FILE] [--dat FILE]\n");
     return CLI_USAGE_ERROR;
@@ -782,21 +792,23 @@ static int usage(void)
 
 static int main_check(int argc, char **argv)
 {
-    cli_flag flags[] = {{"--states", NULL, 0}, {"--seed", NULL, 0}, SWITCH("--direct"),
-                        CLI_FLOATING_BASE, {NULL, NULL, 0}};
+    cli_flag flags[] = {{"--states", NULL, 0}, {"--seed", NULL, 0}, {"--tolerance", NULL, 0},
+                        SWITCH("--direct"), CLI_FLOATING_BASE, {NULL, NULL, 0}};
     const char *spec[1];
-    double states, seed;
+    double states, seed, tolerance;
     int npos, rc = cli_parse(CHECK_CMD, argc, argv, 2, flags, spec, 1, &npos);
     if (!rc && npos != 1)
         return usage();
     if (rc || (rc = cli_number(CHECK_CMD, flags, "--states", 1, 1e6, 20, &states)) ||
-        (rc = cli_number(CHECK_CMD, flags, "--seed", 0, 1e15, DEFAULT_SEED, &seed)))
+        (rc = cli_number(CHECK_CMD, flags, "--seed", 0, 1e15, DEFAULT_SEED, &seed)) ||
+        (rc = cli_number(CHECK_CMD, flags, "--tolerance", 1e-16, 1, CHECK_TOLERANCE, &tolerance)))
         return rc;
     mbd_model *model = cli_load_model(CHECK_CMD, spec[0], flags);
     if (!model)
         return CLI_USAGE_ERROR;
-    rc = run_check(CHECK_CMD, model, spec[0], cli_get(flags, "--direct") ? spec[0] : NULL,
-                   (int)states, (unsigned long)seed);
+    const check_options options = {cli_get(flags, "--direct") ? spec[0] : NULL, tolerance,
+                                   (int)states, (unsigned long)seed};
+    rc = run_check(CHECK_CMD, model, spec[0], &options);
     mbd_model_free(model);
     return rc;
 }
