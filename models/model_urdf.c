@@ -580,6 +580,7 @@ mbd_model *model_urdf_from_text(const char *path, const char *text, size_t size,
                                 const mbd_load_options *options, char *err, size_t err_size)
 {
     urdf_reader r = {.file = path, .err = err, .err_size = err_size};
+    xmlInitParser(); /* once per process; libxml2 makes later calls no-ops */
     xmlDoc *doc = parse(&r, text, size);
     if (!doc)
         return NULL;

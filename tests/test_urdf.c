@@ -206,6 +206,46 @@ static void test_fixed_merge_edges(void **state)
     assert_non_null(strstr(err, "every joint is fixed"));
 }
 
+/* A JSON loop may name a body merged by a fixed joint: its frame moves to the carrier. */
+static void test_loop_on_fixed_body(void **state)
+{
+    (void)state;
+    static const char model[] =
+        "{\"bodies\": ["
+        "{\"name\": \"arm\", \"parent\": \"world\", \"joint\": {\"type\": \"revolute\", \"axis\": [0, 0, 1]},"
+        " \"mass\": 1, \"com\": [0.5, 0, 0], \"inertia\": [[0.01, 0, 0], [0, 0.1, 0], [0, 0, 0.1]]},"
+        "{\"name\": \"holder\", \"parent\": \"arm\", \"joint\": {\"type\": \"fixed\", \"origin\": [1, 0, 0],"
+        " \"rotation\": [[1, 0, 0], [0, 0, -1], [0, 1, 0]]},"
+        " \"mass\": 0, \"com\": [0, 0, 0], \"inertia\": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]},"
+        "{\"name\": \"post\", \"parent\": \"world\", \"joint\": {\"type\": \"fixed\", \"origin\": [0, 2, 0]},"
+        " \"mass\": 0, \"com\": [0, 0, 0], \"inertia\": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]}],"
+        " \"loops\": [{\"name\": \"pin\", \"type\": \"spherical\", \"body_a\": \"holder\","
+        " \"origin_a\": [0, 0.5, 0], \"body_b\": \"post\"}]}";
+    char path[64], err[512] = "";
+    snprintf(path, sizeof path, "%s", temp_file_with(model, ".json"));
+    mbd_model *m = mbd_model_load(path, err, sizeof err);
+    if (!m)
+        print_error("%s\n", err);
+    assert_non_null(m);
+    const mbd_loop_def *pin = mbd_model_loop(m, 0);
+    assert_int_equal(pin->body_a, 0);
+    assert_int_equal(pin->body_b, -1);
+    const double a_in_arm[3] = {1, 0, 0.5}, b_in_world[3] = {0, 2, 0}; /* R (0, 0.5, 0) = (0, 0, 0.5) */
+    assert_close(pin->origin_a, a_in_arm, 3, 0.0, "origin_a on the arm");
+    assert_close(pin->origin_b, b_in_world, 3, 0.0, "origin_b in the world");
+    assert_close(&pin->rotation_a[0][0], &turn_x[0][0], 9, 0.0, "rotation_a");
+    mbd_model_free(m);
+    unlink(path);
+    /* body_a fixed to the world cannot close a loop */
+    char *swapped = strdup(model), *a = strstr(swapped, "\"body_a\": \"holder\"");
+    memcpy(a, "\"body_a\": \"post\"  ", strlen("\"body_a\": \"holder\""));
+    snprintf(path, sizeof path, "%s", temp_file_with(swapped, ".json"));
+    assert_null(mbd_model_load(path, err, sizeof err));
+    assert_non_null(strstr(err, "loops[0] (\"pin\").body_a: expected a body that moves"));
+    free(swapped);
+    unlink(path);
+}
+
 /* ---- URDF ---- */
 
 static const char arm_urdf[] =
@@ -525,6 +565,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed_merge_known_answer),
         cmocka_unit_test(test_fixed_merge_edges),
+        cmocka_unit_test(test_loop_on_fixed_body),
         cmocka_unit_test(test_urdf_equals_built_model),
         cmocka_unit_test(test_example_robots_load),
         cmocka_unit_test(test_robots_solvers_agree),
