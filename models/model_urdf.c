@@ -209,11 +209,13 @@ static int collect_elements(urdf_reader *r, const xmlNode *robot)
         const int link = is_element(c, "link");
         if (!link && !is_element(c, "joint"))
             continue;
-        urdf_element *e = &r->joints[nj].e;
-        if (link)
-            r->links[nl] = (urdf_link){.parent_joint = -1, .body = -1}, e = &r->links[nl++].e;
-        else
-            nj++;
+        urdf_element *e;
+        if (link) {
+            r->links[nl] = (urdf_link){.parent_joint = -1, .body = -1};
+            e = &r->links[nl++].e;
+        } else {
+            e = &r->joints[nj++].e;
+        }
         *e = (urdf_element){attribute(c, "name"), c};
         if (!e->name || !e->name[0])
             return fail(r, c, link ? "link" : "joint", NULL, "missing name");
