@@ -467,6 +467,32 @@ static void test_centre_of_mass_falls_at_g(void **state)
     }
 }
 
+/* What integrate.c's argument rests on: the dynamics see quat / |quat| only, and the
+ * quaternion's rate is linear in it, so a drift of |quat| changes nothing else: q with a
+ * scaled quaternion gives the same qdd (to rounding) and the quaternion rates scaled. */
+static void test_quaternion_scale_invariance(void **state)
+{
+    (void)state;
+    mbd_model *model = load_model("legged:legs=2,dof=2");
+    const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);
+    double q[16], qd[16], scaled[16], qdd[16], qdd_scaled[16], rates[16], rates_scaled[16];
+    random_state(model, 5, q, qd);
+    memcpy(scaled, q, sizeof q);
+    for (int k = 3; k < 7; k++)
+        scaled[k] *= 2.5;
+    mbd_work *work = mbd_work_new(model, mbd_solver_find("bodies"));
+    assert_int_equal(mbd_forward(model, work, q, qd, NULL, qdd), MBD_OK);
+    assert_int_equal(mbd_forward(model, work, scaled, qd, NULL, qdd_scaled), MBD_OK);
+    assert_close(qdd_scaled, qdd, nv, 1e-14, "qdd with |quat| = 2.5");
+    assert_int_equal(mbd_position_rates(model, q, qd, rates), MBD_OK);
+    assert_int_equal(mbd_position_rates(model, scaled, qd, rates_scaled), MBD_OK);
+    for (int k = 3; k < 7; k++)
+        rates[k] *= 2.5;
+    assert_close(rates_scaled, rates, nq, 1e-15, "position rates");
+    mbd_work_free(work);
+    mbd_model_free(model);
+}
+
 /* ---- what these joints refuse ---- */
 
 static void test_refusals(void **state)
@@ -550,6 +576,7 @@ int main(void)
         cmocka_unit_test(test_conical_pendulum),
         cmocka_unit_test(test_floating_tree_keeps_momentum),
         cmocka_unit_test(test_centre_of_mass_falls_at_g),
+        cmocka_unit_test(test_quaternion_scale_invariance),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_cli),
     };
