@@ -107,12 +107,9 @@ int model_merge_fixed(const mbd_body_def *bodies, int n, mbd_body_def *moving, i
         memcpy(frames[nf].origin, at[i].origin, sizeof frames[nf].origin);
         memcpy(&frames[nf].rotation[0][0], at[i].R, sizeof at[i].R);
         nf++;
+        if (at[i].carrier >= 0) /* an ancestor: already in moving */
+            merge_mass(&moving[at[i].carrier], b, &at[i]);
     }
-    /* Masses last: a fixed body may come before a moving sibling in the list, never
-     * before its carrier. */
-    for (int i = 0; i < n; i++)
-        if (bodies[i].joint == MBD_FIXED && at[i].carrier >= 0)
-            merge_mass(&moving[at[i].carrier], &bodies[i], &at[i]);
     free(at);
     *nmoving = nm;
     *nframes = nf;
