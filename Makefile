@@ -6,15 +6,19 @@ OPT     ?= -O3 -march=native -flto=auto
 # gcc-ar: an archiver that understands the LTO objects of -flto
 AR      := gcc-ar
 CFLAGS  ?= $(OPT) -g
-CFLAGS  += -std=c11 -ffp-contract=fast -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow -Iinclude -Ialgorithms -fopenmp
+# libxml2 reads URDF (models/model_urdf.c); pkg-config may come only with deps-build.
+XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
+XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || echo -lxml2)
+CFLAGS  += -std=c11 -ffp-contract=fast -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow -Iinclude -Ialgorithms -fopenmp \
+           $(XML_CFLAGS)
 # OpenBLAS's OpenMP build, whatever the system's libblas/liblapack alternative is: the
 # pthread build's per-call locking dominates small factorizations and serializes OpenMP
 # batches. Linked ahead of LAPACKE so that its dpotrf/dpotrs resolve there; DT_RPATH (not
 # RUNPATH) so that LAPACKE's own liblapack.so.3 also comes from that directory.
 OPENBLAS_DIR := /usr/lib/$(shell $(CC) -print-multiarch)/openblas-openmp
 BLAS_LIBS := $(OPENBLAS_DIR)/libopenblas.so.0 -Wl,--disable-new-dtags,-rpath,$(OPENBLAS_DIR)
-LDLIBS  += -lsundials_arkode -lsundials_cvode -lsundials_nvecserial -ljansson $(BLAS_LIBS) \
-           -llapacke -lmvec -lm -fopenmp
+LDLIBS  += -lsundials_arkode -lsundials_cvode -lsundials_nvecserial -ljansson $(XML_LIBS) \
+           $(BLAS_LIBS) -llapacke -lmvec -lm -fopenmp
 
 BUILD   := build
 LIB     := $(BUILD)/libmbd.a
@@ -36,7 +40,7 @@ TEST_SUPPORT := $(filter-out tests/test_%.c,$(wildcard tests/*.c))
 
 # Debian packages each goal needs; installed only when missing.
 DEPS_BUILD  := gcc make pkg-config libopenblas-dev libopenblas0-openmp liblapacke-dev libjansson-dev \
-               libsundials-dev
+               libsundials-dev libxml2-dev
 DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev libopenmpi-dev openmpi-bin
 DEPS_REPORT := $(DEPS_BUILD) gnuplot-nox hyperfine jq valgrind gawk bc libopenmpi-dev openmpi-bin
 
@@ -156,7 +160,7 @@ report: deps-report mbd mbd-bench
 # seeds fuzz/corpus/TARGET (fuzz/run.sh); new inputs and crashes stay under build-fuzz/.
 ASAN_BUILD  := build-asan
 ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
-               -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow -Iinclude -Ialgorithms -fopenmp
+               -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow -Iinclude -Ialgorithms -fopenmp $(XML_CFLAGS)
 ASAN_LIB    := $(ASAN_BUILD)/libmbd.a
 ASAN_MBD    := $(ASAN_BUILD)/mbd
 ASAN_TESTS  := $(TEST_SRC:tests/%.c=$(ASAN_BUILD)/tests/%)
@@ -167,8 +171,8 @@ FUZZ_CC      ?= clang-14
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := build-fuzz
 FUZZ_CFLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
-                -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Iinclude -Ialgorithms -Imodels -Isrc
-FUZZ_TARGETS := fuzz_model_json fuzz_model_spec fuzz_cli
+                -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Iinclude -Ialgorithms -Imodels -Isrc $(XML_CFLAGS)
+FUZZ_TARGETS := fuzz_model_json fuzz_model_urdf fuzz_model_spec fuzz_cli
 FUZZ_LIB     := $(FUZZ_BUILD)/libmbd.a
 DEPS_FUZZ    := $(DEPS_BUILD) clang-14 libclang-rt-14-dev
 
@@ -223,7 +227,7 @@ fuzz: fuzz-build
 # cannot). Passes when the real batch is race-free AND the deliberately racy variant (one
 # workspace shared by all threads) is reported, so a silent checker cannot pass.
 TSAN_BUILD  := build-tsan
-TSAN_CFLAGS := -O1 -g -fsanitize=thread -std=c11 -D_DEFAULT_SOURCE -Iinclude -Ialgorithms
+TSAN_CFLAGS := -O1 -g -fsanitize=thread -std=c11 -D_DEFAULT_SOURCE -Iinclude -Ialgorithms $(XML_CFLAGS)
 TSAN_ENV    := OMP_TOOL_LIBRARIES=/usr/lib/llvm-14/lib/libarcher.so \
                TSAN_OPTIONS=ignore_noninstrumented_modules=1:halt_on_error=1
 DEPS_TSAN   := $(DEPS_BUILD) clang-14 libclang-rt-14-dev libomp-14-dev

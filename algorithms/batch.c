@@ -50,19 +50,11 @@ int mbd_solver_lanes(const mbd_solver *solver, mbd_formulation form)
     return solver && widest && lane_formulation(solver) == form ? widest->lanes : 1;
 }
 
-/* Whether the lane kernels cover the solver and model: joints of the four types they
- * know, no friction (its iteration is one-state only). */
+/* Whether the lane kernels cover the solver and model: every joint type, but no friction
+ * (its iteration is one-state only). */
 static int has_lane_form(const mbd_model *model, const mbd_solver *solver)
 {
-    if (model->has_friction || !lane_formulation(solver))
-        return 0;
-    for (int i = 0; i < model->nb; i++) {
-        const mbd_joint_type type = model->joint[i].type;
-        if (type != MBD_REVOLUTE && type != MBD_PRISMATIC && type != MBD_CYLINDRICAL &&
-            type != MBD_CARDAN)
-            return 0;
-    }
-    return 1;
+    return !model->has_friction && lane_formulation(solver);
 }
 
 /* Sets batch->form and lanes from the request; -1 if the CPU cannot run a forced width. */

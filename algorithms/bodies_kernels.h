@@ -75,7 +75,7 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
     const lane *S = work->S + 6 * v0;
     lane (*U)[6] = (lane (*)[6])(work->U + 6 * v0);
     lane *restrict Dinv = work->D + model->d0[i];
-    lane D[4], UDinv[2][6], Iac[6];
+    lane D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF], UDinv[MBD_MAX_JOINT_DOF][6], Iac[6];
     LANE_FN(joint_space_inertia)(U, D, &work->IA[i], type, S);
     if (LANE_FN(joint_block_inverse)(Dinv, D, n))
         return LANE_FN(singular_joint)(work, i);
@@ -102,7 +102,7 @@ MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *wo
 {
     const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const lane *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
-    lane *a = work->a[i], rhs[2];
+    lane *a = work->a[i], rhs[MBD_MAX_JOINT_DOF];
     LANE_FN(xform_motion)(a, &work->X[i], p < 0 ? a0 : work->a[p]);
     if (c)
         for (int r = 0; r < 6; r++)

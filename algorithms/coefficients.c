@@ -28,6 +28,8 @@ int mbd_coefficients(const mbd_model *model, mbd_work *work, const double *q, co
     const int nv = model->nv;
     if (check_finite(qd, nv))
         return MBD_ENONFINITE;
+    if (model->nq != model->nv) /* Christoffel symbols need qd = dq/dt, not body velocities */
+        return MBD_EUNSUPPORTED;
     double *zero = work->jv, *x = zero + nv, *plus = x + nv, *minus = plus + nv;
     memset(zero, 0, (size_t)nv * sizeof *zero);
     rnea(model, work, zero, zero, 1, g);

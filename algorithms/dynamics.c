@@ -206,6 +206,44 @@ int mbd_inverse(const mbd_model *model, mbd_work *work, const double *q, const d
     return MBD_OK;
 }
 
+int mbd_position_rates(const mbd_model *model, const double *q, const double *v, double *qdot)
+{
+    if (check_finite(q, model->nq) || check_finite(v, model->nv))
+        return MBD_ENONFINITE;
+    for (int i = 0; i < model->nb; i++)
+        if (!joint_coordinates_valid(&model->joint[i], q + model->q0[i]))
+            return MBD_EINVAL;
+    for (int i = 0; i < model->nb; i++)
+        joint_position_rates(qdot + model->q0[i], &model->joint[i], q + model->q0[i],
+                             v + model->v0[i]);
+    return MBD_OK;
+}
+
+void mbd_neutral_positions(const mbd_model *model, double *q)
+{
+    memset(q, 0, (size_t)model->nq * sizeof *q);
+    for (int i = 0; i < model->nb; i++)
+        if (joint_has_quaternion(model->joint[i].type))
+            q[model->q0[i] + model->joint[i].nq - 4] = 1.0;
+}
+
+int mbd_normalize_positions(const mbd_model *model, double *q)
+{
+    for (int i = 0; i < model->nb; i++) {
+        const mbd_joint *joint = &model->joint[i];
+        if (!joint_has_quaternion(joint->type))
+            continue;
+        double *quat = q + model->q0[i] + joint->nq - 4;
+        if (!joint_coordinates_valid(joint, q + model->q0[i]))
+            return MBD_EINVAL;
+        const double norm = sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] +
+                                 quat[3] * quat[3]);
+        for (int k = 0; k < 4; k++)
+            quat[k] /= norm;
+    }
+    return MBD_OK;
+}
+
 int mbd_mass_matrix(const mbd_model *model, mbd_work *work, const double *q, double *H)
 {
     int status = start_state(model, work, q, NULL, NULL);

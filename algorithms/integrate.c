@@ -8,7 +8,15 @@
  * (6 evaluations per step, ARKStep takes 7). adams is CVODE's Adams-Moulton with
  * fixed-point iteration: the non-stiff pairing, no Jacobian and no linear solver.
  *
- * The state is y = (q, qd) or (q, p), which needs nq == nv. States at sample times come
+ * The state is y = (q, qd) or (q, p), with q' = G(q) qd (mbd_position_rates): qd itself
+ * except for spherical and free joints, whose quaternion moves as 1/2 quat (0, w).
+ * Keeping the quaternion on the unit sphere: that rate is tangent to the sphere, so |quat|
+ * is constant along the exact solution and drifts only by the integrator's error; and
+ * nothing else in the equations depends on |quat| (the rotation is formed from
+ * quat / |quat| and the rate is linear in quat), so the drift does not change the motion:
+ * the equations are invariant under quat -> c quat (tests/test_joints.c checks both). The
+ * reported states carry
+ * quat / |quat|: unit to rounding, whatever the drift. States at sample times come
  * from each integrator's dense output (ARKODE's Hermite interpolant, CVODE's Nordsieck
  * history), so the steps taken, and the counts, do not depend on the sampling; t1 is a
  * stop time, so the last state is that of a step.
@@ -39,13 +47,14 @@ typedef struct {
     const mbd_model *model;
     mbd_work *work;
     const mbd_sim_options *opt;
-    int n;          /* nq == nv: y = (q, v), v = qd or p */
+    int nq, nv;     /* y = (q, v), v = qd or p */
     int rhs_status; /* the solver's status in the latest right-hand side */
     SUNContext sun;
     N_Vector y;
     SUNNonlinearSolver nls; /* adams only */
     void *mem;              /* the SUNDIALS integrator */
     double *qd, *pd;        /* momentum formulation: the rates at a reported state */
+    double *q;              /* (nq) the reported q, quaternions normalized */
     int m;                  /* loop equations */
     double *phi;            /* (2 m) Phi and dPhi/dt at a reported state */
     double energy0, max_kinetic, max_energy_change;
@@ -72,16 +81,20 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *data)
 {
     (void)t; /* free motion: the equations do not depend on time */
     simulation *sim = data;
-    const int n = sim->n;
+    const int nq = sim->nq;
     const double *x = N_VGetArrayPointer(y);
     double *dx = N_VGetArrayPointer(ydot);
+    const double *qd = x + nq;
     if (sim->opt->formulation == MBD_ACCELERATION) {
-        memcpy(dx, x + n, (size_t)n * sizeof *dx);
-        sim->rhs_status = mbd_forward_constrained(sim->model, sim->work, x, x + n, NULL,
-                                                  &sim->opt->baumgarte, dx + n, NULL);
+        sim->rhs_status = mbd_forward_constrained(sim->model, sim->work, x, qd, NULL,
+                                                  &sim->opt->baumgarte, dx + nq, NULL);
     } else {
-        sim->rhs_status = mbd_forward_momentum(sim->model, sim->work, x, x + n, NULL, dx, dx + n);
+        sim->rhs_status = mbd_forward_momentum(sim->model, sim->work, x, x + nq, NULL, sim->qd,
+                                               dx + nq);
+        qd = sim->qd;
     }
+    if (sim->rhs_status == MBD_OK)
+        sim->rhs_status = mbd_position_rates(sim->model, x, qd, dx);
     return sim->rhs_status == MBD_OK ? 0 : -1; /* negative: unrecoverable, stop at once */
 }
 
@@ -197,7 +210,6 @@ static int check_options(const mbd_model *model, const mbd_solver *solver,
         return MBD_EINVAL;
     const int loops = mbd_model_nloops(model) > 0;
     if (!(mbd_solver_formulations(solver) & opt->formulation) ||
-        mbd_model_nq(model) != mbd_model_nv(model) ||
         (loops && (opt->formulation != MBD_ACCELERATION || !mbd_solver_closes_loops(solver))))
         return MBD_EUNSUPPORTED;
     return MBD_OK;
@@ -228,12 +240,13 @@ static double norm(const double *x, int n)
  * formulation and the energies. */
 static int report(simulation *sim, double t)
 {
-    const int n = sim->n, momentum = sim->opt->formulation == MBD_MOMENTUM;
+    const int nq = sim->nq, momentum = sim->opt->formulation == MBD_MOMENTUM;
     const double *x = N_VGetArrayPointer(sim->y);
-    mbd_sim_state state = {.t = t, .q = x, .qd = x + n, .p = momentum ? x + n : NULL};
-    int status = MBD_OK;
-    if (momentum) {
-        status = mbd_forward_momentum(sim->model, sim->work, x, x + n, NULL, sim->qd, sim->pd);
+    mbd_sim_state state = {.t = t, .q = sim->q, .qd = x + nq, .p = momentum ? x + nq : NULL};
+    memcpy(sim->q, x, (size_t)nq * sizeof *sim->q);
+    int status = mbd_normalize_positions(sim->model, sim->q);
+    if (status == MBD_OK && momentum) {
+        status = mbd_forward_momentum(sim->model, sim->work, x, x + nq, NULL, sim->qd, sim->pd);
         state.qd = sim->qd;
     }
     if (status == MBD_OK)
@@ -292,22 +305,26 @@ static int run(simulation *sim, const integrator_ops *ops)
 static int prepare(simulation *sim, const mbd_solver *solver, const double *q0,
                    const double *qd0)
 {
-    const int n = sim->n;
+    const size_t nq = (size_t)sim->nq, nv = (size_t)sim->nv;
     sim->work = mbd_work_new(sim->model, solver);
     sim->m = mbd_model_nconstraints(sim->model);
-    sim->qd = malloc((2 * (size_t)n + 2 * (size_t)sim->m) * sizeof *sim->qd);
+    sim->qd = malloc((2 * nv + nq + 2 * (size_t)sim->m) * sizeof *sim->qd);
     if (!sim->work || !sim->qd || SUNContext_Create(NULL, &sim->sun) != 0)
         return MBD_ENOMEM;
-    sim->pd = sim->qd + n;
-    sim->phi = sim->pd + n;
-    sim->y = N_VNew_Serial(2 * n, sim->sun);
+    sim->pd = sim->qd + nv;
+    sim->q = sim->pd + nv;
+    sim->phi = sim->q + nq;
+    sim->y = N_VNew_Serial((sunindextype)(nq + nv), sim->sun);
     if (!sim->y)
         return MBD_ENOMEM;
     double *x = N_VGetArrayPointer(sim->y);
-    memcpy(x, q0, (size_t)n * sizeof *x);
+    memcpy(x, q0, nq * sizeof *x);
+    int status = mbd_normalize_positions(sim->model, x);
+    if (status)
+        return status;
     if (sim->opt->formulation == MBD_MOMENTUM)
-        return mbd_momentum(sim->model, sim->work, q0, qd0, x + n);
-    memcpy(x + n, qd0, (size_t)n * sizeof *x);
+        return mbd_momentum(sim->model, sim->work, x, qd0, x + nq);
+    memcpy(x + nq, qd0, nv * sizeof *x);
     return MBD_OK;
 }
 
@@ -349,7 +366,8 @@ int mbd_simulate(const mbd_model *model, const mbd_solver *solver,
     int status = check_options(model, solver, options);
     if (status == MBD_OK) {
         const integrator_ops *ops = &integrators[options->integrator];
-        sim.n = mbd_model_nv(model);
+        sim.nq = mbd_model_nq(model);
+        sim.nv = mbd_model_nv(model);
         status = prepare(&sim, solver, q0, qd0);
         if (status == MBD_OK)
             status = report(&sim, 0.0);

@@ -7,8 +7,6 @@
 #include "spatial.h"
 #include "joint_space.h"
 
-#define MBD_MAX_JOINT_DOF 6
-
 /* A joint as the solvers see it: type, unit axes (joint frame = body frame at q = 0). */
 typedef struct {
     mbd_joint_type type;
@@ -49,6 +47,8 @@ struct mbd_model {
     double (*user_rotation)[9];
     int has_friction;          /* some joint has Coulomb or viscous friction */
     int has_coulomb;           /* some joint has Coulomb friction: the reactions couple in */
+    int nframes;               /* frames left by merged fixed joints */
+    mbd_frame_def *frames;     /* (nframes) names owned */
     int nloops, nc;            /* cut joints and their equations (m) */
     mbd_loop_def *loop_defs;   /* (nloops) as given, names owned */
     mbd_loop *loops;           /* (nloops) */
@@ -100,6 +100,15 @@ struct mbd_solver {
 #include "lane.h"
 #include "joint_kernels.h"
 #include "lane_end.h"
+
+/* ---- joints (joints.c) ---- */
+
+/* Whether the joint's coordinates describe a pose: a quaternion must not be zero (nor so
+ * small or large that |quat|^2 over- or underflows). */
+int joint_coordinates_valid(const mbd_joint *joint, const double *q);
+/* qdot = G(q) v: the rates of the joint's nq position coordinates from its nv velocities
+ * (v itself for joints with nq == nv). */
+void joint_position_rates(double *qdot, const mbd_joint *joint, const double *q, const double *v);
 
 /* ---- kinematics and shared passes (kinematics.c) ---- */
 

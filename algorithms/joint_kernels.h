@@ -14,8 +14,14 @@
  * columns e_k: revolute (k = 2: turn about z), prismatic (k = 5: slide along z),
  * cylindrical (2 and 5), so that U = I^A S is a column of I^A, D = S^T U an entry, and
  * S^T f an entry of f. Cardan columns are angular, (b(q2); 0) and (a2; 0), read from S.
+ * Spherical and free joints keep the user's frame (they have no axis): q holds the unit
+ * quaternion (w, x, y, z) of R_J (after the position p_J for a free joint), and their
+ * velocities are the body's own in body coordinates, so S is constant (unit columns) and
+ * c_J = 0. R_J is formed from q / |q|: any non-zero quaternion gives a rotation, and a
+ * drift of |q| changes nothing (integration relies on it).
  * A new joint type adds its cases to joint_kinematics, joint_bias, joint_dS_dq_dot and
- * unit_column (joint_space.h); one with n_q != n_v (spherical, free) to the first only. */
+ * unit_column (joint_space.h); one with n_q != n_v (spherical, free) to the first only,
+ * and to joint_position_rates (joints.c). */
 
 /* E = Rz(q)^T E_T: rows 0 and 1 of E_T turned, row 2 kept. */
 MBD_INLINE void LANE_FN(turn_about_z)(lane *restrict E, const double *ET, lane c, lane s)
@@ -74,6 +80,40 @@ MBD_INLINE void LANE_FN(cardan_kinematics)(lane_xform *X, lane *S, const mbd_joi
     }
 }
 
+/* R (row-major, x_joint = R x_body) of the rotation quat / |quat|, quat = (w, x, y, z). */
+MBD_INLINE void LANE_FN(quaternion_rotation)(lane R[9], const lane quat[4])
+{
+    const lane w = quat[0], x = quat[1], y = quat[2], z = quat[3];
+    const lane s = 2.0 / (w * w + x * x + y * y + z * z);
+    R[0] = 1.0 - s * (y * y + z * z);
+    R[1] = s * (x * y - w * z);
+    R[2] = s * (x * z + w * y);
+    R[3] = s * (x * y + w * z);
+    R[4] = 1.0 - s * (x * x + z * z);
+    R[5] = s * (y * z - w * x);
+    R[6] = s * (x * z - w * y);
+    R[7] = s * (y * z + w * x);
+    R[8] = 1.0 - s * (x * x + y * y);
+}
+
+/* Spherical and free: E = R^T E_T for R of the quaternion; S = the joint's nv unit
+ * columns e_0, e_1, ...; r = r_T, plus E_T^T p for a free joint's position p. */
+MBD_INLINE void LANE_FN(quaternion_kinematics)(lane_xform *X, lane *S, const mbd_joint *joint,
+                                               const lane *q, const mbd_xform *XT)
+{
+    const int free = joint->type == MBD_FREE;
+    lane R[9];
+    LANE_FN(quaternion_rotation)(R, q + (free ? 3 : 0));
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            X->E[3 * i + j] = R[i] * XT->E[j] + R[3 + i] * XT->E[3 + j] + R[6 + i] * XT->E[6 + j];
+    for (int k = 0; k < 3; k++)
+        X->r[k] = free ? XT->r[k] + XT->E[k] * q[0] + XT->E[3 + k] * q[1] + XT->E[6 + k] * q[2]
+                       : LANE_FN(lane_splat)(XT->r[k]);
+    for (int k = 0; k < joint->nv; k++)
+        LANE_FN(set_column)(S + 6 * k, k, NULL);
+}
+
 /* X = X_J(q) X_T: parent frame -> body frame, and the motion subspace S(q) in body
  * coordinates (nv columns of 6). */
 static inline void LANE_FN(joint_kinematics)(lane_xform *X, lane *S, const mbd_joint *joint,
@@ -102,6 +142,10 @@ static inline void LANE_FN(joint_kinematics)(lane_xform *X, lane *S, const mbd_j
         break;
     case MBD_CARDAN:
         LANE_FN(cardan_kinematics)(X, S, joint, q, XT);
+        break;
+    case MBD_SPHERICAL:
+    case MBD_FREE:
+        LANE_FN(quaternion_kinematics)(X, S, joint, q, XT);
         break;
     }
 }
@@ -228,27 +272,6 @@ MBD_INLINE void LANE_FN(joint_space_inertia)(lane (*U)[6], lane *D, const lane_i
             D[n * k + m] = LANE_FN(column_dot)(type, S, k, U[m]);
 }
 
-/* Dinv = D^-1 for the 1x1 or 2x2 SPD block D; -1 if D is not numerically positive definite
- * (a pivot not > 0 or not finite; in any lane). */
-MBD_INLINE int LANE_FN(joint_block_inverse)(lane *restrict Dinv, const lane *D, int n)
-{
-    if (n == 1) {
-        if (LANE_FN(lane_bad_pivot)(D[0]))
-            return -1;
-        Dinv[0] = 1.0 / D[0];
-        return 0;
-    }
-    const lane det = D[0] * D[3] - D[1] * D[2];
-    if (LANE_FN(lane_bad_pivot)(D[0]) || LANE_FN(lane_bad_pivot)(det))
-        return -1;
-    const lane inv = 1.0 / det;
-    Dinv[0] = D[3] * inv;
-    Dinv[1] = -D[1] * inv;
-    Dinv[2] = -D[2] * inv;
-    Dinv[3] = D[0] * inv;
-    return 0;
-}
-
 /* Columns of U D^-1: UDinv[k] = sum_m U_m Dinv[m][k]. */
 MBD_INLINE void LANE_FN(times_inverse)(lane (*UDinv)[6], const lane (*U)[6], const lane *Dinv, int n)
 {
@@ -313,4 +336,44 @@ MBD_INLINE void LANE_FN(small_backward_subst)(const lane *L, int n, lane *x)
             x[i] -= L[n * k + i] * x[k];
         x[i] /= L[n * i + i];
     }
+}
+
+/* Dinv = D^-1 for the n x n SPD block D (n <= 6); -1 if D is not numerically positive
+ * definite (a pivot not > 0 or not finite; in any lane). 1x1 and 2x2 in closed form;
+ * larger blocks (spherical, free) by Cholesky, D^-1 = L^-T L^-1, of which the lower
+ * triangle is formed and mirrored, so that Dinv is exactly symmetric. */
+MBD_INLINE int LANE_FN(joint_block_inverse)(lane *restrict Dinv, const lane *D, int n)
+{
+    if (n == 1) {
+        if (LANE_FN(lane_bad_pivot)(D[0]))
+            return -1;
+        Dinv[0] = 1.0 / D[0];
+        return 0;
+    }
+    if (n == 2) {
+        const lane det = D[0] * D[3] - D[1] * D[2];
+        if (LANE_FN(lane_bad_pivot)(D[0]) || LANE_FN(lane_bad_pivot)(det))
+            return -1;
+        const lane inv = 1.0 / det;
+        Dinv[0] = D[3] * inv;
+        Dinv[1] = -D[1] * inv;
+        Dinv[2] = -D[2] * inv;
+        Dinv[3] = D[0] * inv;
+        return 0;
+    }
+    lane L[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
+    for (int k = 0; k < n * n; k++)
+        L[k] = D[k];
+    if (LANE_FN(small_cholesky)(L, n))
+        return -1;
+    for (int j = 0; j < n; j++) { /* column j of D^-1: L^-T L^-1 e_j, rows >= j kept */
+        lane x[MBD_MAX_JOINT_DOF];
+        for (int k = 0; k < n; k++)
+            x[k] = LANE_FN(lane_splat)(k == j);
+        LANE_FN(small_forward_subst)(L, n, x);
+        LANE_FN(small_backward_subst)(L, n, x);
+        for (int i = j; i < n; i++)
+            Dinv[n * i + j] = Dinv[n * j + i] = x[i];
+    }
+    return 0;
 }

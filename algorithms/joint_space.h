@@ -7,6 +7,8 @@
 #include "mbd.h"
 #include "spatial.h"
 
+#define MBD_MAX_JOINT_DOF 6
+
 /* Calls step(args..., type) with type a compile-time constant, so that an always-inline
  * step is specialized for each joint type. */
 #define DISPATCH_JOINT(type, step, ...)                \
@@ -21,6 +23,12 @@
         case MBD_CYLINDRICAL:                          \
             step(__VA_ARGS__, MBD_CYLINDRICAL);        \
             break;                                     \
+        case MBD_SPHERICAL:                            \
+            step(__VA_ARGS__, MBD_SPHERICAL);          \
+            break;                                     \
+        case MBD_FREE:                                 \
+            step(__VA_ARGS__, MBD_FREE);               \
+            break;                                     \
         default:                                       \
             step(__VA_ARGS__, MBD_CARDAN);             \
             break;                                     \
@@ -29,7 +37,24 @@
 
 MBD_INLINE int joint_dofs(mbd_joint_type type)
 {
-    return type == MBD_REVOLUTE || type == MBD_PRISMATIC ? 1 : 2;
+    switch (type) {
+    case MBD_REVOLUTE:
+    case MBD_PRISMATIC:
+        return 1;
+    case MBD_SPHERICAL:
+        return 3;
+    case MBD_FREE:
+        return 6;
+    default:
+        return 2;
+    }
+}
+
+/* Whether the joint's velocities are the body's own angular (and linear) velocity rather
+ * than the derivatives of its position coordinates (nq != nv): spherical and free. */
+MBD_INLINE int joint_has_quaternion(mbd_joint_type type)
+{
+    return type == MBD_SPHERICAL || type == MBD_FREE;
 }
 
 /* The index k of column `col` of S when it is the unit vector e_k, else -1 (Cardan). */
@@ -42,6 +67,9 @@ MBD_INLINE int unit_column(mbd_joint_type type, int col)
         return 5;
     case MBD_CYLINDRICAL:
         return col == 0 ? 2 : 5;
+    case MBD_SPHERICAL:
+    case MBD_FREE:
+        return col;
     default:
         return -1;
     }

@@ -25,7 +25,7 @@ static int articulated_inertias(const mbd_model *model, mbd_work *work)
         const int p = model->parent[i], v0 = model->v0[i], n = model->joint[i].nv;
         const mbd_joint_type type = model->joint[i].type;
         double (*U)[6] = (double (*)[6])(work->U + 6 * v0), *Dinv = work->D + model->d0[i];
-        double D[4], UDinv[2][6];
+        double D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF], UDinv[MBD_MAX_JOINT_DOF][6];
         joint_space_inertia(U, D, &work->IA[i], type, work->S + 6 * v0);
         if (joint_block_inverse(Dinv, D, n))
             return singular_joint(work, i);
@@ -47,7 +47,7 @@ static void subtract_response(const mbd_model *model, const mbd_work *work, cons
 {
     const int v0 = model->v0[i], n = model->joint[i].nv;
     const double *Dinv = work->D + model->d0[i];
-    double t[2];
+    double t[MBD_MAX_JOINT_DOF];
     for (int k = 0; k < n; k++)
         t[k] = dot6(V + 6 * (v0 + k), f);
     for (int k = 0; k < n; k++)

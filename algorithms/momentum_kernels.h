@@ -18,7 +18,11 @@ LANE_API void LANE_FN(gravity_wrenches)(const mbd_model *model, lane_work *work,
 
 /* pd_i = tau_i + S_i^T f^B_i + (dv_i/dq_i)^T mu_i, where f^B_i is the gravity on the
  * subtree of i and dv_i/dq_k = -(S_k x) X_i v_lambda + (dS/dq_k) qd, so that
- * (dv_i/dq_k)^T mu = -S_k^T (w x* mu) + ((dS/dq_k) qd)^T mu with w = v_i - S_i qd_i. */
+ * (dv_i/dq_k)^T mu = -S_k^T (w x* mu) + ((dS/dq_k) qd)^T mu with w = v_i - S_i qd_i.
+ * Spherical and free joints: their velocities are not derivatives of coordinates, and
+ * pd_i = d/dt (S_i^T mu_i) = tau_i + S_i^T f^B_i - S_i^T (v_i x* mu_i) (the subtree's
+ * momentum in the moving body frame; S constant there), so w = v_i. For the other joints
+ * the two forms agree (S^T (S qd x* mu) = 0, or the Cardan dS/dq terms make up for it). */
 MBD_INLINE void LANE_FN(momentum_rate_step)(const mbd_model *model, lane_work *work, const lane (*mu)[6],
                                    const lane *qd, const lane *tau, lane *pd, int i,
                                    const mbd_joint_type type)
@@ -26,10 +30,13 @@ MBD_INLINE void LANE_FN(momentum_rate_step)(const mbd_model *model, lane_work *w
     lane (*fB)[6] = work->g;
     const int p = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
     const lane *S = work->S + 6 * v0;
-    lane w[6], wxmu[6], dT[2] = {LANE_FN(lane_splat)(0.0), LANE_FN(lane_splat)(0.0)};
-    memcpy(w, work->v[i], sizeof w);
+    lane w[6], wxmu[6], dT[MBD_MAX_JOINT_DOF];
     for (int k = 0; k < nv; k++)
-        LANE_FN(column_add)(w, type, S, k, -qd[v0 + k]);
+        dT[k] = LANE_FN(lane_splat)(0.0);
+    memcpy(w, work->v[i], sizeof w);
+    if (!joint_has_quaternion(type))
+        for (int k = 0; k < nv; k++)
+            LANE_FN(column_add)(w, type, S, k, -qd[v0 + k]);
     LANE_FN(cross_force)(wxmu, w, mu[i]);
     if (type == MBD_CARDAN)
         LANE_FN(joint_dS_dq_dot)(dT, &model->joint[i], S, qd + v0, mu[i]);

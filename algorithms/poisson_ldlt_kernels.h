@@ -17,7 +17,7 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
     const lane *S = work->S + 6 * v0;
     lane *V = work->U + 6 * v0, *L = work->D + model->d0[i], *x = work->u + v0;
-    lane U[2][6], t[6];
+    lane U[MBD_MAX_JOINT_DOF][6], t[6];
     LANE_FN(joint_space_inertia)(U, L, &work->IA[i], type, S);
     if (LANE_FN(small_cholesky)(L, nv))
         return LANE_FN(singular_joint)(work, i);

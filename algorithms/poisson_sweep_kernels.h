@@ -87,7 +87,7 @@ static int LANE_FN(eliminate)(const mbd_model *model, lane_work *work, const lan
         const int parent = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
         const lane *S = work->S + 6 * v0, *IA = IAs[i];
         lane *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
-        lane D[4];
+        lane D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
         for (int k = 0; k < nv; k++) /* U = I^A S in row form: I^A is not symmetric */
             LANE_FN(mat6_apply)(U + 6 * k, IA, S + 6 * k);
         for (int k = 0; k < nv; k++)

@@ -21,6 +21,7 @@ fi
 # FAMILY=SPEC, the harness's family names (bench/suite.c) where it has the family.
 families="autotree-chain=tree:n=%d,branching=1,skew=0.5
           autotree-binary=tree:n=%d,branching=2,skew=0.5
+          autotree-binary-free=tree:n=%d,branching=2,skew=0.5,base=free
           chain-revolute=chain:n=%d,joint=revolute chain-prismatic=chain:n=%d,joint=prismatic
           chain-cylindrical=chain:n=%d,joint=cylindrical chain-cardan=chain:n=%d,joint=cardan
           rods=rods:n=%d"

@@ -1,9 +1,12 @@
 /* peer_mujoco.c: MuJoCo 2.2.2 (Debian's libmujoco) as a peer of the mbd solvers.
  *
- *   peer-mujoco check MODEL [--states K] [--seed S]
+ *   peer-mujoco check MODEL [--states K] [--seed S] [--direct] [--floating-base]
  *       for K random states: MuJoCo's qacc (mj_forward) against the qdd of every
  *       acceleration solver, and MuJoCo's H and bias forces against ours; exit 1 if they
  *       differ by more than 1e-10 (qdd: or than cond(H) allows; see the check section).
+ *       --direct: MuJoCo reads MODEL's file itself (a URDF) instead of our MJCF export,
+ *       with only rigid-body dynamics enabled (no joint limits, damping or contacts);
+ *       --tolerance replaces 1e-10.
  *   peer-mujoco time [FAMILY=]MODEL... [--min-time S] [--repetitions R] [--dense-max-n N]
  *                    [--json FILE] [--dat FILE]
  *       per call, with bench/'s timing core: every solver variant, MuJoCo's forward-dynamics
@@ -12,7 +15,8 @@
  *
  * Each MODEL is exported by mbd_export_mjcf into a temporary directory and loaded with
  * mj_loadXML. MuJoCo numbers bodies (and so coordinates) depth-first, ours by index: the
- * two are matched by body name and the order of the joints within the body. */
+ * two are matched by body name and the order of the joints within the body. A free joint
+ * (on a child of the world) differs in its coordinates too: see the free-joint section. */
 #include "context.h"
 #include "harness.h"
 #include "workload.h"
@@ -39,6 +43,13 @@
 
 /* ---- a model in MuJoCo ---- */
 
+/* A free joint of ours: its body, first coordinate and velocity, and at the state last
+ * set its rotation R (body -> world) and the shift a = R (w x v_O) (see below). */
+typedef struct {
+    int body, q0, v0;
+    mjtNum R[9], shift[3];
+} free_joint;
+
 typedef struct {
     mjModel *m;
     mjData *d;
@@ -46,6 +57,8 @@ typedef struct {
     int *qpos_of;    /* (nq) our coordinate k -> MuJoCo's qpos index */
     int *dof_of;     /* (nv) our velocity k -> MuJoCo's dof index */
     mjtNum *force;   /* (nv, MuJoCo's order) qfrc_applied - qfrc_bias */
+    free_joint *free_joints;
+    int nfree;
 } peer;
 
 /* Removes the exported files and their directory. */
@@ -69,6 +82,21 @@ static void flatten(char *text)
     for (char *c = text; *c; c++)
         if (*c == '\n' || *c == '\r')
             *c = ' ';
+}
+
+/* MuJoCo's own reading of a model file (URDF), limited to what the export would carry:
+ * the file's joint limits, damping, friction loss and contacts switched off. */
+static mjModel *load_direct(const char *path, char *err, size_t err_size)
+{
+    char reason[1000] = "";
+    mjModel *m = mj_loadXML(path, NULL, reason, sizeof reason);
+    if (!m) {
+        flatten(reason);
+        snprintf(err, err_size, "mj_loadXML: %s", reason);
+        return NULL;
+    }
+    m->opt.disableflags |= mjDSBL_LIMIT | mjDSBL_PASSIVE | mjDSBL_FRICTIONLOSS | mjDSBL_CONTACT;
+    return m;
 }
 
 static mjModel *export_and_load(const mbd_model *model, char *err, size_t err_size)
@@ -98,14 +126,26 @@ static int expected_joints(mbd_joint_type type, int types[2])
     case MBD_PRISMATIC: types[0] = mjJNT_SLIDE; return 1;
     case MBD_CYLINDRICAL: types[0] = mjJNT_HINGE, types[1] = mjJNT_SLIDE; return 2;
     case MBD_CARDAN: types[0] = types[1] = mjJNT_HINGE; return 2;
+    case MBD_SPHERICAL: types[0] = mjJNT_BALL; return 1;
+    case MBD_FREE: types[0] = mjJNT_FREE; return 1;
     default: return 0;
     }
+}
+
+/* Our coordinates k of one MuJoCo joint at qpos adr and dof dof_adr: in the same order,
+ * but for a free joint whose velocities are (w; v_O) against MuJoCo's (v; w). */
+static void map_joint(peer *p, mbd_joint_type type, int q, int v, int adr, int dof_adr)
+{
+    for (int k = 0; k < mbd_joint_type_nq(type); k++)
+        p->qpos_of[q + k] = adr + k;
+    for (int k = 0; k < mbd_joint_type_nv(type); k++)
+        p->dof_of[v + k] = dof_adr + (type == MBD_FREE ? (k + 3) % 6 : k);
 }
 
 /* Fills qpos_of and dof_of body by body, checking that every joint is where it should be. */
 static int map_coordinates(const mbd_model *model, peer *p, char *err, size_t err_size)
 {
-    int q = 0;
+    int q = 0, v = 0;
     for (int i = 0; i < mbd_model_nbodies(model); i++) {
         const mbd_body_def *b = mbd_model_body(model, i);
         const int body = mj_name2id(p->m, mjOBJ_BODY, b->name);
@@ -116,14 +156,18 @@ static int map_coordinates(const mbd_model *model, peer *p, char *err, size_t er
                      body < 0 ? "missing" : "wrong number of joints");
             return -1;
         }
-        for (int j = 0; j < njoints; j++, q++) {
+        if (b->joint == MBD_FREE)
+            p->free_joints[p->nfree++] = (free_joint){.body = i, .q0 = q, .v0 = v};
+        for (int j = 0; j < njoints; j++) {
             const int joint = p->m->body_jntadr[body] + j;
             if (p->m->jnt_type[joint] != types[j]) {
                 snprintf(err, err_size, "body \"%s\": joint %d has the wrong type", b->name, j);
                 return -1;
             }
-            p->qpos_of[q] = p->m->jnt_qposadr[joint];
-            p->dof_of[q] = p->m->jnt_dofadr[joint]; /* hinge, slide: nq = nv = 1 */
+            const mbd_joint_type type = njoints == 1 ? b->joint : MBD_REVOLUTE; /* 1 DOF each */
+            map_joint(p, type, q, v, p->m->jnt_qposadr[joint], p->m->jnt_dofadr[joint]);
+            q += mbd_joint_type_nq(type);
+            v += mbd_joint_type_nv(type);
         }
     }
     return 0;
@@ -137,15 +181,19 @@ static void peer_close(peer *p)
         mj_deleteModel(p->m);
     free(p->qpos_of);
     free(p->force);
+    free(p->free_joints);
     memset(p, 0, sizeof *p);
 }
 
-static int peer_open(const mbd_model *model, peer *p, char *err, size_t err_size)
+/* direct: the file MuJoCo reads itself, or NULL: our export of model. */
+static int peer_open(const mbd_model *model, const char *direct, peer *p, char *err,
+                     size_t err_size)
 {
     memset(p, 0, sizeof *p);
     p->nq = mbd_model_nq(model);
     p->nv = mbd_model_nv(model);
-    if (!(p->m = export_and_load(model, err, err_size)))
+    if (!(p->m = direct ? load_direct(direct, err, err_size)
+                        : export_and_load(model, err, err_size)))
         return -1;
     if (p->m->nq != p->nq || p->m->nv != p->nv) {
         snprintf(err, err_size, "MuJoCo has nq %d, nv %d; mbd has %d, %d", p->m->nq, p->m->nv,
@@ -156,7 +204,8 @@ static int peer_open(const mbd_model *model, peer *p, char *err, size_t err_size
     p->d = mj_makeData(p->m);
     p->qpos_of = malloc(((size_t)p->nq + (size_t)p->nv) * sizeof *p->qpos_of);
     p->force = malloc((size_t)p->nv * sizeof *p->force);
-    if (!p->d || !p->qpos_of || !p->force) {
+    p->free_joints = malloc((size_t)mbd_model_nbodies(model) * sizeof *p->free_joints);
+    if (!p->d || !p->qpos_of || !p->force || !p->free_joints) {
         snprintf(err, err_size, "out of memory");
         peer_close(p);
         return -1;
@@ -169,7 +218,80 @@ static int peer_open(const mbd_model *model, peer *p, char *err, size_t err_size
     return 0;
 }
 
-static void peer_set_state(peer *p, const double *q, const double *qd, const double *tau)
+/* ---- free joints ----
+ * Ours: q = (p, quat) in the joint frame (origin o, rotation Q), v = (w; v_O) and
+ * tau = (n; f) in body coordinates. MuJoCo's: qpos = the world pose (o + Q p, Q quat),
+ * qvel = (R v_O; w) with R = Q R(quat) (body -> world), qfrc = (R f; n). With the dofs
+ * reordered by dof_of, qvel = T v for T = diag(1, R) on the block, so that H = T^T H_mj T,
+ * qfrc = T^-T tau, qdd = T^-1 (qacc - T' v) with T' v = (0; a), a = R (w x v_O), and the
+ * bias C = T^T (C_mj + H_mj T' v). */
+
+/* The free joints' qpos, qvel and qfrc_applied from ours; keeps R and a for the rest. */
+static void set_free_joints(peer *p, const mbd_model *model, const double *q, const double *qd,
+                            const double *tau)
+{
+    for (int j = 0; j < p->nfree; j++) {
+        free_joint *fj = &p->free_joints[j];
+        const mbd_body_def *b = mbd_model_body(model, fj->body);
+        const double *pos = q + fj->q0, *w = qd + fj->v0, *vO = w + 3, *f = tau + fj->v0 + 3;
+        mjtNum Q[9], frame_quat[4], Rq[9], wxv[3];
+        mjtNum *qpos = p->d->qpos + p->qpos_of[fj->q0];
+        memcpy(Q, b->rotation, sizeof Q);
+        mju_mat2Quat(frame_quat, Q);
+        mju_mulMatVec(qpos, Q, pos, 3, 3);
+        mju_addTo3(qpos, b->origin);
+        mju_mulQuat(qpos + 3, frame_quat, q + fj->q0 + 3);
+        mju_quat2Mat(Rq, q + fj->q0 + 3);
+        mju_mulMatMat(fj->R, Q, Rq, 3, 3, 3);
+        mju_mulMatVec(p->d->qvel + p->dof_of[fj->v0 + 3], fj->R, vO, 3, 3);
+        mju_mulMatVec(p->d->qfrc_applied + p->dof_of[fj->v0 + 3], fj->R, f, 3, 3);
+        mju_cross(wxv, w, vO);
+        mju_mulMatVec(fj->shift, fj->R, wxv, 3, 3);
+    }
+}
+
+/* Our qdd from MuJoCo's acceleration in our order: v_O' = R^T (qacc_lin - a). */
+static void free_joint_accelerations(const peer *p, double *qdd)
+{
+    for (int j = 0; j < p->nfree; j++) {
+        const free_joint *fj = &p->free_joints[j];
+        double *lin = qdd + fj->v0 + 3, d[3];
+        mju_sub3(d, lin, fj->shift);
+        mju_mulMatTVec(lin, fj->R, d, 3, 3);
+    }
+}
+
+/* H = T^T H_mj T and C = T^T (C_mj + H_mj T' v), all in our order (nv x nv row-major H). */
+static void free_joint_terms(const peer *p, double *H, double *C)
+{
+    const int nv = p->nv;
+    for (int j = 0; j < p->nfree; j++) {
+        const free_joint *fj = &p->free_joints[j];
+        const int lin = fj->v0 + 3;
+        for (int i = 0; i < nv; i++) /* C += H_mj T' v: column block lin times a */
+            for (int k = 0; k < 3; k++)
+                C[i] += H[(size_t)i * nv + lin + k] * fj->shift[k];
+        double t[3];
+        for (int i = 0; i < nv; i++) { /* columns lin..lin+2 times R */
+            double *row = H + (size_t)i * nv + lin;
+            mju_mulMatTVec(t, fj->R, row, 3, 3);
+            mju_copy3(row, t);
+        }
+        for (int c = 0; c < nv; c++) { /* rows lin..lin+2 times R^T */
+            double col[3];
+            for (int k = 0; k < 3; k++)
+                col[k] = H[(size_t)(lin + k) * nv + c];
+            mju_mulMatTVec(t, fj->R, col, 3, 3);
+            for (int k = 0; k < 3; k++)
+                H[(size_t)(lin + k) * nv + c] = t[k];
+        }
+        mju_mulMatTVec(t, fj->R, C + lin, 3, 3);
+        mju_copy3(C + lin, t);
+    }
+}
+
+static void peer_set_state(peer *p, const mbd_model *model, const double *q, const double *qd,
+                           const double *tau)
 {
     for (int k = 0; k < p->nq; k++)
         p->d->qpos[p->qpos_of[k]] = q[k];
@@ -177,6 +299,7 @@ static void peer_set_state(peer *p, const double *q, const double *qd, const dou
         p->d->qvel[p->dof_of[k]] = qd[k];
         p->d->qfrc_applied[p->dof_of[k]] = tau[k];
     }
+    set_free_joints(p, model, q, qd, tau);
 }
 
 /* A MuJoCo dof vector in our coordinate order. */
@@ -223,6 +346,7 @@ typedef struct {
     double path;      /* max relative difference of the staged path from mj_forward */
     double cond;      /* max cond_2(H) */
     int failed;       /* forward errors above their tolerance */
+    double tolerance; /* CHECK_TOLERANCE unless --tolerance says otherwise */
 } check_stats;
 
 typedef struct {
@@ -231,7 +355,8 @@ typedef struct {
     mbd_work *aux;   /* inverse dynamics and H */
     double *H;       /* nv x nv, ours */
     double *H_mj;    /* nv x nv, MuJoCo's, in its order */
-    double *qacc, *path, *bias, *zero, *eig; /* nv each */
+    double *H_ours;  /* nv x nv, MuJoCo's in our coordinates */
+    double *qacc, *path, *bias, *zero, *eig, *bias_mj; /* nv each; bias_mj ours, from MuJoCo */
 } checker;
 
 static void checker_free(checker *c)
@@ -245,17 +370,19 @@ static int checker_init(checker *c, const mbd_model *model, peer *p)
 {
     const size_t nv = (size_t)p->nv;
     *c = (checker){.model = model, .p = p, .aux = mbd_work_new(model, NULL)};
-    c->H = malloc(2 * nv * nv * sizeof *c->H);
-    c->qacc = calloc(5 * nv, sizeof *c->qacc);
+    c->H = malloc(3 * nv * nv * sizeof *c->H);
+    c->qacc = calloc(6 * nv, sizeof *c->qacc);
     if (!c->aux || !c->H || !c->qacc) {
         checker_free(c);
         return MBD_ENOMEM;
     }
     c->H_mj = c->H + nv * nv;
+    c->H_ours = c->H_mj + nv * nv;
     c->path = c->qacc + nv;
     c->bias = c->path + nv;
     c->zero = c->bias + nv;
     c->eig = c->zero + nv;
+    c->bias_mj = c->eig + nv;
     return MBD_OK;
 }
 
@@ -273,11 +400,13 @@ static double relative_difference(const double *a, const double *b, int n)
  * then by the staged path into c->path. */
 static void mujoco_qacc(checker *c, const double *q, const double *qd, const double *tau)
 {
-    peer_set_state(c->p, q, qd, tau);
+    peer_set_state(c->p, c->model, q, qd, tau);
     mj_forward(c->p->m, c->p->d);
     peer_gather(c->p, c->p->d->qacc, c->qacc);
+    free_joint_accelerations(c->p, c->qacc);
     peer_forward_path(c->p);
     peer_gather(c->p, c->p->d->qacc, c->path);
+    free_joint_accelerations(c->p, c->path);
 }
 
 /* H and C of both sides after mujoco_qacc, into stats; cond_2(H) of this state. */
@@ -292,14 +421,19 @@ static int compare_terms(checker *c, const double *q, const double *qd, const do
     if (status != MBD_OK)
         return status;
     mj_fullM(c->p->m, c->H_mj, c->p->d->qM);
+    for (int i = 0; i < nv; i++)
+        for (int j = 0; j < nv; j++)
+            c->H_ours[(size_t)i * nv + j] = c->H_mj[(size_t)dof[i] * nv + dof[j]];
+    peer_gather(c->p, c->p->d->qfrc_bias, c->bias_mj);
+    free_joint_terms(c->p, c->H_ours, c->bias_mj);
     double mass = 0, bias_diff = 0, bias_size = 0;
     for (int i = 0; i < nv; i++) {
         const double hii = c->H[(size_t)i * nv + i];
         for (int j = 0; j < nv; j++) {
-            const double diff = c->H_mj[(size_t)dof[i] * nv + dof[j]] - c->H[(size_t)i * nv + j];
+            const double diff = c->H_ours[(size_t)i * nv + j] - c->H[(size_t)i * nv + j];
             mass = fmax(mass, fabs(diff) / sqrt(hii * c->H[(size_t)j * nv + j]));
         }
-        bias_diff = fmax(bias_diff, fabs(c->p->d->qfrc_bias[dof[i]] - c->bias[i]) / sqrt(hii));
+        bias_diff = fmax(bias_diff, fabs(c->bias_mj[i] - c->bias[i]) / sqrt(hii));
         bias_size = fmax(bias_size, fmax(fabs(c->bias[i]), fabs(tau[i])) / sqrt(hii));
     }
     if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'L', nv, c->H, nv, c->eig) != 0)
@@ -327,7 +461,7 @@ static int check_states(checker *c, workload *ws, int nworkloads, check_stats *s
                 break;
             const double error = relative_difference(c->qacc, ws[v].out + (size_t)s * nv, nv);
             stats->forward[v] = fmax(stats->forward[v], error);
-            stats->failed += error > fmax(CHECK_TOLERANCE, CONDITIONING_SLACK * cond);
+            stats->failed += error > fmax(stats->tolerance, CONDITIONING_SLACK * cond);
         }
         if (status != MBD_OK)
             return status;
@@ -357,13 +491,13 @@ static int judge(const char *cmd, const char *spec, const check_stats *stats)
     if (stats->failed) {
         fprintf(stderr,
                 "mbd %s: %s: qdd differs by more than max(%.0e, 4 eps cond(H)) %d times\n",
-                cmd, spec, CHECK_TOLERANCE, stats->failed);
+                cmd, spec, stats->tolerance, stats->failed);
         return CLI_RUNTIME_ERROR;
     }
     for (size_t k = 0; k < sizeof terms / sizeof terms[0]; k++)
-        if (!(terms[k].error <= CHECK_TOLERANCE)) {
+        if (!(terms[k].error <= stats->tolerance)) {
             fprintf(stderr, "mbd %s: %s: %s differs by %.2e, above %.0e\n", cmd, spec,
-                    terms[k].what, terms[k].error, CHECK_TOLERANCE);
+                    terms[k].what, terms[k].error, stats->tolerance);
             return CLI_RUNTIME_ERROR;
         }
     return 0;
@@ -384,20 +518,28 @@ static int acceleration_workloads(const mbd_model *model, int nstates, unsigned 
     return n;
 }
 
-static int run_check(const char *cmd, const mbd_model *model, const char *spec, int nstates,
-                     unsigned long seed)
+/* What `peer-mujoco check` was asked. */
+typedef struct {
+    const char *direct; /* --direct: the file MuJoCo reads itself, else NULL */
+    double tolerance;
+    int nstates;
+    unsigned long seed;
+} check_options;
+
+static int run_check(const char *cmd, const mbd_model *model, const char *spec,
+                     const check_options *options)
 {
     peer p;
     char err[1024];
-    if (peer_open(model, &p, err, sizeof err) < 0) {
+    if (peer_open(model, options->direct, &p, err, sizeof err) < 0) {
         fprintf(stderr, "mbd %s: %s: %s\n", cmd, spec, err);
         return CLI_RUNTIME_ERROR;
     }
     workload ws[MAX_VARIANTS];
     checker c;
-    check_stats stats = {0};
+    check_stats stats = {.tolerance = options->tolerance};
     int status;
-    const int n = acceleration_workloads(model, nstates, seed, ws, &status);
+    const int n = acceleration_workloads(model, options->nstates, options->seed, ws, &status);
     if (status == MBD_OK && (status = checker_init(&c, model, &p)) == MBD_OK) {
         status = check_states(&c, ws, n, &stats);
         checker_free(&c);
@@ -430,7 +572,7 @@ static int time_forward_path(void *ctx, long iterations)
     const int nq = t->p->nq, nv = t->p->nv;
     for (long i = 0; i < iterations; i++) {
         const size_t s = (size_t)(i % t->w->nstates);
-        peer_set_state(t->p, t->w->q + s * nq, t->w->v + s * nv, t->w->tau + s * nv);
+        peer_set_state(t->p, t->w->model, t->w->q + s * nq, t->w->v + s * nv, t->w->tau + s * nv);
         peer_forward_path(t->p);
         timing_clobber();
     }
@@ -585,14 +727,14 @@ static int time_models(time_run *run, const char **args, int nargs)
     bench_print_header(stdout);
     for (int s = 0; s < nargs && !rc && !bench_stop; s++) {
         const char *spec = family_of(args[s], NULL, run->families[s], sizeof run->families[s]);
-        mbd_model *model = cli_load_model(TIME_CMD, spec);
+        mbd_model *model = cli_load_model(TIME_CMD, spec, NULL);
         peer p;
         char err[1024];
         if (!model)
             return CLI_USAGE_ERROR;
         if (spec == args[s])
             family_of(args[s], model, run->families[s], sizeof run->families[s]);
-        if (peer_open(model, &p, err, sizeof err) < 0) {
+        if (peer_open(model, NULL, &p, err, sizeof err) < 0) {
             fprintf(stderr, "mbd %s: %s: %s\n", TIME_CMD, spec, err);
             rc = CLI_RUNTIME_ERROR;
         } else {
@@ -641,7 +783,8 @@ static int run_time(time_run *run, const char **args, int nargs, const char *jso
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: peer-mujoco check MODEL [--states K] [--seed S]\n"
+            "usage: peer-mujoco check MODEL [--states K] [--seed S] [--direct] [--floating-base]\n"
+            "                         [--tolerance T]\n"
             "       peer-mujoco time [FAMILY=]MODEL... [--min-time S] [--repetitions R]\n"
             "                        [--dense-max-n N] [--json FILE] [--dat FILE]\n");
     return CLI_USAGE_ERROR;
@@ -649,19 +792,23 @@ static int usage(void)
 
 static int main_check(int argc, char **argv)
 {
-    cli_flag flags[] = {{"--states", NULL, 0}, {"--seed", NULL, 0}, {NULL, NULL, 0}};
+    cli_flag flags[] = {{"--states", NULL, 0}, {"--seed", NULL, 0}, {"--tolerance", NULL, 0},
+                        SWITCH("--direct"), CLI_FLOATING_BASE, {NULL, NULL, 0}};
     const char *spec[1];
-    double states, seed;
+    double states, seed, tolerance;
     int npos, rc = cli_parse(CHECK_CMD, argc, argv, 2, flags, spec, 1, &npos);
     if (!rc && npos != 1)
         return usage();
     if (rc || (rc = cli_number(CHECK_CMD, flags, "--states", 1, 1e6, 20, &states)) ||
-        (rc = cli_number(CHECK_CMD, flags, "--seed", 0, 1e15, DEFAULT_SEED, &seed)))
+        (rc = cli_number(CHECK_CMD, flags, "--seed", 0, 1e15, DEFAULT_SEED, &seed)) ||
+        (rc = cli_number(CHECK_CMD, flags, "--tolerance", 1e-16, 1, CHECK_TOLERANCE, &tolerance)))
         return rc;
-    mbd_model *model = cli_load_model(CHECK_CMD, spec[0]);
+    mbd_model *model = cli_load_model(CHECK_CMD, spec[0], flags);
     if (!model)
         return CLI_USAGE_ERROR;
-    rc = run_check(CHECK_CMD, model, spec[0], (int)states, (unsigned long)seed);
+    const check_options options = {cli_get(flags, "--direct") ? spec[0] : NULL, tolerance,
+                                   (int)states, (unsigned long)seed};
+    rc = run_check(CHECK_CMD, model, spec[0], &options);
     mbd_model_free(model);
     return rc;
 }

@@ -24,6 +24,8 @@ typedef struct {
 static const bench_family families[] = {
     {"autotree-chain", "tree:n=%d,branching=1,skew=0.5", PERCALL | SUITE_BIT(SUITE_BATCH), 1, 0},
     {"autotree-binary", "tree:n=%d,branching=2,skew=0.5", PERCALL, 0, 0},
+    /* the same tree on a floating base (a free joint at the root: nq = N + 6, nv = N + 5) */
+    {"autotree-binary-free", "tree:n=%d,branching=2,skew=0.5,base=free", PERCALL, 0, 0},
     {"chain-revolute", "chain:n=%d,joint=revolute", PERCALL | SUITE_BIT(SUITE_PHASES), 1, 0},
     {"chain-cylindrical", "chain:n=%d,joint=cylindrical", PERCALL, 1, 0},
     {"chain-cardan", "chain:n=%d,joint=cardan", PERCALL | SUITE_BIT(SUITE_PHASES) | SUITE_BIT(SUITE_BATCH), 1, 0},

@@ -136,7 +136,9 @@ int workload_init(workload *w, const mbd_model *model, const workload_variant *v
         fill_uniform(w->q, ns * (size_t)mbd_model_nq(model), &rng);
         fill_uniform(w->v, ns * (size_t)mbd_model_nv(model), &rng);
         fill_uniform(w->tau, ns * (size_t)mbd_model_nv(model), &rng);
-        if (mbd_model_nloops(model) > 0)
+        for (size_t k = 0; k < ns && status == MBD_OK; k++) /* unit quaternions, as MuJoCo's */
+            status = mbd_normalize_positions(model, w->q + k * (size_t)mbd_model_nq(model));
+        if (status == MBD_OK && mbd_model_nloops(model) > 0)
             status = project_states(w);
         if (status == MBD_OK && variant->form == MBD_MOMENTUM)
             status = convert_to_momenta(w);

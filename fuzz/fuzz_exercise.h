@@ -4,10 +4,13 @@
 #ifndef MBD_FUZZ_EXERCISE_H
 #define MBD_FUZZ_EXERCISE_H
 
+#include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mbd.h"
 
@@ -33,6 +36,63 @@ static inline void fuzz_check_message(const char *err)
 {
     fuzz_require(err[0] != '\0', "empty error message");
     fuzz_require(strchr(err, '\n') == NULL, "error message of several lines");
+}
+
+/* The model file targets: each input goes into one temporary file PATH (made once, with
+ * the suffix, under TMPDIR; removed at exit), which the loader then reads, so that the
+ * file-size and nesting limits are on the path. */
+static char fuzz_model_path[96];
+
+static inline void fuzz_remove_model_file(void)
+{
+    if (fuzz_model_path[0])
+        unlink(fuzz_model_path);
+}
+
+static inline void fuzz_make_model_file(const char *suffix)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(fuzz_model_path, sizeof fuzz_model_path, "%s/mbd-fuzz-XXXXXX%s",
+             dir && *dir ? dir : "/tmp", suffix);
+    const int fd = mkstemps(fuzz_model_path, (int)strlen(suffix));
+    fuzz_require(fd >= 0, "mkstemps");
+    close(fd);
+    atexit(fuzz_remove_model_file);
+}
+
+static inline void fuzz_write_model_file(const uint8_t *data, size_t size)
+{
+    const int fd = open(fuzz_model_path, O_WRONLY | O_TRUNC);
+    fuzz_require(fd >= 0, "open the temporary model file");
+    for (size_t done = 0; done < size;) {
+        const ssize_t n = write(fd, data + done, size - done);
+        fuzz_require(n > 0, "write the temporary model file");
+        done += (size_t)n;
+    }
+    close(fd);
+}
+
+/* A failed load's message: one line that starts with the file name. */
+static inline void fuzz_check_load_message(const char *err)
+{
+    fuzz_check_message(err);
+    fuzz_require(strncmp(err, fuzz_model_path, strlen(fuzz_model_path)) == 0,
+                 "error message does not start with the file name");
+}
+
+static inline void fuzz_exercise_model(const mbd_model *model);
+
+/* Loads the file with options and exercises what loads. */
+static inline void fuzz_load_model_file(const mbd_load_options *options)
+{
+    char err[512] = "";
+    mbd_model *model = mbd_model_load_with(fuzz_model_path, options, err, sizeof err);
+    if (!model) {
+        fuzz_check_load_message(err);
+        return;
+    }
+    fuzz_exercise_model(model);
+    mbd_model_free(model);
 }
 
 /* Specs the spec target (and the corpus replay in tests/test_reliability.c) passes over:
@@ -93,6 +153,10 @@ static inline void fuzz_exercise_model(const mbd_model *model)
     for (int i = 0; i < nb; i++) {
         const mbd_body_def *b = mbd_model_body(model, i);
         fuzz_require(b && b->name && b->parent >= -1 && b->parent < i, "body description");
+    }
+    for (int f = 0; f < mbd_model_nframes(model); f++) {
+        const mbd_frame_def *fr = mbd_model_frame(model, f);
+        fuzz_require(fr && fr->name && fr->body >= -1 && fr->body < nb, "frame description");
     }
     FILE *sink = fopen("/dev/null", "w");
     if (sink) {

@@ -7,6 +7,7 @@ set -u
 build=$1 target=$2 seconds=$3
 case $target in
   fuzz_model_json) max_len=8192 ;;
+  fuzz_model_urdf) max_len=16384 ;;
   fuzz_model_spec) max_len=256 ;;
   *) max_len=1024 ;;
 esac

@@ -49,7 +49,16 @@ typedef enum {
     MBD_PRISMATIC,   /* 1 DOF: slide along axis */
     MBD_CYLINDRICAL, /* 2 DOF: rotation about axis, then slide along it */
     MBD_CARDAN,      /* 2 DOF: R = Rot(a1, q1) Rot(a2, q2) */
-    MBD_JOINT_TYPE_COUNT
+    MBD_SPHERICAL,   /* 3 DOF, nq 4: q the unit quaternion (w, x, y, z) of R; v the angular
+                        velocity relative to the joint frame, in the body frame */
+    MBD_FREE,        /* 6 DOF, nq 7: q the body origin's position in the joint frame (the
+                        parent frame unless the joint has an origin or rotation), then the
+                        quaternion; v the body's spatial velocity relative to the joint frame
+                        (w; v_O) in body coordinates, qdd its derivative in those coordinates,
+                        tau the spatial force (n_O; f) on the body in them */
+    MBD_JOINT_TYPE_COUNT, /* the solvers' joint types end here */
+    MBD_FIXED        /* model input only: no coordinates; mbd_model_build merges the body
+                        into its parent (a named frame), so no built model has one */
 } mbd_joint_type;
 
 typedef struct mbd_model mbd_model;
@@ -77,17 +86,42 @@ typedef struct {
     double com[3];           /* centre of mass in the body frame */
     double inertia[3][3];    /* about the centre of mass, body axes */
     mbd_friction friction;   /* of the joint; all zero: frictionless */
+    const char *joint_name;  /* NULL: the joint is named after the body */
 } mbd_body_def;
 
-/* Builds a model from body descriptions. On failure returns NULL and writes one line
- * naming the body, field and value into err (if err_size > 0). */
+/* A frame fixed in a body: what a body joined by an MBD_FIXED joint becomes (a sensor, a
+ * flange). x_body = origin + rotation x_frame. */
+typedef struct {
+    const char *name;        /* the merged body's */
+    const char *joint_name;  /* its fixed joint's */
+    int body;                /* the moving body it is fixed in, or -1: the world */
+    double origin[3];
+    double rotation[3][3];
+} mbd_frame_def;
+
+/* Builds a model from body descriptions. A body whose joint is MBD_FIXED is merged into
+ * its nearest moving ancestor (or the world): masses, centres of mass and inertias are
+ * combined exactly, its children hang from that ancestor, and it stays as a named frame;
+ * only the moving bodies that result need physical inertias. On failure returns NULL and
+ * writes one line naming the body, field and value into err (if err_size > 0). */
 mbd_model *mbd_model_build(const char *name, const double gravity[3], int nbodies,
                            const mbd_body_def *bodies, char *err, size_t err_size);
 
-/* Loads a model file (JSON) or a generator spec such as "chain:n=10,joint=cardan"
+/* Loads a model file (JSON or URDF) or a generator spec such as "chain:n=10,joint=cardan"
  * (see mbd_generators_help). On failure returns NULL with a message naming the
  * file, field and value in err. */
 mbd_model *mbd_model_load(const char *path_or_spec, char *err, size_t err_size);
+
+/* Options of mbd_model_load_with; NULL or all zero: the defaults. */
+typedef struct {
+    int floating_base; /* URDF: the root link moves freely (a free joint) instead of being
+                          fixed to the world */
+} mbd_load_options;
+
+/* mbd_model_load with options. A file whose first non-blank character is '<' is read
+ * as URDF (models/README.md), any other as JSON. */
+mbd_model *mbd_model_load_with(const char *path_or_spec, const mbd_load_options *options,
+                               char *err, size_t err_size);
 
 /* One line per generator, for --help. */
 const char *mbd_generators_help(void);
@@ -101,10 +135,17 @@ int mbd_model_nv(const mbd_model *model);
 /* Body description as stored (names and pointers stay valid while the model lives). */
 const mbd_body_def *mbd_model_body(const mbd_model *model, int body);
 void mbd_model_gravity(const mbd_model *model, double gravity[3]);
+/* The frames left by merged fixed joints, in the order of the bodies given. */
+int mbd_model_nframes(const mbd_model *model);
+const mbd_frame_def *mbd_model_frame(const mbd_model *model, int frame);
+/* The name of the joint of a body (its joint_name, else the body's name). */
+const char *mbd_model_joint_name(const mbd_model *model, int body);
 /* Whether any joint has Coulomb or viscous friction. */
 int mbd_model_has_friction(const mbd_model *model);
 const char *mbd_joint_type_name(mbd_joint_type type);
 int mbd_joint_type_nv(mbd_joint_type type);
+/* Position coordinates of a joint type: nv except spherical (4) and free (7). */
+int mbd_joint_type_nq(mbd_joint_type type);
 /* Writes a human-readable summary: bodies, joints, DOFs, parameters. */
 void mbd_model_print(const mbd_model *model, FILE *out);
 
@@ -130,8 +171,8 @@ typedef struct {
     double axis[3];            /* revolute: in frame a (and frame b); else unused */
 } mbd_loop_def;
 
-/* Closes loops in a model just built, before it is shared (a model with joint friction
- * cannot: MBD_EUNSUPPORTED). On failure returns a negative status and writes one line
+/* Closes loops in a model just built, before it is shared (a model with joint friction or
+ * with spherical or free joints cannot: MBD_EUNSUPPORTED). On failure returns a negative status and writes one line
  * naming the loop, field and value into err. */
 int mbd_model_add_loops(mbd_model *model, int nloops, const mbd_loop_def *loops, char *err,
                         size_t err_size);
@@ -144,11 +185,14 @@ int mbd_loop_type_nconstraints(mbd_loop_type type);
 
 /* ---- export (models/export_mjcf.c) -------------------------------------------- */
 
-/* Writes the model (a tree: MBD_EUNSUPPORTED for a model with loops) as a MuJoCo (2.2)
- * MJCF file for comparison: body names kept, hinge and
- * slide joints (cylindrical = hinge + slide, Cardan = two hinges on one body), principal
- * inertias, gravity, and nothing else (no contacts, joint friction, damping, armature or
- * limits). MuJoCo orders coordinates depth-first: match them by body name. Subtrees nested
+/* Writes the model (a tree: MBD_EUNSUPPORTED for a model with loops, or with a free joint
+ * on a body that is not a child of the world) as a MuJoCo (2.2) MJCF file for comparison:
+ * body names kept, hinge and slide joints (cylindrical = hinge + slide, Cardan = two
+ * hinges on one body), spherical = ball, free = free (MuJoCo's free-joint qpos is the
+ * body's world pose, its qvel (R v_O; w): the linear velocity in world coordinates
+ * first), principal inertias, gravity, and nothing else (no contacts, joint friction,
+ * damping, armature or limits). MuJoCo orders coordinates depth-first: match them by body
+ * name. Subtrees nested
  * deeper than the XML parser allows go into <include> files PATH-without-.xml.partK.xml
  * beside PATH. All files are written atomically. On failure returns a negative mbd_status with one line in
  * err naming the file and the problem. */
@@ -304,6 +348,18 @@ int mbd_project_constraints(const mbd_model *model, mbd_work *work, double *q, d
 int mbd_inverse(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                 const double *qdd, double *tau, double *reactions);
 
+/* qdot = G(q) v: the rates of the nq position coordinates from the nv velocities (qdot = v
+ * for every joint but spherical and free ones, whose quaternion moves as 1/2 quat (0, w)
+ * and a free joint's position as R(quat) v_O). MBD_EINVAL for a zero quaternion. */
+int mbd_position_rates(const mbd_model *model, const double *q, const double *v, double *qdot);
+
+/* The neutral pose: every coordinate 0 but the quaternions' w = 1 (the joint frames). */
+void mbd_neutral_positions(const mbd_model *model, double *q);
+
+/* Scales every quaternion in q to unit length (MBD_EINVAL for a zero quaternion). The
+ * solvers accept any non-zero quaternion and use quat / |quat|. */
+int mbd_normalize_positions(const mbd_model *model, double *q);
+
 /* Joint-space inertia matrix H (nv x nv, row-major, full) by CRBA. */
 int mbd_mass_matrix(const mbd_model *model, mbd_work *work, const double *q, double *H);
 
@@ -320,7 +376,9 @@ int mbd_momentum(const mbd_model *model, mbd_work *work, const double *q, const 
  * friction): H (nv x nv), the Coriolis matrix C (nv x nv) of the Christoffel symbols of H,
  * C_ij = sum_k 1/2 (dH_ij/dq_k + dH_ik/dq_j - dH_jk/dq_i) qd_k, so that dH/dt - 2 C is
  * skew-symmetric, g (nv) and C qd (nv); row-major, none NULL. O(N^2) (2 nv RNEA passes;
- * how: algorithms/coefficients.c). */
+ * how: algorithms/coefficients.c). MBD_EUNSUPPORTED for models with spherical or free
+ * joints: their velocities are not the derivatives of coordinates, so the Christoffel
+ * symbols of H in q are not defined for them (H is mbd_mass_matrix's). */
 int mbd_coefficients(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                      double *H, double *C, double *g, double *Cqd);
 
@@ -380,10 +438,12 @@ typedef struct {
 } mbd_sim_stats;
 
 /* Integrates the free motion (tau = 0) from (q0, qd0) at t = 0 to options->t1 with one
- * workspace of solver; the momentum formulation starts from p0 = H(q0) qd0. Needs
- * nq == nv. A model with loops runs mbd_forward_constrained with options->baumgarte
+ * workspace of solver; the momentum formulation starts from p0 = H(q0) qd0. The state is
+ * (q, qd) or (q, p) with q' = G(q) qd (mbd_position_rates); q0's quaternions are
+ * normalized first, and every reported q has unit quaternions (how: algorithms/integrate.c).
+ * A model with loops runs mbd_forward_constrained with options->baumgarte
  * (acceleration formulation only). Allocates nothing per step. Returns MBD_OK, MBD_EINVAL
- * (bad options), MBD_EUNSUPPORTED (formulation not offered by solver, nq != nv, or a model
+ * (bad options; a zero quaternion), MBD_EUNSUPPORTED (formulation not offered by solver, or a model
  * with loops in the momentum formulation or with another solver than dense or bodies), the
  * solver's status
  * if a right-hand side fails (MBD_ESINGULAR, MBD_ENONFINITE, ...), MBD_EINTEGRATE if the

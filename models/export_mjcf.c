@@ -4,7 +4,11 @@
  * frame (origin, rotation); MuJoCo then moves it by the body's joints in the order written,
  * each joint about its axis as carried by the joints before it. So a revolute joint is a
  * hinge, a prismatic one a slide, a cylindrical one a hinge and a slide on the same axis,
- * and a Cardan joint two hinges: Rot(a1, q1) Rot(a2, q2).
+ * and a Cardan joint two hinges: Rot(a1, q1) Rot(a2, q2). A spherical joint is a ball (the
+ * same quaternion, the same body-frame angular velocity) and a free joint a free joint,
+ * which MuJoCo allows on the world's children only; its qpos is the body's pose in the
+ * world (the joint frame composed with ours), its qvel the linear velocity of the body
+ * origin in world coordinates, then the angular velocity in the body's: v_mj = R v_O.
  *
  * Inertia: MuJoCo's compiler diagonalizes a fullinertia only to about 1e-7 relative, so the
  * principal moments and axes are computed here in double and written as diaginertia + quat.
@@ -184,11 +188,13 @@ static const char *base_name(const char *path)
 
 /* ---- bodies ---- */
 
+/* axis NULL: a ball or free joint, which have none */
 static void write_joint(FILE *out, int level, const char *type, const double axis[3])
 {
     indent(out, level);
     fprintf(out, "<joint type=\"%s\"", type);
-    write_numbers(out, "axis", axis, 3);
+    if (axis)
+        write_numbers(out, "axis", axis, 3);
     fputs("/>\n", out);
 }
 
@@ -208,6 +214,12 @@ static void write_joints(FILE *out, int level, const mbd_body_def *b)
     case MBD_CARDAN:
         write_joint(out, level, "hinge", b->axes[0]);
         write_joint(out, level, "hinge", b->axes[1]);
+        break;
+    case MBD_SPHERICAL:
+        write_joint(out, level, "ball", NULL);
+        break;
+    case MBD_FREE:
+        write_joint(out, level, "free", NULL);
         break;
     default:
         break;
@@ -401,11 +413,27 @@ static int find_massless_body(const mbd_model *model)
     return -1;
 }
 
+/* MuJoCo takes a free joint only on a child of the world. */
+static int find_inner_free_joint(const mbd_model *model)
+{
+    for (int i = 0; i < mbd_model_nbodies(model); i++)
+        if (mbd_model_body(model, i)->joint == MBD_FREE && mbd_model_body(model, i)->parent >= 0)
+            return i;
+    return -1;
+}
+
 int mbd_export_mjcf(const mbd_model *model, const char *path, char *err, size_t err_size)
 {
     if (!model || !path || !path[0]) {
         model_error(err, err_size, "mbd_export_mjcf: %s", !model ? "no model" : "no path");
         return MBD_EINVAL;
+    }
+    const int inner_free = find_inner_free_joint(model);
+    if (inner_free >= 0) {
+        model_error(err, err_size, "%s: bodies[%d] (\"%s\").joint: free: MuJoCo allows free "
+                    "joints on children of the world only", path, inner_free,
+                    mbd_model_body(model, inner_free)->name);
+        return MBD_EUNSUPPORTED;
     }
     const int massless = find_massless_body(model);
     if (massless >= 0) {

@@ -1,4 +1,5 @@
-/* generators.c: models from specs "family:key=value,...": tree, chain, rods, ladder. */
+/* generators.c: models from specs "family:key=value,...": tree, chain, legged, rods,
+ * ladder. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -10,8 +11,11 @@
 
 #define TWO_PI 6.283185307179586
 
-#define TREE_USAGE "tree:n=N[,branching=B][,skew=S][,taper=T][,friction=MU]"
-#define CHAIN_USAGE "chain:n=N,joint=revolute|prismatic|cylindrical|cardan[,friction=MU]"
+#define TREE_USAGE "tree:n=N[,branching=B][,skew=S][,taper=T][,friction=MU][,base=fixed|free]"
+#define CHAIN_USAGE                                                                            \
+    "chain:n=N,joint=revolute|prismatic|cylindrical|cardan|spherical|free[,friction=MU]"       \
+    "[,base=fixed|free]"
+#define LEGGED_USAGE "legged:legs=L,dof=D"
 #define RODS_USAGE "rods:n=N"
 #define LADDER_USAGE "ladder:n=N,k=K"
 
@@ -20,11 +24,13 @@ const char *mbd_generators_help(void)
     return TREE_USAGE "  Featherstone's autoTree: revolute z joints; B=1 chain, B=2 binary tree\n"
            CHAIN_USAGE "  3-D serial chain, varied axes, offsets and inertias\n"
            "  friction=MU: Coulomb friction MU on every joint (pin radius 0.05, smoothing 0.01)\n"
+           "  base=free: the root body gets a free joint (a floating base)\n"
+           LEGGED_USAGE "  a floating torso (free joint) with L legs of D revolute joints\n"
            RODS_USAGE "  N planar rods, total length 1 and mass 10, gravity -y\n"
            LADDER_USAGE "  planar ladder: two rails of N rods, a hinged rung (a loop) every K rods\n";
 }
 
-typedef enum { PARAM_COUNT, PARAM_REAL, PARAM_JOINT } param_kind;
+typedef enum { PARAM_COUNT, PARAM_REAL, PARAM_JOINT, PARAM_BASE } param_kind;
 
 typedef struct {
     const char *key;
@@ -44,9 +50,9 @@ typedef struct {
     char (*loop_names)[16];
 } generated;
 
-#define MAX_PARAMS 5
+#define MAX_PARAMS 6
 
-/* Every family's first parameter is n, the number of bodies. */
+/* Every family's first parameter is n, the number of bodies, except legged's. */
 typedef struct {
     const char *family;
     const char *usage;
@@ -79,9 +85,24 @@ static void add_friction(generated *out, double mu)
     if (mu == 0.0)
         return;
     for (int i = 0; i < out->n; i++)
-        out->defs[i].friction = (mbd_friction){.coulomb = mu, .radius = 0.05, .smoothing = 0.01};
+        if (mbd_joint_type_nq(out->defs[i].joint) == mbd_joint_type_nv(out->defs[i].joint))
+            out->defs[i].friction = (mbd_friction){.coulomb = mu, .radius = 0.05, .smoothing = 0.01};
     const size_t used = strlen(out->name);
     snprintf(out->name + used, sizeof out->name - used, "-f%g", mu);
+}
+
+/* base=fixed|free (0 or 1): with free, the root body's joint is a free joint (its joint
+ * frame kept, so that q = 0 with the identity quaternion is the fixed-base model's pose at
+ * q = 0), and the name gets "-free". Before add_friction, which skips free joints. */
+#define BASE_PARAM {"base", PARAM_BASE, 0, 1, 0}
+
+static void set_base(generated *out, double base)
+{
+    if (base == 0.0)
+        return;
+    out->defs[0].joint = MBD_FREE;
+    const size_t used = strlen(out->name);
+    snprintf(out->name + used, sizeof out->name - used, "-free");
 }
 
 /* Featherstone's autoTree(n, B, S, T) (spatial_v2, models/autoTree.m). Body i (1-based)
@@ -116,6 +137,7 @@ static int fill_tree(const double *values, generated *out)
         snprintf(out->name + used, sizeof out->name - (size_t)used, "-b%g-s%g-t%g", branching,
                  skew, taper);
     set_vec3(out->gravity, 0, 0, -9.81);
+    set_base(out, values[5]);
     add_friction(out, values[4]);
     return 0;
 }
@@ -160,7 +182,46 @@ static int fill_chain(const double *values, generated *out)
     }
     snprintf(out->name, sizeof out->name, "chain-%s-%d", mbd_joint_type_name(type), out->n);
     set_vec3(out->gravity, 0, 0, -9.81);
+    set_base(out, values[3]);
     add_friction(out, values[2]);
+    return 0;
+}
+
+/* A floating torso (body 1, free joint at the world origin; a 0.6 x 0.4 x 0.15 box of
+ * 10 kg) with L legs spaced evenly around it: leg l's hip at (0.3 cos a, 0.2 sin a, 0),
+ * a = 2 pi l / L + pi / L, then D links of 0.25 m straight down (mass 0.5, a thin rod
+ * with a little girth), the first turning about the torso's x axis (abduction), the
+ * others about y (hip and knee pitch, ...). Bodies: the torso, then each leg's links in
+ * order, so that a leg is a contiguous chain. */
+static int fill_legged(const double *values, generated *out)
+{
+    const int legs = (int)values[0], dof = (int)values[1];
+    const double torso_mass = 10.0, dx = 0.6, dy = 0.4, dz = 0.15;
+    const double link = 0.25, link_mass = 0.5, moment = link_mass * link * link / 12.0;
+    mbd_body_def *torso = &out->defs[0];
+    torso->parent = -1;
+    torso->joint = MBD_FREE;
+    torso->mass = torso_mass;
+    set_diagonal(torso->inertia, torso_mass * (dy * dy + dz * dz) / 12.0,
+                 torso_mass * (dx * dx + dz * dz) / 12.0, torso_mass * (dx * dx + dy * dy) / 12.0);
+    for (int l = 0; l < legs; l++)
+        for (int k = 0; k < dof; k++) {
+            const int i = 1 + l * dof + k;
+            mbd_body_def *b = &out->defs[i];
+            const double a = TWO_PI * (l + 0.5) / legs;
+            b->parent = k == 0 ? 0 : i - 1;
+            b->joint = MBD_REVOLUTE;
+            set_vec3(b->axes[0], k == 0 ? 1 : 0, k == 0 ? 0 : 1, 0);
+            if (k == 0)
+                set_vec3(b->origin, 0.5 * dx * cos(a), 0.5 * dy * sin(a), 0);
+            else
+                set_vec3(b->origin, 0, 0, -link);
+            b->mass = link_mass;
+            set_vec3(b->com, 0, 0, -0.5 * link);
+            set_diagonal(b->inertia, moment, moment, 0.05 * moment);
+        }
+    snprintf(out->name, sizeof out->name, "legged-%d-%d", legs, dof);
+    set_vec3(out->gravity, 0, 0, -9.81);
     return 0;
 }
 
@@ -244,6 +305,7 @@ static int fill_ladder(const double *values, generated *out)
 
 /* Bodies of a spec: n, or the ladder's 2 n rail rods and n / k rungs. */
 static int n_bodies(const double *values) { return (int)values[0]; }
+static int legged_bodies(const double *values) { return 1 + (int)values[0] * (int)values[1]; }
 static int ladder_bodies(const double *values)
 {
     return 2 * (int)values[0] + (int)values[0] / (int)values[1];
@@ -257,10 +319,15 @@ static const generator generators[] = {
       {"branching", PARAM_REAL, 1, MBD_MAX_BODIES, 1},
       {"skew", PARAM_REAL, -TWO_PI, TWO_PI, 0},
       {"taper", PARAM_REAL, 1e-3, 1e3, 1},
-      FRICTION_PARAM},
+      FRICTION_PARAM,
+      BASE_PARAM},
      fill_tree, n_bodies},
-    {"chain", CHAIN_USAGE, {COUNT_PARAM, {"joint", PARAM_JOINT, 0, 0, NAN}, FRICTION_PARAM},
+    {"chain", CHAIN_USAGE,
+     {COUNT_PARAM, {"joint", PARAM_JOINT, 0, 0, NAN}, FRICTION_PARAM, BASE_PARAM},
      fill_chain, n_bodies},
+    {"legged", LEGGED_USAGE,
+     {{"legs", PARAM_COUNT, 1, 1000, NAN}, {"dof", PARAM_COUNT, 1, 1000, NAN}},
+     fill_legged, legged_bodies},
     {"rods", RODS_USAGE, {COUNT_PARAM}, fill_rods, n_bodies},
     {"ladder", LADDER_USAGE,
      {{"n", PARAM_COUNT, 1, MBD_MAX_BODIES / 3, NAN}, {"k", PARAM_COUNT, 1, MBD_MAX_BODIES / 3, NAN}},
@@ -307,6 +374,9 @@ static int parse_value(const param_def *p, const char *text, double *out)
     case PARAM_JOINT:
         *out = joint_type_from_name(text);
         return *out < 0 ? -1 : 0;
+    case PARAM_BASE:
+        *out = strcmp(text, "free") == 0 ? 1 : strcmp(text, "fixed") == 0 ? 0 : -1;
+        return *out < 0 ? -1 : 0;
     }
     if (end == text || *end != '\0' || errno != 0 || !(*out >= p->min && *out <= p->max))
         return -1;
@@ -316,7 +386,9 @@ static int parse_value(const param_def *p, const char *text, double *out)
 static void describe_expected(const param_def *p, char *out, size_t size)
 {
     if (p->kind == PARAM_JOINT)
-        snprintf(out, size, "expected revolute, prismatic, cylindrical or cardan");
+        snprintf(out, size, "expected revolute, prismatic, cylindrical, cardan, spherical or free");
+    else if (p->kind == PARAM_BASE)
+        snprintf(out, size, "expected fixed or free");
     else
         snprintf(out, size, "expected %s from %.15g to %.15g",
                  p->kind == PARAM_COUNT ? "an integer" : "a number", p->min, p->max);
@@ -425,7 +497,8 @@ mbd_model *generator_load(const char *spec, char *err, size_t err_size)
     const generator *gen = find_generator(spec, strcspn(spec, ":"));
     if (!gen || !strchr(spec, ':')) {
         model_error(err, err_size,
-                    "%s: neither a model file nor a generator spec (generators: tree, chain, rods, ladder)",
+                    "%s: neither a model file nor a generator spec (generators: tree, chain, legged, rods, "
+                    "ladder)",
                     spec);
         return NULL;
     }

@@ -16,10 +16,19 @@ static const char *const joint_names[MBD_JOINT_TYPE_COUNT] = {
     [MBD_PRISMATIC] = "prismatic",
     [MBD_CYLINDRICAL] = "cylindrical",
     [MBD_CARDAN] = "cardan",
+    [MBD_SPHERICAL] = "spherical",
+    [MBD_FREE] = "free",
 };
 
 static const int dofs_of_type[MBD_JOINT_TYPE_COUNT] = {
     [MBD_REVOLUTE] = 1, [MBD_PRISMATIC] = 1, [MBD_CYLINDRICAL] = 2, [MBD_CARDAN] = 2,
+    [MBD_SPHERICAL] = 3, [MBD_FREE] = 6,
+};
+
+/* Position coordinates: the quaternion takes 4 numbers for 3 rotational DOFs. */
+static const int coordinates_of_type[MBD_JOINT_TYPE_COUNT] = {
+    [MBD_REVOLUTE] = 1, [MBD_PRISMATIC] = 1, [MBD_CYLINDRICAL] = 2, [MBD_CARDAN] = 2,
+    [MBD_SPHERICAL] = 4, [MBD_FREE] = 7,
 };
 
 static int joint_type_valid(mbd_joint_type type)
@@ -29,7 +38,7 @@ static int joint_type_valid(mbd_joint_type type)
 
 const char *mbd_joint_type_name(mbd_joint_type type)
 {
-    return joint_type_valid(type) ? joint_names[type] : "unknown";
+    return joint_type_valid(type) ? joint_names[type] : type == MBD_FIXED ? "fixed" : "unknown";
 }
 
 int mbd_joint_type_nv(mbd_joint_type type)
@@ -37,12 +46,25 @@ int mbd_joint_type_nv(mbd_joint_type type)
     return joint_type_valid(type) ? dofs_of_type[type] : 0;
 }
 
+int mbd_joint_type_nq(mbd_joint_type type)
+{
+    return joint_type_valid(type) ? coordinates_of_type[type] : 0;
+}
+
+/* The number of axes a joint type reads: spherical, free and fixed joints have none. */
+int joint_type_naxes(mbd_joint_type type)
+{
+    return type == MBD_CARDAN                                            ? 2
+           : type == MBD_SPHERICAL || type == MBD_FREE || type == MBD_FIXED ? 0
+                                                                            : 1;
+}
+
 int joint_type_from_name(const char *name)
 {
     for (int t = 0; t < MBD_JOINT_TYPE_COUNT; t++)
         if (strcmp(name, joint_names[t]) == 0)
             return t;
-    return -1;
+    return strcmp(name, "fixed") == 0 ? MBD_FIXED : -1;
 }
 
 void model_error(char *err, size_t err_size, const char *format, ...)
@@ -172,16 +194,21 @@ typedef struct {
     size_t err_size;
     int index;
     const mbd_body_def *body;
+    const char *label; /* NULL: the body is named "bodies[i] ("name")" */
 } body_check;
 
-/* Reports "bodies[i] ("name").FIELD: PROBLEM, got VALUES" and returns -1. */
+/* Reports "bodies[i] ("name").FIELD: PROBLEM, got VALUES" (or "LABEL: FIELD: ...") and
+ * returns -1. */
 static int reject(const body_check *c, const char *field, const char *problem, const double *x,
                   int rows, int cols)
 {
     char value[400];
     model_format_values(value, sizeof value, 15, x, rows, cols);
-    model_error(c->err, c->err_size, "bodies[%d] (\"%s\").%s: %s, got %s", c->index,
-                c->body->name, field, problem, value);
+    if (c->label)
+        model_error(c->err, c->err_size, "%s: %s: %s, got %s", c->label, field, problem, value);
+    else
+        model_error(c->err, c->err_size, "bodies[%d] (\"%s\").%s: %s, got %s", c->index,
+                    c->body->name, field, problem, value);
     return -1;
 }
 
@@ -189,9 +216,12 @@ static int check_name(const body_check *c)
 {
     const char *name = c->body->name;
     if (!name || !name[0] || strcmp(name, "world") == 0) {
+        char where[32];
+        snprintf(where, sizeof where, "bodies[%d].name", c->index);
         model_error(c->err, c->err_size,
-                    "bodies[%d].name: expected a non-empty name other than \"world\", got %s%s%s",
-                    c->index, name ? "\"" : "", name ? name : "NULL", name ? "\"" : "");
+                    "%s%s: expected a non-empty name other than \"world\", got %s%s%s",
+                    c->label ? c->label : where, c->label ? ": name" : "", name ? "\"" : "",
+                    name ? name : "NULL", name ? "\"" : "");
         return -1;
     }
     return 0;
@@ -214,14 +244,17 @@ static int check_joint(const body_check *c, mbd_joint *joint)
     static const char *const axis_fields[2][2] = {{"joint.axis", NULL},
                                                   {"joint.axes[0]", "joint.axes[1]"}};
     const mbd_body_def *b = c->body;
+    if (b->joint == MBD_FIXED)
+        return 0; /* no axes; merged away */
     if (!joint_type_valid(b->joint)) {
         const double value = b->joint;
         return reject(c, "joint.type", "unknown joint type", &value, 1, 1);
     }
     joint->type = b->joint;
-    joint->nq = joint->nv = mbd_joint_type_nv(b->joint);
+    joint->nq = mbd_joint_type_nq(b->joint);
+    joint->nv = mbd_joint_type_nv(b->joint);
     memset(joint->axis, 0, sizeof joint->axis);
-    const int naxes = b->joint == MBD_CARDAN ? 2 : 1;
+    const int naxes = joint_type_naxes(b->joint);
     for (int k = 0; k < naxes; k++)
         if (model_normalize(joint->axis[k], b->axes[k]) != 0)
             return reject(c, axis_fields[naxes - 1][k], "expected a finite non-zero vector",
@@ -283,13 +316,12 @@ static int check_mass_and_com(const body_check *c)
     return 0;
 }
 
+/* Finite and symmetric; whether it is physical is checked once fixed bodies are merged. */
 static int check_inertia(const body_check *c)
 {
     const double *I = &c->body->inertia[0][0];
     if (!all_finite(I, 9))
         return reject(c, "inertia", "expected finite numbers", I, 3, 3);
-    if (c->body->mass == 0.0) /* massless: all zero, checked with the mass */
-        return 0;
     double scale = 0.0;
     for (int k = 0; k < 9; k++)
         scale = fmax(scale, fabs(I[k]));
@@ -297,20 +329,31 @@ static int check_inertia(const body_check *c)
         for (int j = i + 1; j < 3; j++)
             if (fabs(I[3 * i + j] - I[3 * j + i]) > TOLERANCE * scale)
                 return reject(c, "inertia", "expected a symmetric matrix", I, 3, 3);
+    return 0;
+}
+
+/* A moving body (fixed ones merged in) with mass has a positive definite inertia whose
+ * principal moments satisfy the triangle inequality. */
+static int check_physical_inertia(const body_check *c, int merged)
+{
+    const double *I = &c->body->inertia[0][0];
+    if (c->body->mass == 0.0) /* massless: all zero, checked with the mass */
+        return 0;
+    const char *after = merged ? " once its fixed bodies are merged" : "";
     double sym[9], moments[3];
     symmetrized(sym, I);
     symmetric3_eigenvalues(sym, moments);
     char problem[160];
     if (!(moments[0] > 0.0)) {
         snprintf(problem, sizeof problem,
-                 "expected a positive definite matrix (principal moments %.6g, %.6g, %.6g)",
-                 moments[0], moments[1], moments[2]);
+                 "expected a positive definite matrix%s (principal moments %.6g, %.6g, %.6g)",
+                 after, moments[0], moments[1], moments[2]);
         return reject(c, "inertia", problem, I, 3, 3);
     }
     if (moments[0] + moments[1] < moments[2] * (1.0 - TOLERANCE)) {
         snprintf(problem, sizeof problem,
-                 "principal moments %.6g, %.6g, %.6g violate the triangle inequality",
-                 moments[0], moments[1], moments[2]);
+                 "principal moments %.6g, %.6g, %.6g violate the triangle inequality%s",
+                 moments[0], moments[1], moments[2], after);
         return reject(c, "inertia", problem, I, 3, 3);
     }
     return 0;
@@ -328,6 +371,16 @@ static int check_friction(const body_check *c)
             return reject(c, fields[k], "expected a finite number >= 0", &values[k], 1, 1);
     if (fr->coulomb > 0.0 && !(fr->smoothing > 0.0))
         return reject(c, fields[3], "expected a number > 0 where coulomb > 0", &fr->smoothing, 1, 1);
+    const mbd_joint_type type = c->body->joint;
+    if ((type == MBD_SPHERICAL || type == MBD_FREE || type == MBD_FIXED) &&
+        (fr->coulomb > 0.0 || fr->viscous > 0.0)) {
+        const double value = fr->coulomb > 0.0 ? fr->coulomb : fr->viscous;
+        return reject(c, fr->coulomb > 0.0 ? fields[0] : fields[2],
+                      type == MBD_SPHERICAL ? "friction on spherical joints is not supported, expected 0"
+                      : type == MBD_FREE    ? "a free joint has no friction, expected 0"
+                                            : "a fixed joint has no friction, expected 0",
+                      &value, 1, 1);
+    }
     return 0;
 }
 
@@ -399,14 +452,16 @@ static int check_model_header(const char *name, const double gravity[3], int nbo
 
 /* ---- construction ---- */
 
-static mbd_model *model_alloc(int n)
+static mbd_model *model_alloc(int n, int nframes)
 {
     mbd_model *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
     m->nb = n;
+    m->nframes = nframes;
     const size_t count = (size_t)n;
     m->defs = calloc(count, sizeof *m->defs);
+    m->frames = calloc((size_t)nframes + 1, sizeof *m->frames);
     m->parent = malloc(count * sizeof *m->parent);
     m->q0 = malloc(count * sizeof *m->q0);
     m->v0 = malloc(count * sizeof *m->v0);
@@ -415,7 +470,7 @@ static mbd_model *model_alloc(int n)
     m->Xtree = malloc(count * sizeof *m->Xtree);
     m->inertia = malloc(count * sizeof *m->inertia);
     m->user_rotation = malloc(count * sizeof *m->user_rotation);
-    if (!m->defs || !m->parent || !m->q0 || !m->v0 || !m->d0 || !m->joint || !m->Xtree ||
+    if (!m->defs || !m->frames || !m->parent || !m->q0 || !m->v0 || !m->d0 || !m->joint || !m->Xtree ||
         !m->inertia || !m->user_rotation) {
         mbd_model_free(m);
         return NULL;
@@ -423,22 +478,33 @@ static mbd_model *model_alloc(int n)
     return m;
 }
 
-/* Copies the descriptions (owning the strings) and the header. */
-static int copy_descriptions(mbd_model *m, const char *source, const char *name,
-                             const double gravity[3], const mbd_body_def *bodies)
+/* Replaces *s (the caller's) by the model's own copy; once a copy has failed, by NULL, so
+ * that mbd_model_free frees only what the model owns. */
+static void own_string(const char **s, int *failed)
+{
+    if (!*s)
+        return;
+    *s = *failed ? NULL : strdup(*s);
+    *failed |= !*s;
+}
+
+/* Copies the header and takes the strings of the merged descriptions. */
+static int own_descriptions(mbd_model *m, const char *source, const char *name,
+                            const double gravity[3])
 {
     m->name = strdup(name);
     m->source = strdup(source);
     memcpy(m->gravity, gravity, sizeof m->gravity);
-    if (!m->name || !m->source)
-        return -1;
+    int failed = !m->name || !m->source;
     for (int i = 0; i < m->nb; i++) {
-        m->defs[i] = bodies[i];
-        m->defs[i].name = strdup(bodies[i].name);
-        if (!m->defs[i].name)
-            return -1;
+        own_string(&m->defs[i].name, &failed);
+        own_string(&m->defs[i].joint_name, &failed);
     }
-    return 0;
+    for (int f = 0; f < m->nframes; f++) {
+        own_string(&m->frames[f].name, &failed);
+        own_string(&m->frames[f].joint_name, &failed);
+    }
+    return failed ? -1 : 0;
 }
 
 /* Parents, coordinate offsets and the widest branching (the world counts as a parent). */
@@ -489,6 +555,11 @@ static void basis_with_z(double Q[9], const double n[3])
 static void canonical_joint_frame(double Q[9], mbd_joint *joint)
 {
     const double *a1 = joint->axis[0];
+    if (joint_type_naxes(joint->type) == 0) { /* spherical, free: no axis, frame kept */
+        static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+        memcpy(Q, identity, sizeof identity);
+        return;
+    }
     if (joint->type == MBD_CARDAN) {
         double x[3], y[3];
         vec3_cross(x, joint->axis[1], a1);
@@ -545,38 +616,82 @@ static void fill_geometry(mbd_model *m)
     }
 }
 
-mbd_model *model_build_from(const char *source, const char *name, const double gravity[3],
-                            int nbodies, const mbd_body_def *bodies, char *err, size_t err_size)
+/* Checks every body as given; counts the fixed ones. */
+static int check_input(const model_input *in, char *err, size_t err_size, int *nfixed)
 {
-    if (check_model_header(name, gravity, nbodies, err, err_size) < 0)
+    *nfixed = 0;
+    for (int i = 0; i < in->nbodies; i++) {
+        const body_check check = {err, err_size, i, &in->bodies[i],
+                                  in->labels ? in->labels[i] : NULL};
+        mbd_joint joint;
+        if (check_body(&check, &joint) < 0)
+            return -1;
+        *nfixed += in->bodies[i].joint == MBD_FIXED;
+    }
+    if (check_unique_names(in->bodies, in->nbodies, err, err_size) < 0)
+        return -1;
+    if (*nfixed == in->nbodies) {
+        model_error(err, err_size, "bodies: every joint is fixed, nothing moves");
+        return -1;
+    }
+    return 0;
+}
+
+/* The moving bodies' inertias (physical once fixed bodies are merged) and joints;
+ * from[k]: the body given that became body k. */
+static int check_moving(mbd_model *m, const model_input *in, const int *from, char *err,
+                        size_t err_size)
+{
+    for (int k = 0; k < m->nb; k++) {
+        const mbd_body_def *given = &in->bodies[from[k]];
+        const body_check check = {err, err_size, from[k], &m->defs[k],
+                                  in->labels ? in->labels[from[k]] : NULL};
+        const int merged = m->defs[k].mass != given->mass; /* massive fixed bodies merged */
+        if (check_physical_inertia(&check, merged) < 0 || check_joint(&check, &m->joint[k]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+mbd_model *model_build_input(const model_input *in, char *err, size_t err_size)
+{
+    int nfixed, nmoving, nframes;
+    if (check_model_header(in->name, in->gravity, in->nbodies, err, err_size) < 0)
         return NULL;
-    if (!bodies) {
+    if (!in->bodies) {
         model_error(err, err_size, "bodies: missing");
         return NULL;
     }
-    mbd_model *m = model_alloc(nbodies);
-    if (!m) {
-        model_error(err, err_size, "out of memory for %d bodies", nbodies);
+    if (check_input(in, err, err_size, &nfixed) < 0)
         return NULL;
-    }
-    for (int i = 0; i < nbodies; i++) {
-        const body_check check = {err, err_size, i, &bodies[i]};
-        if (check_body(&check, &m->joint[i]) < 0) {
-            mbd_model_free(m);
-            return NULL;
-        }
-    }
-    if (check_unique_names(bodies, nbodies, err, err_size) < 0) {
+    mbd_model *m = model_alloc(in->nbodies - nfixed, nfixed);
+    int *from = malloc((size_t)in->nbodies * sizeof *from);
+    int status = m && from ? model_merge_fixed(in->bodies, in->nbodies, m->defs, from, m->frames,
+                                               &nmoving, &nframes)
+                           : -1;
+    if (status == 0 && check_moving(m, in, from, err, err_size) < 0)
+        status = -2;
+    else if (status == 0 && (own_descriptions(m, in->source, in->name, in->gravity) < 0 ||
+                             fill_topology(m) < 0))
+        status = -1;
+    free(from);
+    if (status == -1)
+        model_error(err, err_size, "out of memory for %d bodies", in->nbodies);
+    if (status < 0) {
+        if (m && status == -2) /* the names are still the caller's */
+            m->nb = m->nframes = 0;
         mbd_model_free(m);
-        return NULL;
-    }
-    if (copy_descriptions(m, source, name, gravity, bodies) < 0 || fill_topology(m) < 0) {
-        mbd_model_free(m);
-        model_error(err, err_size, "out of memory for %d bodies", nbodies);
         return NULL;
     }
     fill_geometry(m);
     return m;
+}
+
+mbd_model *model_build_from(const char *source, const char *name, const double gravity[3],
+                            int nbodies, const mbd_body_def *bodies, char *err, size_t err_size)
+{
+    const model_input in = {source, name, gravity, nbodies, bodies, NULL};
+    return model_build_input(&in, err, err_size);
 }
 
 mbd_model *mbd_model_build(const char *name, const double gravity[3], int nbodies,
@@ -599,8 +714,37 @@ static size_t spec_family_length(const char *s)
     return length;
 }
 
-mbd_model *mbd_model_load(const char *path_or_spec, char *err, size_t err_size)
+/* XML (URDF) starts with '<' after any blanks; JSON cannot. */
+static int looks_like_xml(const char *text)
 {
+    text += strspn(text, " \t\r\n");
+    return text[0] == '<';
+}
+
+static mbd_model *load_file(const char *path, const mbd_load_options *options, char *err,
+                            size_t err_size)
+{
+    size_t size;
+    char *text = model_read_file(path, &size, err, err_size);
+    if (!text)
+        return NULL;
+    mbd_model *model = NULL;
+    if (looks_like_xml(text))
+        model = model_urdf_from_text(path, text, size, options, err, err_size);
+    else if (options->floating_base)
+        model_error(err, err_size, "%s: a floating base is an option of URDF models only", path);
+    else
+        model = model_json_from_text(path, text, size, err, err_size);
+    free(text);
+    return model;
+}
+
+mbd_model *mbd_model_load_with(const char *path_or_spec, const mbd_load_options *options,
+                               char *err, size_t err_size)
+{
+    static const mbd_load_options defaults;
+    if (!options)
+        options = &defaults;
     if (!path_or_spec) {
         model_error(err, err_size, "model: no file or generator spec given");
         return NULL;
@@ -608,9 +752,19 @@ mbd_model *mbd_model_load(const char *path_or_spec, char *err, size_t err_size)
     const size_t family = spec_family_length(path_or_spec);
     /* An unknown family that is not a file either gets the generator's message. */
     if (family > 0 &&
-        (generator_exists(path_or_spec, family) || access(path_or_spec, F_OK) != 0))
-        return generator_load(path_or_spec, err, err_size);
-    return model_load_json(path_or_spec, err, err_size);
+        (generator_exists(path_or_spec, family) || access(path_or_spec, F_OK) != 0)) {
+        if (!options->floating_base)
+            return generator_load(path_or_spec, err, err_size);
+        model_error(err, err_size, "%s: a floating base is an option of URDF models only",
+                    path_or_spec);
+        return NULL;
+    }
+    return load_file(path_or_spec, options, err, err_size);
+}
+
+mbd_model *mbd_model_load(const char *path_or_spec, char *err, size_t err_size)
+{
+    return mbd_model_load_with(path_or_spec, NULL, err, err_size);
 }
 
 void mbd_model_free(mbd_model *model)
@@ -618,9 +772,17 @@ void mbd_model_free(mbd_model *model)
     if (!model)
         return;
     if (model->defs)
-        for (int i = 0; i < model->nb; i++)
+        for (int i = 0; i < model->nb; i++) {
             free((char *)model->defs[i].name);
+            free((char *)model->defs[i].joint_name);
+        }
+    if (model->frames)
+        for (int f = 0; f < model->nframes; f++) {
+            free((char *)model->frames[f].name);
+            free((char *)model->frames[f].joint_name);
+        }
     free(model->defs);
+    free(model->frames);
     free(model->name);
     free(model->source);
     free(model->parent);
@@ -653,6 +815,18 @@ void mbd_model_gravity(const mbd_model *model, double gravity[3])
 }
 
 int mbd_model_has_friction(const mbd_model *model) { return model->has_friction; }
+int mbd_model_nframes(const mbd_model *model) { return model->nframes; }
+
+const mbd_frame_def *mbd_model_frame(const mbd_model *model, int frame)
+{
+    return frame >= 0 && frame < model->nframes ? &model->frames[frame] : NULL;
+}
+
+const char *mbd_model_joint_name(const mbd_model *model, int body)
+{
+    const mbd_body_def *b = mbd_model_body(model, body);
+    return !b ? NULL : b->joint_name ? b->joint_name : b->name;
+}
 
 void mbd_model_print(const mbd_model *model, FILE *out)
 {
@@ -669,7 +843,11 @@ void mbd_model_print(const mbd_model *model, FILE *out)
         double axes[2][3]; /* the user's unit axes: Q_i turns the solvers' back */
         for (int k = 0; k < 2; k++)
             mat3_apply(axes[k], model->user_rotation[i], j->axis[k]);
-        model_format_values(text[0], sizeof text[0], 6, &axes[0][0], j->type == MBD_CARDAN ? 2 : 1, 3);
+        const int naxes = joint_type_naxes(j->type);
+        if (naxes > 0)
+            model_format_values(text[0], sizeof text[0], 6, &axes[0][0], naxes, 3);
+        else
+            snprintf(text[0], sizeof text[0], "(nq %d, nv %d)", j->nq, j->nv);
         model_format_values(text[1], sizeof text[1], 6, b->com, 1, 3);
         model_format_values(text[2], sizeof text[2], 6, moments, 1, 3);
         fprintf(out, "%6d %-12s parent %-12s %s %s, mass %g, com %s, principal moments %s", i,
@@ -680,6 +858,13 @@ void mbd_model_print(const mbd_model *model, FILE *out)
             fprintf(out, ", friction coulomb %g radius %g viscous %g smoothing %g", fr->coulomb,
                     fr->radius, fr->viscous, fr->smoothing);
         fputc('\n', out);
+    }
+    for (int f = 0; f < model->nframes; f++) {
+        const mbd_frame_def *fr = &model->frames[f];
+        model_format_values(text[0], sizeof text[0], 6, fr->origin, 1, 3);
+        fprintf(out, "frame %s (fixed joint %s) in %s at %s\n", fr->name,
+                fr->joint_name ? fr->joint_name : fr->name,
+                fr->body < 0 ? "world" : model->defs[fr->body].name, text[0]);
     }
     model_print_loops(model, out);
 }

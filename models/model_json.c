@@ -4,7 +4,7 @@
  * of the field, such as bodies[3] ("link4").joint.axis; syntax errors are
  * "FILE:LINE:COLUMN: jansson's message". Semantic checks (mass positive or a massless
  * body, valid inertia, non-zero axes, ...) are mbd_model_build's, whose messages use the
- * same paths. Limits, each with its own message: file size (MAX_FILE_BYTES), nesting depth
+ * same paths. Limits, each with its own message: file size (model_file.c), nesting depth
  * (MAX_NESTING, checked before jansson's recursive parser runs) and body count
  * (MBD_MAX_BODIES). */
 #include <math.h>
@@ -12,16 +12,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "models.h"
 
-#define MAX_FILE_BYTES (64L * 1024 * 1024)
 #define MAX_NESTING 32 /* a model needs 6: top, bodies, body, joint, axes, axis */
 #define MAX_VALUE_CHARS 60
 #define PREFIX_SIZE 192
@@ -196,11 +191,35 @@ static int element_prefix(const loader *ld, const char *list, size_t i, const js
     return 0;
 }
 
+/* "axis" (one axis), "axes" (Cardan: two) or neither (spherical, free); the other field
+ * is refused. */
+static int read_axes(const loader *ld, const char *prefix, json_t *joint, const char *type_name,
+                     mbd_body_def *def)
+{
+    const int naxes = joint_type_naxes(def->joint);
+    static const char *const names[] = {"axis", "axes"};
+    for (int k = 0; k < 2; k++) {
+        json_t *given = json_object_get(joint, names[k]);
+        if (given && naxes != k + 1) {
+            char problem[80];
+            if (naxes == 0)
+                snprintf(problem, sizeof problem, "a %s joint takes no axis", type_name);
+            else
+                snprintf(problem, sizeof problem, "a %s joint takes \"%s\", not \"%s\"",
+                         type_name, names[naxes - 1], names[k]);
+            return reject(ld, prefix, names[k], problem, given);
+        }
+    }
+    if (naxes == 2)
+        return read_rows(ld, prefix, joint, "axes", 2, &def->axes[0][0]);
+    return naxes == 1 ? read_vec3(ld, prefix, joint, "axis", def->axes[0]) : 0;
+}
+
 static int read_joint(const loader *ld, const char *body_prefix, json_t *body,
                       mbd_body_def *def)
 {
-    static const char *const fields[] = {"type", "axis", "axes", "origin", "rotation", "friction",
-                                         NULL};
+    static const char *const fields[] = {"name", "type", "axis", "axes", "origin", "rotation",
+                                         "friction", NULL};
     json_t *joint = require(ld, body_prefix, body, "joint");
     if (!joint)
         return -1;
@@ -210,24 +229,17 @@ static int read_joint(const loader *ld, const char *body_prefix, json_t *body,
     snprintf(prefix, sizeof prefix, "%s.joint", body_prefix);
     const char *type_name = NULL;
     if (check_fields(ld, prefix, joint, fields) < 0 ||
+        (json_object_get(joint, "name") && read_string(ld, prefix, joint, "name", &def->joint_name) < 0) ||
         read_string(ld, prefix, joint, "type", &type_name) < 0)
         return -1;
     const int type = joint_type_from_name(type_name);
     if (type < 0)
         return reject(ld, prefix, "type",
-                      "expected \"revolute\", \"prismatic\", \"cylindrical\" or \"cardan\"",
+                      "expected \"revolute\", \"prismatic\", \"cylindrical\", \"cardan\", "
+                      "\"spherical\", \"free\" or \"fixed\"",
                       json_object_get(joint, "type"));
     def->joint = (mbd_joint_type)type;
-    const bool cardan = type == MBD_CARDAN;
-    const char *unused = cardan ? "axis" : "axes";
-    if (json_object_get(joint, unused)) {
-        char problem[80];
-        snprintf(problem, sizeof problem, "a %s joint takes \"%s\", not \"%s\"", type_name,
-                 cardan ? "axes" : "axis", unused);
-        return reject(ld, prefix, unused, problem, json_object_get(joint, unused));
-    }
-    if ((cardan ? read_rows(ld, prefix, joint, "axes", 2, &def->axes[0][0])
-                : read_vec3(ld, prefix, joint, "axis", def->axes[0])) < 0)
+    if (read_axes(ld, prefix, joint, type_name, def) < 0)
         return -1;
     if (json_object_get(joint, "origin") && read_vec3(ld, prefix, joint, "origin", def->origin) < 0)
         return -1;
@@ -288,7 +300,9 @@ static int read_bodies(const loader *ld, json_t *bodies, json_t *names, mbd_body
     return status;
 }
 
-/* A loop's body_a or body_b: the name of a body (or "world" where allowed). */
+/* A loop's body_a or body_b: the name of a body (or "world" where allowed). places maps
+ * the name of each body of the model to its index, and that of a body merged by a fixed
+ * joint to -2 - its frame's index (place_loop_frame resolves it). */
 static int read_loop_body(const loader *ld, const char *prefix, json_t *loop, const char *field,
                           const json_t *names, bool world_allowed, int *body)
 {
@@ -324,8 +338,37 @@ static int read_loop_frame(const loader *ld, const char *prefix, json_t *loop, c
     return 0;
 }
 
+/* A loop frame in a body merged by a fixed joint (*body = -2 - frame index) becomes the
+ * same frame in the body (or world) that carries it; -1 after a message if that is the world
+ * and world is not allowed. */
+static int place_loop_frame(const loader *ld, const char *prefix, const char *field,
+                            const mbd_model *model, bool world_allowed, int *body,
+                            double origin[3], double rotation[3][3])
+{
+    if (*body >= -1)
+        return 0;
+    const mbd_frame_def *f = mbd_model_frame(model, -2 - *body);
+    if (f->body < 0 && !world_allowed)
+        return reject(ld, prefix, field, "expected a body that moves, not one fixed to the world",
+                      NULL);
+    double o[3], R[3][3];
+    for (int r = 0; r < 3; r++) {
+        o[r] = f->origin[r];
+        for (int c = 0; c < 3; c++) {
+            o[r] += f->rotation[r][c] * origin[c];
+            R[r][c] = 0.0;
+            for (int k = 0; k < 3; k++)
+                R[r][c] += f->rotation[r][k] * rotation[k][c];
+        }
+    }
+    memcpy(origin, o, sizeof o);
+    memcpy(rotation, R, sizeof R);
+    *body = f->body;
+    return 0;
+}
+
 static int read_loop(const loader *ld, size_t l, json_t *loop, const json_t *names,
-                     mbd_loop_def *def)
+                     const mbd_model *model, mbd_loop_def *def)
 {
     static const char *const fields[] = {"name", "type", "body_a", "origin_a", "rotation_a",
                                          "body_b", "origin_b", "rotation_b", "axis", NULL};
@@ -352,13 +395,33 @@ static int read_loop(const loader *ld, size_t l, json_t *loop, const json_t *nam
                         def->rotation_a) < 0 ||
         read_loop_frame(ld, prefix, loop, "origin_b", "rotation_b", def->origin_b,
                         def->rotation_b) < 0 ||
-        (revolute && read_vec3(ld, prefix, loop, "axis", def->axis) < 0))
+        (revolute && read_vec3(ld, prefix, loop, "axis", def->axis) < 0) ||
+        place_loop_frame(ld, prefix, "body_a", model, false, &def->body_a, def->origin_a,
+                         def->rotation_a) < 0 ||
+        place_loop_frame(ld, prefix, "body_b", model, true, &def->body_b, def->origin_b,
+                         def->rotation_b) < 0)
         return -1;
     return 0;
 }
 
+/* The names of the model's bodies and merged frames, as read_loop_body expects them. */
+static json_t *model_places(const mbd_model *model)
+{
+    json_t *places = json_object();
+    int status = places ? 0 : -1;
+    for (int i = 0; i < mbd_model_nbodies(model) && status == 0; i++)
+        status = json_object_set_new(places, mbd_model_body(model, i)->name, json_integer(i));
+    for (int f = 0; f < mbd_model_nframes(model) && status == 0; f++)
+        status = json_object_set_new(places, mbd_model_frame(model, f)->name, json_integer(-2 - f));
+    if (status != 0) {
+        json_decref(places);
+        return NULL;
+    }
+    return places;
+}
+
 /* Reads "loops" (if present) and closes them in model; -1 after a message. */
-static int read_loops(const loader *ld, json_t *root, const json_t *names, mbd_model *model)
+static int read_loops(const loader *ld, json_t *root, mbd_model *model)
 {
     json_t *loops = json_object_get(root, "loops");
     if (!loops)
@@ -367,11 +430,15 @@ static int read_loops(const loader *ld, json_t *root, const json_t *names, mbd_m
         return reject(ld, "", "loops", "expected an array of loops", loops);
     const size_t n = json_array_size(loops);
     mbd_loop_def *defs = calloc(n + 1, sizeof *defs);
-    if (!defs)
+    json_t *places = defs ? model_places(model) : NULL;
+    if (!places) {
+        free(defs);
         return reject(ld, "", "loops", "out of memory", NULL);
+    }
     int status = 0;
     for (size_t l = 0; l < n && status == 0; l++)
-        status = read_loop(ld, l, json_array_get(loops, l), names, &defs[l]);
+        status = read_loop(ld, l, json_array_get(loops, l), places, model, &defs[l]);
+    json_decref(places);
     char reason[512];
     if (status == 0 && n > 0 &&
         mbd_model_add_loops(model, n > INT32_MAX ? INT32_MAX : (int)n, defs, reason, sizeof reason) != MBD_OK) {
@@ -437,7 +504,7 @@ static mbd_model *read_model(const loader *ld, json_t *root)
         if (!model)
             model_error(ld->err, ld->err_size, "%s: %s", ld->file, reason);
     }
-    if (model && read_loops(ld, root, names, model) < 0) {
+    if (model && read_loops(ld, root, model) < 0) {
         mbd_model_free(model);
         model = NULL;
     }
@@ -492,93 +559,18 @@ static int check_nesting(const loader *ld, const char *text, size_t size)
     return 0;
 }
 
-/* The whole file into a new buffer (*size bytes, NUL-terminated), or NULL after a
- * message; the size limit holds also for a file that grows while it is read. */
-static char *read_file(const loader *ld, FILE *file, size_t *size)
-{
-    struct stat info;
-    if (fstat(fileno(file), &info) != 0) {
-        model_error(ld->err, ld->err_size, "%s: cannot open: %s", ld->file, strerror(errno));
-        return NULL;
-    }
-    if (!S_ISREG(info.st_mode)) {
-        model_error(ld->err, ld->err_size, "%s: cannot open: not a regular file", ld->file);
-        return NULL;
-    }
-    if (info.st_size > MAX_FILE_BYTES) {
-        model_error(ld->err, ld->err_size, "%s: %lld bytes, over the limit of %ld (64 MiB)",
-                    ld->file, (long long)info.st_size, MAX_FILE_BYTES);
-        return NULL;
-    }
-    /* One byte more than fstat says, to see a file that grew since; never more than the
-     * limit plus one byte, to see one that grew past it. */
-    const size_t limit = (size_t)MAX_FILE_BYTES + 1;
-    size_t capacity = (size_t)info.st_size + 1, used = 0;
-    char *text = malloc(capacity + 1);
-    while (text) {
-        used += fread(text + used, 1, capacity - used, file);
-        if (used < capacity || ferror(file))
-            break;
-        if (used >= limit) {
-            model_error(ld->err, ld->err_size, "%s: over the limit of %ld bytes (64 MiB)",
-                        ld->file, MAX_FILE_BYTES);
-            free(text);
-            return NULL;
-        }
-        capacity = capacity > limit / 2 ? limit : 2 * capacity;
-        char *bigger = realloc(text, capacity + 1);
-        if (!bigger)
-            free(text);
-        text = bigger;
-    }
-    if (!text) {
-        model_error(ld->err, ld->err_size, "%s: out of memory", ld->file);
-        return NULL;
-    }
-    if (ferror(file)) {
-        model_error(ld->err, ld->err_size, "%s: cannot read: %s", ld->file, strerror(errno));
-        free(text);
-        return NULL;
-    }
-    text[used] = '\0';
-    *size = used;
-    return text;
-}
-
-/* Opens, size-checks, depth-checks and parses the file: the limits hold before jansson
- * reads. */
-static json_t *parse_file(const loader *ld)
-{
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer (read_file then rejects it). */
-    const int fd = open(ld->file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    FILE *file = fd >= 0 ? fdopen(fd, "rb") : NULL;
-    if (!file) {
-        model_error(ld->err, ld->err_size, "%s: cannot open: %s", ld->file, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return NULL;
-    }
-    size_t size = 0;
-    char *text = read_file(ld, file, &size);
-    fclose(file);
-    if (!text)
-        return NULL;
-    json_t *root = NULL;
-    json_error_t error;
-    if (check_nesting(ld, text, size) == 0 &&
-        !(root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &error)))
-        model_error(ld->err, ld->err_size, "%s:%d:%d: %s", ld->file, error.line, error.column,
-                    error.text);
-    free(text);
-    return root;
-}
-
-mbd_model *model_load_json(const char *path, char *err, size_t err_size)
+mbd_model *model_json_from_text(const char *path, const char *text, size_t size, char *err,
+                                size_t err_size)
 {
     const loader ld = {path, err, err_size};
-    json_t *root = parse_file(&ld);
-    if (!root)
+    if (check_nesting(&ld, text, size) < 0)
         return NULL;
+    json_error_t error;
+    json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &error);
+    if (!root) {
+        model_error(err, err_size, "%s:%d:%d: %s", path, error.line, error.column, error.text);
+        return NULL;
+    }
     mbd_model *model = read_model(&ld, root);
     json_decref(root);
     return model;

@@ -224,6 +224,14 @@ int mbd_model_add_loops(mbd_model *model, int nloops, const mbd_loop_def *loops,
         model_error(err, err_size, "loops: joint friction in a model with loops is not supported");
         return MBD_EUNSUPPORTED;
     }
+    for (int i = 0; nloops > 0 && i < model->nb; i++)
+        if (joint_has_quaternion(model->joint[i].type)) { /* the projection moves q by qd steps */
+            model_error(err, err_size,
+                        "loops: bodies[%d] (\"%s\") has a %s joint; loops close trees of "
+                        "revolute, prismatic, cylindrical and Cardan joints only",
+                        i, model->defs[i].name, mbd_joint_type_name(model->joint[i].type));
+            return MBD_EUNSUPPORTED;
+        }
     for (int l = 0; l < nloops; l++) {
         int status = check_loop(model, l, loops, err, err_size);
         if (status)

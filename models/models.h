@@ -14,6 +14,26 @@ mbd_model *model_build_from(const char *source, const char *name, const double g
                             int nbodies, const mbd_body_def *bodies, char *err,
                             size_t err_size);
 
+/* What model_build_input builds from. */
+typedef struct {
+    const char *source;       /* file path or generator spec */
+    const char *name;
+    const double *gravity;    /* (3) */
+    int nbodies;
+    const mbd_body_def *bodies;
+    const char *const *labels; /* NULL, or how messages name each body, such as
+                                  'robot.urdf:12: link "base"' (default: 'bodies[i] ("base").') */
+} model_input;
+mbd_model *model_build_input(const model_input *in, char *err, size_t err_size);
+
+/* The fixed bodies of bodies (n, parents first) merged into their moving ancestors
+ * (model_fixed.c): moving (n) receives the nmoving moving bodies in order, re-parented,
+ * their placements composed and their mass properties combined (names: bodies'); from[k]
+ * the index in bodies of moving[k]; frames (n) the nframes fixed bodies as frames. -1: no
+ * memory. */
+int model_merge_fixed(const mbd_body_def *bodies, int n, mbd_body_def *moving, int *from,
+                      mbd_frame_def *frames, int *nmoving, int *nframes);
+
 /* Writes one printf-formatted line into err (if err_size > 0); control characters are
  * replaced by spaces so that the message stays on one line. */
 void model_error(char *err, size_t err_size, const char *format, ...)
@@ -35,8 +55,18 @@ void model_print_loops(const mbd_model *model, FILE *out);
 /* The joint type called name, or -1; the loop type called name, or -1. */
 int loop_type_from_name(const char *name);
 int joint_type_from_name(const char *name);
+/* The number of axes a joint type reads (0 for spherical and free joints). */
+int joint_type_naxes(mbd_joint_type type);
 
-mbd_model *model_load_json(const char *path, char *err, size_t err_size);
+/* A model file's whole text (NUL-terminated, *size bytes; free it), within the 64 MiB
+ * limit and never waiting on a FIFO; NULL after a message naming the file (model_file.c). */
+char *model_read_file(const char *path, size_t *size, char *err, size_t err_size);
+
+/* Models from a file's text: JSON (model_json.c) and URDF (model_urdf.c). */
+mbd_model *model_json_from_text(const char *path, const char *text, size_t size, char *err,
+                                size_t err_size);
+mbd_model *model_urdf_from_text(const char *path, const char *text, size_t size,
+                                const mbd_load_options *options, char *err, size_t err_size);
 
 /* Whether the first len characters of family name a generator. */
 int generator_exists(const char *family, size_t len);

@@ -14,7 +14,7 @@ set ylabel "T / T(fastest)"
 set ytics (1, 1.5, 2, 3, 5, 10, 30, 100, 300, 1000)
 # The depth d of a family's tree in bodies: a chain's is N, the binary autoTree's
 # floor(log2 N) + 1 (breadth-first numbering).
-depth(family) = family eq "autotree-binary" ? "d = ⌊log_2 N⌋ + 1" : "d = N"
+depth(family) = family eq "autotree-binary" || family eq "autotree-binary-free" ? "d = ⌊log_2 N⌋ + 1" : "d = N"
 do for [f = 1:words(families)] {
     family = word(families, f)
     set title sprintf("%s (%s)", family, depth(family))

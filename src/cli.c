@@ -102,6 +102,22 @@ int cli_vector(const char *cmd, const cli_flag *flags, const char *name, int n, 
     return 0;
 }
 
+int cli_positions(const char *cmd, const cli_flag *flags, const char *name,
+                  const mbd_model *model, double *q)
+{
+    if (!cli_get(flags, name)) {
+        mbd_neutral_positions(model, q);
+        return 0;
+    }
+    int rc = cli_vector(cmd, flags, name, mbd_model_nq(model), q);
+    if (rc == 0 && mbd_normalize_positions(model, q) != MBD_OK) {
+        fprintf(stderr, "mbd %s: %s: a spherical or free joint's quaternion (w, x, y, z) is zero\n",
+                cmd, name);
+        rc = CLI_USAGE_ERROR;
+    }
+    return rc;
+}
+
 int cli_number(const char *cmd, const cli_flag *flags, const char *name, double lo, double hi,
                double def, double *out)
 {
@@ -117,10 +133,12 @@ int cli_number(const char *cmd, const cli_flag *flags, const char *name, double 
     return 0;
 }
 
-mbd_model *cli_load_model(const char *cmd, const char *path)
+mbd_model *cli_load_model(const char *cmd, const char *path, const cli_flag *flags)
 {
+    const cli_flag *floating = flags ? find_flag((cli_flag *)flags, "--floating-base") : NULL;
+    const mbd_load_options options = {.floating_base = floating && floating->value};
     char err[512];
-    mbd_model *model = mbd_model_load(path, err, sizeof err);
+    mbd_model *model = mbd_model_load_with(path, &options, err, sizeof err);
     if (!model)
         fprintf(stderr, "mbd %s: %s\n", cmd, err);
     return model;
@@ -136,7 +154,7 @@ int cli_open_model(const char *cmd, int argc, char **argv, cli_flag *flags, mbd_
         fprintf(stderr, "mbd %s: missing MODEL (a model file or a generator spec)\n", cmd);
         return CLI_USAGE_ERROR;
     }
-    *model = cli_load_model(cmd, pos[0]);
+    *model = cli_load_model(cmd, pos[0], flags);
     return *model ? 0 : CLI_USAGE_ERROR;
 }
 

@@ -29,11 +29,20 @@ const char *cli_get(const cli_flag *flags, const char *name);
 
 /* Parses the flag's comma-separated list into n finite numbers (zeros if absent). */
 int cli_vector(const char *cmd, const cli_flag *flags, const char *name, int n, double *out);
+/* The model's nq positions from the flag, quaternions scaled to unit length (a zero one is
+ * an error); absent: the neutral pose (mbd_neutral_positions). */
+int cli_positions(const char *cmd, const cli_flag *flags, const char *name,
+                  const mbd_model *model, double *q);
 /* Parses a number flag within [lo, hi]; def if absent. */
 int cli_number(const char *cmd, const cli_flag *flags, const char *name, double lo, double hi,
                double def, double *out);
 
-mbd_model *cli_load_model(const char *cmd, const char *path);
+/* --floating-base: a URDF model's root link moves freely (mbd_load_options). */
+#define CLI_FLOATING_BASE SWITCH("--floating-base")
+#define CLI_FLOATING_BASE_HELP "--floating-base: a URDF robot's root link moves freely (a free joint)"
+
+/* Loads MODEL with the load options among flags (may be NULL): --floating-base. */
+mbd_model *cli_load_model(const char *cmd, const char *path, const cli_flag *flags);
 /* Parses "mbd CMD MODEL [flags]" and loads MODEL; 0 or CLI_USAGE_ERROR (reported). */
 int cli_open_model(const char *cmd, int argc, char **argv, cli_flag *flags, mbd_model **model);
 const mbd_solver *cli_solver(const char *cmd, const cli_flag *flags, const char *def);

@@ -304,7 +304,7 @@ static result *add_result(results *all)
 /* Every solver, each formulation it offers, and every integrator on one case. */
 static int check_case(const char *cmd, const golden_case *c, results *all)
 {
-    mbd_model *model = cli_load_model(cmd, c->model);
+    mbd_model *model = cli_load_model(cmd, c->model, NULL);
     if (!model)
         return CLI_RUNTIME_ERROR;
     const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);

@@ -5,7 +5,7 @@
 
 int cmd_export(const char *cmd, int argc, char **argv)
 {
-    cli_flag flags[] = {{"--out", NULL, 0}, {NULL, NULL, 0}};
+    cli_flag flags[] = {{"--out", NULL, 0}, CLI_FLOATING_BASE, {NULL, NULL, 0}};
     const char *pos[2];
     int npos, rc = cli_parse(cmd, argc, argv, 2, flags, pos, 2, &npos);
     if (rc)
@@ -25,7 +25,7 @@ int cmd_export(const char *cmd, int argc, char **argv)
                 out ? "''" : "nothing");
         return CLI_USAGE_ERROR;
     }
-    mbd_model *model = cli_load_model(cmd, pos[1]);
+    mbd_model *model = cli_load_model(cmd, pos[1], flags);
     if (!model)
         return CLI_USAGE_ERROR;
     char err[512];

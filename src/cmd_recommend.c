@@ -178,7 +178,7 @@ static void print_json(const recommendation *rec)
 int cmd_recommend(const char *cmd, int argc, char **argv)
 {
     cli_flag flags[] = {{"--formulation", NULL, 0}, {"--batch", NULL, 0}, {"--json", NULL, 1},
-                        {NULL, NULL, 0}};
+                        CLI_FLOATING_BASE, {NULL, NULL, 0}};
     const char *pos[1];
     recommendation rec = {0};
     double batch;
@@ -194,7 +194,7 @@ int cmd_recommend(const char *cmd, int argc, char **argv)
         fprintf(stderr, "mbd %s: --batch: expected a whole number of states, got %g\n", cmd, batch);
         return CLI_USAGE_ERROR;
     }
-    mbd_model *model = cli_load_model(cmd, pos[0]);
+    mbd_model *model = cli_load_model(cmd, pos[0], flags);
     if (!model)
         return CLI_USAGE_ERROR;
     rec.model = model;

@@ -21,15 +21,38 @@ typedef struct {
     int progress_shown;
 } trajectory;
 
-static void write_header(FILE *out, int nq, int nv, int momentum, int loops)
+/* Column names: BODY.NAME, the names by joint type: one coordinate q, qd, p; two q0, q1,
+ * qd0, ...; spherical qw qx qy qz (the quaternion), wx wy wz (angular velocity, body
+ * frame); free x y z (position) then the quaternion, wx wy wz vx vy vz; the momentum of
+ * a velocity named V is pV for these two. */
+static void write_joint_names(FILE *out, const mbd_model *model, int body, char kind)
+{
+    static const char *const spherical[3][7] = {{"qw", "qx", "qy", "qz"},
+                                                {"wx", "wy", "wz"},
+                                                {"pwx", "pwy", "pwz"}};
+    static const char *const free_joint[3][7] = {{"x", "y", "z", "qw", "qx", "qy", "qz"},
+                                                 {"wx", "wy", "wz", "vx", "vy", "vz"},
+                                                 {"pwx", "pwy", "pwz", "pvx", "pvy", "pvz"}};
+    static const char *const generic[3] = {"q", "qd", "p"};
+    const mbd_body_def *b = mbd_model_body(model, body);
+    const int row = kind == 'q' ? 0 : kind == 'v' ? 1 : 2;
+    const int n = row == 0 ? mbd_joint_type_nq(b->joint) : mbd_joint_type_nv(b->joint);
+    for (int k = 0; k < n; k++) {
+        if (b->joint == MBD_SPHERICAL || b->joint == MBD_FREE)
+            fprintf(out, ",%s.%s", b->name, (b->joint == MBD_FREE ? free_joint : spherical)[row][k]);
+        else if (n == 1)
+            fprintf(out, ",%s.%s", b->name, generic[row]);
+        else
+            fprintf(out, ",%s.%s%d", b->name, generic[row], k);
+    }
+}
+
+static void write_header(FILE *out, const mbd_model *model, int momentum, int loops)
 {
     fputs("t", out);
-    for (int k = 0; k < nq; k++)
-        fprintf(out, ",q%d", k);
-    for (int k = 0; k < nv; k++)
-        fprintf(out, ",qd%d", k);
-    for (int k = 0; momentum && k < nv; k++)
-        fprintf(out, ",p%d", k);
+    for (int pass = 0; pass < (momentum ? 3 : 2); pass++)
+        for (int i = 0; i < mbd_model_nbodies(model); i++)
+            write_joint_names(out, model, i, "qvp"[pass]);
     fputs(loops ? ",kinetic,potential,total,phi_norm,phid_norm\n" : ",kinetic,potential,total\n", out);
 }
 
@@ -269,7 +292,7 @@ static int simulate(const char *cmd, const mbd_model *model, const mbd_solver *s
     if (!tr.out)
         return cli_fail(cmd, "temporary file", MBD_EIO);
     clock_gettime(CLOCK_MONOTONIC, &tr.start);
-    write_header(tr.out, tr.nq, tr.nv, tr.momentum, tr.loops);
+    write_header(tr.out, model, tr.momentum, tr.loops);
     mbd_sim_stats stats;
     const int status = mbd_simulate(model, solver, opt, q0, qd0, write_row, &tr, &stats);
     if (tr.progress_shown && tr.tty)
@@ -298,7 +321,7 @@ int cmd_simulate(const char *cmd, int argc, char **argv)
                         FLAG("--t1"),     FLAG("--dt"),          FLAG("--rtol"),
                         FLAG("--atol"),   FLAG("--q0"),          FLAG("--qd0"),
                         FLAG("--sample"), FLAG("--out"),         FLAG("--baumgarte"),
-                        SWITCH("--project-initial"),            CLI_ENSEMBLE_FLAGS,
+                        SWITCH("--project-initial"), CLI_ENSEMBLE_FLAGS, CLI_FLOATING_BASE,
                         END_FLAGS};
     mbd_model *model;
     int rc = cli_open_model(cmd, argc, argv, flags, &model);
@@ -316,7 +339,7 @@ int cmd_simulate(const char *cmd, int argc, char **argv)
         rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
     else if (!(rc = parse_options(cmd, flags, solver, &opt)) &&
              !(rc = parse_loop_options(cmd, flags, model, solver, &opt)) &&
-             !(rc = cli_vector(cmd, flags, "--q0", nq, q0)) &&
+             !(rc = cli_positions(cmd, flags, "--q0", model, q0)) &&
              !(rc = cli_vector(cmd, flags, "--qd0", nv, q0 + nq)) &&
              !(rc = initial_state_on_loops(cmd, flags, model, q0, q0 + nq)) &&
              !(rc = cli_check_ensemble_flags(cmd, flags)))

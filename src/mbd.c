@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 typedef struct {
     const char *name;
     int (*run)(const char *cmd, int argc, char **argv);
@@ -30,21 +32,66 @@ static int cmd_solvers(const char *cmd, int argc, char **argv)
     return 0;
 }
 
+/* One entry of info --json's "joints". */
+static json_t *joint_entry(const char *name, const char *type, const char *body, int q_index,
+                           int v_index, int nq, int nv)
+{
+    return json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i}", "name", name, "type", type, "body",
+                     body, "q_index", q_index, "v_index", v_index, "nq", nq, "nv", nv);
+}
+
+/* {"nq", "nv", "joints": [...]}: the moving joints in coordinate order, then the fixed
+ * ones (nq = nv = 0, q_index = v_index = -1, body: the body they are fixed in). */
+static int print_info_json(const mbd_model *model)
+{
+    json_t *joints = json_array();
+    int q = 0, v = 0, status = joints ? 0 : -1;
+    for (int i = 0; i < mbd_model_nbodies(model) && status == 0; i++) {
+        const mbd_body_def *b = mbd_model_body(model, i);
+        const int nq = mbd_joint_type_nq(b->joint), nv = mbd_joint_type_nv(b->joint);
+        status = json_array_append_new(joints, joint_entry(mbd_model_joint_name(model, i),
+                                                           mbd_joint_type_name(b->joint),
+                                                           b->name, q, v, nq, nv));
+        q += nq, v += nv;
+    }
+    for (int f = 0; f < mbd_model_nframes(model) && status == 0; f++) {
+        const mbd_frame_def *fr = mbd_model_frame(model, f);
+        status = json_array_append_new(
+            joints, joint_entry(fr->joint_name ? fr->joint_name : fr->name, "fixed",
+                                fr->body < 0 ? "world" : mbd_model_body(model, fr->body)->name,
+                                -1, -1, 0, 0));
+    }
+    json_t *root = status == 0 ? json_pack("{s:i, s:i, s:o}", "nq", mbd_model_nq(model), "nv",
+                                           mbd_model_nv(model), "joints", joints)
+                               : NULL;
+    if (!root) {
+        json_decref(joints);
+        return -1;
+    }
+    json_dumpf(root, stdout, 0);
+    putchar('\n');
+    json_decref(root);
+    return 0;
+}
+
 static int cmd_info(const char *cmd, int argc, char **argv)
 {
-    cli_flag flags[] = {END_FLAGS};
+    cli_flag flags[] = {SWITCH("--json"), CLI_FLOATING_BASE, END_FLAGS};
     mbd_model *model;
     int rc = cli_open_model(cmd, argc, argv, flags, &model);
     if (rc)
         return rc;
-    mbd_model_print(model, stdout);
+    if (!cli_get(flags, "--json"))
+        mbd_model_print(model, stdout);
+    else if (print_info_json(model) < 0)
+        rc = cli_fail(cmd, "--json", MBD_ENOMEM);
     mbd_model_free(model);
-    return 0;
+    return rc;
 }
 
 static int cmd_id(const char *cmd, int argc, char **argv)
 {
-    cli_flag flags[] = {FLAG("--q"), FLAG("--qd"), FLAG("--qdd"), END_FLAGS};
+    cli_flag flags[] = {FLAG("--q"), FLAG("--qd"), FLAG("--qdd"), CLI_FLOATING_BASE, END_FLAGS};
     mbd_model *model;
     int rc = cli_open_model(cmd, argc, argv, flags, &model);
     if (rc)
@@ -55,7 +102,7 @@ static int cmd_id(const char *cmd, int argc, char **argv)
     mbd_work *work = mbd_work_new(model, NULL);
     if (!q || !work)
         rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
-    else if (!(rc = cli_vector(cmd, flags, "--q", nq, q)) &&
+    else if (!(rc = cli_positions(cmd, flags, "--q", model, q)) &&
              !(rc = cli_vector(cmd, flags, "--qd", nv, qd)) &&
              !(rc = cli_vector(cmd, flags, "--qdd", nv, qdd))) {
         int status = mbd_inverse(model, work, q, qd, qdd, tau, reactions);
@@ -95,7 +142,7 @@ static int run_fd(const char *cmd, const mbd_model *model, const mbd_solver *sol
         fprintf(stderr, "mbd %s: give --qd or --p, not both\n", cmd);
         return CLI_USAGE_ERROR;
     }
-    if ((rc = cli_vector(cmd, flags, "--q", nq, q)) || (rc = cli_vector(cmd, flags, "--qd", nv, qd)) ||
+    if ((rc = cli_positions(cmd, flags, "--q", model, q)) || (rc = cli_vector(cmd, flags, "--qd", nv, qd)) ||
         (rc = cli_vector(cmd, flags, "--p", nv, p)) || (rc = cli_vector(cmd, flags, "--tau", nv, tau)))
         return rc;
     mbd_work *work = mbd_work_new(model, solver);
@@ -146,7 +193,7 @@ static int run_fd_loops(const char *cmd, const mbd_model *model, const mbd_solve
     mbd_work *work = q ? mbd_work_new(model, solver) : NULL;
     if (!work)
         rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
-    else if (!(rc = cli_vector(cmd, flags, "--q", nq, q)) && !(rc = cli_vector(cmd, flags, "--qd", nv, qd)) &&
+    else if (!(rc = cli_positions(cmd, flags, "--q", model, q)) && !(rc = cli_vector(cmd, flags, "--qd", nv, qd)) &&
              !(rc = cli_vector(cmd, flags, "--tau", nv, tau))) {
         int status = mbd_forward_constrained(model, work, q, qd, tau, &stab, qdd, lambda);
         if (status == MBD_OK)
@@ -174,7 +221,7 @@ static int run_fd_loops(const char *cmd, const mbd_model *model, const mbd_solve
 static int cmd_fd(const char *cmd, int argc, char **argv)
 {
     cli_flag flags[] = {FLAG("--solver"), FLAG("--q"), FLAG("--qd"), FLAG("--p"), FLAG("--tau"),
-                        FLAG("--baumgarte"), END_FLAGS};
+                        FLAG("--baumgarte"), CLI_FLOATING_BASE, END_FLAGS};
     mbd_model *model;
     int rc = cli_open_model(cmd, argc, argv, flags, &model);
     if (rc)
@@ -228,7 +275,7 @@ static void print_vector(const char *key, const double *x, int n, int json, int 
 
 static int cmd_coeffs(const char *cmd, int argc, char **argv)
 {
-    cli_flag flags[] = {FLAG("--q"), FLAG("--qd"), SWITCH("--json"), END_FLAGS};
+    cli_flag flags[] = {FLAG("--q"), FLAG("--qd"), SWITCH("--json"), CLI_FLOATING_BASE, END_FLAGS};
     mbd_model *model;
     int rc = cli_open_model(cmd, argc, argv, flags, &model);
     if (rc)
@@ -240,7 +287,7 @@ static int cmd_coeffs(const char *cmd, int argc, char **argv)
     const int json = cli_get(flags, "--json") != NULL, n = (int)nv;
     if (!q || !work) {
         rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
-    } else if (!(rc = cli_vector(cmd, flags, "--q", (int)nq, q)) &&
+    } else if (!(rc = cli_positions(cmd, flags, "--q", model, q)) &&
                !(rc = cli_vector(cmd, flags, "--qd", n, qd))) {
         const int status = mbd_coefficients(model, work, q, qd, H, C, g, Cqd);
         if (status) {
@@ -263,7 +310,7 @@ static int cmd_coeffs(const char *cmd, int argc, char **argv)
 /* H^-1 (mbd_mass_matrix_inverse), one JSON row per coordinate. */
 static int cmd_minv(const char *cmd, int argc, char **argv)
 {
-    cli_flag flags[] = {FLAG("--q"), END_FLAGS};
+    cli_flag flags[] = {FLAG("--q"), CLI_FLOATING_BASE, END_FLAGS};
     mbd_model *model;
     int rc = cli_open_model(cmd, argc, argv, flags, &model);
     if (rc)
@@ -273,7 +320,7 @@ static int cmd_minv(const char *cmd, int argc, char **argv)
     mbd_work *work = mbd_work_new(model, NULL);
     if (!q || !work) {
         rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
-    } else if (!(rc = cli_vector(cmd, flags, "--q", nq, q))) {
+    } else if (!(rc = cli_positions(cmd, flags, "--q", model, q))) {
         int status = mbd_mass_matrix_inverse(model, work, q, Hinv);
         if (status) {
             rc = cli_fail_solve(cmd, "H^-1", model, mbd_work_failed_body(work), status);
@@ -296,7 +343,9 @@ static int cmd_help(const char *cmd, int argc, char **argv);
 
 static const command commands[] = {
     {"solvers", cmd_solvers, "mbd solvers                      list the registered solvers"},
-    {"info", cmd_info, "mbd info MODEL                   bodies, joints, loops, DOFs and parameters"},
+    {"info", cmd_info, "mbd info MODEL [--json]          bodies, joints, frames, loops, DOFs and parameters;\n"
+                       "                                 --json: {nq, nv, joints: [{name, type, body,\n"
+                       "                                 q_index, v_index, nq, nv}, ...]}"},
     {"id", cmd_id, "mbd id MODEL [--q L] [--qd L] [--qdd L]\n"
                    "                                 inverse dynamics: tau (the actuators', which also\n"
                    "                                 overcome joint friction) and joint reactions"},
@@ -336,7 +385,8 @@ static int cmd_help(const char *cmd, int argc, char **argv)
     printf("usage:\n");
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         printf("  %s\n", commands[k].usage);
-    printf("\nMODEL is a JSON model file or a generator spec:\n%s", mbd_generators_help());
+    printf("\nMODEL is a JSON model file, a URDF robot or a generator spec:\n%s", mbd_generators_help());
+    printf("Every command that takes one MODEL also takes %s.\n", CLI_FLOATING_BASE_HELP);
     printf("L is a comma-separated list of numbers; omitted vectors are zero.\n");
     return 0;
 }

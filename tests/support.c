@@ -119,8 +119,8 @@ mbd_model *random_model(uint64_t seed, int nb, int type, tree_shape shape)
         snprintf(names[i], sizeof names[i], "b%d", i);
         b->name = names[i];
         b->parent = random_parent(&s, i, shape);
-        b->joint = type >= 0 ? (mbd_joint_type)type
-                             : (mbd_joint_type)(int)test_uniform(&s, 0.0, MBD_JOINT_TYPE_COUNT);
+        const int ntypes = type == MIXED_COORDINATE_JOINTS ? MBD_CARDAN + 1 : MBD_JOINT_TYPE_COUNT;
+        b->joint = type >= 0 ? (mbd_joint_type)type : (mbd_joint_type)(int)test_uniform(&s, 0.0, ntypes);
         random_unit(&s, b->axes[0]);
         do
             random_unit(&s, b->axes[1]);

@@ -50,6 +50,11 @@ double condition_number(const mbd_model *model, const double *q);
 
 typedef enum { SHAPE_CHAIN, SHAPE_BINARY, SHAPE_RANDOM } tree_shape;
 
+/* random_model's type for mixed joints: all types, or those whose velocities are the
+ * derivatives of the coordinates (nq == nv: no spherical or free joints). */
+#define MIXED_JOINTS (-1)
+#define MIXED_COORDINATE_JOINTS (-2)
+
 /* A random but physically valid model: nb bodies of the given joint type (or mixed when
  * type < 0), parents by shape, random axes, placements, masses and inertias. */
 mbd_model *random_model(uint64_t seed, int nb, int type, tree_shape shape);

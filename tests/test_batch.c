@@ -203,7 +203,7 @@ static const char *const lane_solvers[] = {"bodies", "poisson-ldlt", "poisson-sw
 static void test_lanes_random_models(void **state)
 {
     (void)state;
-    for (int type = -1; type < 4; type++)
+    for (int type = -1; type < MBD_JOINT_TYPE_COUNT; type++)
         for (int shape = SHAPE_CHAIN; shape <= SHAPE_RANDOM; shape++) {
             mbd_model *model = random_model(40 + 3 * type + shape, 13, type, (tree_shape)shape);
             for (int w = 0; w < 3; w++)
@@ -264,7 +264,7 @@ static void check_group_mates(const mbd_model *model, const mbd_solver *solver,
 static void test_lanes_bad_states(void **state)
 {
     (void)state;
-    mbd_model *model = random_model(9, 7, -1, SHAPE_CHAIN);
+    mbd_model *model = random_model(9, 7, MIXED_COORDINATE_JOINTS, SHAPE_CHAIN);
     for (int w = 0; w < 3; w++)
         for (int s = 0; s < 3; s++) {
             batch_states b = states_new(model, 2 * widths[w] + 5, 11);

@@ -54,7 +54,7 @@ static void test_equations_match_rnea(void **unused)
     uint64_t seed = 3;
     for (size_t m = 0; m < NSPECS + 3; m++) {
         mbd_model *model = m < NSPECS ? load_model(specs[m])
-                                      : random_model(m, 7, -1, m % 2 ? SHAPE_RANDOM : SHAPE_BINARY);
+                                      : random_model(m, 7, MIXED_COORDINATE_JOINTS, m % 2 ? SHAPE_RANDOM : SHAPE_BINARY);
         mbd_work *work = mbd_work_new(model, NULL);
         coeff_state s = coeff_state_new(model, &seed);
         const int n = s.nv;

@@ -137,6 +137,7 @@ static void check_mass_matrix_identities(fixture *f)
 {
     const int nv = f->nv;
     double *at_rest = calloc((size_t)nv, sizeof(double)), *zero = calloc((size_t)nv, sizeof(double));
+    double *Hcol = malloc(sizeof(double) * (size_t)nv), *L = malloc(sizeof(double) * (size_t)nv * nv);
     assert_int_equal(mbd_mass_matrix(f->model, f->work, f->q, f->H), MBD_OK);
     for (int r = 0; r < nv; r++)
         for (int c = 0; c < r; c++)
@@ -148,13 +149,11 @@ static void check_mass_matrix_identities(fixture *f)
         f->qdd[j] = 0.0;
         for (int r = 0; r < nv; r++)
             f->col[r] -= at_rest[r];
-        double Hcol[64];
         for (int r = 0; r < nv; r++)
             Hcol[r] = f->H[r * nv + j];
         assert_close(f->col, Hcol, nv, 1e-12, "H column vs RNEA");
     }
-    double L[64 * 64]; /* Cholesky must succeed with positive pivots */
-    memcpy(L, f->H, sizeof(double) * (size_t)nv * nv);
+    memcpy(L, f->H, sizeof(double) * (size_t)nv * nv); /* Cholesky: positive pivots */
     for (int j = 0; j < nv; j++) {
         double d = L[j * nv + j];
         for (int k = 0; k < j; k++)
@@ -168,6 +167,8 @@ static void check_mass_matrix_identities(fixture *f)
             L[i * nv + j] = s / L[j * nv + j];
         }
     }
+    free(Hcol);
+    free(L);
     free(at_rest);
     free(zero);
 }
@@ -181,11 +182,16 @@ static void check_inverse_of_forward(fixture *f)
 }
 
 /* Motion subspace of a joint at q, rebuilt from the model description alone. */
-static int joint_subspace_from_def(const mbd_body_def *b, const double *q, double S[2][6])
+static int joint_subspace_from_def(const mbd_body_def *b, const double *q, double S[6][6])
 {
-    memset(S, 0, 2 * sizeof S[0]);
+    memset(S, 0, 6 * sizeof S[0]);
     const double *a = b->axes[0], *a2 = b->axes[1];
     switch (b->joint) {
+    case MBD_SPHERICAL: /* the body's own angular velocity: e_0, e_1, e_2 */
+    case MBD_FREE:      /* its spatial velocity (w; v_O): the identity */
+        for (int k = 0; k < mbd_joint_type_nv(b->joint); k++)
+            S[k][k] = 1.0;
+        return mbd_joint_type_nv(b->joint);
     case MBD_REVOLUTE:
         memcpy(S[0], a, 3 * sizeof *a);
         return 1;
@@ -231,7 +237,7 @@ static void check_reactions_project_to_tau(fixture *f)
             for (int r = 0; r < 3; r++)
                 b.axes[k][r] /= n;
         }
-        double S[2][6];
+        double S[6][6];
         const int nv = joint_subspace_from_def(&b, f->q + qi, S);
         for (int k = 0; k < nv; k++) {
             double projected = 0.0;
@@ -239,7 +245,7 @@ static void check_reactions_project_to_tau(fixture *f)
                 projected += S[k][r] * reactions[6 * i + r];
             assert_close(&projected, &f->tau[vi + k], 1, 1e-12, "S^T reaction");
         }
-        qi += nv, vi += nv;
+        qi += mbd_joint_type_nq(b.joint), vi += nv;
     }
     free(reactions);
 }

@@ -392,7 +392,7 @@ static void frame_at(const double (*R)[3][3], const double (*p)[3], int body, co
  * (14 independent equations); consistent at q = 0. */
 static mbd_model *random_loop_model(uint64_t seed)
 {
-    mbd_model *model = random_model(seed, 20, -1, SHAPE_CHAIN);
+    mbd_model *model = random_model(seed, 20, MIXED_COORDINATE_JOINTS, SHAPE_CHAIN);
     static const mbd_loop_type types[3] = {MBD_LOOP_SPHERICAL, MBD_LOOP_REVOLUTE, MBD_LOOP_WELD};
     static const int ends[3][2] = {{19, -1}, {12, 7}, {6, 0}};
     static const char *names[3] = {"ball", "hinge", "weld"};
@@ -532,7 +532,7 @@ static void test_routes_agree_and_residual(void **state)
 static void test_bodies_inverse_times(void **state)
 {
     (void)state;
-    mbd_model *model = random_model(5, 30, -1, SHAPE_RANDOM);
+    mbd_model *model = random_model(5, 30, MIXED_COORDINATE_JOINTS, SHAPE_RANDOM);
     const int n = mbd_model_nv(model);
     mbd_work *work = mbd_work_new(model, mbd_solver_find("bodies")), *other = mbd_work_new(model, NULL);
     double *q = calloc((size_t)(5 * n + n * n), sizeof *q);
@@ -598,7 +598,7 @@ static void test_unsupported_and_tree(void **state)
     assert_int_equal(mbd_forward_constrained(model, work, q, q, NULL, NULL, qdd, NULL), MBD_EUNSUPPORTED);
     mbd_work_free(work);
     mbd_model_free(model);
-    model = random_model(2, 6, -1, SHAPE_CHAIN);
+    model = random_model(2, 6, MIXED_COORDINATE_JOINTS, SHAPE_CHAIN);
     const int n = mbd_model_nv(model);
     double x[3][12];
     uint64_t s = 2;

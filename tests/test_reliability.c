@@ -694,30 +694,45 @@ static void test_special_files(void **state)
 
 /* ---- the fuzz corpora and the inputs the fuzzers found ---- */
 
-/* Loads (and if it loads, solves) every file of fuzz/corpus/fuzz_model_json, and every
- * line of every file of fuzz/corpus/fuzz_model_spec, as the fuzz targets do. */
-static void test_fuzz_corpora_replay(void **state)
+/* Loads (and if it loads, solves) every file of a model file target's corpus with the
+ * options given (the floating base for the URDF target, as it does too); returns the
+ * number of files. */
+static int replay_model_files(const char *target, int floating_options)
 {
-    (void)state;
-    int files = 0;
-    DIR *dir = opendir("fuzz/corpus/fuzz_model_json");
+    char dir_path[128];
+    snprintf(dir_path, sizeof dir_path, "fuzz/corpus/%s", target);
+    DIR *dir = opendir(dir_path);
     assert_non_null(dir);
+    int files = 0;
     for (struct dirent *e; (e = readdir(dir));) {
         if (e->d_name[0] == '.')
             continue;
-        char path[512], err[512] = "";
-        snprintf(path, sizeof path, "fuzz/corpus/fuzz_model_json/%s", e->d_name);
-        mbd_model *model = mbd_model_load(path, err, sizeof err);
-        if (model) {
-            fuzz_exercise_model(model);
-            mbd_model_free(model);
-        } else {
-            fuzz_check_message(err);
+        for (int floating = 0; floating < floating_options; floating++) {
+            char path[512], err[512] = "";
+            snprintf(path, sizeof path, "%s/%s", dir_path, e->d_name);
+            const mbd_load_options options = {.floating_base = floating};
+            mbd_model *model = mbd_model_load_with(path, &options, err, sizeof err);
+            if (model) {
+                fuzz_exercise_model(model);
+                mbd_model_free(model);
+            } else {
+                fuzz_check_message(err);
+            }
         }
         files++;
     }
     closedir(dir);
-    dir = opendir("fuzz/corpus/fuzz_model_spec");
+    return files;
+}
+
+/* Every file of fuzz/corpus/fuzz_model_json and fuzz_model_urdf, and every line of every
+ * file of fuzz/corpus/fuzz_model_spec, as the fuzz targets load them. */
+static void test_fuzz_corpora_replay(void **state)
+{
+    (void)state;
+    assert_true(replay_model_files("fuzz_model_urdf", 2) >= 2);
+    int files = replay_model_files("fuzz_model_json", 1);
+    DIR *dir = opendir("fuzz/corpus/fuzz_model_spec");
     assert_non_null(dir);
     for (struct dirent *e; (e = readdir(dir));) {
         if (e->d_name[0] == '.')

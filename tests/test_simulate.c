@@ -243,7 +243,7 @@ static void test_cli_writes_csv(void **state)
     cli_result r = mbd_run(args);
     assert_int_equal(r.status, 0);
     char *csv = read_text_file(path);
-    const char *header = "t,q0,q1,qd0,qd1,p0,p1,kinetic,potential,total\n";
+    const char *header = "t,b1.q,b2.q,b1.qd,b2.qd,b1.p,b2.p,kinetic,potential,total\n";
     assert_memory_equal(csv, header, strlen(header));
     const double times[] = {0.0, 0.1, 0.2, 0.3};
     int rows = 0;
