@@ -15,9 +15,8 @@
  * nothing else in the equations depends on |quat| (the rotation is formed from
  * quat / |quat| and the rate is linear in quat), so the drift does not change the motion:
  * the equations are invariant under quat -> c quat (tests/test_joints.c checks both). The
- * reported states carry
- * quat / |quat|: unit to rounding, whatever the drift. States at sample times come
- * from each integrator's dense output (ARKODE's Hermite interpolant, CVODE's Nordsieck
+ * reported states carry quat / |quat|: unit to rounding, whatever the drift. States at
+ * sample times come from each integrator's dense output (ARKODE's Hermite interpolant, CVODE's Nordsieck
  * history), so the steps taken, and the counts, do not depend on the sampling; t1 is a
  * stop time, so the last state is that of a step.
  */

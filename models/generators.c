@@ -510,6 +510,11 @@ mbd_model *generator_load(const char *spec, char *err, size_t err_size)
     mbd_model *model = NULL;
     const int nbodies = gen->bodies(values);
     char reason[512];
+    if (nbodies > MBD_MAX_BODIES) { /* legged: L D + 1 */
+        model_error(err, err_size, "%s: %d bodies, over the limit of %d", spec, nbodies,
+                    MBD_MAX_BODIES);
+        return NULL;
+    }
     if (generated_alloc(&g, nbodies, &names) < 0 || gen->fill(values, &g) < 0) {
         model_error(err, err_size, "%s: out of memory", spec);
     } else if (check_scales(&g, reason, sizeof reason) < 0) {

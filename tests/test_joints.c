@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- small helpers ---- */
 
@@ -537,10 +538,27 @@ static void test_refusals(void **state)
 
 /* ---- the command line ---- */
 
-/* nq-long --q, nv-long --qd; free fall from the neutral pose; CSV names. */
+/* A model file with a free torso and a ball-jointed arm; nq-long --q, nv-long --qd; free
+ * fall from the neutral pose; CSV names. */
 static void test_cli(void **state)
 {
     (void)state;
+    char path[64], args[128];
+    snprintf(path, sizeof path, "%s",
+             temp_file_with("{\"name\": \"torso-arm\", \"bodies\": ["
+                            "{\"name\": \"torso\", \"parent\": \"world\", \"joint\": {\"type\": \"free\"}, "
+                            "\"mass\": 5, \"com\": [0, 0, 0], \"inertia\": [[0.2, 0, 0], [0, 0.3, 0], [0, 0, 0.4]]}, "
+                            "{\"name\": \"arm\", \"parent\": \"torso\", "
+                            "\"joint\": {\"type\": \"spherical\", \"origin\": [0.3, 0, 0.1]}, "
+                            "\"mass\": 1, \"com\": [0.2, 0, 0], \"inertia\": [[0.01, 0, 0], [0, 0.02, 0], [0, 0, 0.02]]}]}",
+                            ".json"));
+    snprintf(args, sizeof args, "info %s", path);
+    expect_mbd2(args, 0, "2 bodies, nq 11, nv 9", "spherical (nq 4, nv 3)");
+    snprintf(args, sizeof args, "fd %s --solver poisson-sweep --qd 0,0,0,0,0,0,1,0,0", path);
+    json_t *momentum = run_json(args);
+    assert_int_equal(json_array_size(json_object_get(momentum, "pd")), 9);
+    json_decref(momentum);
+    unlink(path);
     json_t *fd = run_json("fd chain:n=2,joint=spherical,base=free --solver bodies "
                           "--q 0,0,1,1,0,0,0,1,0,0,0 --qd 0,0,0,0,0,0,0,0,0");
     json_t *qdd = json_object_get(fd, "qdd");

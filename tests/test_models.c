@@ -598,6 +598,10 @@ static void test_bad_specs(void **state)
     expect_load_error("tree:n=5,skew=", "skew=", NULL);
     expect_load_error("tree:n=5,taper=nan", "taper=nan", NULL);
     expect_load_error("tree:n=3,n=4", "n=4", "twice", NULL);
+    expect_load_error("legged:legs=1000,dof=1000", "1000001 bodies", "limit of 1000000", NULL);
+    expect_load_error("legged:legs=4", "dof", "missing", NULL);
+    expect_load_error("tree:n=3,base=floating", "base=floating", "expected fixed or free", NULL);
+    expect_load_error("chain:n=3,joint=ball", "joint=ball", "spherical or free", NULL);
     expect_load_error("tree:n=3,", "tree:n=3,", "trailing", NULL);
     expect_load_error("tree:n", "\"n\"", "key=value", NULL);
     expect_load_error("tree:", "tree:", "n: missing", NULL);
