@@ -132,7 +132,7 @@ static void LANE_FN(rates_and_momenta)(const mbd_model *model, lane_work *work, 
     for (int i = 0; i < model->nb; i++) {
         const int parent = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
         const lane *S = work->S + 6 * v0, *Dinv = work->D + model->d0[i];
-        lane w[6], f[6], rhs[MBD_MAX_JOINT_DOF];
+        lane w[6], f[6], rhs[MBD_MAX_JOINT_DOF] = {0}; /* nv of them set by subspace_dot */
         LANE_FN(xform_motion)(w, &work->X[i], parent < 0 ? zero : work->v[parent]);
         LANE_FN(mat6_apply)(f, LANE_FN(general_inertias)(work)[i], w);
         for (int r = 0; r < 6; r++)
