@@ -126,42 +126,25 @@ function within_target(variant, limit,    f, i, a, b, r, worst, where) {
                worst < 0 ? "n/a" : worst <= limit ? "PASS" : "MISS")
 }
 
-# t(1000) / t(100) of every O(N) variant (all but dense and sparse) on every family.
-function linear_target(    f, v, a, b, r, lo, hi, lo_at, hi_at, tried, outside) {
+# t(big) / t(small) of every O(N) variant (all but dense and sparse) of times on every
+# frictionless family, against [lo, hi]: a linear solver gives big / small.
+function growth_target(label, scope, times, fams, nfams, vars, nvars, small, big, lo_limit, hi_limit,
+                       f, v, a, b, r, lo, hi, lo_at, hi_at, tried, outside) {
     lo = 1e300; hi = -1
-    for (f = 1; f <= count["family"]; f++)
-        for (v = 1; v <= count["variant"]; v++) {
-            if (!linear_variant(variants[v])) continue
-            a = families[f] SUBSEP variants[v] SUBSEP 1000
-            b = families[f] SUBSEP variants[v] SUBSEP 100
-            if (!(a in call) || !(b in call) || !frictionless(families[f])) continue
-            r = call[a] / call[b]
+    for (f = 1; f <= nfams; f++)
+        for (v = 1; v <= nvars; v++) {
+            if (!linear_variant(vars[v]) || !frictionless(fams[f])) continue
+            a = fams[f] SUBSEP vars[v] SUBSEP big
+            b = fams[f] SUBSEP vars[v] SUBSEP small
+            if (!(a in times) || !(b in times)) continue
+            r = times[a] / times[b]
             tried++
-            if (r < 8.5 || r > 11.5) outside++
-            if (r < lo) { lo = r; lo_at = variants[v] " on " families[f] }
-            if (r > hi) { hi = r; hi_at = variants[v] " on " families[f] }
+            if (r < lo_limit || r > hi_limit) outside++
+            if (r < lo) { lo = r; lo_at = vars[v] " on " fams[f] }
+            if (r > hi) { hi = r; hi_at = vars[v] " on " fams[f] }
         }
-    target_row("O(N) solvers linear: t(1000) / t(100) in [8.5, 11.5] (frictionless families)",
-               tried ? sprintf("%.2f (%s) to %.2f (%s); %d of %d outside", lo, lo_at, hi, hi_at, outside + 0, tried) : "not measured (needs N = 100 and 1000)",
-               !tried ? "n/a" : outside ? "MISS" : "PASS")
-}
-
-# t(10000) / t(1000) of every variant of the scaling suite (the O(N) solvers) on every family.
-function scaling_target(    f, v, a, b, r, lo, hi, lo_at, hi_at, tried, outside) {
-    lo = 1e300; hi = -1
-    for (f = 1; f <= count["scale_family"]; f++)
-        for (v = 1; v <= count["scale_variant"]; v++) {
-            a = scale_families[f] SUBSEP scale_variants[v] SUBSEP 10000
-            b = scale_families[f] SUBSEP scale_variants[v] SUBSEP 1000
-            if (!(a in scale_call) || !(b in scale_call)) continue
-            r = scale_call[a] / scale_call[b]
-            tried++
-            if (r < 9 || r > 11.5) outside++
-            if (r < lo) { lo = r; lo_at = scale_variants[v] " on " scale_families[f] }
-            if (r > hi) { hi = r; hi_at = scale_variants[v] " on " scale_families[f] }
-        }
-    target_row("O(N) solvers linear: t(10 000) / t(1000) in [9, 11.5] (scaling suite)",
-               tried ? sprintf("%.2f (%s) to %.2f (%s); %d of %d outside", lo, lo_at, hi, hi_at, outside + 0, tried) : "not measured (needs N = 1000 and 10 000)",
+    target_row(sprintf("O(N) solvers linear: %s in [%g, %g] (%s)", label, lo_limit, hi_limit, scope),
+               tried ? sprintf("%.2f (%s) to %.2f (%s); %d of %d outside", lo, lo_at, hi, hi_at, outside + 0, tried) : sprintf("not measured (needs N = %d and %d)", small, big),
                !tried ? "n/a" : outside ? "MISS" : "PASS")
 }
 
@@ -208,8 +191,10 @@ function print_targets() {
     per_body_target("bodies", "^(chain-cylindrical|chain-cardan)$", 120, "2-DOF joints")
     within_target("poisson-ldlt", 1.25)
     within_target("poisson-sweep", 1.8)
-    linear_target()
-    scaling_target()
+    growth_target("t(1000) / t(100)", "frictionless families", call, families, count["family"],
+                  variants, count["variant"], 100, 1000, 8.5, 11.5)
+    growth_target("t(10 000) / t(1000)", "scaling suite", scale_call, scale_families,
+                  count["scale_family"], scale_variants, count["scale_variant"], 1000, 10000, 9, 11.5)
     efficiency_target()
     simd_target("autotree-chain", 10, "1-DOF joints")
     simd_target("chain-cardan", 20, "2-DOF joints")
