@@ -23,9 +23,10 @@ multiarch=$(gcc -print-multiarch)
 
 make -s BUILD=$build OPT="-O2 -march=x86-64 -fno-tree-vectorize -fno-tree-slp-vectorize" \
     $build/libmbd.a >&2
-gcc -O2 -static -Iinclude report/flops.c $build/libmbd.a -ljansson -llapacke \
+gcc -O2 -static -Iinclude report/flops.c $build/libmbd.a -ljansson \
+    $(pkg-config --static --libs libxml-2.0) -lstdc++ -llapacke \
     "/usr/lib/$multiarch/openblas-pthread/libopenblas.a" -lgfortran -lquadmath -lm -fopenmp \
-    -lpthread -o "$driver" 2> >(grep -v 'statically linked applications' >&2)
+    -lpthread -o "$driver" 2> >(grep -v -e 'statically linked applications' -e ': in function' >&2)
 # The arithmetic instructions of the binary, for flops.awk.
 objdump -d --no-show-raw-insn "$driver" |
     grep -E $'\t(v?(add|sub|mul|div|sqrt)[sp]d|vfn?m(add|sub)[0-9]+[sp]d) ' > "$build/flops.dis"
