@@ -185,7 +185,7 @@ cat <<EOF
 
 ## Reproduce
 
-    make report            # the default sweep, under 10 minutes on 2 cores
+    make report            # the default sweep, about 15 minutes on 2 cores
     make report QUICK=1    # a smoke run of well under a minute
     ./mbd-bench --help     # flags of the harness; bench/README.md describes it
 EOF
