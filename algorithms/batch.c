@@ -11,7 +11,7 @@
 struct mbd_batch {
     const mbd_model *model;
     const mbd_solver *solver;
-    int threads, lanes;
+    int threads;
     const mbd_lane_form *form; /* NULL: one state at a time (lanes 1) */
     mbd_work **works;          /* (threads) */
     void **lane_works;         /* (threads) the form's workspaces */
@@ -57,19 +57,16 @@ static int has_lane_form(const mbd_model *model, const mbd_solver *solver)
     return !model->has_friction && lane_formulation(solver);
 }
 
-/* Sets batch->form and lanes from the request; -1 if the CPU cannot run a forced width. */
+/* Sets batch->form from the request; -1 if the CPU cannot run a forced width. */
 static int choose_lanes(mbd_batch *batch, int lanes)
 {
-    batch->lanes = 1;
     if (lanes == 1)
         return 0;
     const mbd_lane_form *form = lanes ? lane_form_for_cpu(lanes) : widest_lane_form();
     if (lanes && !form)
         return -1;
-    if (form && has_lane_form(batch->model, batch->solver)) {
+    if (form && has_lane_form(batch->model, batch->solver))
         batch->form = form;
-        batch->lanes = form->lanes;
-    }
     return 0;
 }
 
@@ -118,7 +115,7 @@ void mbd_batch_free(mbd_batch *batch)
     free(batch);
 }
 
-int mbd_batch_lanes(const mbd_batch *batch) { return batch->lanes; }
+int mbd_batch_lanes(const mbd_batch *batch) { return batch->form ? batch->form->lanes : 1; }
 int mbd_batch_threads(const mbd_batch *batch) { return batch->threads; }
 
 /* One state's call on a thread's workspace: momentum form when z (pd) is given. */
@@ -199,7 +196,7 @@ static int batch_run(const mbd_model *model, mbd_batch *batch, int K, const doub
 {
     if (!batch || batch->model != model || K < 0 || (K > 0 && (!q || !x || !y)))
         return MBD_EINVAL;
-    const int W = batch->lanes, groups = (K + W - 1) / W;
+    const int W = mbd_batch_lanes(batch), groups = (K + W - 1) / W;
     long long first_failure = (long long)K * 32;
 #pragma omp parallel num_threads(batch->threads) reduction(min : first_failure)
     {

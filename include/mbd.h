@@ -275,14 +275,15 @@ int mbd_batch_lanes(const mbd_batch *batch);
 int mbd_batch_threads(const mbd_batch *batch);
 /* The W that lanes 0 chooses for this solver's form on this CPU: 8, 4, or 1 where the
  * solver has no lane form for it (bodies has one for the acceleration form, poisson-ldlt
- * and poisson-sweep for the momentum form). A model with friction, or with a joint type that the lane
- * kernels lack, runs the one-state loop whatever this says. */
+ * and poisson-sweep for the momentum form; every joint type). A model with friction runs
+ * the one-state loop whatever this says. */
 int mbd_solver_lanes(const mbd_solver *solver, mbd_formulation form);
 
 /* K states as rows: state k's q at q + k nq, its qd, tau and qdd at k nv (tau may be NULL:
  * zero). Any K >= 0, any alignment. Each state's result is mbd_forward's for it (to
- * round-off); status (K entries, may be NULL) receives each state's mbd_status, and a
- * failed state leaves the others' results intact. Returns MBD_OK when every state
+ * round-off) and does not depend on K, its row, the thread count or the other states (a
+ * failed one included), bit for bit; status (K entries, may be NULL) receives each state's
+ * mbd_status. Returns MBD_OK when every state
  * succeeded, else the status of the first failed state (lowest k). */
 int mbd_batch_forward(const mbd_model *model, mbd_batch *batch, int K, const double *q,
                       const double *qd, const double *tau, double *qdd, int *status);
