@@ -9,7 +9,7 @@ CFLAGS  ?= $(OPT) -g
 # libxml2 reads URDF (models/model_urdf.c); pkg-config may come only with deps-build.
 XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
 XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || echo -lxml2)
-CFLAGS  += -std=c11 -ffp-contract=fast -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow -Iinclude -Ialgorithms -fopenmp \
+CFLAGS  += -std=c11 -ffp-contract=fast -fno-tree-slp-vectorize -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow -Iinclude -Ialgorithms -fopenmp \
            $(XML_CFLAGS)
 # OpenBLAS's OpenMP build, whatever the system's libblas/liblapack alternative is: the
 # pthread build's per-call locking dominates small factorizations and serializes OpenMP

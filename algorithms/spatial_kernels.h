@@ -86,9 +86,11 @@ static inline void LANE_FN(cross_force)(lane *restrict out, const lane *m, const
     LANE_FN(vec3_cross)(out + 3, m, f + 3);
 }
 
+/* Summed as a tree: the sweeps' last pass waits on this dot product at every body, and a
+ * left-to-right sum is a chain of six dependent FMAs. */
 static inline lane LANE_FN(dot6)(const lane *a, const lane *b)
 {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+    return (a[0] * b[0] + a[1] * b[1]) + (a[2] * b[2] + a[3] * b[3]) + (a[4] * b[4] + a[5] * b[5]);
 }
 
 /* out = S a for a symmetric 3x3 S */
