@@ -36,8 +36,7 @@ MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, 
         for (int r = 0; r < 3; r++)
             work->c[i][r] += cJ[r];
     }
-    work->IA[i] = LANE_BODY_INERTIA(model, work)[i];
-    LANE_FN(inertia_apply)(Iv, &work->IA[i], work->v[i]);
+    LANE_FN(inertia_apply)(Iv, &LANE_BODY_INERTIA(model, work)[i], work->v[i]);
     LANE_FN(cross_force)(work->f[i], work->v[i], Iv); /* p^A */
 }
 
@@ -76,6 +75,7 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
     lane (*U)[6] = (lane (*)[6])(work->U + 6 * v0);
     lane *restrict Dinv = work->D + model->d0[i];
     lane D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF], UDinv[MBD_MAX_JOINT_DOF][6], Iac[6];
+    LANE_FN(start_inertia_sum)(model, work, i);
     LANE_FN(joint_space_inertia)(U, D, &work->IA[i], type, S);
     if (LANE_FN(joint_block_inverse)(Dinv, D, n))
         return LANE_FN(singular_joint)(work, i);
@@ -85,7 +85,7 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
         for (int k = 0; k < n; k++)
             LANE_FN(inertia_sub_outer)(Ia, UDinv[k], U[k]);
         LANE_FN(inertia_zero_subspace)(Ia, type);
-        LANE_FN(inertia_add_congruence)(&work->IA[p], &work->X[i], Ia);
+        LANE_FN(carry_inertia)(model, work, i, Ia);
         LANE_FN(inertia_apply)(Iac, Ia, work->c[i]);
         for (int r = 0; r < 6; r++)
             work->f[i][r] += Iac[r];

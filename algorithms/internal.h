@@ -34,6 +34,7 @@ struct mbd_model {
     int max_children;
     mbd_body_def *defs;        /* (nb) as given, names owned */
     int *parent;               /* (nb) -1 for the world */
+    int *last_child;           /* (nb) each body's highest-index child, -1 for a leaf */
     int *q0, *v0;              /* (nb) first coordinate and velocity index of each joint */
     int *d0;                   /* (nb) offset of each joint's nv x nv block */
     int ndd;                   /* sum of nv_i^2 */

@@ -23,6 +23,29 @@
  * unit_column (joint_space.h); one with n_q != n_v (spherical, free) to the first only,
  * and to joint_position_rates (joints.c). */
 
+/* ---- the backward passes' inertia sums, I^A_lambda = I_lambda + sum_children X^T I X ----
+ * The passes visit siblings from the highest index down, so the highest
+ * (model->last_child) starts its parent's sum from the body inertia and the others add:
+ * no pass copies every body's inertia first (in W lanes, 21 loads and stores of W doubles
+ * per body). */
+
+/* At body i's backward step: a leaf's sum is its own inertia. */
+MBD_INLINE void LANE_FN(start_inertia_sum)(const mbd_model *model, lane_work *work, int i)
+{
+    if (model->last_child[i] < 0)
+        work->IA[i] = LANE_BODY_INERTIA(model, work)[i];
+}
+
+/* Body i's (articulated or composite) inertia I, in its own frame, joins its parent's sum. */
+MBD_INLINE void LANE_FN(carry_inertia)(const mbd_model *model, lane_work *work, int i,
+                                       const lane_inertia *I)
+{
+    const int p = model->parent[i];
+    const lane_inertia *sum =
+        model->last_child[p] == i ? &LANE_BODY_INERTIA(model, work)[p] : &work->IA[p];
+    LANE_FN(inertia_add_congruence)(&work->IA[p], sum, &work->X[i], I);
+}
+
 /* E = Rz(q)^T E_T: rows 0 and 1 of E_T turned, row 2 kept. */
 MBD_INLINE void LANE_FN(turn_about_z)(lane *restrict E, const double *ET, lane c, lane s)
 {
@@ -96,9 +119,9 @@ MBD_INLINE void LANE_FN(quaternion_rotation)(lane R[9], const lane quat[4])
     R[8] = 1.0 - s * (x * x + y * y);
 }
 
-/* Spherical and free: E = R^T E_T for R of the quaternion; S = the joint's nv unit
- * columns e_0, e_1, ...; r = r_T, plus E_T^T p for a free joint's position p. */
-MBD_INLINE void LANE_FN(quaternion_kinematics)(lane_xform *X, lane *S, const mbd_joint *joint,
+/* Spherical and free: E = R^T E_T for R of the quaternion; r = r_T, plus E_T^T p for a
+ * free joint's position p. (S is the joint's nv unit columns e_0, e_1, ...) */
+MBD_INLINE void LANE_FN(quaternion_kinematics)(lane_xform *X, const mbd_joint *joint,
                                                const lane *q, const mbd_xform *XT)
 {
     const int free = joint->type == MBD_FREE;
@@ -110,12 +133,11 @@ MBD_INLINE void LANE_FN(quaternion_kinematics)(lane_xform *X, lane *S, const mbd
     for (int k = 0; k < 3; k++)
         X->r[k] = free ? XT->r[k] + XT->E[k] * q[0] + XT->E[3 + k] * q[1] + XT->E[6 + k] * q[2]
                        : LANE_FN(lane_splat)(XT->r[k]);
-    for (int k = 0; k < joint->nv; k++)
-        LANE_FN(set_column)(S + 6 * k, k, NULL);
 }
 
 /* X = X_J(q) X_T: parent frame -> body frame, and the motion subspace S(q) in body
- * coordinates (nv columns of 6). */
+ * coordinates (nv columns of 6) where it depends on q (Cardan); the other joints' S is
+ * constant, written once with the workspace (constant_subspaces). */
 static inline void LANE_FN(joint_kinematics)(lane_xform *X, lane *S, const mbd_joint *joint,
                                              const lane *q, const mbd_xform *XT)
 {
@@ -125,29 +147,35 @@ static inline void LANE_FN(joint_kinematics)(lane_xform *X, lane *S, const mbd_j
         LANE_FN(lane_sincos)(q[0], &s, &c);
         LANE_FN(turn_about_z)(X->E, XT->E, c, s);
         LANE_FN(fixed_offset)(X->r, XT);
-        LANE_FN(set_column)(S, 2, NULL);
         break;
     case MBD_PRISMATIC:
     default: /* the model builder admits no other type */
         LANE_FN(fixed_rotation)(X->E, XT->E);
         LANE_FN(slide_along_z)(X->r, XT, q[0]);
-        LANE_FN(set_column)(S, 5, NULL);
         break;
     case MBD_CYLINDRICAL:
         LANE_FN(lane_sincos)(q[0], &s, &c);
         LANE_FN(turn_about_z)(X->E, XT->E, c, s);
         LANE_FN(slide_along_z)(X->r, XT, q[1]);
-        LANE_FN(set_column)(S, 2, NULL);
-        LANE_FN(set_column)(S + 6, 5, NULL);
         break;
     case MBD_CARDAN:
         LANE_FN(cardan_kinematics)(X, S, joint, q, XT);
         break;
     case MBD_SPHERICAL:
     case MBD_FREE:
-        LANE_FN(quaternion_kinematics)(X, S, joint, q, XT);
+        LANE_FN(quaternion_kinematics)(X, joint, q, XT);
         break;
     }
+}
+
+/* The unit columns of S (every joint's but the Cardan's, whose S depends on q), written
+ * when a workspace is made: in W lanes they would cost 6 W doubles per column and call. */
+static inline void LANE_FN(constant_subspaces)(const mbd_model *model, lane *S)
+{
+    for (int i = 0; i < model->nb; i++)
+        for (int k = 0; k < model->joint[i].nv; k++)
+            if (unit_column(model->joint[i].type, k) >= 0)
+                LANE_FN(set_column)(S + 6 * (model->v0[i] + k), unit_column(model->joint[i].type, k), NULL);
 }
 
 /* X_i = X_J(q_i) X_T(i) and S_i(q_i) for every body. */

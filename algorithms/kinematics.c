@@ -127,9 +127,9 @@ void crba(const mbd_model *model, mbd_work *work, double *H)
 {
     const int nv = model->nv;
     memset(H, 0, (size_t)nv * (size_t)nv * sizeof *H); /* entries of unrelated bodies stay 0 */
-    memcpy(work->IA, model->inertia, (size_t)model->nb * sizeof *work->IA);
     for (int i = model->nb - 1; i >= 0; i--) {
         const int ni = model->joint[i].nv, vi = model->v0[i];
+        start_inertia_sum(model, work, i);
         double F[MBD_MAX_JOINT_DOF][6], Ft[6];
         const mbd_joint_type type = model->joint[i].type;
         for (int k = 0; k < ni; k++)
@@ -146,7 +146,7 @@ void crba(const mbd_model *model, mbd_work *work, double *H)
             }
         }
         if (model->parent[i] >= 0)
-            inertia_add_congruence(&work->IA[model->parent[i]], &work->X[i], &work->IA[i]);
+            carry_inertia(model, work, i, &work->IA[i]);
     }
 }
 

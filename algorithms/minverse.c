@@ -20,12 +20,12 @@
 /* U_i and D_i^-1 (work->U, work->D) of every joint. */
 static int articulated_inertias(const mbd_model *model, mbd_work *work)
 {
-    memcpy(work->IA, model->inertia, (size_t)model->nb * sizeof *work->IA);
     for (int i = model->nb - 1; i >= 0; i--) {
         const int p = model->parent[i], v0 = model->v0[i], n = model->joint[i].nv;
         const mbd_joint_type type = model->joint[i].type;
         double (*U)[6] = (double (*)[6])(work->U + 6 * v0), *Dinv = work->D + model->d0[i];
         double D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF], UDinv[MBD_MAX_JOINT_DOF][6];
+        start_inertia_sum(model, work, i);
         joint_space_inertia(U, D, &work->IA[i], type, work->S + 6 * v0);
         if (joint_block_inverse(Dinv, D, n))
             return singular_joint(work, i);
@@ -36,7 +36,7 @@ static int articulated_inertias(const mbd_model *model, mbd_work *work)
         for (int k = 0; k < n; k++)
             inertia_sub_outer(&Ia, UDinv[k], U[k]);
         inertia_zero_subspace(&Ia, type);
-        inertia_add_congruence(&work->IA[p], &work->X[i], &Ia);
+        carry_inertia(model, work, i, &Ia);
     }
     return MBD_OK;
 }

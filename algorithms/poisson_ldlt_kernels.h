@@ -18,6 +18,7 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     const lane *S = work->S + 6 * v0;
     lane *V = work->U + 6 * v0, *L = work->D + model->d0[i], *x = work->u + v0;
     lane U[MBD_MAX_JOINT_DOF][6], t[6];
+    LANE_FN(start_inertia_sum)(model, work, i);
     LANE_FN(joint_space_inertia)(U, L, &work->IA[i], type, S);
     if (LANE_FN(small_cholesky)(L, nv))
         return LANE_FN(singular_joint)(work, i);
@@ -29,7 +30,7 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     for (int k = 0; k < nv; k++) /* rows of V: (X^T U_k)^T, then L^-1 */
         LANE_FN(xform_force_t)(V + 6 * k, &work->X[i], U[k]);
     LANE_FN(small_forward_subst_rows)(L, nv, V);
-    LANE_FN(inertia_add_congruence)(&work->IA[parent], &work->X[i], &work->IA[i]);
+    LANE_FN(carry_inertia)(model, work, i, &work->IA[i]);
     for (int k = 0; k < nv; k++) /* symmetric rank-n_i downdate */
         LANE_FN(inertia_sub_outer)(&work->IA[parent], V + 6 * k, V + 6 * k);
     LANE_FN(xform_force_t)(t, &work->X[i], phi[i]);
@@ -68,7 +69,6 @@ static int LANE_FN(ldlt_mom)(const mbd_model *model, lane_work *work, const lane
                     lane *qd, lane *pd)
 {
     int status = MBD_OK;
-    memcpy(work->IA, LANE_BODY_INERTIA(model, work), (size_t)model->nb * sizeof *work->IA);
     memset(work->c, 0, (size_t)model->nb * sizeof *work->c); /* all-zero bits: 0.0 */
     for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
         DISPATCH_JOINT(model->joint[i].type, status = LANE_FN(eliminate_step), model, work, p, i);

@@ -149,11 +149,11 @@ static inline void LANE_FN(sym3_rotate_back)(lane *restrict out, const lane *S, 
             out[SYM3(i, j)] = E[i] * T[j] + E[3 + i] * T[3 + j] + E[6 + i] * T[6 + j];
 }
 
-/* I_parent += X^T I X, I in child coordinates: about 200 multiplications. With
- * X = rot(E) xlt(r), rotate back into the parent axes, A1 = E^T A E, B1 = E^T B E,
- * C1 = E^T C E, then shift by r (rx = r x):
+/* out = base + X^T I X, I in child coordinates (base may be out): about 200
+ * multiplications. With X = rot(E) xlt(r), rotate back into the parent axes,
+ * A1 = E^T A E, B1 = E^T B E, C1 = E^T C E, then shift by r (rx = r x):
  *   A' = A1 + M + M^T - rx C1 rx with M = rx B1^T,  B' = B1 + rx C1,  C' = C1. */
-static inline void LANE_FN(inertia_add_congruence)(lane_inertia *restrict I_parent,
+static inline void LANE_FN(inertia_add_congruence)(lane_inertia *out, const lane_inertia *base,
                                                    const lane_xform *X, const lane_inertia *I)
 {
     const lane *E = X->E, *r = X->r;
@@ -181,11 +181,12 @@ static inline void LANE_FN(inertia_add_congruence)(lane_inertia *restrict I_pare
         const lane n[3] = {r[1] * k[2] - r[2] * k[1], r[2] * k[0] - r[0] * k[2],
                            r[0] * k[1] - r[1] * k[0]};
         for (int j = i; j < 3; j++) {
-            I_parent->A[SYM3(i, j)] += A1[SYM3(i, j)] + M[3 * i + j] + M[3 * j + i] + n[j];
-            I_parent->C[SYM3(i, j)] += C1[SYM3(i, j)];
+            const int s = SYM3(i, j);
+            out->A[s] = base->A[s] + (A1[s] + M[3 * i + j] + M[3 * j + i] + n[j]);
+            out->C[s] = base->C[s] + C1[s];
         }
         for (int j = 0; j < 3; j++)
-            I_parent->B[3 * i + j] += B1[3 * i + j] + K[3 * i + j];
+            out->B[3 * i + j] = base->B[3 * i + j] + (B1[3 * i + j] + K[3 * i + j]);
     }
 }
 

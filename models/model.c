@@ -463,6 +463,7 @@ static mbd_model *model_alloc(int n, int nframes)
     m->defs = calloc(count, sizeof *m->defs);
     m->frames = calloc((size_t)nframes + 1, sizeof *m->frames);
     m->parent = malloc(count * sizeof *m->parent);
+    m->last_child = malloc(count * sizeof *m->last_child);
     m->q0 = malloc(count * sizeof *m->q0);
     m->v0 = malloc(count * sizeof *m->v0);
     m->d0 = malloc(count * sizeof *m->d0);
@@ -470,7 +471,7 @@ static mbd_model *model_alloc(int n, int nframes)
     m->Xtree = malloc(count * sizeof *m->Xtree);
     m->inertia = malloc(count * sizeof *m->inertia);
     m->user_rotation = malloc(count * sizeof *m->user_rotation);
-    if (!m->defs || !m->frames || !m->parent || !m->q0 || !m->v0 || !m->d0 || !m->joint || !m->Xtree ||
+    if (!m->defs || !m->frames || !m->parent || !m->last_child || !m->q0 || !m->v0 || !m->d0 || !m->joint || !m->Xtree ||
         !m->inertia || !m->user_rotation) {
         mbd_model_free(m);
         return NULL;
@@ -507,7 +508,8 @@ static int own_descriptions(mbd_model *m, const char *source, const char *name,
     return failed ? -1 : 0;
 }
 
-/* Parents, coordinate offsets and the widest branching (the world counts as a parent). */
+/* Parents, last children, coordinate offsets and the widest branching (the world counts
+ * as a parent). */
 static int fill_topology(mbd_model *m)
 {
     int *children = calloc((size_t)m->nb + 1, sizeof *children);
@@ -517,6 +519,9 @@ static int fill_topology(mbd_model *m)
     m->max_children = 0;
     for (int i = 0; i < m->nb; i++) {
         m->parent[i] = m->defs[i].parent;
+        m->last_child[i] = -1;
+        if (m->parent[i] >= 0)
+            m->last_child[m->parent[i]] = i; /* parents come first: i is the highest so far */
         m->q0[i] = nq;
         m->v0[i] = nv;
         m->d0[i] = ndd;
@@ -786,6 +791,7 @@ void mbd_model_free(mbd_model *model)
     free(model->name);
     free(model->source);
     free(model->parent);
+    free(model->last_child);
     free(model->q0);
     free(model->v0);
     free(model->d0);
