@@ -10,7 +10,7 @@
 #include "lane_end.h"
 
 /* x = H^-1 b: the last two passes again, with no velocity, gravity or bias (p^A = 0,
- * c = 0, tau = b), on the U, D^-1 and X of the preceding solve. Overwrites work->u, a, g. */
+ * c = 0, tau = b), on the W, D^-1 and X of the preceding solve. Overwrites work->u, a, g. */
 void bodies_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x)
 {
     const double zero[6] = {0};

@@ -9,6 +9,8 @@
  *                    I^A_l += X_i^T I^a_i X_i,  p^A_l += X_i^T p^a_i
  *   root -> leaves:  a'_i = X_i a_l + c_i (a_0 = -a_g),  qdd_i = D_i^-1 (u_i - U_i^T a'_i),
  *                    a_i = a'_i + S_i qdd_i
+ *                    (computed as qdd_i = u'_i - W_i^T a_l with W_i = X_i^T U_i D_i^-1 and
+ *                    u'_i = D_i^-1 (u_i - U_i^T c_i), both from the backward pass)
  * Only matrices of size <= 6 appear; O(N). Each pass is a loop over bodies calling one
  * inline step, specialized for each joint type by DISPATCH_JOINT. What makes it fast (see
  * algorithms/README.md): inertias as symmetric 3x3 blocks (mbd_inertia), joint frames
@@ -40,33 +42,37 @@ MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, 
     LANE_FN(cross_force)(work->f[i], work->v[i], Iv); /* p^A */
 }
 
-/* u_i = tau_i - S_i^T p_i and p_lambda += X_i^T (p_i + U_i D_i^-1 u_i): the bias forces'
- * part of the backward pass, once U_i and D_i^-1 are known (p: p^A with I^a c added). */
+/* u_i = tau_i - S_i^T p_i; work->u keeps D_i^-1 u_i, and p_lambda += X_i^T p_i + W_i u_i
+ * (= X_i^T (p_i + U_i D_i^-1 u_i)): the bias forces' part of the backward pass, once W_i
+ * and D_i^-1 are known (p: p^A with I^a c added). */
 MBD_INLINE void LANE_FN(bias_force_step)(const mbd_model *model, lane_work *work, lane (*p)[6],
                                 const lane *tau, int i, const mbd_joint_type type)
 {
     const int parent = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
-    const lane *S = work->S + 6 * v0, *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
-    lane *restrict u = work->u + v0, pa[6], t[6];
+    const lane *S = work->S + 6 * v0, *W = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
+    lane u[MBD_MAX_JOINT_DOF], t[6];
     for (int k = 0; k < n; k++)
         u[k] = (tau ? tau[v0 + k] : LANE_FN(lane_splat)(0.0)) - LANE_FN(column_dot)(type, S, k, p[i]);
+    for (int k = 0; k < n; k++) {
+        work->u[v0 + k] = LANE_FN(lane_splat)(0.0);
+        for (int m = 0; m < n; m++)
+            work->u[v0 + k] += Dinv[n * k + m] * u[m];
+    }
     if (parent < 0)
         return;
-    memcpy(pa, p[i], sizeof pa);
-    for (int k = 0; k < n; k++) {
-        lane Dinv_u = LANE_FN(lane_splat)(0.0);
-        for (int m = 0; m < n; m++)
-            Dinv_u += Dinv[n * k + m] * u[m];
+    LANE_FN(xform_force_t)(t, &work->X[i], p[i]);
+    for (int k = 0; k < n; k++)
         for (int r = 0; r < 6; r++)
-            pa[r] += U[6 * k + r] * Dinv_u;
-    }
-    LANE_FN(xform_force_t)(t, &work->X[i], pa);
+            t[r] += W[6 * k + r] * u[k];
     for (int r = 0; r < 6; r++)
         p[parent][r] += t[r];
 }
 
-/* U, D^-1; I^a = I^A - U D^-1 U^T (left in work->IA) carried to the parent, and
- * p^A + I^a c with the bias forces (S^T I^a c = 0, so u is unchanged by the I^a c term). */
+/* U, D^-1; I^a = I^A - U D^-1 U^T carried to the parent, and p^A + I^a c with the bias
+ * forces (S^T I^a c = 0, so u is unchanged by the I^a c term). U D^-1 is then kept in the
+ * parent's coordinates, W = X^T U D^-1 (in work->U), and D^-1 u as
+ * u' = D^-1 u - (U D^-1)^T c (in work->u), so that the last pass's
+ * qdd = u' - W^T a_lambda waits only on the parent's acceleration. */
 MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work, const lane *tau, int i,
                                 const mbd_joint_type type)
 {
@@ -79,9 +85,9 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
     LANE_FN(joint_space_inertia)(U, D, &work->IA[i], type, S);
     if (LANE_FN(joint_block_inverse)(Dinv, D, n))
         return LANE_FN(singular_joint)(work, i);
+    LANE_FN(times_inverse)(UDinv, (const lane (*)[6])U, Dinv, n);
     if (p >= 0) {
         lane_inertia *Ia = &work->IA[i]; /* I^A_i becomes I^a_i in place (no copy) */
-        LANE_FN(times_inverse)(UDinv, (const lane (*)[6])U, Dinv, n);
         for (int k = 0; k < n; k++)
             LANE_FN(inertia_sub_outer)(Ia, UDinv[k], U[k]);
         LANE_FN(inertia_zero_subspace)(Ia, type);
@@ -90,32 +96,31 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
         for (int r = 0; r < 6; r++)
             work->f[i][r] += Iac[r];
     }
+    for (int k = 0; k < n; k++)
+        LANE_FN(xform_force_t)(U[k], &work->X[i], UDinv[k]);
     LANE_FN(bias_force_step)(model, work, work->f, tau, i, type);
+    for (int k = 0; k < n; k++)
+        work->u[v0 + k] -= LANE_FN(dot6)(UDinv[k], work->c[i]);
     return MBD_OK;
 }
 
-/* a'_i = X_i a_lambda + c_i (c NULL: zero), qdd_i = D_i^-1 (u_i - U_i^T a'_i),
- * a_i = a'_i + S_i qdd_i. */
+/* qdd_i = u'_i - W_i^T a_lambda, a_i = X_i a_lambda + c_i + S_i qdd_i (c NULL: zero;
+ * a_lambda = a0 at a root). */
 MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *work, const lane *a0,
                                   const lane (*c)[6], lane *qdd, int i,
                                   const mbd_joint_type type)
 {
     const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
-    const lane *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
-    lane *a = work->a[i], rhs[MBD_MAX_JOINT_DOF];
-    LANE_FN(xform_motion)(a, &work->X[i], p < 0 ? a0 : work->a[p]);
+    const lane *W = work->U + 6 * v0, *ap = p < 0 ? a0 : work->a[p];
+    lane *a = work->a[i];
+    for (int k = 0; k < n; k++)
+        qdd[v0 + k] = work->u[v0 + k] - LANE_FN(dot6)(W + 6 * k, ap);
+    LANE_FN(xform_motion)(a, &work->X[i], ap);
     if (c)
         for (int r = 0; r < 6; r++)
             a[r] += c[i][r];
     for (int k = 0; k < n; k++)
-        rhs[k] = work->u[v0 + k] - LANE_FN(dot6)(U + 6 * k, a);
-    for (int k = 0; k < n; k++) {
-        lane x = LANE_FN(lane_splat)(0.0);
-        for (int m = 0; m < n; m++)
-            x += Dinv[n * k + m] * rhs[m];
-        qdd[v0 + k] = x;
-        LANE_FN(column_add)(a, type, work->S + 6 * v0, k, x);
-    }
+        LANE_FN(column_add)(a, type, work->S + 6 * v0, k, qdd[v0 + k]);
 }
 
 /* qdd from qd and tau (NULL: zero) after the position kinematics. */
