@@ -91,7 +91,7 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
         for (int k = 0; k < n; k++)
             LANE_FN(inertia_sub_outer)(Ia, UDinv[k], U[k]);
         LANE_FN(inertia_zero_subspace)(Ia, type);
-        LANE_FN(carry_inertia)(model, work, i, Ia);
+        LANE_FN(carry_inertia)(model, work, i, Ia, zero_rows(type, 0), zero_rows(type, 1));
         LANE_FN(inertia_apply)(Iac, Ia, work->c[i]);
         for (int r = 0; r < 6; r++)
             work->f[i][r] += Iac[r];

@@ -36,14 +36,15 @@ MBD_INLINE void LANE_FN(start_inertia_sum)(const mbd_model *model, lane_work *wo
         work->IA[i] = LANE_BODY_INERTIA(model, work)[i];
 }
 
-/* Body i's (articulated or composite) inertia I, in its own frame, joins its parent's sum. */
+/* Body i's (articulated or composite) inertia I, in its own frame, joins its parent's sum;
+ * zero_a, zero_c: I's zero rows (inertia_add_congruence). */
 MBD_INLINE void LANE_FN(carry_inertia)(const mbd_model *model, lane_work *work, int i,
-                                       const lane_inertia *I)
+                                       const lane_inertia *I, unsigned zero_a, unsigned zero_c)
 {
     const int p = model->parent[i];
     const lane_inertia *sum =
         model->last_child[p] == i ? &LANE_BODY_INERTIA(model, work)[p] : &work->IA[p];
-    LANE_FN(inertia_add_congruence)(&work->IA[p], sum, &work->X[i], I);
+    LANE_FN(inertia_add_congruence)(&work->IA[p], sum, &work->X[i], I, zero_a, zero_c);
 }
 
 /* E = Rz(q)^T E_T: rows 0 and 1 of E_T turned, row 2 kept. */

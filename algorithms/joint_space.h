@@ -75,4 +75,18 @@ MBD_INLINE int unit_column(mbd_joint_type type, int col)
     }
 }
 
+/* The rows and columns of the projected inertia I^a = I^A - U D^-1 U^T that are exactly
+ * zero (inertia_zero_subspace), as a bit mask of the angular (linear 0) or the linear
+ * (linear 1) block's rows: bit j for a unit column e_j (e_{3+j}). */
+MBD_INLINE unsigned zero_rows(mbd_joint_type type, int linear)
+{
+    unsigned mask = 0;
+    for (int col = 0; col < joint_dofs(type); col++) {
+        const int k = unit_column(type, col);
+        if (k >= 0 && (k >= 3) == linear)
+            mask |= 1u << k % 3;
+    }
+    return mask;
+}
+
 #endif

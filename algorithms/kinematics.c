@@ -146,7 +146,7 @@ void crba(const mbd_model *model, mbd_work *work, double *H)
             }
         }
         if (model->parent[i] >= 0)
-            carry_inertia(model, work, i, &work->IA[i]);
+            carry_inertia(model, work, i, &work->IA[i], 0, 0);
     }
 }
 

@@ -36,7 +36,7 @@ static int articulated_inertias(const mbd_model *model, mbd_work *work)
         for (int k = 0; k < n; k++)
             inertia_sub_outer(&Ia, UDinv[k], U[k]);
         inertia_zero_subspace(&Ia, type);
-        carry_inertia(model, work, i, &Ia);
+        carry_inertia(model, work, i, &Ia, 0, 0);
     }
     return MBD_OK;
 }

@@ -30,7 +30,7 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     for (int k = 0; k < nv; k++) /* rows of V: (X^T U_k)^T, then L^-1 */
         LANE_FN(xform_force_t)(V + 6 * k, &work->X[i], U[k]);
     LANE_FN(small_forward_subst_rows)(L, nv, V);
-    LANE_FN(carry_inertia)(model, work, i, &work->IA[i]);
+    LANE_FN(carry_inertia)(model, work, i, &work->IA[i], 0, 0);
     for (int k = 0; k < nv; k++) /* symmetric rank-n_i downdate */
         LANE_FN(inertia_sub_outer)(&work->IA[parent], V + 6 * k, V + 6 * k);
     LANE_FN(xform_force_t)(t, &work->X[i], phi[i]);

@@ -137,33 +137,67 @@ MBD_INLINE void LANE_FN(inertia_sub_outer)(lane_inertia *I, const lane x[6], con
     }
 }
 
-/* out = E^T S E for a symmetric S (upper triangles in and out) */
-static inline void LANE_FN(sym3_rotate_back)(lane *restrict out, const lane *S, const lane *E)
+/* The sum of a[k] b[k] over k = 0, 1, 2 not in the bit mask skip. With skip a
+ * compile-time constant (the kernels below are inlined into steps specialized per joint
+ * type) the skipped terms cost nothing: x * 0.0 cannot be folded, a missing term can. */
+MBD_INLINE lane LANE_FN(sum3_skipping)(const lane a[3], const lane b[3], unsigned skip)
 {
-    lane T[9]; /* S E */
+    lane sum = LANE_FN(lane_splat)(0.0);
+    int first = 1;
+    for (int k = 0; k < 3; k++)
+        if (!(skip >> k & 1)) {
+            sum = first ? a[k] * b[k] : sum + a[k] * b[k];
+            first = 0;
+        }
+    return sum;
+}
+
+/* out = E^T S E for a symmetric S (upper triangles in and out) whose rows and columns in
+ * the bit mask zero are zero */
+MBD_INLINE void LANE_FN(sym3_rotate_back)(lane *restrict out, const lane *S, const lane *E,
+                                          unsigned zero)
+{
+    lane T[3][3]; /* T^T = (S E)^T, row j: column j of S E; rows in zero are zero */
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            T[3 * i + j] = S[SYM3(i, 0)] * E[j] + S[SYM3(i, 1)] * E[3 + j] + S[SYM3(i, 2)] * E[6 + j];
+        for (int j = 0; j < 3; j++) {
+            const lane s[3] = {S[SYM3(i, 0)], S[SYM3(i, 1)], S[SYM3(i, 2)]};
+            const lane e[3] = {E[j], E[3 + j], E[6 + j]};
+            T[j][i] = zero >> i & 1 ? LANE_FN(lane_splat)(0.0) : LANE_FN(sum3_skipping)(s, e, zero);
+        }
     for (int i = 0; i < 3; i++)
-        for (int j = i; j < 3; j++)
-            out[SYM3(i, j)] = E[i] * T[j] + E[3 + i] * T[3 + j] + E[6 + i] * T[6 + j];
+        for (int j = i; j < 3; j++) {
+            const lane e[3] = {E[i], E[3 + i], E[6 + i]};
+            out[SYM3(i, j)] = LANE_FN(sum3_skipping)(e, T[j], zero);
+        }
 }
 
 /* out = base + X^T I X, I in child coordinates (base may be out): about 200
- * multiplications. With X = rot(E) xlt(r), rotate back into the parent axes,
- * A1 = E^T A E, B1 = E^T B E, C1 = E^T C E, then shift by r (rx = r x):
- *   A' = A1 + M + M^T - rx C1 rx with M = rx B1^T,  B' = B1 + rx C1,  C' = C1. */
-static inline void LANE_FN(inertia_add_congruence)(lane_inertia *out, const lane_inertia *base,
-                                                   const lane_xform *X, const lane_inertia *I)
+ * multiplications, fewer where I has zero rows and columns. With X = rot(E) xlt(r), rotate
+ * back into the parent axes, A1 = E^T A E, B1 = E^T B E, C1 = E^T C E, then shift by r
+ * (rx = r x):
+ *   A' = A1 + M + M^T - rx C1 rx with M = rx B1^T,  B' = B1 + rx C1,  C' = C1.
+ * zero_a and zero_c are bit masks of the rows (and columns) of A and of C that are zero,
+ * with the same rows and columns of B: the projected inertia I^a of a joint whose S has
+ * unit columns (inertia_zero_subspace); compile-time constants where they are not 0. */
+MBD_INLINE void LANE_FN(inertia_add_congruence)(lane_inertia *out, const lane_inertia *base,
+                                                const lane_xform *X, const lane_inertia *I,
+                                                unsigned zero_a, unsigned zero_c)
 {
     const lane *E = X->E, *r = X->r;
-    lane A1[6], C1[6], BE[9], B1[9], K[9], M[9];
-    LANE_FN(sym3_rotate_back)(A1, I->A, E);
-    LANE_FN(sym3_rotate_back)(C1, I->C, E);
-    LANE_FN(mat3_mul)(BE, I->B, E);
+    lane A1[6], C1[6], BE[3][3], B1[9], K[9], M[9];
+    LANE_FN(sym3_rotate_back)(A1, I->A, E, zero_a);
+    LANE_FN(sym3_rotate_back)(C1, I->C, E, zero_c);
+    for (int i = 0; i < 3; i++) /* BE^T = (B E)^T, rows of B in zero_a and columns in zero_c are 0 */
+        for (int j = 0; j < 3; j++) {
+            const lane e[3] = {E[j], E[3 + j], E[6 + j]};
+            BE[j][i] = zero_a >> i & 1 ? LANE_FN(lane_splat)(0.0)
+                                        : LANE_FN(sum3_skipping)(I->B + 3 * i, e, zero_c);
+        }
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            B1[3 * i + j] = E[i] * BE[j] + E[3 + i] * BE[3 + j] + E[6 + i] * BE[6 + j];
+        for (int j = 0; j < 3; j++) {
+            const lane e[3] = {E[i], E[3 + i], E[6 + i]};
+            B1[3 * i + j] = LANE_FN(sum3_skipping)(e, BE[j], zero_a);
+        }
     for (int j = 0; j < 3; j++) { /* K = rx C1: column j is r x (column j of C1) */
         const lane c[3] = {C1[SYM3(0, j)], C1[SYM3(1, j)], C1[SYM3(2, j)]};
         K[j] = r[1] * c[2] - r[2] * c[1];
