@@ -23,16 +23,15 @@ MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, 
 {
     const int p = model->parent[i], v0 = model->v0[i];
     const lane *S = work->S + 6 * v0;
-    lane vJ[6], cJ[6], Iv[6];
-    LANE_FN(subspace_times)(vJ, type, S, qd + v0);
+    lane cJ[6], Iv[6];
     if (p < 0)
-        memcpy(work->v[i], vJ, sizeof vJ);
+        LANE_FN(subspace_times)(work->v[i], type, S, qd + v0);
     else {
         LANE_FN(xform_motion)(work->v[i], &work->X[i], work->v[p]);
-        for (int r = 0; r < 6; r++)
-            work->v[i][r] += vJ[r];
+        for (int k = 0; k < joint_dofs(type); k++)
+            LANE_FN(column_add)(work->v[i], type, S, k, qd[v0 + k]);
     }
-    LANE_FN(cross_motion)(work->c[i], work->v[i], vJ);
+    LANE_FN(cross_subspace)(work->c[i], work->v[i], type, S, qd + v0);
     if (type == MBD_CARDAN) {
         LANE_FN(joint_bias)(cJ, &model->joint[i], S, qd + v0);
         for (int r = 0; r < 3; r++)

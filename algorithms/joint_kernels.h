@@ -272,6 +272,44 @@ MBD_INLINE void LANE_FN(inertia_zero_subspace)(lane_inertia *I, mbd_joint_type t
     }
 }
 
+/* out += x (a x e_j): a cross product with a unit vector is two signed terms. */
+MBD_INLINE void LANE_FN(add_cross_unit)(lane out[3], const lane a[3], int j, lane x)
+{
+    out[(j + 1) % 3] += a[(j + 2) % 3] * x;
+    out[(j + 2) % 3] -= a[(j + 1) % 3] * x;
+}
+
+/* out = m x (S x), m a motion vector: the velocity-product acceleration v x S qd, a few
+ * multiplications per unit column e_k instead of a general cross product. The columns that
+ * are not unit vectors are angular, (s; 0) (Cardan): their sum takes one. */
+MBD_INLINE void LANE_FN(cross_subspace)(lane out[6], const lane m[6], mbd_joint_type type,
+                                        const lane *S, const lane *x)
+{
+    lane s[3], t[3];
+    int general = 0;
+    for (int r = 0; r < 6; r++)
+        out[r] = LANE_FN(lane_splat)(0.0);
+    for (int col = 0; col < joint_dofs(type); col++) {
+        const int k = unit_column(type, col);
+        if (k < 0) {
+            for (int r = 0; r < 3; r++)
+                s[r] = general ? s[r] + S[6 * col + r] * x[col] : S[6 * col + r] * x[col];
+            general = 1;
+        } else if (k < 3) {
+            LANE_FN(add_cross_unit)(out, m, k, x[col]);
+            LANE_FN(add_cross_unit)(out + 3, m + 3, k, x[col]);
+        } else
+            LANE_FN(add_cross_unit)(out + 3, m, k - 3, x[col]);
+    }
+    if (!general)
+        return;
+    for (int half = 0; half < 2; half++) {
+        LANE_FN(vec3_cross)(t, m + 3 * half, s);
+        for (int r = 0; r < 3; r++)
+            out[3 * half + r] += t[r];
+    }
+}
+
 /* out = S x */
 MBD_INLINE void LANE_FN(subspace_times)(lane out[6], mbd_joint_type type, const lane *S,
                                         const lane *x)
