@@ -24,46 +24,68 @@ static inline void LANE_FN(inertia_to_matrix)(lane *out, const lane_inertia *I)
         }
 }
 
-/* out = E^T M E for the 3x3 block M of the 6x6 I at (row, col). */
-static inline void LANE_FN(block_rotate_back)(lane *restrict out, const lane *I, int row, int col,
-                                     const lane *E)
+/* out = E^T M E for the 3x3 block M of the 6x6 I at (row, col), whose rows in the bit
+ * mask zero are zero (a compile-time constant: their terms drop out). */
+MBD_INLINE void LANE_FN(block_rotate_back)(lane *restrict out, const lane *I, int row, int col,
+                                           const lane *E, unsigned zero)
 {
-    lane T[9]; /* M E */
-    for (int i = 0; i < 3; i++) {
-        const lane *m = I + 6 * (row + i) + col;
-        for (int j = 0; j < 3; j++)
-            T[3 * i + j] = m[0] * E[j] + m[1] * E[3 + j] + m[2] * E[6 + j];
-    }
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            out[3 * i + j] = E[i] * T[j] + E[3 + i] * T[3 + j] + E[6 + i] * T[6 + j];
-}
-
-/* M_parent += X^T M X for any 6x6 M (no symmetry assumed).
- * General M = [A B; C D]: A' = A - B rx + rx C - rx D rx, B' = B + rx D, C' = C - D rx. */
-static inline void LANE_FN(matrix_add_congruence)(lane *restrict M_parent, const lane_xform *X, const lane *M)
-{
-    lane A[9], B[9], C[9], D[9];
-    LANE_FN(block_rotate_back)(A, M, 0, 0, X->E);
-    LANE_FN(block_rotate_back)(B, M, 0, 3, X->E);
-    LANE_FN(block_rotate_back)(C, M, 3, 0, X->E);
-    LANE_FN(block_rotate_back)(D, M, 3, 3, X->E);
-    const lane *r = X->r;
-    const lane zero = LANE_FN(lane_splat)(0.0);
-    const lane rx[9] = {zero, -r[2], r[1], r[2], zero, -r[0], -r[1], r[0], zero};
-    lane Brx[9], rxC[9], rxD[9], rxDrx[9], Drx[9];
-    LANE_FN(mat3_mul)(Brx, B, rx);
-    LANE_FN(mat3_mul)(rxC, rx, C);
-    LANE_FN(mat3_mul)(rxD, rx, D);
-    LANE_FN(mat3_mul)(rxDrx, rxD, rx);
-    LANE_FN(mat3_mul)(Drx, D, rx);
+    lane T[3][3]; /* T^T = (M E)^T; rows of M E in zero are zero */
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
-            const int k = 3 * i + j;
-            M_parent[6 * i + j] += A[k] - Brx[k] + rxC[k] - rxDrx[k];
-            M_parent[6 * i + j + 3] += B[k] + rxD[k];
-            M_parent[6 * (i + 3) + j] += C[k] - Drx[k];
-            M_parent[6 * (i + 3) + j + 3] += D[k];
+            const lane e[3] = {E[j], E[3 + j], E[6 + j]};
+            T[j][i] = zero >> i & 1 ? LANE_FN(lane_splat)(0.0)
+                                     : LANE_FN(sum3_skipping)(I + 6 * (row + i) + col, e, 0);
+        }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            const lane e[3] = {E[i], E[3 + i], E[6 + i]};
+            out[3 * i + j] = LANE_FN(sum3_skipping)(e, T[j], zero);
+        }
+}
+
+/* out = M rx for a 3x3 M (rx = r x): row i is (row i of M) x r */
+MBD_INLINE void LANE_FN(mat3_times_cross)(lane *restrict out, const lane *M, const lane *r)
+{
+    for (int i = 0; i < 3; i++)
+        LANE_FN(vec3_cross)(out + 3 * i, M + 3 * i, r);
+}
+
+/* out = rx M for a 3x3 M: column j is r x (column j of M) */
+MBD_INLINE void LANE_FN(cross_times_mat3)(lane *restrict out, const lane *r, const lane *M)
+{
+    for (int j = 0; j < 3; j++) {
+        const lane m[3] = {M[j], M[3 + j], M[6 + j]};
+        lane t[3];
+        LANE_FN(vec3_cross)(t, r, m);
+        for (int i = 0; i < 3; i++)
+            out[3 * i + j] = t[i];
+    }
+}
+
+/* M_parent = base + X^T M X for any 6x6 M (no symmetry assumed; base may be M_parent), M's
+ * rows in zero_top (0-2) and zero_bottom (3-5) zero.
+ * General M = [A B; C D]: A' = A - B rx + rx C - rx D rx, B' = B + rx D, C' = C - D rx. */
+MBD_INLINE void LANE_FN(matrix_add_congruence)(lane *M_parent, const lane *base, const lane_xform *X,
+                                               const lane *M, unsigned zero_top, unsigned zero_bottom)
+{
+    lane A[9], B[9], C[9], D[9];
+    LANE_FN(block_rotate_back)(A, M, 0, 0, X->E, zero_top);
+    LANE_FN(block_rotate_back)(B, M, 0, 3, X->E, zero_top);
+    LANE_FN(block_rotate_back)(C, M, 3, 0, X->E, zero_bottom);
+    LANE_FN(block_rotate_back)(D, M, 3, 3, X->E, zero_bottom);
+    lane Brx[9], rxC[9], rxD[9], rxDrx[9], Drx[9];
+    LANE_FN(mat3_times_cross)(Brx, B, X->r);
+    LANE_FN(cross_times_mat3)(rxC, X->r, C);
+    LANE_FN(cross_times_mat3)(rxD, X->r, D);
+    LANE_FN(mat3_times_cross)(rxDrx, rxD, X->r);
+    LANE_FN(mat3_times_cross)(Drx, D, X->r);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            const int k = 3 * i + j, top = 6 * i + j, bottom = 6 * (i + 3) + j;
+            M_parent[top] = base[top] + (A[k] - Brx[k] + rxC[k] - rxDrx[k]);
+            M_parent[top + 3] = base[top + 3] + (B[k] + rxD[k]);
+            M_parent[bottom] = base[bottom] + (C[k] - Drx[k]);
+            M_parent[bottom + 3] = base[bottom + 3] + D[k];
         }
 }
 
@@ -74,53 +96,86 @@ static inline void LANE_FN(mat6_apply)(lane *restrict out, const lane *M, const 
         out[i] = LANE_FN(dot6)(M + 6 * i, a);
 }
 
-/* I^A_i here is a general 6x6 matrix (H_i I^A_i is not symmetric): kept in the scratch. */
+/* I^A_i here is a general 6x6 matrix (H_i I^A_i is not symmetric): kept in the scratch. A
+ * body's sum starts at its highest-index child as in carry_inertia (joint_kernels.h). */
 static lane (*LANE_FN(general_inertias)(lane_work *work))[36] { return (lane (*)[36])work->scratch; }
+
+/* D^-1, H = E - I^A S D^-1 S^T, and the parent's I^A += X^T (H I^A) X and
+ * phi += X^T (H phi + I^A S D^-1 p). S^T H = 0, so the rows of H along S's unit columns
+ * (zero_rows: bit masks of rows 0-2 and 3-5) are set to exact zeros, and H I^A and the
+ * congruence skip them. */
+MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *work, const lane *p,
+                                             int i, const mbd_joint_type type)
+{
+    lane (*phi)[6] = work->c, (*IAs)[36] = LANE_FN(general_inertias)(work);
+    const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
+    const unsigned zero_top = zero_rows(type, 0), zero_bottom = zero_rows(type, 1);
+    const lane *S = work->S + 6 * v0, *IA = IAs[i];
+    lane *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
+    lane D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
+    if (model->last_child[i] < 0)
+        LANE_FN(inertia_to_matrix)(IAs[i], &LANE_BODY_INERTIA(model, work)[i]);
+    for (int k = 0; k < nv; k++) { /* U = I^A S in row form: I^A is not symmetric */
+        const int unit = unit_column(type, k);
+        for (int r = 0; r < 6 && unit >= 0; r++)
+            U[6 * k + r] = IA[6 * r + unit];
+        if (unit < 0)
+            LANE_FN(mat6_apply)(U + 6 * k, IA, S + 6 * k);
+    }
+    for (int k = 0; k < nv; k++)
+        for (int m = 0; m < nv; m++)
+            D[nv * k + m] = LANE_FN(column_dot)(type, S, k, U + 6 * m);
+    if (LANE_FN(joint_block_inverse)(Dinv, D, nv))
+        return LANE_FN(singular_joint)(work, i);
+    if (parent < 0)
+        return MBD_OK;
+    lane UDinv[MBD_MAX_JOINT_DOF][6], H[36], HIA[36], rhs[6], t[6], mat[36];
+    LANE_FN(times_inverse)(UDinv, (const lane (*)[6])U, Dinv, nv);
+    for (int r = 0; r < 6; r++) { /* H = E - U D^-1 S^T, column by column of S */
+        for (int c = 0; c < 6; c++)
+            H[6 * r + c] = LANE_FN(lane_splat)(r == c ? 1.0 : 0.0);
+        for (int k = 0; k < nv; k++) {
+            const int unit = unit_column(type, k);
+            if (unit >= 0)
+                H[6 * r + unit] -= UDinv[k][r];
+            else
+                for (int c = 0; c < 6; c++)
+                    H[6 * r + c] -= UDinv[k][r] * S[6 * k + c];
+        }
+    }
+    for (int r = 0; r < 6; r++) {
+        const int zero = (r < 3 ? zero_top : zero_bottom) >> r % 3 & 1;
+        for (int c = 0; c < 6; c++) {
+            if (zero)
+                H[6 * r + c] = LANE_FN(lane_splat)(0.0);
+            HIA[6 * r + c] = LANE_FN(lane_splat)(0.0);
+            for (int k = 0; k < 6 && !zero; k++)
+                HIA[6 * r + c] += H[6 * r + k] * IA[6 * k + c];
+        }
+    }
+    const lane *sum = IAs[parent];
+    if (model->last_child[parent] == i) {
+        LANE_FN(inertia_to_matrix)(mat, &LANE_BODY_INERTIA(model, work)[parent]);
+        sum = mat;
+    }
+    LANE_FN(matrix_add_congruence)(IAs[parent], sum, &work->X[i], HIA, zero_top, zero_bottom);
+    LANE_FN(mat6_apply)(rhs, H, phi[i]);
+    for (int r = 0; r < 6; r++)
+        for (int k = 0; k < nv; k++)
+            rhs[r] += UDinv[k][r] * p[v0 + k];
+    LANE_FN(xform_force_t)(t, &work->X[i], rhs);
+    for (int r = 0; r < 6; r++)
+        phi[parent][r] += t[r];
+    return MBD_OK;
+}
 
 static int LANE_FN(eliminate)(const mbd_model *model, lane_work *work, const lane *p)
 {
-    lane (*phi)[6] = work->c, (*IAs)[36] = LANE_FN(general_inertias)(work);
-    for (int i = 0; i < model->nb; i++)
-        LANE_FN(inertia_to_matrix)(IAs[i], &LANE_BODY_INERTIA(model, work)[i]);
-    memset(phi, 0, (size_t)model->nb * sizeof *phi);
-    for (int i = model->nb - 1; i >= 0; i--) {
-        const int parent = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
-        const lane *S = work->S + 6 * v0, *IA = IAs[i];
-        lane *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
-        lane D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
-        for (int k = 0; k < nv; k++) /* U = I^A S in row form: I^A is not symmetric */
-            LANE_FN(mat6_apply)(U + 6 * k, IA, S + 6 * k);
-        for (int k = 0; k < nv; k++)
-            for (int m = 0; m < nv; m++)
-                D[nv * k + m] = LANE_FN(dot6)(S + 6 * k, U + 6 * m);
-        if (LANE_FN(joint_block_inverse)(Dinv, D, nv))
-            return LANE_FN(singular_joint)(work, i);
-        if (parent < 0)
-            continue;
-        lane UDinv[MBD_MAX_JOINT_DOF][6], H[36], HIA[36], rhs[6], t[6];
-        LANE_FN(times_inverse)(UDinv, (const lane (*)[6])U, Dinv, nv);
-        for (int r = 0; r < 6; r++) /* H = E - U D^-1 S^T */
-            for (int s = 0; s < 6; s++) {
-                H[6 * r + s] = LANE_FN(lane_splat)(r == s ? 1.0 : 0.0);
-                for (int k = 0; k < nv; k++)
-                    H[6 * r + s] -= UDinv[k][r] * S[6 * k + s];
-            }
-        for (int r = 0; r < 6; r++)
-            for (int s = 0; s < 6; s++) {
-                HIA[6 * r + s] = LANE_FN(lane_splat)(0.0);
-                for (int k = 0; k < 6; k++)
-                    HIA[6 * r + s] += H[6 * r + k] * IA[6 * k + s];
-            }
-        LANE_FN(matrix_add_congruence)(IAs[parent], &work->X[i], HIA);
-        LANE_FN(mat6_apply)(rhs, H, phi[i]);
-        for (int r = 0; r < 6; r++)
-            for (int k = 0; k < nv; k++)
-                rhs[r] += UDinv[k][r] * p[v0 + k];
-        LANE_FN(xform_force_t)(t, &work->X[i], rhs);
-        for (int r = 0; r < 6; r++)
-            phi[parent][r] += t[r];
-    }
-    return MBD_OK;
+    int status = MBD_OK;
+    memset(work->c, 0, (size_t)model->nb * sizeof *work->c); /* phi; all-zero bits: 0.0 */
+    for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
+        DISPATCH_JOINT(model->joint[i].type, status = LANE_FN(sweep_eliminate_step), model, work, p, i);
+    return status;
 }
 
 static void LANE_FN(rates_and_momenta)(const mbd_model *model, lane_work *work, const lane *p, lane *qd)
