@@ -183,33 +183,39 @@ MBD_INLINE void LANE_FN(inertia_add_congruence)(lane_inertia *out, const lane_in
                                                 const lane_xform *X, const lane_inertia *I,
                                                 unsigned zero_a, unsigned zero_c)
 {
+    /* Each block is written as soon as it is known, so that few values are live at once
+     * (in 8 lanes every one is a register of the 32). */
     const lane *E = X->E, *r = X->r;
-    lane A1[6], C1[6], BE[3][3], B1[9], K[9], M[9];
-    LANE_FN(sym3_rotate_back)(A1, I->A, E, zero_a);
+    lane C1[6], K[9], B1[9];
     LANE_FN(sym3_rotate_back)(C1, I->C, E, zero_c);
-    for (int i = 0; i < 3; i++) /* BE^T = (B E)^T, rows of B in zero_a and columns in zero_c are 0 */
-        for (int j = 0; j < 3; j++) {
-            const lane e[3] = {E[j], E[3 + j], E[6 + j]};
-            BE[j][i] = zero_a >> i & 1 ? LANE_FN(lane_splat)(0.0)
-                                        : LANE_FN(sum3_skipping)(I->B + 3 * i, e, zero_c);
-        }
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            const lane e[3] = {E[i], E[3 + i], E[6 + i]};
-            B1[3 * i + j] = LANE_FN(sum3_skipping)(e, BE[j], zero_a);
-        }
+    for (int s = 0; s < 6; s++)
+        out->C[s] = base->C[s] + C1[s];
     for (int j = 0; j < 3; j++) { /* K = rx C1: column j is r x (column j of C1) */
         const lane c[3] = {C1[SYM3(0, j)], C1[SYM3(1, j)], C1[SYM3(2, j)]};
         K[j] = r[1] * c[2] - r[2] * c[1];
         K[3 + j] = r[2] * c[0] - r[0] * c[2];
         K[6 + j] = r[0] * c[1] - r[1] * c[0];
     }
+    for (int j = 0; j < 3; j++) { /* column j of B E (rows in zero_a are 0), then of B1 */
+        const lane e[3] = {E[j], E[3 + j], E[6 + j]};
+        lane be[3];
+        for (int i = 0; i < 3; i++)
+            be[i] = zero_a >> i & 1 ? LANE_FN(lane_splat)(0.0)
+                                    : LANE_FN(sum3_skipping)(I->B + 3 * i, e, zero_c);
+        for (int i = 0; i < 3; i++) {
+            const lane ei[3] = {E[i], E[3 + i], E[6 + i]};
+            B1[3 * i + j] = LANE_FN(sum3_skipping)(ei, be, zero_a);
+            out->B[3 * i + j] = base->B[3 * i + j] + (B1[3 * i + j] + K[3 * i + j]);
+        }
+    }
+    lane A1[6], M[9];
     for (int j = 0; j < 3; j++) { /* M = rx B1^T: column j is r x (row j of B1) */
         const lane *b = B1 + 3 * j;
         M[j] = r[1] * b[2] - r[2] * b[1];
         M[3 + j] = r[2] * b[0] - r[0] * b[2];
         M[6 + j] = r[0] * b[1] - r[1] * b[0];
     }
+    LANE_FN(sym3_rotate_back)(A1, I->A, E, zero_a);
     for (int i = 0; i < 3; i++) {
         const lane *k = K + 3 * i; /* -rx C1 rx = K rx^T: entry (i, j) is (r x row i of K)_j */
         const lane n[3] = {r[1] * k[2] - r[2] * k[1], r[2] * k[0] - r[0] * k[2],
@@ -217,10 +223,7 @@ MBD_INLINE void LANE_FN(inertia_add_congruence)(lane_inertia *out, const lane_in
         for (int j = i; j < 3; j++) {
             const int s = SYM3(i, j);
             out->A[s] = base->A[s] + (A1[s] + M[3 * i + j] + M[3 * j + i] + n[j]);
-            out->C[s] = base->C[s] + C1[s];
         }
-        for (int j = 0; j < 3; j++)
-            out->B[3 * i + j] = base->B[3 * i + j] + (B1[3 * i + j] + K[3 * i + j]);
     }
 }
 
