@@ -107,25 +107,32 @@ static void add_slope(double *sum, int first, double w, const double *slope, int
         sum[i] = (first ? 0.0 : sum[i]) + w * slope[i];
 }
 
+/* Active row j's position rates G(qs) vs: vs itself where nq == nv (no quaternions, G = I,
+ * which spares a pass per stage), else the row of qdot. */
+static const double *position_rates(const ensemble *e, int j)
+{
+    return e->nq == e->nv ? e->vs + (size_t)j * e->nv : e->qdot + (size_t)j * e->nq;
+}
+
 /* One stage: its state y + c (previous stage's slope) (y itself when first), one batch
  * call for the acceleration, the position rates, and w times the slope added to the
  * step's sum. */
 static void stage(ensemble *e, int first, double c, double w)
 {
     const size_t nq = (size_t)e->nq, nv = (size_t)e->nv;
-    for (int j = 0; j < e->nactive; j++) {
+    for (int j = 0; j < e->nactive; j++) { /* qs first: it reads the previous stage's vs */
         const size_t run = (size_t)e->active[j];
-        add_scaled(e->qs + j * nq, e->q + run * nq, c, first ? NULL : e->qdot + j * nq, e->nq);
+        add_scaled(e->qs + j * nq, e->q + run * nq, c, first ? NULL : position_rates(e, j), e->nq);
         add_scaled(e->vs + j * nv, e->v + run * nv, c, first ? NULL : e->a + j * nv, e->nv);
     }
     mbd_batch_forward(e->model, e->batch, e->nactive, e->qs, e->vs, NULL, e->a,
                       e->stage_status);
     for (int j = 0; j < e->nactive; j++) {
         int *status = &e->stage_status[j];
-        if (*status == MBD_OK)
+        if (*status == MBD_OK && e->nq != e->nv)
             *status = mbd_position_rates(e->model, e->qs + j * nq, e->vs + j * nv,
                                          e->qdot + j * nq);
-        add_slope(e->dq + j * nq, first, w, e->qdot + j * nq, e->nq);
+        add_slope(e->dq + j * nq, first, w, position_rates(e, j), e->nq);
         add_slope(e->dv + j * nv, first, w, e->a + j * nv, e->nv);
         const int k = e->active[j];
         if (*status != MBD_OK && e->status[k] == MBD_OK)
