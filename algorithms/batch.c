@@ -148,21 +148,6 @@ static unsigned solve_lanes(const mbd_model *model, const mbd_batch *batch, void
                               tau ? tau + k * nv : NULL, y + k * nv, z ? z + k * nv : NULL);
 }
 
-/* The mask of the states k0 .. k0 + count - 1 with a non-finite input. */
-static unsigned nonfinite_states(const mbd_model *model, int k0, int count, const double *q,
-                                 const double *x, const double *tau)
-{
-    const size_t nq = (size_t)model->nq, nv = (size_t)model->nv;
-    unsigned bad = 0;
-    for (int w = 0; w < count; w++) {
-        const size_t k = (size_t)(k0 + w);
-        if (check_finite(q + k * nq, model->nq) || check_finite(x + k * nv, model->nv) ||
-            (tau && check_finite(tau + k * nv, model->nv)))
-            bad |= 1u << w;
-    }
-    return bad;
-}
-
 /* One group of states into rc (count statuses): in lanes, then one at a time those that
  * the lanes could not solve. A state that fails alone too (singular, non-finite) is left
  * out of a second lane pass over the others, so that a state's result never depends on
@@ -173,16 +158,15 @@ static void solve_group(const mbd_model *model, const mbd_batch *batch, int thre
 {
     mbd_work *work = batch->works[thread];
     void *lane_work = batch->lane_works[thread];
-    const unsigned skip = in_lanes(batch, z) ? nonfinite_states(model, k0, count, q, x, tau) : 0;
-    const unsigned again = skip | solve_lanes(model, batch, lane_work, k0, count, skip, q, x, tau, y, z);
+    const unsigned again = solve_lanes(model, batch, lane_work, k0, count, 0, q, x, tau, y, z);
     unsigned failed = 0;
     for (int w = 0; w < count; w++) {
         rc[w] = again >> w & 1 ? solve_state(model, work, (size_t)(k0 + w), q, x, tau, y, z) : MBD_OK;
         failed |= (unsigned)(rc[w] != MBD_OK) << w;
     }
-    if (!in_lanes(batch, z) || !(again & ~failed & ~skip) || !failed)
+    if (!in_lanes(batch, z) || !(again & ~failed) || !failed)
         return;
-    const unsigned still = solve_lanes(model, batch, lane_work, k0, count, skip | failed, q, x, tau, y, z);
+    const unsigned still = solve_lanes(model, batch, lane_work, k0, count, failed, q, x, tau, y, z);
     for (int w = 0; w < count; w++)
         if (still >> w & 1)
             rc[w] = solve_state(model, work, (size_t)(k0 + w), q, x, tau, y, z);

@@ -78,46 +78,143 @@ static void LANE_FN(lane_work_free)(void *opaque)
     free(work);
 }
 
-/* Lane w of out[j] = entry j of row row[w] (rows of n doubles). */
-static void LANE_FN(gather)(lane *out, const double *rows, int n, const int *row)
-{
-    for (int j = 0; j < n; j++)
-        for (int w = 0; w < MBD_LANES; w++)
-            out[j][w] = rows[(size_t)row[w] * (size_t)n + (size_t)j];
-}
-
-/* Row w's entry j = lane w of in[j], for the count rows not in skip; returns the mask of
- * the rows that got a non-finite entry. */
-static unsigned LANE_FN(scatter)(double *rows, const lane *in, int n, int count, unsigned skip)
+/* The mask of the lanes that are 0 in finite (compare results: all ones or 0). */
+static unsigned LANE_FN(false_lanes)(LANE_FN(mbd_lane_mask) finite)
 {
     unsigned bad = 0;
-    for (int w = 0; w < count; w++)
-        for (int j = 0; j < n && !(skip >> w & 1); j++) {
-            rows[(size_t)w * (size_t)n + (size_t)j] = in[j][w];
-            if (!isfinite(in[j][w]))
-                bad |= 1u << w;
-        }
+    for (int w = 0; w < MBD_LANES; w++)
+        bad |= (unsigned)!finite[w] << w;
     return bad;
 }
 
+/* Lanes that are finite: x - x is 0 for finite x, NaN for an infinity or NaN. */
+MBD_INLINE LANE_FN(mbd_lane_mask) LANE_FN(finite_lanes)(lane x) { return x - x == 0.0; }
+
+/* The mask of the lanes where some of in[0 .. n - 1] is not finite. */
+static unsigned LANE_FN(nonfinite_lanes)(const lane *in, int n)
+{
+    LANE_FN(mbd_lane_mask) finite = LANE_FN(finite_lanes)(LANE_FN(lane_splat)(0.0));
+    for (int j = 0; j < n; j++)
+        finite &= LANE_FN(finite_lanes)(in[j]);
+    return LANE_FN(false_lanes)(finite);
+}
+
+/* Step s of a W x W transposition in registers: lanes (a, b) = rows (i, i + s) swap the
+ * entries whose row and column indices differ in bit s (the indices select from a's lanes,
+ * then b's). After the steps s = 1, 2, 4 (< W), row i holds column i. */
+#if MBD_LANES == 4
+#define LANE_STEPS(step) step(1, 0, 4, 2, 6, 1, 5, 3, 7) step(2, 0, 1, 4, 5, 2, 3, 6, 7)
+#define LANE_STEP(s, l0, l1, l2, l3, h0, h1, h2, h3)                                       \
+    for (int i = 0; i < MBD_LANES; i++)                                                     \
+        if (!(i & s)) {                                                                     \
+            const lane a = m[i], b = m[i + s];                                              \
+            m[i] = __builtin_shufflevector(a, b, l0, l1, l2, l3);                           \
+            m[i + s] = __builtin_shufflevector(a, b, h0, h1, h2, h3);                       \
+        }
+#else
+#define LANE_STEPS(step)                                                                    \
+    step(1, 0, 8, 2, 10, 4, 12, 6, 14, 1, 9, 3, 11, 5, 13, 7, 15)                           \
+    step(2, 0, 1, 8, 9, 4, 5, 12, 13, 2, 3, 10, 11, 6, 7, 14, 15)                           \
+    step(4, 0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15)
+#define LANE_STEP(s, l0, l1, l2, l3, l4, l5, l6, l7, h0, h1, h2, h3, h4, h5, h6, h7)         \
+    for (int i = 0; i < MBD_LANES; i++)                                                     \
+        if (!(i & s)) {                                                                     \
+            const lane a = m[i], b = m[i + s];                                              \
+            m[i] = __builtin_shufflevector(a, b, l0, l1, l2, l3, l4, l5, l6, l7);           \
+            m[i + s] = __builtin_shufflevector(a, b, h0, h1, h2, h3, h4, h5, h6, h7);       \
+        }
+#endif
+
+MBD_INLINE void LANE_FN(transpose)(lane m[MBD_LANES]) { LANE_STEPS(LANE_STEP) }
+#undef LANE_STEPS
+#undef LANE_STEP
+
+/* W doubles at any address (a row's), read or written as one lane. */
+typedef double LANE_FN(row_chunk) __attribute__((vector_size(8 * MBD_LANES), aligned(8), may_alias));
+
+/* Lane w of out[j] = entry j of row row[w] (rows of n doubles), W entries at a time
+ * transposed in registers; returns the mask of the lanes that got a non-finite entry. */
+static unsigned LANE_FN(gather)(lane *out, const double *rows, int n, const int *row)
+{
+    const double *from[MBD_LANES];
+    for (int w = 0; w < MBD_LANES; w++)
+        from[w] = rows + (size_t)row[w] * (size_t)n;
+    LANE_FN(mbd_lane_mask) finite = LANE_FN(finite_lanes)(LANE_FN(lane_splat)(0.0));
+    int j = 0;
+    for (; j + MBD_LANES <= n; j += MBD_LANES) {
+        lane m[MBD_LANES];
+        for (int w = 0; w < MBD_LANES; w++)
+            m[w] = *(const LANE_FN(row_chunk) *)(from[w] + j);
+        LANE_FN(transpose)(m);
+        for (int c = 0; c < MBD_LANES; c++) {
+            out[j + c] = m[c];
+            finite &= LANE_FN(finite_lanes)(m[c]);
+        }
+    }
+    for (; j < n; j++) {
+        lane v;
+        for (int w = 0; w < MBD_LANES; w++)
+            v[w] = from[w][j];
+        out[j] = v;
+        finite &= LANE_FN(finite_lanes)(v);
+    }
+    return LANE_FN(false_lanes)(finite);
+}
+
+/* Row w's entry j = lane w of in[j], for the rows w in the mask (as gather, backwards). */
+static void LANE_FN(scatter)(double *rows, const lane *in, int n, unsigned mask)
+{
+    int j = 0;
+    for (; j + MBD_LANES <= n; j += MBD_LANES) {
+        lane m[MBD_LANES];
+        for (int c = 0; c < MBD_LANES; c++)
+            m[c] = in[j + c];
+        LANE_FN(transpose)(m);
+        for (int w = 0; w < MBD_LANES; w++)
+            if (mask >> w & 1)
+                *(LANE_FN(row_chunk) *)(rows + (size_t)w * (size_t)n + (size_t)j) = m[w];
+    }
+    for (; j < n; j++)
+        for (int w = 0; w < MBD_LANES; w++)
+            if (mask >> w & 1)
+                rows[(size_t)w * (size_t)n + (size_t)j] = in[j][w];
+}
+
+/* The states in the mask solved (not empty) into the lanes, each of the others' lanes a
+ * copy of the first of them; returns the mask of those among solved with a non-finite
+ * input. */
+static unsigned LANE_FN(gather_states)(const mbd_model *model, lane_work *work, unsigned solved,
+                                       const double *q, const double *x, const double *tau)
+{
+    const int first = __builtin_ctz(solved);
+    int row[MBD_LANES];
+    for (int w = 0; w < MBD_LANES; w++)
+        row[w] = solved >> w & 1 ? w : first;
+    unsigned bad = LANE_FN(gather)(work->q, q, model->nq, row) |
+                   LANE_FN(gather)(work->x, x, model->nv, row);
+    if (tau)
+        bad |= LANE_FN(gather)(work->tau, tau, model->nv, row);
+    return bad & solved;
+}
+
 /* The group's states in (x: qd or p; z NULL in the acceleration form), its results out:
- * see mbd_lane_form. */
+ * see mbd_lane_form. A state with a non-finite input is left out like those in skip. */
 static unsigned LANE_FN(lanes_solve)(const mbd_model *model, void *opaque, int count,
                                      unsigned skip, const double *q, const double *x,
                                      const double *tau, double *y, double *z)
 {
     lane_work *work = opaque;
-    const unsigned solved = ((1u << count) - 1) & ~skip;
+    unsigned solved = ((1u << count) - 1) & ~skip;
     if (!solved)
         return 0;
-    const int nv = model->nv, first = __builtin_ctz(solved);
-    int row[MBD_LANES];
-    for (int w = 0; w < MBD_LANES; w++)
-        row[w] = solved >> w & 1 ? w : first;
-    LANE_FN(gather)(work->q, q, model->nq, row);
-    LANE_FN(gather)(work->x, x, nv, row);
-    if (tau)
-        LANE_FN(gather)(work->tau, tau, nv, row);
+    const unsigned bad = LANE_FN(gather_states)(model, work, solved, q, x, tau);
+    if (bad) { /* rare: again without them, so that no lane computes a non-finite input */
+        solved &= ~bad;
+        if (!solved)
+            return bad;
+        LANE_FN(gather_states)(model, work, solved, q, x, tau);
+    }
+    const int nv = model->nv;
     LANE_FN(tree_kinematics)(model, work, work->q);
     const lane *tau_lanes = tau ? work->tau : NULL;
     const int status =
@@ -125,11 +222,14 @@ static unsigned LANE_FN(lanes_solve)(const mbd_model *model, void *opaque, int c
         : work->solver == &mbd_solver_poisson_ldlt ? LANE_FN(ldlt_mom)(model, work, work->x, tau_lanes, work->y, work->z)
                                                      : LANE_FN(sweep_mom)(model, work, work->x, tau_lanes, work->y, work->z);
     if (status)
-        return solved;
-    unsigned failed = LANE_FN(scatter)(y, work->y, nv, count, skip);
-    if (z)
-        failed |= LANE_FN(scatter)(z, work->z, nv, count, skip);
-    return failed;
+        return solved | bad;
+    LANE_FN(scatter)(y, work->y, nv, solved);
+    unsigned failed = LANE_FN(nonfinite_lanes)(work->y, nv);
+    if (z) {
+        LANE_FN(scatter)(z, work->z, nv, solved);
+        failed |= LANE_FN(nonfinite_lanes)(work->z, nv);
+    }
+    return (failed & solved) | bad;
 }
 
 const mbd_lane_form LANE_FN(mbd_lane_form) = {

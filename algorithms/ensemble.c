@@ -5,6 +5,11 @@
  * its step, so it costs nothing afterwards and the others keep their rows' contents.
  * Every operation on a run's numbers is elementwise on that run alone, so a run's results
  * are those of the same run integrated by itself, whatever K or the thread count.
+ *
+ * The state is (q, v) with q' = G(q) v (mbd_position_rates), as in mbd_simulate's RK4
+ * (algorithms/integrate.c): q0's quaternions are normalized once, the integrated ones are
+ * left to drift (the motion does not depend on |quat|), and every report carries a copy
+ * with unit quaternions.
  */
 #include "mbd.h"
 
@@ -18,10 +23,12 @@
 typedef struct {
     const mbd_model *model;
     mbd_batch *batch;
-    int K, n;
-    double *q, *v;         /* (K n) the runs' states, by run */
-    double *qs, *vs, *a;   /* (K n) a stage's state and acceleration, by active row */
-    double *dq, *dv;       /* (K n) the step's weighted sum of stage slopes, by active row */
+    int K, nq, nv;
+    double *q, *v;         /* (K nq, K nv) the runs' states, by run */
+    double *q_unit;        /* (K nq) q with unit quaternions, as reported */
+    double *qs, *vs;       /* (K nq, K nv) a stage's state, by active row */
+    double *qdot, *a;      /* (K nq, K nv) its slope G(qs) vs and acceleration */
+    double *dq, *dv;       /* (K nq, K nv) the step's weighted sum of stage slopes */
     int *active, nactive;  /* the runs still going, in run order */
     int *stage_status;     /* (K) by active row */
     int *status;           /* (K) by run */
@@ -42,69 +49,94 @@ static int check_options(const mbd_model *model, const mbd_solver *solver,
         opt->t1 / opt->dt > MAX_STEPS || opt->report_every < 1 || opt->threads < 0 ||
         opt->lanes < 0)
         return MBD_EINVAL;
-    const int supported = mbd_model_nq(model) == mbd_model_nv(model) &&
-                          mbd_model_nloops(model) == 0 &&
+    const int supported = mbd_model_nloops(model) == 0 &&
                           (mbd_solver_formulations(solver) & MBD_ACCELERATION);
     return supported ? MBD_OK : MBD_EUNSUPPORTED;
 }
 
 static int allocate(ensemble *e, const mbd_solver *solver, const mbd_ensemble_options *opt)
 {
-    const size_t rows = (size_t)e->K * (size_t)e->n;
+    const size_t K = (size_t)e->K, q_rows = K * (size_t)e->nq, v_rows = K * (size_t)e->nv;
     e->batch = mbd_batch_new(e->model, solver, opt->threads, opt->lanes);
     /* one more double, so that K = 0 allocates too */
-    e->q = malloc((7 * rows + (size_t)e->K + 1) * sizeof *e->q + 3 * (size_t)e->K * sizeof(int));
+    e->q = malloc((5 * q_rows + 4 * v_rows + K + 1) * sizeof *e->q + 3 * K * sizeof(int));
     if (!e->batch || !e->q)
         return MBD_ENOMEM;
-    double *p = e->q;
-    double **slots[] = {&e->v, &e->qs, &e->vs, &e->a, &e->dq, &e->dv};
-    for (size_t s = 0; s < sizeof slots / sizeof *slots; s++)
-        *slots[s] = p += rows;
-    e->t_failed = p + rows;
-    e->active = (int *)(e->t_failed + e->K);
-    e->stage_status = e->active + e->K;
-    e->status = e->stage_status + e->K;
+    double *p = e->q + q_rows;
+    double **q_slots[] = {&e->q_unit, &e->qs, &e->qdot, &e->dq};
+    double **v_slots[] = {&e->v, &e->vs, &e->a, &e->dv};
+    for (size_t s = 0; s < sizeof q_slots / sizeof *q_slots; s++, p += q_rows)
+        *q_slots[s] = p;
+    for (size_t s = 0; s < sizeof v_slots / sizeof *v_slots; s++, p += v_rows)
+        *v_slots[s] = p;
+    e->t_failed = p;
+    e->active = (int *)(e->t_failed + K);
+    e->stage_status = e->active + K;
+    e->status = e->stage_status + K;
     return MBD_OK;
 }
 
+/* A zero quaternion is left as it is: the first stage's batch call fails its run with
+ * MBD_EINVAL, as it fails any bad state. */
 static void start(ensemble *e, const double *q0, const double *qd0)
 {
-    const size_t rows = (size_t)e->K * (size_t)e->n;
     e->nactive = e->K;
     if (e->K == 0) /* q0 and qd0 may be NULL then */
         return;
-    memcpy(e->q, q0, rows * sizeof *e->q);
-    memcpy(e->v, qd0, rows * sizeof *e->v);
+    memcpy(e->q, q0, (size_t)e->K * (size_t)e->nq * sizeof *e->q);
+    memcpy(e->v, qd0, (size_t)e->K * (size_t)e->nv * sizeof *e->v);
     for (int k = 0; k < e->K; k++) {
+        (void)mbd_normalize_positions(e->model, e->q + (size_t)k * e->nq);
         e->active[k] = k;
         e->status[k] = MBD_OK;
         e->t_failed[k] = NAN;
     }
 }
 
+/* out = y + c slope, or y itself where there is no slope (a step's first stage). */
+static void add_scaled(double *out, const double *y, double c, const double *slope, int n)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = slope ? y[i] + c * slope[i] : y[i];
+}
+
+/* sum = w slope, plus sum unless first. */
+static void add_slope(double *sum, int first, double w, const double *slope, int n)
+{
+    for (int i = 0; i < n; i++)
+        sum[i] = (first ? 0.0 : sum[i]) + w * slope[i];
+}
+
+/* Active row j's position rates G(qs) vs: vs itself where nq == nv (no quaternions, G = I,
+ * which spares a pass per stage), else the row of qdot. */
+static const double *position_rates(const ensemble *e, int j)
+{
+    return e->nq == e->nv ? e->vs + (size_t)j * e->nv : e->qdot + (size_t)j * e->nq;
+}
+
 /* One stage: its state y + c (previous stage's slope) (y itself when first), one batch
- * call for the acceleration, and w times the slope added to the step's sum. */
+ * call for the acceleration, the position rates, and w times the slope added to the
+ * step's sum. */
 static void stage(ensemble *e, int first, double c, double w)
 {
-    const int n = e->n;
-    for (int j = 0; j < e->nactive; j++) {
-        const size_t row = (size_t)j * n, run = (size_t)e->active[j] * n;
-        for (int i = 0; i < n; i++) {
-            e->qs[row + i] = first ? e->q[run + i] : e->q[run + i] + c * e->vs[row + i];
-            e->vs[row + i] = first ? e->v[run + i] : e->v[run + i] + c * e->a[row + i];
-        }
+    const size_t nq = (size_t)e->nq, nv = (size_t)e->nv;
+    for (int j = 0; j < e->nactive; j++) { /* qs first: it reads the previous stage's vs */
+        const size_t run = (size_t)e->active[j];
+        add_scaled(e->qs + j * nq, e->q + run * nq, c, first ? NULL : position_rates(e, j), e->nq);
+        add_scaled(e->vs + j * nv, e->v + run * nv, c, first ? NULL : e->a + j * nv, e->nv);
     }
     mbd_batch_forward(e->model, e->batch, e->nactive, e->qs, e->vs, NULL, e->a,
                       e->stage_status);
     for (int j = 0; j < e->nactive; j++) {
-        const size_t row = (size_t)j * n;
-        for (int i = 0; i < n; i++) {
-            e->dq[row + i] = (first ? 0.0 : e->dq[row + i]) + w * e->vs[row + i];
-            e->dv[row + i] = (first ? 0.0 : e->dv[row + i]) + w * e->a[row + i];
-        }
+        int *status = &e->stage_status[j];
+        if (*status == MBD_OK && e->nq != e->nv)
+            *status = mbd_position_rates(e->model, e->qs + j * nq, e->vs + j * nv,
+                                         e->qdot + j * nq);
+        add_slope(e->dq + j * nq, first, w, position_rates(e, j), e->nq);
+        add_slope(e->dv + j * nv, first, w, e->a + j * nv, e->nv);
         const int k = e->active[j];
-        if (e->stage_status[j] != MBD_OK && e->status[k] == MBD_OK)
-            e->status[k] = e->stage_status[j];
+        if (*status != MBD_OK && e->status[k] == MBD_OK)
+            e->status[k] = *status;
     }
 }
 
@@ -116,6 +148,7 @@ static void step(ensemble *e, double t, double h)
     stage(e, 0, 0.5 * h, h / 3.0);
     stage(e, 0, 0.5 * h, h / 3.0);
     stage(e, 0, h, h / 6.0);
+    const size_t nq = (size_t)e->nq, nv = (size_t)e->nv;
     int kept = 0;
     for (int j = 0; j < e->nactive; j++) {
         const int k = e->active[j];
@@ -123,20 +156,20 @@ static void step(ensemble *e, double t, double h)
             e->t_failed[k] = t;
             continue;
         }
-        const size_t row = (size_t)j * e->n, run = (size_t)k * e->n;
-        for (int i = 0; i < e->n; i++) {
-            e->q[run + i] += e->dq[row + i];
-            e->v[run + i] += e->dv[row + i];
-        }
+        add_scaled(e->q + k * nq, e->q + k * nq, 1.0, e->dq + j * nq, e->nq);
+        add_scaled(e->v + k * nv, e->v + k * nv, 1.0, e->dv + j * nv, e->nv);
         e->active[kept++] = k;
     }
     e->nactive = kept;
 }
 
-static int report(const ensemble *e, double t, long m, mbd_ensemble_callback callback,
-                  void *ctx)
+/* The runs' states at t, their quaternions scaled to unit length. */
+static int report(ensemble *e, double t, long m, mbd_ensemble_callback callback, void *ctx)
 {
-    const mbd_ensemble_state state = {.t = t, .step = m, .K = e->K, .q = e->q, .qd = e->v,
+    memcpy(e->q_unit, e->q, (size_t)e->K * (size_t)e->nq * sizeof *e->q);
+    for (int k = 0; k < e->K; k++)
+        (void)mbd_normalize_positions(e->model, e->q_unit + (size_t)k * e->nq);
+    const mbd_ensemble_state state = {.t = t, .step = m, .K = e->K, .q = e->q_unit, .qd = e->v,
                                       .status = e->status, .t_failed = e->t_failed};
     return callback ? callback(&state, ctx) : MBD_OK;
 }
@@ -172,7 +205,8 @@ int mbd_simulate_ensemble(const mbd_model *model, const mbd_solver *solver,
     ensemble e = {.model = model, .K = K};
     int rc = check_options(model, solver, options, K, q0, qd0);
     if (rc == MBD_OK) {
-        e.n = mbd_model_nv(model);
+        e.nq = mbd_model_nq(model);
+        e.nv = mbd_model_nv(model);
         rc = allocate(&e, solver, options);
     }
     if (rc == MBD_OK) {

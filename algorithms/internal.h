@@ -179,11 +179,11 @@ extern const mbd_solver mbd_solver_sparse;
 /* The lane form of the solvers of one width W: a group of count <= W states (rows as in
  * mbd_batch_forward) in lockstep, one per lane. solve runs the workspace's solver: bodies
  * (z NULL: x is qd, y qdd), poisson-ldlt or poisson-sweep (x is p, y qd, z pd) on the
- * states not in the mask skip (their lanes, and those past count, compute a copy of a
- * solved state, so that what a lane computes never depends on its neighbours), writes
- * their results, and returns the mask of those it could not solve (all of them at a
- * singular joint block in any lane; a non-finite result): the caller solves those one at
- * a time, which gives each its own status. */
+ * states not in the mask skip whose inputs are finite (the others' lanes, and those past
+ * count, compute a copy of a solved state, so that what a lane computes never depends on
+ * its neighbours), writes their results, and returns the mask of those it could not
+ * solve (a non-finite input or result; all of them at a singular joint block in any
+ * lane): the caller solves those one at a time, which gives each its own status. */
 typedef struct {
     int lanes;
     void *(*work_new)(const mbd_model *model, const mbd_solver *solver);

@@ -483,9 +483,11 @@ typedef int (*mbd_ensemble_callback)(const mbd_ensemble_state *state, void *ctx)
 /* The number of steps M for t1 and dt (options as above). */
 long mbd_ensemble_steps(const mbd_ensemble_options *options);
 
-/* Integrates the K runs (q0, qd0: rows). MBD_EUNSUPPORTED unless nq == nv, the model has
- * no loops (the batch solves the open tree) and the solver offers the acceleration
- * formulation. A run whose right-hand side fails (MBD_ESINGULAR, MBD_ENONFINITE, ...)
+/* Integrates the K runs (q0: rows of nq, qd0: rows of nv). The state is (q, qd) with
+ * q' = G(q) qd (mbd_position_rates); as in mbd_simulate, q0's quaternions are normalized
+ * first and every reported q has unit quaternions (a zero quaternion fails its run with
+ * MBD_EINVAL). MBD_EUNSUPPORTED unless the model has no loops (the batch solves the open
+ * tree) and the solver offers the acceleration formulation. A run whose right-hand side fails (MBD_ESINGULAR, MBD_ENONFINITE, ...)
  * stops there, with its status, while the others go on; a run's results do not depend on the other runs, K or
  * the thread count. Allocates once; nothing per step. status (K, may be NULL) receives
  * each run's outcome. Returns MBD_OK when every run reached t1, MBD_EINVAL or

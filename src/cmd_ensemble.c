@@ -92,8 +92,6 @@ static int check_combination(const char *cmd, const cli_flag *flags, const mbd_m
         return usage_error(cmd, "--formulation", "an ensemble runs the acceleration formulation only");
     if (mbd_model_nloops(model) > 0)
         return usage_error(cmd, "--ensemble", "not for a model with loops (the batch solves open trees)");
-    if (mbd_model_nq(model) != mbd_model_nv(model))
-        return usage_error(cmd, "--ensemble", "needs as many coordinates as velocities (nq == nv)");
     if (cli_get(flags, "--states") && (cli_get(flags, "--spread") || cli_get(flags, "--q0") ||
                                        cli_get(flags, "--qd0")))
         return usage_error(cmd, "--states", "gives every initial state: no --spread, --q0 or --qd0");
@@ -132,16 +130,18 @@ static double uniform_pm1(uint64_t seed, uint64_t index)
     return (double)(z >> 11) * 0x1.0p-52 - 1.0;
 }
 
-/* q0 + spread u (u uniform in [-1, 1) per coordinate) and qd0, for this rank's runs. */
+/* q0 + spread u (u uniform in [-1, 1) per coordinate, quaternions' too: the integrator
+ * normalizes them) and qd0, for this rank's runs. */
 static void spread_states(const ensemble_output *o, double spread, uint64_t seed,
                           const double *q0, const double *qd0, double *q, double *qd)
 {
-    for (int k = 0; k < o->count; k++)
+    for (int k = 0; k < o->count; k++) {
         for (int i = 0; i < o->nq; i++) {
             const uint64_t index = (uint64_t)(o->first + k) * (uint64_t)o->nq + (uint64_t)i;
             q[(size_t)k * o->nq + i] = q0[i] + spread * uniform_pm1(seed, index);
-            qd[(size_t)k * o->nv + i] = qd0[i];
         }
+        memcpy(qd + (size_t)k * o->nv, qd0, (size_t)o->nv * sizeof *qd);
+    }
 }
 
 /* One data line of --states: nq + nv finite numbers into q and qd. */

@@ -1,6 +1,7 @@
-/* test_ensemble.c: mbd_simulate_ensemble against mbd_simulate's RK4 run by run, its
- * independence of the thread count and of the other runs (bit for bit), a failed run
- * among good ones, the report times, and bad options. */
+/* test_ensemble.c: mbd_simulate_ensemble against mbd_simulate's RK4 run by run (free
+ * and spherical joints too: nq != nv), its independence of the thread count and of the
+ * other runs (bit for bit), a failed run among good ones, the report times, and bad
+ * options. */
 #include "support.h"
 
 #include <math.h>
@@ -13,21 +14,22 @@
 
 /* Every report of an ensemble: times and the K runs' (q, qd) rows. */
 typedef struct {
-    int n, K, count;
+    int nq, nv, K, count;
     double t[MAX_REPORTS];
     long step[MAX_REPORTS];
-    double *x; /* (MAX_REPORTS, K, 2 n) */
+    double *x; /* (MAX_REPORTS, K, nq + nv) */
     int status[MAX_REPORTS][K_RUNS];
     double t_failed[K_RUNS]; /* at the last report */
 } ensemble_log;
 
-static ensemble_log *log_new(int n, int K)
+static ensemble_log *log_new(int nq, int nv, int K)
 {
     ensemble_log *log = calloc(1, sizeof *log);
     assert_non_null(log);
-    log->n = n;
+    log->nq = nq;
+    log->nv = nv;
     log->K = K;
-    log->x = calloc((size_t)MAX_REPORTS * K * 2 * n, sizeof *log->x);
+    log->x = calloc((size_t)MAX_REPORTS * K * (nq + nv), sizeof *log->x);
     assert_non_null(log->x);
     return log;
 }
@@ -40,7 +42,7 @@ static void log_free(ensemble_log *log)
 
 static double *log_state(const ensemble_log *log, int report, int run)
 {
-    return log->x + ((size_t)report * log->K + run) * 2 * log->n;
+    return log->x + ((size_t)report * log->K + run) * (log->nq + log->nv);
 }
 
 static int record_ensemble(const mbd_ensemble_state *s, void *ctx)
@@ -51,8 +53,9 @@ static int record_ensemble(const mbd_ensemble_state *s, void *ctx)
     log->t[log->count] = s->t;
     log->step[log->count] = s->step;
     for (int k = 0; k < s->K; k++) {
-        memcpy(log_state(log, log->count, k), s->q + k * log->n, log->n * sizeof(double));
-        memcpy(log_state(log, log->count, k) + log->n, s->qd + k * log->n, log->n * sizeof(double));
+        memcpy(log_state(log, log->count, k), s->q + k * log->nq, log->nq * sizeof(double));
+        memcpy(log_state(log, log->count, k) + log->nq, s->qd + k * log->nv,
+               log->nv * sizeof(double));
         log->status[log->count][k] = s->status[k];
         log->t_failed[k] = s->t_failed[k];
     }
@@ -62,36 +65,39 @@ static int record_ensemble(const mbd_ensemble_state *s, void *ctx)
 
 /* One run by mbd_simulate: its (q, qd) rows at every step. */
 typedef struct {
-    int n, count;
-    double x[MAX_REPORTS][2 * 16];
+    int nq, nv, count;
+    double x[MAX_REPORTS][32];
 } single_log;
 
 static int record_single(const mbd_sim_state *s, void *ctx)
 {
     single_log *log = ctx;
-    assert_true(log->count < MAX_REPORTS);
-    memcpy(log->x[log->count], s->q, log->n * sizeof(double));
-    memcpy(log->x[log->count] + log->n, s->qd, log->n * sizeof(double));
+    assert_true(log->count < MAX_REPORTS && log->nq + log->nv <= 32);
+    memcpy(log->x[log->count], s->q, log->nq * sizeof(double));
+    memcpy(log->x[log->count] + log->nq, s->qd, log->nv * sizeof(double));
     log->count++;
     return MBD_OK;
 }
 
-static double *initial_states(int n, int K, uint64_t seed)
+/* K rows of q (quaternions not normalized), then K rows of qd. */
+static double *initial_states(const mbd_model *model, int K, uint64_t seed)
 {
-    double *x = malloc((size_t)K * 2 * n * sizeof *x);
+    const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);
+    double *x = malloc((size_t)K * (nq + nv) * sizeof *x);
     assert_non_null(x);
-    test_fill(&seed, x, K * n, -1.5, 1.5);
-    test_fill(&seed, x + K * n, K * n, -1.0, 1.0);
+    test_fill(&seed, x, K * nq, -1.5, 1.5);
+    test_fill(&seed, x + K * nq, K * nv, -1.0, 1.0);
     return x;
 }
 
 /* Run k's (q0, qd0) out of the rows of initial_states, as one state (free it). */
-static double *one_state(const double *x0, int n, int K, int k)
+static double *one_state(const mbd_model *model, const double *x0, int K, int k)
 {
-    double *x = malloc(2 * n * sizeof *x);
+    const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);
+    double *x = malloc((nq + nv) * sizeof *x);
     assert_non_null(x);
-    memcpy(x, x0 + k * n, n * sizeof *x);
-    memcpy(x + n, x0 + (K + k) * n, n * sizeof *x);
+    memcpy(x, x0 + k * nq, nq * sizeof *x);
+    memcpy(x + nq, x0 + K * nq + k * nv, nv * sizeof *x);
     return x;
 }
 
@@ -99,11 +105,11 @@ static ensemble_log *run_ensemble(const mbd_model *model, const char *solver,
                                   const mbd_ensemble_options *opt, int K, const double *x0,
                                   int expect)
 {
-    const int n = mbd_model_nv(model);
-    ensemble_log *log = log_new(n, K);
+    const int nq = mbd_model_nq(model);
+    ensemble_log *log = log_new(nq, mbd_model_nv(model), K);
     int status[K_RUNS];
     assert_int_equal(mbd_simulate_ensemble(model, mbd_solver_find(solver), opt, K, x0,
-                                           x0 + K * n, record_ensemble, log, status),
+                                           x0 + K * nq, record_ensemble, log, status),
                      expect);
     for (int k = 0; k < K; k++)
         assert_int_equal(status[k], log->status[log->count - 1][k]);
@@ -111,35 +117,40 @@ static ensemble_log *run_ensemble(const mbd_model *model, const char *solver,
 }
 
 /* Each run equals mbd_simulate's RK4 (every step reported) from the same state, to
- * round-off; t1 is a multiple of the binary step, so both take the same steps. */
+ * round-off; t1 is a multiple of the binary step, so both take the same steps. The free
+ * base and spherical joints integrate quaternions (q' = G(q) qd), from states whose
+ * quaternions are not unit. */
 static void test_ensemble_equals_single_runs(void **unused)
 {
     (void)unused;
+    const char *models[] = {"chain:n=4,joint=cardan", "chain:n=3,joint=spherical,base=free"};
     const char *solvers[] = {"bodies", "dense", "sparse"};
-    mbd_model *model = load_model("chain:n=4,joint=cardan");
-    const int n = mbd_model_nv(model);
-    double *x0 = initial_states(n, K_RUNS, 7);
     const mbd_ensemble_options opt = {.t1 = 0.25, .dt = 1.0 / 64, .report_every = 1};
     const mbd_sim_options single = {.formulation = MBD_ACCELERATION, .integrator = MBD_RK4,
                                     .t1 = opt.t1, .dt = opt.dt};
-    for (size_t s = 0; s < sizeof solvers / sizeof *solvers; s++) {
-        ensemble_log *log = run_ensemble(model, solvers[s], &opt, K_RUNS, x0, MBD_OK);
-        assert_int_equal(log->count, 17);
-        for (int k = 0; k < K_RUNS; k++) {
-            single_log one = {.n = n};
-            double *q = one_state(x0, n, K_RUNS, k);
-            assert_int_equal(mbd_simulate(model, mbd_solver_find(solvers[s]), &single, q, q + n,
-                                          record_single, &one, NULL),
-                             MBD_OK);
-            assert_int_equal(one.count, log->count);
-            for (int r = 0; r < log->count; r++)
-                assert_close(log_state(log, r, k), one.x[r], 2 * n, 1e-12, solvers[s]);
-            free(q);
+    for (size_t m = 0; m < sizeof models / sizeof *models; m++) {
+        mbd_model *model = load_model(models[m]);
+        const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);
+        double *x0 = initial_states(model, K_RUNS, 7);
+        for (size_t s = 0; s < sizeof solvers / sizeof *solvers; s++) {
+            ensemble_log *log = run_ensemble(model, solvers[s], &opt, K_RUNS, x0, MBD_OK);
+            assert_int_equal(log->count, 17);
+            for (int k = 0; k < K_RUNS; k++) {
+                single_log one = {.nq = nq, .nv = nv};
+                double *q = one_state(model, x0, K_RUNS, k);
+                assert_int_equal(mbd_simulate(model, mbd_solver_find(solvers[s]), &single, q,
+                                              q + nq, record_single, &one, NULL),
+                                 MBD_OK);
+                assert_int_equal(one.count, log->count);
+                for (int r = 0; r < log->count; r++)
+                    assert_close(log_state(log, r, k), one.x[r], nq + nv, 1e-12, models[m]);
+                free(q);
+            }
+            log_free(log);
         }
-        log_free(log);
+        free(x0);
+        mbd_model_free(model);
     }
-    free(x0);
-    mbd_model_free(model);
 }
 
 /* The same bits whatever the thread count, and a run alone gives its bits in the
@@ -147,20 +158,20 @@ static void test_ensemble_equals_single_runs(void **unused)
 static void test_ensemble_independent_of_threads_and_runs(void **unused)
 {
     (void)unused;
-    mbd_model *model = load_model("tree:n=7,branching=2,skew=0.5");
-    const int n = mbd_model_nv(model);
-    double *x0 = initial_states(n, K_RUNS, 11);
+    mbd_model *model = load_model("tree:n=7,branching=2,skew=0.5,base=free");
+    const int n = mbd_model_nq(model) + mbd_model_nv(model);
+    double *x0 = initial_states(model, K_RUNS, 11);
     mbd_ensemble_options opt = {.t1 = 0.3, .dt = 0.01, .report_every = 5, .threads = 1};
     ensemble_log *one = run_ensemble(model, "bodies", &opt, K_RUNS, x0, MBD_OK);
     opt.threads = 3;
     ensemble_log *three = run_ensemble(model, "bodies", &opt, K_RUNS, x0, MBD_OK);
     assert_int_equal(one->count, three->count);
-    assert_memory_equal(one->x, three->x, (size_t)one->count * K_RUNS * 2 * n * sizeof(double));
+    assert_memory_equal(one->x, three->x, (size_t)one->count * K_RUNS * n * sizeof(double));
     const int k = 3;
-    double *alone = one_state(x0, n, K_RUNS, k);
+    double *alone = one_state(model, x0, K_RUNS, k);
     ensemble_log *solo = run_ensemble(model, "bodies", &opt, 1, alone, MBD_OK);
     for (int r = 0; r < one->count; r++)
-        assert_memory_equal(log_state(solo, r, 0), log_state(one, r, k), 2 * n * sizeof(double));
+        assert_memory_equal(log_state(solo, r, 0), log_state(one, r, k), n * sizeof(double));
     free(alone);
     log_free(solo);
     log_free(three);
@@ -175,8 +186,7 @@ static void test_ensemble_report_times(void **unused)
 {
     (void)unused;
     mbd_model *model = load_model("chain:n=2,joint=revolute");
-    const int n = mbd_model_nv(model);
-    double *x0 = initial_states(n, 2, 3);
+    double *x0 = initial_states(model, 2, 3);
     const mbd_ensemble_options opt = {.t1 = 0.95, .dt = 0.1, .report_every = 3};
     assert_int_equal(mbd_ensemble_steps(&opt), 10);
     ensemble_log *log = run_ensemble(model, "bodies", &opt, 2, x0, MBD_OK);
@@ -191,33 +201,44 @@ static void test_ensemble_report_times(void **unused)
     mbd_model_free(model);
 }
 
-/* A run that starts from NaN fails at once with its status and time; the others go on
- * and equal the ensemble without it. */
-static void test_ensemble_failed_run(void **unused)
+/* Run `bad` with coordinates first .. first + count - 1 of its q row (of its qd row if
+ * in_qd) set to value fails at once with status expect at t = 0; the others go on and
+ * equal the ensemble without it. */
+static void check_failed_run(const char *spec, int in_qd, int first, int count, double value,
+                             int expect)
 {
-    (void)unused;
-    mbd_model *model = load_model("chain:n=3,joint=cylindrical");
-    const int n = mbd_model_nv(model), bad = 2;
-    double *x0 = initial_states(n, K_RUNS, 5);
+    mbd_model *model = load_model(spec);
+    const int nq = mbd_model_nq(model), nv = mbd_model_nv(model), bad = 2;
+    double *x0 = initial_states(model, K_RUNS, 5);
     const mbd_ensemble_options opt = {.t1 = 0.2, .dt = 0.02, .report_every = 2};
     ensemble_log *good = run_ensemble(model, "bodies", &opt, K_RUNS, x0, MBD_OK);
-    x0[(K_RUNS + bad) * n + 1] = NAN;
-    ensemble_log *log = run_ensemble(model, "bodies", &opt, K_RUNS, x0, MBD_ENONFINITE);
+    double *spoiled = x0 + (in_qd ? K_RUNS * nq + bad * nv : bad * nq) + first;
+    for (int i = 0; i < count; i++)
+        spoiled[i] = value;
+    ensemble_log *log = run_ensemble(model, "bodies", &opt, K_RUNS, x0, expect);
     for (int r = 0; r < log->count; r++)
         for (int k = 0; k < K_RUNS; k++) {
-            assert_int_equal(log->status[r][k], k == bad && r > 0 ? MBD_ENONFINITE : MBD_OK);
+            assert_int_equal(log->status[r][k], k == bad && r > 0 ? expect : MBD_OK);
             if (k != bad)
                 assert_memory_equal(log_state(log, r, k), log_state(good, r, k),
-                                    2 * n * sizeof(double));
+                                    (nq + nv) * sizeof(double));
         }
     assert_true(log->t_failed[bad] == 0.0 && isnan(log->t_failed[0]));
     /* the failed run keeps the state it failed from: its initial one */
     assert_memory_equal(log_state(log, log->count - 1, bad), log_state(log, 0, bad),
-                        n * sizeof(double));
+                        (nq + nv) * sizeof(double));
     log_free(log);
     log_free(good);
     free(x0);
     mbd_model_free(model);
+}
+
+/* A velocity that is NaN; a zero quaternion (the spherical chain's first joint). */
+static void test_ensemble_failed_run(void **unused)
+{
+    (void)unused;
+    check_failed_run("chain:n=3,joint=cylindrical", 1, 1, 1, NAN, MBD_ENONFINITE);
+    check_failed_run("chain:n=3,joint=spherical", 0, 0, 4, 0.0, MBD_EINVAL);
 }
 
 static void test_ensemble_bad_options(void **unused)
@@ -281,36 +302,51 @@ static int csv_numbers(const char *text, int columns, int fixed, double *cells)
     return rows;
 }
 
-/* Two initial states from a file: each run of the ensemble is mbd simulate's RK4 run
- * from its state, every step, to round-off; rows are time-major with run and status. */
-static void test_cli_ensemble_equals_simulate(void **unused)
+/* Two initial states (q row, qd row) from a file with a header: each run of the ensemble is mbd
+ * simulate's RK4 run from its state, every step, to round-off; rows are time-major with
+ * run and status. */
+static void check_cli_ensemble_equals_simulate(const char *model, int nq, int nv,
+                                               const char *q[2], const char *qd[2])
 {
-    (void)unused;
-    const char *states = temp_file_with("q0,q1,qd0,qd1\n0.3,-0.2,0.1,0.5\n-0.7,0.4,0,-1\n", ".csv");
-    char args[512];
-    snprintf(args, sizeof args, "simulate chain:n=2,joint=revolute " RK4 " --ensemble 2 --states %s",
-             states);
+    char text[512], args[1024];
+    snprintf(text, sizeof text, "q,qd\n%s,%s\n%s,%s\n", q[0], qd[0], q[1], qd[1]);
+    const char *states = temp_file_with(text, ".csv");
+    snprintf(args, sizeof args, "simulate %s " RK4 " --ensemble 2 --states %s", model, states);
     cli_result r = mbd_run(args);
     assert_int_equal(r.status, 0);
-    assert_true(strncmp(r.out, "run,t,q0,q1,qd0,qd1,status\n", 27) == 0);
+    assert_true(strncmp(r.out, "run,t,q0,", 9) == 0);
     static double cells[MAX_CELLS], single[MAX_CELLS];
-    assert_int_equal(csv_numbers(r.out, 7, 1, cells), 2 * 5);
-    const char *initial[] = {"--q0 0.3,-0.2 --qd0 0.1,0.5", "--q0 -0.7,0.4 --qd0 0,-1"};
+    const int columns = 2 + nq + nv + 1, single_columns = 1 + nq + nv + 3; /* + energies */
+    assert_int_equal(csv_numbers(r.out, columns, 1, cells), 2 * 5);
     for (int k = 0; k < 2; k++) {
-        snprintf(args, sizeof args, "simulate chain:n=2,joint=revolute " RK4 " %s", initial[k]);
+        snprintf(args, sizeof args, "simulate %s " RK4 " --q0 %s --qd0 %s", model, q[k], qd[k]);
         cli_result one = mbd_run(args);
         assert_int_equal(one.status, 0);
-        const int rows = csv_numbers(one.out, 8, 0, single); /* t, q, qd, energies */
+        const int rows = csv_numbers(one.out, single_columns, 0, single);
         assert_int_equal(rows, 5);
         for (int s = 0; s < rows; s++) {
-            const double *row = cells + (s * 2 + k) * 7;
-            assert_true(row[0] == k && row[6] == 0.0);
-            assert_close(row + 1, single + s * 8, 5, 1e-13, initial[k]);
+            const double *row = cells + (s * 2 + k) * columns;
+            assert_true(row[0] == k && row[columns - 1] == 0.0);
+            assert_close(row + 1, single + s * single_columns, 1 + nq + nv, 1e-13, args);
         }
         cli_result_free(&one);
     }
     cli_result_free(&r);
     unlink(states);
+}
+
+/* A revolute chain, and a free-floating tree whose quaternions are not unit (both
+ * sides normalize them). */
+static void test_cli_ensemble_equals_simulate(void **unused)
+{
+    (void)unused;
+    check_cli_ensemble_equals_simulate("chain:n=2,joint=revolute", 2, 2,
+                                       (const char *[]){"0.3,-0.2", "-0.7,0.4"},
+                                       (const char *[]){"0.1,0.5", "0,-1"});
+    check_cli_ensemble_equals_simulate(
+        "tree:n=3,branching=2,base=free", 9, 8,
+        (const char *[]){"0.1,-0.2,0.3,0.9,0.2,-0.3,0.1,0.4,-0.5", "0,0,0,-0.5,0.5,0.5,-0.6,1,2"},
+        (const char *[]){"0.1,0.5,-0.3,1,0,0.2,0.7,-1", "0,-1,2,0.3,0.4,-0.5,0,0"});
 }
 
 static char *ensemble_output(const char *flags)

@@ -20,7 +20,7 @@
 #define JOB_TIMEOUT "120"
 #define MPIRUN "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 timeout " JOB_TIMEOUT \
                " mpirun --allow-run-as-root --oversubscribe"
-#define ENSEMBLE "simulate chain:n=3,joint=cardan --integrator rk4 --t1 0.2 --dt 0.01 " \
+#define ENSEMBLE "simulate chain:n=3,joint=cardan,base=free --integrator rk4 --t1 0.2 --dt 0.01 " \
                  "--sample 0.05 --ensemble 13 --spread 0.3 --seed 5 --threads 1"
 
 static char dir[] = "/tmp/mbd-mpi-XXXXXX";
