@@ -10,45 +10,56 @@
  * j = k, lambda(k), lambda^2(k), ..., depth(k) + 1 entries, so row i = lambda^m(k) lines up
  * with row k shifted by m and every inner loop below runs over contiguous memory.
  *
- *   H by CRBA:  I^C_i = I_i + sum_children X_j^T I^C_j X_j;  for each DOF k of body i,
- *               F = I^C_i S_k and H_kl = S_l . F for l = k, lambda(k), ..., both vectors
- *               taken to world coordinates (X0_i = X_i X0_lambda(i)), where the dot
- *               product needs no transform per step up the tree.
- *   C:          RNEA(q, qd, qdd = 0) with gravity.
+ * H and C are formed in one frame per tree, that of its root body (MuJoCo's method, with
+ * the root's origin rather than a centre of mass): X0_i = X_i X0_lambda(i), X0_root = 1,
+ * takes motion from the root frame to body i. There a parent and its child share
+ * coordinates, so that no pass transforms vectors from body to body:
+ *   forward:    S^0_k = X0_i^-1 S_k,  I^0_i = X0_i^T I_i X0_i,  and for C (RNEA with
+ *               qdd = 0 and gravity as a_root = -X_root a_g):
+ *               v_i = v_lambda + S^0 qd_i,  a_i = a_lambda + v_i x S^0 qd_i + X0_i^-1 c_J,
+ *               f_i = I^0_i a_i + v_i x* I^0_i v_i.
+ *   backward:   for each DOF k of body i:  F = I^C_i S^0_k,  H_kl = S^0_l . F for
+ *               l = k, lambda(k), ...,  C_k = S^0_k . f_i;  then
+ *               I^C_lambda += I^C_i,  f_lambda += f_i  (I^C_i = I^0_i + its children's).
  *   factor:     for k = n-1 .. 0:  for i = lambda(k), lambda^2(k), ...:
  *                   a = H_ki / H_kk;  H_ij -= a H_kj for j = i, lambda(i), ...;  H_ki = a
  *               giving H = L^T D L, D = diag(H_kk), L unit lower with L_ki = H_ki.
  *   solve:      L^T y = b (k = n-1 .. 0: y_i -= L_ki y_k for i = lambda^m(k)),
  *               z = D^-1 y,  L x = z (k = 0 .. n-1: x_k -= L_ki x_i).
  * The factorization costs O(sum_k depth(k)^2) = O(N d^2), d the depth of the DOF tree;
- * CRBA and the solve O(N d). The momentum form is qd = H^-1 p, then pd from the subtree
- * momenta as in dense.c. */
+ * the passes and the solve O(N d). The momentum form is qd = H^-1 p, then pd from the
+ * subtree momenta as in dense.c. */
 #include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A composite inertia is a rigid-body inertia, so it is kept as its 13 parameters: mass,
- * h = m c and I-bar about the frame origin (full 3x3). Carrying it to the parent costs
- * half a general congruence X^T I X. */
+/* A rigid-body inertia by its 10 parameters: mass, h = m c and I-bar about the frame
+ * origin (symmetric, upper triangle as in spatial.h). A composite inertia is one too. */
 typedef struct {
-    double m, h[3], I[9];
+    double m, h[3], I[6];
 } rigid_inertia;
 
-/* The scratch: the row addresses (nv + 1) and lambda (nv ints), one nv vector, the
- * transforms world -> body and the composite inertias (nb each), then the factor's rows. */
+/* Per body in the root frame: X0, I^C, and v, a, f of the bias pass. */
+typedef struct {
+    mbd_xform X0;
+    rigid_inertia IC;
+    double v[6], a[6], f[6];
+} root_frame_body;
+
+/* The scratch: the row addresses (nv + 1) and lambda (nv ints), one nv vector, the bodies'
+ * own inertias and their root-frame quantities (nb each), then the factor's rows. */
 typedef struct {
     size_t *adr;
     int *lambda;
     double *vec;
-    mbd_xform *X0;
-    rigid_inertia *IC;
+    rigid_inertia *inertia;
+    root_frame_body *body;
     double *rows;
 } sparse_layout;
 
-/* Doubles per body: a transform world -> body and a composite inertia. */
-#define BODY_DOUBLES ((sizeof(mbd_xform) + sizeof(rigid_inertia)) / sizeof(double))
+#define BODY_DOUBLES ((sizeof(rigid_inertia) + sizeof(root_frame_body)) / sizeof(double))
 
 static size_t index_doubles(size_t nv)
 {
@@ -78,37 +89,44 @@ static size_t sparse_scratch(const mbd_model *model)
     return index_doubles(nv) + nv + BODY_DOUBLES * (size_t)model->nb + factor_size(model);
 }
 
-/* Carves the scratch and fills lambda and the row addresses (they depend on the model
- * only, and cost O(nv)). */
-static sparse_layout layout(const mbd_model *model, mbd_work *work)
-{
-    const size_t nv = (size_t)model->nv;
-    sparse_layout s = {.adr = (size_t *)work->scratch, .vec = work->scratch + index_doubles(nv)};
-    s.lambda = (int *)(s.adr + nv + 1);
-    s.X0 = (mbd_xform *)(s.vec + nv);
-    s.IC = (rigid_inertia *)(s.X0 + model->nb);
-    s.rows = s.vec + nv + BODY_DOUBLES * (size_t)model->nb;
-    s.adr[0] = 0;
-    for (int i = 0; i < model->nb; i++) {
-        const int p = model->parent[i], v0 = model->v0[i];
-        for (int m = 0; m < model->joint[i].nv; m++) {
-            const int k = v0 + m, up = m > 0 ? k - 1 : p < 0 ? -1 : model->v0[p] + model->joint[p].nv - 1;
-            s.lambda[k] = up;
-            s.adr[k + 1] = s.adr[k] + 1 + (up < 0 ? 0 : s.adr[up + 1] - s.adr[up]);
-        }
-    }
-    return s;
-}
-
 static void rigid_from_inertia(rigid_inertia *out, const mbd_inertia *I)
 {
     out->m = I->C[0];
     out->h[0] = I->B[7]; /* B = h x */
     out->h[1] = I->B[2];
     out->h[2] = I->B[3];
-    for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++)
-            out->I[3 * r + c] = I->A[SYM3(r, c)];
+    memcpy(out->I, I->A, sizeof out->I);
+}
+
+/* lambda, the row addresses and the bodies' inertias depend on the model only: they are
+ * filled on the first call (the scratch starts zeroed, and the last row address is the
+ * factor's size, not 0, once they are). */
+static void fill_model_part(const mbd_model *model, const sparse_layout *s)
+{
+    s->adr[0] = 0;
+    for (int i = 0; i < model->nb; i++) {
+        const int p = model->parent[i], v0 = model->v0[i];
+        for (int m = 0; m < model->joint[i].nv; m++) {
+            const int k = v0 + m, up = m > 0 ? k - 1 : p < 0 ? -1 : model->v0[p] + model->joint[p].nv - 1;
+            s->lambda[k] = up;
+            s->adr[k + 1] = s->adr[k] + 1 + (up < 0 ? 0 : s->adr[up + 1] - s->adr[up]);
+        }
+        rigid_from_inertia(&s->inertia[i], &model->inertia[i]);
+    }
+}
+
+/* Carves the scratch. */
+static sparse_layout layout(const mbd_model *model, mbd_work *work)
+{
+    const size_t nv = (size_t)model->nv;
+    sparse_layout s = {.adr = (size_t *)work->scratch, .vec = work->scratch + index_doubles(nv)};
+    s.lambda = (int *)(s.adr + nv + 1);
+    s.inertia = (rigid_inertia *)(s.vec + nv);
+    s.body = (root_frame_body *)(s.inertia + model->nb);
+    s.rows = s.vec + nv + BODY_DOUBLES * (size_t)model->nb;
+    if (s.adr[nv] == 0)
+        fill_model_part(model, &s);
+    return s;
 }
 
 /* f = I s = (I-bar w + h x v; m v - h x w) */
@@ -117,38 +135,41 @@ static void rigid_apply(double *restrict f, const rigid_inertia *I, const double
     double hv[3], hw[3];
     vec3_cross(hv, I->h, s + 3);
     vec3_cross(hw, I->h, s);
-    mat3_apply(f, I->I, s);
+    sym3_apply(f, I->I, s);
     for (int r = 0; r < 3; r++) {
         f[r] += hv[r];
         f[3 + r] = I->m * s[3 + r] - hw[r];
     }
 }
 
-/* parent += X^T I X (RBDA §2.13): with h' = E^T h, h_p = h' + m r and
- * I-bar_p = E^T I-bar E - r x h' x - h_p x r x = E^T I-bar E - h' r^T - r h_p^T + (r.h' + r.h_p) 1. */
-static void rigid_add_to_parent(rigid_inertia *restrict parent, const mbd_xform *X, const rigid_inertia *I)
+/* out = X^T I X (RBDA §2.13): with h' = E^T h, h_p = h' + m r and
+ * I-bar_p = E^T I-bar E - h' r^T - r h_p^T + (r.h' + r.h_p) 1. */
+static void rigid_to_parent(rigid_inertia *restrict out, const mbd_xform *X, const rigid_inertia *I)
 {
     const double *r = X->r;
-    double hr[3], hp[3], IE[9], EtIE[9], Et[9];
+    double hr[3];
     mat3_apply_t(hr, X->E, I->h);
+    sym3_rotate_back(out->I, I->I, X->E);
+    out->m = I->m;
     for (int k = 0; k < 3; k++)
-        hp[k] = hr[k] + I->m * r[k];
+        out->h[k] = hr[k] + I->m * r[k];
+    const double trace_term = vec3_dot(r, hr) + vec3_dot(r, out->h);
     for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++)
-            Et[3 * a + b] = X->E[3 * b + a];
-    mat3_mul(IE, I->I, X->E);
-    mat3_mul(EtIE, Et, IE);
-    const double trace_term = vec3_dot(r, hr) + vec3_dot(r, hp);
-    parent->m += I->m;
-    for (int a = 0; a < 3; a++) {
-        parent->h[a] += hp[a];
-        for (int b = 0; b < 3; b++)
-            parent->I[3 * a + b] += EtIE[3 * a + b] - hr[a] * r[b] - r[a] * hp[b] + (a == b ? trace_term : 0.0);
-    }
+        for (int b = a; b < 3; b++)
+            out->I[SYM3(a, b)] += (a == b ? trace_term : 0.0) - hr[a] * r[b] - r[a] * out->h[b];
 }
 
-/* m in world coordinates from body coordinates, X0 = world -> body: (E^T w; E^T v + r x E^T w). */
-static void motion_to_world(double *restrict out, const mbd_xform *X0, const double *m)
+static void rigid_add(rigid_inertia *restrict sum, const rigid_inertia *I)
+{
+    sum->m += I->m;
+    for (int k = 0; k < 3; k++)
+        sum->h[k] += I->h[k];
+    for (int k = 0; k < 6; k++)
+        sum->I[k] += I->I[k];
+}
+
+/* m in root coordinates from body coordinates, X0 = root -> body: (E^T w; E^T v + r x E^T w). */
+static void motion_to_root(double *restrict out, const mbd_xform *X0, const double *m)
 {
     double rw[3];
     mat3_apply_t(out, X0->E, m);
@@ -158,33 +179,112 @@ static void motion_to_world(double *restrict out, const mbd_xform *X0, const dou
         out[3 + r] += rw[r];
 }
 
-/* CRBA into the rows. H_kl = S_l^T X^T F_k is a power, the same in any frame: with S_l
- * (in work->U) and F_k = I^C_i S_k both in world coordinates, each entry is one dot
- * product instead of one transform per step up the tree. */
-static void sparse_crba(const mbd_model *model, mbd_work *work, const sparse_layout *s)
+/* Column col of S in root coordinates; a unit column e_k is row k of E (rotational: and
+ * its moment r x). */
+MBD_INLINE void column_to_root(double out[6], const mbd_xform *X0, mbd_joint_type type,
+                               const double *S, int col)
 {
-    double *Sw = work->U;
-    for (int i = 0; i < model->nb; i++) {
-        const int p = model->parent[i];
-        if (p < 0)
-            s->X0[i] = work->X[i];
-        else
-            xform_compose(&s->X0[i], &work->X[i], &s->X0[p]);
-        for (int k = model->v0[i]; k < model->v0[i] + model->joint[i].nv; k++)
-            motion_to_world(Sw + 6 * k, &s->X0[i], work->S + 6 * k);
-        rigid_from_inertia(&s->IC[i], &model->inertia[i]);
+    const int k = unit_column(type, col);
+    if (k < 0) {
+        motion_to_root(out, X0, S + 6 * col);
+        return;
     }
-    for (int i = model->nb - 1; i >= 0; i--) {
-        for (int k = model->v0[i]; k < model->v0[i] + model->joint[i].nv; k++) {
-            double *restrict row = s->rows + s->adr[k], F[6], Fw[6];
-            rigid_apply(F, &s->IC[i], work->S + 6 * k);
-            xform_force_t(Fw, &s->X0[i], F);
-            for (int t = 0, l = k; l >= 0; t++, l = s->lambda[l])
-                row[t] = dot6(Sw + 6 * l, Fw);
-        }
-        if (model->parent[i] >= 0)
-            rigid_add_to_parent(&s->IC[model->parent[i]], &work->X[i], &s->IC[i]);
+    const double *e = X0->E + 3 * (k % 3);
+    for (int r = 0; r < 3; r++)
+        out[k < 3 ? r : 3 + r] = e[r];
+    if (k < 3)
+        vec3_cross(out + 3, X0->r, e);
+    else
+        out[0] = out[1] = out[2] = 0.0;
+}
+
+/* v_i, a_i and f_i of the bias pass in root coordinates; S0 = body i's columns there. */
+MBD_INLINE void bias_forward(const mbd_model *model, mbd_work *work, const sparse_layout *s,
+                             const double *qd, int i, const double *S0, const mbd_joint_type type)
+{
+    const int p = model->parent[i], v0 = model->v0[i];
+    root_frame_body *b = &s->body[i];
+    double vJ[6] = {0}, vxvJ[6], Iv[6];
+    for (int k = 0; k < joint_dofs(type); k++)
+        for (int r = 0; r < 6; r++)
+            vJ[r] += S0[6 * k + r] * qd[v0 + k];
+    if (p < 0) {
+        const double a_g[6] = {0, 0, 0, -model->gravity[0], -model->gravity[1], -model->gravity[2]};
+        memcpy(b->v, vJ, sizeof vJ);
+        xform_motion(b->a, &work->X[i], a_g);
+    } else {
+        for (int r = 0; r < 6; r++)
+            b->v[r] = s->body[p].v[r] + vJ[r];
+        memcpy(b->a, s->body[p].a, sizeof b->a);
     }
+    cross_motion(vxvJ, b->v, vJ);
+    for (int r = 0; r < 6; r++)
+        b->a[r] += vxvJ[r];
+    if (type == MBD_CARDAN) {
+        double cJ[6], cJ0[6];
+        joint_bias(cJ, &model->joint[i], work->S + 6 * v0, qd + v0);
+        motion_to_root(cJ0, &b->X0, cJ);
+        for (int r = 0; r < 6; r++)
+            b->a[r] += cJ0[r];
+    }
+    rigid_apply(b->f, &b->IC, b->a);
+    rigid_apply(Iv, &b->IC, b->v);
+    cross_force(vxvJ, b->v, Iv);
+    for (int r = 0; r < 6; r++)
+        b->f[r] += vxvJ[r];
+}
+
+/* X0_i, body i's columns S0 (in work->U) and inertia I^0_i (the start of I^C_i), and with
+ * qd the bias pass's v_i, a_i, f_i. */
+MBD_INLINE void forward_step(const mbd_model *model, mbd_work *work, const sparse_layout *s,
+                             const double *qd, int i, const mbd_joint_type type)
+{
+    static const mbd_xform identity = {.E = {1, 0, 0, 0, 1, 0, 0, 0, 1}};
+    const int p = model->parent[i], v0 = model->v0[i];
+    root_frame_body *b = &s->body[i];
+    double *S0 = work->U + 6 * v0;
+    if (p < 0)
+        b->X0 = identity;
+    else
+        xform_compose(&b->X0, &work->X[i], &s->body[p].X0);
+    for (int k = 0; k < joint_dofs(type); k++)
+        column_to_root(S0 + 6 * k, &b->X0, type, work->S + 6 * v0, k);
+    rigid_to_parent(&b->IC, &b->X0, &s->inertia[i]);
+    if (qd)
+        bias_forward(model, work, s, qd, i, S0, type);
+}
+
+/* Body i's rows of H and, with C, its entries of C; then I^C_i and f_i to the parent. */
+static void backward_step(const mbd_model *model, const mbd_work *work, const sparse_layout *s,
+                          double *C, int i)
+{
+    const int p = model->parent[i];
+    const root_frame_body *b = &s->body[i];
+    for (int k = model->v0[i]; k < model->v0[i] + model->joint[i].nv; k++) {
+        const double *S0 = work->U;
+        double *restrict row = s->rows + s->adr[k], F[6];
+        rigid_apply(F, &b->IC, S0 + 6 * k);
+        for (int t = 0, l = k; l >= 0; t++, l = s->lambda[l])
+            row[t] = dot6(S0 + 6 * l, F);
+        if (C)
+            C[k] = dot6(S0 + 6 * k, b->f);
+    }
+    if (p < 0)
+        return;
+    rigid_add(&s->body[p].IC, &b->IC);
+    if (C)
+        for (int r = 0; r < 6; r++)
+            s->body[p].f[r] += b->f[r];
+}
+
+/* H into the rows and, with qd, C = RNEA(q, qd, 0) with gravity into C. */
+static void mass_matrix_and_bias(const mbd_model *model, mbd_work *work, const sparse_layout *s,
+                                 const double *qd, double *C)
+{
+    for (int i = 0; i < model->nb; i++)
+        DISPATCH_JOINT(model->joint[i].type, forward_step, model, work, s, qd, i);
+    for (int i = model->nb - 1; i >= 0; i--)
+        backward_step(model, work, s, C, i);
 }
 
 /* H = L^T D L in place; a pivot not > 0 names its body. */
@@ -231,22 +331,14 @@ static void solve_in_place(const mbd_model *model, const sparse_layout *s, doubl
     }
 }
 
-static int factor_mass_matrix(const mbd_model *model, mbd_work *work, sparse_layout *s)
-{
-    *s = layout(model, work);
-    sparse_crba(model, work, s);
-    return factor_in_place(model, work, s);
-}
-
 static int sparse_acc(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
                       double *qdd)
 {
-    sparse_layout s;
-    int status = factor_mass_matrix(model, work, &s);
+    const sparse_layout s = layout(model, work);
+    mass_matrix_and_bias(model, work, &s, qd, s.vec);
+    int status = factor_in_place(model, work, &s);
     if (status)
         return status;
-    memset(qdd, 0, (size_t)model->nv * sizeof *qdd);
-    rnea(model, work, qd, qdd, 1, s.vec);
     for (int k = 0; k < model->nv; k++)
         qdd[k] = (tau ? tau[k] : 0.0) - s.vec[k];
     solve_in_place(model, &s, qdd);
@@ -256,8 +348,9 @@ static int sparse_acc(const mbd_model *model, mbd_work *work, const double *qd, 
 static int sparse_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
                       double *qd, double *pd)
 {
-    sparse_layout s;
-    int status = factor_mass_matrix(model, work, &s);
+    const sparse_layout s = layout(model, work);
+    mass_matrix_and_bias(model, work, &s, NULL, NULL);
+    int status = factor_in_place(model, work, &s);
     if (status)
         return status;
     memcpy(qd, p, (size_t)model->nv * sizeof *qd);
