@@ -130,7 +130,7 @@ static sparse_layout layout(const mbd_model *model, mbd_work *work)
 }
 
 /* f = I s = (I-bar w + h x v; m v - h x w) */
-static void rigid_apply(double *restrict f, const rigid_inertia *I, const double *s)
+MBD_INLINE void rigid_apply(double *restrict f, const rigid_inertia *I, const double *s)
 {
     double hv[3], hw[3];
     vec3_cross(hv, I->h, s + 3);
@@ -144,7 +144,7 @@ static void rigid_apply(double *restrict f, const rigid_inertia *I, const double
 
 /* out = X^T I X (RBDA §2.13): with h' = E^T h, h_p = h' + m r and
  * I-bar_p = E^T I-bar E - h' r^T - r h_p^T + (r.h' + r.h_p) 1. */
-static void rigid_to_parent(rigid_inertia *restrict out, const mbd_xform *X, const rigid_inertia *I)
+MBD_INLINE void rigid_to_parent(rigid_inertia *restrict out, const mbd_xform *X, const rigid_inertia *I)
 {
     const double *r = X->r;
     double hr[3];
