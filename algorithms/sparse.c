@@ -23,9 +23,9 @@
  *               I^C_lambda += I^C_i,  f_lambda += f_i  (I^C_i = I^0_i + its children's).
  *   factor:     for k = n-1 .. 0:  for i = lambda(k), lambda^2(k), ...:
  *                   a = H_ki / H_kk;  H_ij -= a H_kj for j = i, lambda(i), ...;  H_ki = a
- *               giving H = L^T D L, D = diag(H_kk), L unit lower with L_ki = H_ki.
- *   solve:      L^T y = b (k = n-1 .. 0: y_i -= L_ki y_k for i = lambda^m(k)),
- *               z = D^-1 y,  L x = z (k = 0 .. n-1: x_k -= L_ki x_i).
+ *               giving H = L^T D L, D = diag(H_kk), L unit lower with L_ki = H_ki; in the
+ *               same loop L^T y = b (y_i -= L_ki y_k) and z_k = y_k / H_kk.
+ *   solve:      L x = z (k = 0 .. n-1: x_k -= L_ki x_i).
  * The factorization costs O(sum_k depth(k)^2) = O(N d^2), d the depth of the DOF tree;
  * the passes and the solve O(N d). The momentum form is qd = H^-1 p, then pd from the
  * subtree momenta as in dense.c. */
@@ -287,14 +287,17 @@ static void mass_matrix_and_bias(const mbd_model *model, mbd_work *work, const s
         backward_step(model, work, s, C, i);
 }
 
-/* H = L^T D L in place; a pivot not > 0 names its body. */
-static int factor_in_place(const mbd_model *model, mbd_work *work, const sparse_layout *s)
+/* H = L^T D L in place, and on the way x = D^-1 L^-T x: when DOF k's turn comes, the DOFs
+ * below it are done, so that row k of L and x_k = y_k are final. A pivot not > 0 names its
+ * body. */
+static int factor_and_reduce(const mbd_model *model, mbd_work *work, const sparse_layout *s,
+                             double *x)
 {
     double *restrict rows = s->rows;
     for (int k = model->nv - 1; k >= 0; k--) {
         double *restrict row_k = rows + s->adr[k];
         const int len = (int)(s->adr[k + 1] - s->adr[k]);
-        const double d = row_k[0];
+        const double d = row_k[0], yk = x[k];
         if (!(d > 0.0) || !isfinite(d))
             return singular_joint(work, body_of_dof(model, k));
         const double inv_d = 1.0 / d;
@@ -305,26 +308,20 @@ static int factor_in_place(const mbd_model *model, mbd_work *work, const sparse_
             for (int t = 0; t < len - m; t++)
                 row_i[t] -= a * row_k[m + t];
             row_k[m] = a;
+            x[i] -= a * yk;
         }
+        x[k] = yk * inv_d;
     }
     return MBD_OK;
 }
 
-/* x = H^-1 x from the factor. */
-static void solve_in_place(const mbd_model *model, const sparse_layout *s, double *x)
+/* x = L^-1 x (k = 0 .. n-1: x_k -= L_ki x_i): the rest of H^-1 x after factor_and_reduce. */
+static void back_substitute(const mbd_model *model, const sparse_layout *s, double *x)
 {
-    const int nv = model->nv;
-    const double *rows = s->rows;
-    for (int k = nv - 1; k >= 0; k--) { /* L^T y = b */
-        const double *L = rows + s->adr[k], xk = x[k];
+    for (int k = 0; k < model->nv; k++) {
+        const double *L = s->rows + s->adr[k];
         const int len = (int)(s->adr[k + 1] - s->adr[k]);
-        for (int m = 1, i = s->lambda[k]; m < len; m++, i = s->lambda[i])
-            x[i] -= L[m] * xk;
-    }
-    for (int k = 0; k < nv; k++) { /* z = D^-1 y, then L x = z */
-        const double *L = rows + s->adr[k];
-        const int len = (int)(s->adr[k + 1] - s->adr[k]);
-        double xk = x[k] / L[0];
+        double xk = x[k];
         for (int m = 1, i = s->lambda[k]; m < len; m++, i = s->lambda[i])
             xk -= L[m] * x[i];
         x[k] = xk;
@@ -336,12 +333,12 @@ static int sparse_acc(const mbd_model *model, mbd_work *work, const double *qd, 
 {
     const sparse_layout s = layout(model, work);
     mass_matrix_and_bias(model, work, &s, qd, s.vec);
-    int status = factor_in_place(model, work, &s);
-    if (status)
-        return status;
     for (int k = 0; k < model->nv; k++)
         qdd[k] = (tau ? tau[k] : 0.0) - s.vec[k];
-    solve_in_place(model, &s, qdd);
+    int status = factor_and_reduce(model, work, &s, qdd);
+    if (status)
+        return status;
+    back_substitute(model, &s, qdd);
     return MBD_OK;
 }
 
@@ -350,11 +347,11 @@ static int sparse_mom(const mbd_model *model, mbd_work *work, const double *p, c
 {
     const sparse_layout s = layout(model, work);
     mass_matrix_and_bias(model, work, &s, NULL, NULL);
-    int status = factor_in_place(model, work, &s);
+    memcpy(qd, p, (size_t)model->nv * sizeof *qd);
+    int status = factor_and_reduce(model, work, &s, qd);
     if (status)
         return status;
-    memcpy(qd, p, (size_t)model->nv * sizeof *qd);
-    solve_in_place(model, &s, qd);
+    back_substitute(model, &s, qd);
     momentum_rates_from_qd(model, work, qd, tau, pd);
     return MBD_OK;
 }
