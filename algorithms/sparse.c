@@ -35,31 +35,56 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A rigid-body inertia by its 10 parameters: mass, h = m c and I-bar about the frame
- * origin (symmetric, upper triangle as in spatial.h). A composite inertia is one too. */
+/* The passes keep 3-vectors in the first three lanes of a 4-lane vector (the fourth stays
+ * 0), so that a rotation, an inertia times a vector or a cross product is a few vector
+ * operations instead of a dozen scalar ones. */
+typedef double v4 __attribute__((vector_size(32)));
+typedef long long v4_index __attribute__((vector_size(32)));
+
+/* A motion (w; v) or force (n; f) vector. */
 typedef struct {
-    double m, h[3], I[6];
-} rigid_inertia;
+    v4 w, v;
+} spatial4;
+
+/* X = (E, r), E by rows, as mbd_xform. */
+typedef struct {
+    v4 E[3], r;
+} xform4;
+
+/* A rigid-body inertia by its 10 parameters: I-bar about the frame origin (symmetric, by
+ * rows), h = m c and the mass. A composite inertia is one too. */
+typedef struct {
+    v4 I[3], h;
+    double m;
+} rigid4;
 
 /* Per body in the root frame: X0, I^C, and v, a, f of the bias pass. */
 typedef struct {
-    mbd_xform X0;
-    rigid_inertia IC;
-    double v[6], a[6], f[6];
+    xform4 X0;
+    rigid4 IC;
+    spatial4 v, a, f;
 } root_frame_body;
 
-/* The scratch: the row addresses (nv + 1) and lambda (nv ints), one nv vector, the bodies'
- * own inertias and their root-frame quantities (nb each), then the factor's rows. */
+/* The scratch: per body its root-frame quantities and own inertia, per DOF its column of
+ * S in the root frame (all 32-byte aligned, as they come first), then the row addresses
+ * (nv + 1) and lambda (nv ints), one nv vector and the factor's rows. */
 typedef struct {
+    root_frame_body *body;
+    rigid4 *inertia;
+    spatial4 *S0;
     size_t *adr;
     int *lambda;
     double *vec;
-    rigid_inertia *inertia;
-    root_frame_body *body;
     double *rows;
 } sparse_layout;
 
-#define BODY_DOUBLES ((sizeof(rigid_inertia) + sizeof(root_frame_body)) / sizeof(double))
+#define DOUBLES(type) (sizeof(type) / sizeof(double))
+
+static size_t vector_doubles(const mbd_model *model)
+{
+    return (DOUBLES(root_frame_body) + DOUBLES(rigid4)) * (size_t)model->nb +
+           DOUBLES(spatial4) * (size_t)model->nv;
+}
 
 static size_t index_doubles(size_t nv)
 {
@@ -86,16 +111,20 @@ static size_t factor_size(const mbd_model *model)
 static size_t sparse_scratch(const mbd_model *model)
 {
     const size_t nv = (size_t)model->nv;
-    return index_doubles(nv) + nv + BODY_DOUBLES * (size_t)model->nb + factor_size(model);
+    return vector_doubles(model) + index_doubles(nv) + nv + factor_size(model);
 }
 
-static void rigid_from_inertia(rigid_inertia *out, const mbd_inertia *I)
+static v4 v4_of(const double *x)
 {
+    return (v4){x[0], x[1], x[2], 0.0};
+}
+
+static void rigid_from_inertia(rigid4 *out, const mbd_inertia *I)
+{
+    for (int r = 0; r < 3; r++)
+        out->I[r] = (v4){I->A[SYM3(r, 0)], I->A[SYM3(r, 1)], I->A[SYM3(r, 2)], 0.0};
+    out->h = (v4){I->B[7], I->B[2], I->B[3], 0.0}; /* B = h x */
     out->m = I->C[0];
-    out->h[0] = I->B[7]; /* B = h x */
-    out->h[1] = I->B[2];
-    out->h[2] = I->B[3];
-    memcpy(out->I, I->A, sizeof out->I);
 }
 
 /* lambda, the row addresses and the bodies' inertias depend on the model only: they are
@@ -119,162 +148,181 @@ static void fill_model_part(const mbd_model *model, const sparse_layout *s)
 static sparse_layout layout(const mbd_model *model, mbd_work *work)
 {
     const size_t nv = (size_t)model->nv;
-    sparse_layout s = {.adr = (size_t *)work->scratch, .vec = work->scratch + index_doubles(nv)};
+    sparse_layout s = {.body = (root_frame_body *)work->scratch};
+    s.inertia = (rigid4 *)(s.body + model->nb);
+    s.S0 = (spatial4 *)(s.inertia + model->nb);
+    s.adr = (size_t *)(s.S0 + nv);
     s.lambda = (int *)(s.adr + nv + 1);
-    s.inertia = (rigid_inertia *)(s.vec + nv);
-    s.body = (root_frame_body *)(s.inertia + model->nb);
-    s.rows = s.vec + nv + BODY_DOUBLES * (size_t)model->nb;
+    s.vec = (double *)s.adr + index_doubles(nv);
+    s.rows = s.vec + nv;
     if (s.adr[nv] == 0)
         fill_model_part(model, &s);
     return s;
 }
 
-/* f = I s = (I-bar w + h x v; m v - h x w) */
-MBD_INLINE void rigid_apply(double *restrict f, const rigid_inertia *I, const double *s)
+MBD_INLINE v4 cross4(v4 a, v4 b)
 {
-    double hv[3], hw[3];
-    vec3_cross(hv, I->h, s + 3);
-    vec3_cross(hw, I->h, s);
-    sym3_apply(f, I->I, s);
-    for (int r = 0; r < 3; r++) {
-        f[r] += hv[r];
-        f[3 + r] = I->m * s[3 + r] - hw[r];
-    }
+    const v4_index yzx = {1, 2, 0, 3}, zxy = {2, 0, 1, 3};
+    return __builtin_shuffle(a, yzx) * __builtin_shuffle(b, zxy) -
+           __builtin_shuffle(a, zxy) * __builtin_shuffle(b, yzx);
 }
 
-/* out = X^T I X (RBDA §2.13): with h' = E^T h, h_p = h' + m r and
- * I-bar_p = E^T I-bar E - h' r^T - r h_p^T + (r.h' + r.h_p) 1. */
-MBD_INLINE void rigid_to_parent(rigid_inertia *restrict out, const mbd_xform *X, const rigid_inertia *I)
+MBD_INLINE double sum4(v4 a)
 {
-    const double *r = X->r;
-    double hr[3];
-    mat3_apply_t(hr, X->E, I->h);
-    sym3_rotate_back(out->I, I->I, X->E);
-    out->m = I->m;
-    for (int k = 0; k < 3; k++)
-        out->h[k] = hr[k] + I->m * r[k];
-    const double trace_term = vec3_dot(r, hr) + vec3_dot(r, out->h);
-    for (int a = 0; a < 3; a++)
-        for (int b = a; b < 3; b++)
-            out->I[SYM3(a, b)] += (a == b ? trace_term : 0.0) - hr[a] * r[b] - r[a] * out->h[b];
+    return (a[0] + a[2]) + (a[1] + a[3]);
 }
 
-static void rigid_add(rigid_inertia *restrict sum, const rigid_inertia *I)
+MBD_INLINE double dot_spatial(const spatial4 *a, const spatial4 *b)
 {
-    sum->m += I->m;
-    for (int k = 0; k < 3; k++)
-        sum->h[k] += I->h[k];
-    for (int k = 0; k < 6; k++)
-        sum->I[k] += I->I[k];
+    return sum4(a->w * b->w + a->v * b->v);
+}
+
+/* E^T x = sum_c x_c (row c of E) */
+MBD_INLINE v4 rotate_back(const v4 E[3], const double *x)
+{
+    return x[0] * E[0] + x[1] * E[1] + x[2] * E[2];
+}
+
+/* out = X P: first P (root -> parent), then X (parent -> body), as xform_compose. */
+MBD_INLINE void compose4(xform4 *restrict out, const mbd_xform *X, const xform4 *P)
+{
+    for (int r = 0; r < 3; r++)
+        out->E[r] = rotate_back(P->E, X->E + 3 * r);
+    out->r = P->r + rotate_back(P->E, X->r);
 }
 
 /* m in root coordinates from body coordinates, X0 = root -> body: (E^T w; E^T v + r x E^T w). */
-static void motion_to_root(double *restrict out, const mbd_xform *X0, const double *m)
+MBD_INLINE void motion_to_root(spatial4 *out, const xform4 *X0, const double *m)
 {
-    double rw[3];
-    mat3_apply_t(out, X0->E, m);
-    mat3_apply_t(out + 3, X0->E, m + 3);
-    vec3_cross(rw, X0->r, out);
-    for (int r = 0; r < 3; r++)
-        out[3 + r] += rw[r];
+    out->w = rotate_back(X0->E, m);
+    out->v = rotate_back(X0->E, m + 3) + cross4(X0->r, out->w);
 }
 
 /* Column col of S in root coordinates; a unit column e_k is row k of E (rotational: and
  * its moment r x). */
-MBD_INLINE void column_to_root(double out[6], const mbd_xform *X0, mbd_joint_type type,
+MBD_INLINE void column_to_root(spatial4 *out, const xform4 *X0, mbd_joint_type type,
                                const double *S, int col)
 {
     const int k = unit_column(type, col);
-    if (k < 0) {
+    const v4 zero = {0};
+    if (k < 0)
         motion_to_root(out, X0, S + 6 * col);
-        return;
-    }
-    const double *e = X0->E + 3 * (k % 3);
-    for (int r = 0; r < 3; r++)
-        out[k < 3 ? r : 3 + r] = e[r];
-    if (k < 3)
-        vec3_cross(out + 3, X0->r, e);
+    else if (k < 3)
+        *out = (spatial4){X0->E[k], cross4(X0->r, X0->E[k])};
     else
-        out[0] = out[1] = out[2] = 0.0;
+        *out = (spatial4){zero, X0->E[k - 3]};
+}
+
+/* out = X^T I X (RBDA §2.13): with h' = E^T h, h_p = h' + m r and
+ * I-bar_p = E^T I-bar E - h' r^T - r h_p^T + (r.h' + r.h_p) 1. */
+MBD_INLINE void rigid_to_root(rigid4 *restrict out, const xform4 *X, const rigid4 *I)
+{
+    const v4 r = X->r, hr = rotate_back(X->E, (const double *)&I->h);
+    v4 T[3]; /* I-bar E */
+    for (int a = 0; a < 3; a++)
+        T[a] = rotate_back(X->E, (const double *)&I->I[a]);
+    out->m = I->m;
+    out->h = hr + I->m * r;
+    const double trace_term = sum4(r * (hr + out->h));
+    for (int a = 0; a < 3; a++) {
+        const double Ea[3] = {X->E[0][a], X->E[1][a], X->E[2][a]};
+        v4 row = rotate_back(T, Ea) - hr[a] * r - r[a] * out->h;
+        row[a] += trace_term;
+        out->I[a] = row;
+    }
+}
+
+/* f = I s = (I-bar w + h x v; m v - h x w) */
+MBD_INLINE spatial4 rigid_apply(const rigid4 *I, const spatial4 *s)
+{
+    return (spatial4){rotate_back(I->I, (const double *)&s->w) + cross4(I->h, s->v),
+                      I->m * s->v - cross4(I->h, s->w)};
+}
+
+MBD_INLINE void rigid_add(rigid4 *restrict sum, const rigid4 *I)
+{
+    for (int r = 0; r < 3; r++)
+        sum->I[r] += I->I[r];
+    sum->h += I->h;
+    sum->m += I->m;
 }
 
 /* v_i, a_i and f_i of the bias pass in root coordinates; S0 = body i's columns there. */
 MBD_INLINE void bias_forward(const mbd_model *model, mbd_work *work, const sparse_layout *s,
-                             const double *qd, int i, const double *S0, const mbd_joint_type type)
+                             const double *qd, int i, const mbd_joint_type type)
 {
     const int p = model->parent[i], v0 = model->v0[i];
     root_frame_body *b = &s->body[i];
-    double vJ[6] = {0}, vxvJ[6], Iv[6];
-    for (int k = 0; k < joint_dofs(type); k++)
-        for (int r = 0; r < 6; r++)
-            vJ[r] += S0[6 * k + r] * qd[v0 + k];
+    spatial4 vJ = {{0}, {0}}, Iv;
+    for (int k = 0; k < joint_dofs(type); k++) {
+        vJ.w += qd[v0 + k] * s->S0[v0 + k].w;
+        vJ.v += qd[v0 + k] * s->S0[v0 + k].v;
+    }
     if (p < 0) {
         const double a_g[6] = {0, 0, 0, -model->gravity[0], -model->gravity[1], -model->gravity[2]};
-        memcpy(b->v, vJ, sizeof vJ);
-        xform_motion(b->a, &work->X[i], a_g);
+        double a[6];
+        xform_motion(a, &work->X[i], a_g);
+        b->v = vJ;
+        b->a = (spatial4){v4_of(a), v4_of(a + 3)};
     } else {
-        for (int r = 0; r < 6; r++)
-            b->v[r] = s->body[p].v[r] + vJ[r];
-        memcpy(b->a, s->body[p].a, sizeof b->a);
+        b->v = (spatial4){s->body[p].v.w + vJ.w, s->body[p].v.v + vJ.v};
+        b->a = s->body[p].a;
     }
-    cross_motion(vxvJ, b->v, vJ);
-    for (int r = 0; r < 6; r++)
-        b->a[r] += vxvJ[r];
+    b->a.w += cross4(b->v.w, vJ.w); /* v x vJ */
+    b->a.v += cross4(b->v.w, vJ.v) + cross4(b->v.v, vJ.w);
     if (type == MBD_CARDAN) {
-        double cJ[6], cJ0[6];
+        double cJ[6];
+        spatial4 cJ0;
         joint_bias(cJ, &model->joint[i], work->S + 6 * v0, qd + v0);
-        motion_to_root(cJ0, &b->X0, cJ);
-        for (int r = 0; r < 6; r++)
-            b->a[r] += cJ0[r];
+        motion_to_root(&cJ0, &b->X0, cJ);
+        b->a.w += cJ0.w;
+        b->a.v += cJ0.v;
     }
-    rigid_apply(b->f, &b->IC, b->a);
-    rigid_apply(Iv, &b->IC, b->v);
-    cross_force(vxvJ, b->v, Iv);
-    for (int r = 0; r < 6; r++)
-        b->f[r] += vxvJ[r];
+    b->f = rigid_apply(&b->IC, &b->a);
+    Iv = rigid_apply(&b->IC, &b->v);
+    b->f.w += cross4(b->v.w, Iv.w) + cross4(b->v.v, Iv.v); /* v x* I v */
+    b->f.v += cross4(b->v.w, Iv.v);
 }
 
-/* X0_i, body i's columns S0 (in work->U) and inertia I^0_i (the start of I^C_i), and with
- * qd the bias pass's v_i, a_i, f_i. */
+/* X0_i, body i's columns S0 and inertia I^0_i (the start of I^C_i), and with qd the bias
+ * pass's v_i, a_i, f_i. */
 MBD_INLINE void forward_step(const mbd_model *model, mbd_work *work, const sparse_layout *s,
                              const double *qd, int i, const mbd_joint_type type)
 {
-    static const mbd_xform identity = {.E = {1, 0, 0, 0, 1, 0, 0, 0, 1}};
+    static const xform4 identity = {.E = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}};
     const int p = model->parent[i], v0 = model->v0[i];
     root_frame_body *b = &s->body[i];
-    double *S0 = work->U + 6 * v0;
     if (p < 0)
         b->X0 = identity;
     else
-        xform_compose(&b->X0, &work->X[i], &s->body[p].X0);
+        compose4(&b->X0, &work->X[i], &s->body[p].X0);
     for (int k = 0; k < joint_dofs(type); k++)
-        column_to_root(S0 + 6 * k, &b->X0, type, work->S + 6 * v0, k);
-    rigid_to_parent(&b->IC, &b->X0, &s->inertia[i]);
+        column_to_root(&s->S0[v0 + k], &b->X0, type, work->S + 6 * v0, k);
+    rigid_to_root(&b->IC, &b->X0, &s->inertia[i]);
     if (qd)
-        bias_forward(model, work, s, qd, i, S0, type);
+        bias_forward(model, work, s, qd, i, type);
 }
 
 /* Body i's rows of H and, with C, its entries of C; then I^C_i and f_i to the parent. */
-static void backward_step(const mbd_model *model, const mbd_work *work, const sparse_layout *s,
-                          double *C, int i)
+static void backward_step(const mbd_model *model, const sparse_layout *s, double *C, int i)
 {
     const int p = model->parent[i];
     const root_frame_body *b = &s->body[i];
     for (int k = model->v0[i]; k < model->v0[i] + model->joint[i].nv; k++) {
-        const double *S0 = work->U;
-        double *restrict row = s->rows + s->adr[k], F[6];
-        rigid_apply(F, &b->IC, S0 + 6 * k);
+        double *restrict row = s->rows + s->adr[k];
+        const spatial4 F = rigid_apply(&b->IC, &s->S0[k]);
         for (int t = 0, l = k; l >= 0; t++, l = s->lambda[l])
-            row[t] = dot6(S0 + 6 * l, F);
+            row[t] = dot_spatial(&s->S0[l], &F);
         if (C)
-            C[k] = dot6(S0 + 6 * k, b->f);
+            C[k] = dot_spatial(&s->S0[k], &b->f);
     }
     if (p < 0)
         return;
     rigid_add(&s->body[p].IC, &b->IC);
-    if (C)
-        for (int r = 0; r < 6; r++)
-            s->body[p].f[r] += b->f[r];
+    if (C) {
+        s->body[p].f.w += b->f.w;
+        s->body[p].f.v += b->f.v;
+    }
 }
 
 /* H into the rows and, with qd, C = RNEA(q, qd, 0) with gravity into C. */
@@ -284,7 +332,7 @@ static void mass_matrix_and_bias(const mbd_model *model, mbd_work *work, const s
     for (int i = 0; i < model->nb; i++)
         DISPATCH_JOINT(model->joint[i].type, forward_step, model, work, s, qd, i);
     for (int i = model->nb - 1; i >= 0; i--)
-        backward_step(model, work, s, C, i);
+        backward_step(model, s, C, i);
 }
 
 /* H = L^T D L in place, and on the way x = D^-1 L^-T x: when DOF k's turn comes, the DOFs
