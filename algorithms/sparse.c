@@ -335,30 +335,50 @@ static void mass_matrix_and_bias(const mbd_model *model, mbd_work *work, const s
         backward_step(model, s, C, i);
 }
 
+/* Eliminates DOF k, and k - 1 with it if pair (they are siblings: neither is the other's
+ * ancestor, both rows are final and their ancestors are the same, so that the ancestors'
+ * rows take a rank-2 update in one sweep): scales row k to L and x_k to z_k, and subtracts
+ * L_ki D_k L_kj from H_ij and L_ki y_k from y_i for the ancestors i. */
+MBD_INLINE void eliminate(const sparse_layout *s, double *x, int k, int pair)
+{
+    double *restrict row_k = s->rows + s->adr[k], *restrict row_s = s->rows + s->adr[k - pair];
+    const int len = (int)(s->adr[k + 1] - s->adr[k]);
+    const double yk = x[k], ys = x[k - pair], inv_dk = 1.0 / row_k[0], inv_ds = 1.0 / row_s[0];
+    int i = s->lambda[k];
+    for (int m = 1; m < len; m++, i = s->lambda[i]) {
+        double *restrict row_i = s->rows + s->adr[i];
+        const double a = row_k[m] * inv_dk, b = row_s[m] * inv_ds;
+        for (int t = 0; t < len - m; t++)
+            row_i[t] -= pair ? a * row_k[m + t] + b * row_s[m + t] : a * row_k[m + t];
+        row_k[m] = a;
+        x[i] -= a * yk;
+        if (pair) {
+            row_s[m] = b;
+            x[i] -= b * ys;
+        }
+    }
+    x[k] = yk * inv_dk;
+    if (pair)
+        x[k - 1] = ys * inv_ds;
+}
+
 /* H = L^T D L in place, and on the way x = D^-1 L^-T x: when DOF k's turn comes, the DOFs
  * below it are done, so that row k of L and x_k = y_k are final. A pivot not > 0 names its
  * body. */
 static int factor_and_reduce(const mbd_model *model, mbd_work *work, const sparse_layout *s,
                              double *x)
 {
-    double *restrict rows = s->rows;
     for (int k = model->nv - 1; k >= 0; k--) {
-        double *restrict row_k = rows + s->adr[k];
-        const int len = (int)(s->adr[k + 1] - s->adr[k]);
-        const double d = row_k[0], yk = x[k];
-        if (!(d > 0.0) || !isfinite(d))
-            return singular_joint(work, body_of_dof(model, k));
-        const double inv_d = 1.0 / d;
-        int i = s->lambda[k];
-        for (int m = 1; m < len; m++, i = s->lambda[i]) {
-            double *restrict row_i = rows + s->adr[i];
-            const double a = row_k[m] * inv_d;
-            for (int t = 0; t < len - m; t++)
-                row_i[t] -= a * row_k[m + t];
-            row_k[m] = a;
-            x[i] -= a * yk;
+        const int pair = k > 0 && s->lambda[k - 1] == s->lambda[k];
+        for (int j = 0; j <= pair; j++) {
+            const double d = s->rows[s->adr[k - j]];
+            if (!(d > 0.0) || !isfinite(d))
+                return singular_joint(work, body_of_dof(model, k - j));
         }
-        x[k] = yk * inv_d;
+        if (pair)
+            eliminate(s, x, k--, 1);
+        else
+            eliminate(s, x, k, 0);
     }
     return MBD_OK;
 }
