@@ -39,7 +39,9 @@
  * 0), so that a rotation, an inertia times a vector or a cross product is a few vector
  * operations instead of a dozen scalar ones. */
 typedef double v4 __attribute__((vector_size(32)));
-typedef long long v4_index __attribute__((vector_size(32)));
+/* No call passes a v4 (the helpers are static and always inlined), so the note on the
+ * ABI of 32-byte vectors that compilers give for targets without AVX does not apply. */
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 /* A motion (w; v) or force (n; f) vector. */
 typedef struct {
@@ -114,7 +116,7 @@ static size_t sparse_scratch(const mbd_model *model)
     return vector_doubles(model) + index_doubles(nv) + nv + factor_size(model);
 }
 
-static v4 v4_of(const double *x)
+MBD_INLINE v4 v4_of(const double *x)
 {
     return (v4){x[0], x[1], x[2], 0.0};
 }
@@ -160,21 +162,25 @@ static sparse_layout layout(const mbd_model *model, mbd_work *work)
     return s;
 }
 
-MBD_INLINE v4 cross4(v4 a, v4 b)
+/* __builtin_shufflevector: gcc (12 on) and clang both have it. */
+#define YZX(a) __builtin_shufflevector(a, a, 1, 2, 0, 3)
+#define ZXY(a) __builtin_shufflevector(a, a, 2, 0, 1, 3)
+
+MBD_INLINE v4 cross4(const v4 *a, const v4 *b)
 {
-    const v4_index yzx = {1, 2, 0, 3}, zxy = {2, 0, 1, 3};
-    return __builtin_shuffle(a, yzx) * __builtin_shuffle(b, zxy) -
-           __builtin_shuffle(a, zxy) * __builtin_shuffle(b, yzx);
+    return YZX(*a) * ZXY(*b) - ZXY(*a) * YZX(*b);
 }
 
-MBD_INLINE double sum4(v4 a)
+MBD_INLINE double dot4(const v4 *a, const v4 *b)
 {
-    return (a[0] + a[2]) + (a[1] + a[3]);
+    const v4 p = *a * *b;
+    return (p[0] + p[2]) + p[1];
 }
 
 MBD_INLINE double dot_spatial(const spatial4 *a, const spatial4 *b)
 {
-    return sum4(a->w * b->w + a->v * b->v);
+    const v4 p = a->w * b->w + a->v * b->v;
+    return (p[0] + p[2]) + p[1];
 }
 
 /* E^T x = sum_c x_c (row c of E) */
@@ -195,7 +201,7 @@ MBD_INLINE void compose4(xform4 *restrict out, const mbd_xform *X, const xform4 
 MBD_INLINE void motion_to_root(spatial4 *out, const xform4 *X0, const double *m)
 {
     out->w = rotate_back(X0->E, m);
-    out->v = rotate_back(X0->E, m + 3) + cross4(X0->r, out->w);
+    out->v = rotate_back(X0->E, m + 3) + cross4(&X0->r, &out->w);
 }
 
 /* Column col of S in root coordinates; a unit column e_k is row k of E (rotational: and
@@ -208,7 +214,7 @@ MBD_INLINE void column_to_root(spatial4 *out, const xform4 *X0, mbd_joint_type t
     if (k < 0)
         motion_to_root(out, X0, S + 6 * col);
     else if (k < 3)
-        *out = (spatial4){X0->E[k], cross4(X0->r, X0->E[k])};
+        *out = (spatial4){X0->E[k], cross4(&X0->r, &X0->E[k])};
     else
         *out = (spatial4){zero, X0->E[k - 3]};
 }
@@ -223,7 +229,8 @@ MBD_INLINE void rigid_to_root(rigid4 *restrict out, const xform4 *X, const rigid
         T[a] = rotate_back(X->E, (const double *)&I->I[a]);
     out->m = I->m;
     out->h = hr + I->m * r;
-    const double trace_term = sum4(r * (hr + out->h));
+    const v4 h_sum = hr + out->h;
+    const double trace_term = dot4(&r, &h_sum);
     for (int a = 0; a < 3; a++) {
         const double Ea[3] = {X->E[0][a], X->E[1][a], X->E[2][a]};
         v4 row = rotate_back(T, Ea) - hr[a] * r - r[a] * out->h;
@@ -235,8 +242,8 @@ MBD_INLINE void rigid_to_root(rigid4 *restrict out, const xform4 *X, const rigid
 /* f = I s = (I-bar w + h x v; m v - h x w) */
 MBD_INLINE spatial4 rigid_apply(const rigid4 *I, const spatial4 *s)
 {
-    return (spatial4){rotate_back(I->I, (const double *)&s->w) + cross4(I->h, s->v),
-                      I->m * s->v - cross4(I->h, s->w)};
+    return (spatial4){rotate_back(I->I, (const double *)&s->w) + cross4(&I->h, &s->v),
+                      I->m * s->v - cross4(&I->h, &s->w)};
 }
 
 MBD_INLINE void rigid_add(rigid4 *restrict sum, const rigid4 *I)
@@ -268,8 +275,8 @@ MBD_INLINE void bias_forward(const mbd_model *model, mbd_work *work, const spars
         b->v = (spatial4){s->body[p].v.w + vJ.w, s->body[p].v.v + vJ.v};
         b->a = s->body[p].a;
     }
-    b->a.w += cross4(b->v.w, vJ.w); /* v x vJ */
-    b->a.v += cross4(b->v.w, vJ.v) + cross4(b->v.v, vJ.w);
+    b->a.w += cross4(&b->v.w, &vJ.w); /* v x vJ */
+    b->a.v += cross4(&b->v.w, &vJ.v) + cross4(&b->v.v, &vJ.w);
     if (type == MBD_CARDAN) {
         double cJ[6];
         spatial4 cJ0;
@@ -280,8 +287,8 @@ MBD_INLINE void bias_forward(const mbd_model *model, mbd_work *work, const spars
     }
     b->f = rigid_apply(&b->IC, &b->a);
     Iv = rigid_apply(&b->IC, &b->v);
-    b->f.w += cross4(b->v.w, Iv.w) + cross4(b->v.v, Iv.v); /* v x* I v */
-    b->f.v += cross4(b->v.w, Iv.v);
+    b->f.w += cross4(&b->v.w, &Iv.w) + cross4(&b->v.v, &Iv.v); /* v x* I v */
+    b->f.v += cross4(&b->v.w, &Iv.v);
 }
 
 /* X0_i, body i's columns S0 and inertia I^0_i (the start of I^C_i), and with qd the bias
