@@ -24,7 +24,8 @@
  *   factor:     for k = n-1 .. 0:  for i = lambda(k), lambda^2(k), ...:
  *                   a = H_ki / H_kk;  H_ij -= a H_kj for j = i, lambda(i), ...;  H_ki = a
  *               giving H = L^T D L, D = diag(H_kk), L unit lower with L_ki = H_ki; in the
- *               same loop L^T y = b (y_i -= L_ki y_k) and z_k = y_k / H_kk.
+ *               same loop L^T y = b (y_i -= L_ki y_k) and z_k = y_k / H_kk. Two sibling
+ *               DOFs k, k - 1 go together: one sweep over their shared ancestors' rows.
  *   solve:      L x = z (k = 0 .. n-1: x_k -= L_ki x_i).
  * The factorization costs O(sum_k depth(k)^2) = O(N d^2), d the depth of the DOF tree;
  * the passes and the solve O(N d). The momentum form is qd = H^-1 p, then pd from the
@@ -354,7 +355,7 @@ MBD_INLINE void eliminate(const sparse_layout *s, double *x, int k, int pair)
     int i = s->lambda[k];
     for (int m = 1; m < len; m++, i = s->lambda[i]) {
         double *restrict row_i = s->rows + s->adr[i];
-        const double a = row_k[m] * inv_dk, b = row_s[m] * inv_ds;
+        const double a = row_k[m] * inv_dk, b = pair ? row_s[m] * inv_ds : 0.0;
         for (int t = 0; t < len - m; t++)
             row_i[t] -= pair ? a * row_k[m + t] + b * row_s[m + t] : a * row_k[m + t];
         row_k[m] = a;
