@@ -10,45 +10,84 @@
  * j = k, lambda(k), lambda^2(k), ..., depth(k) + 1 entries, so row i = lambda^m(k) lines up
  * with row k shifted by m and every inner loop below runs over contiguous memory.
  *
- *   H by CRBA:  I^C_i = I_i + sum_children X_j^T I^C_j X_j;  for each DOF k of body i,
- *               F = I^C_i S_k and H_kl = S_l . F for l = k, lambda(k), ..., both vectors
- *               taken to world coordinates (X0_i = X_i X0_lambda(i)), where the dot
- *               product needs no transform per step up the tree.
- *   C:          RNEA(q, qd, qdd = 0) with gravity.
+ * H and C are formed in one frame per tree, that of its root body (MuJoCo's method, with
+ * the root's origin rather than a centre of mass): X0_i = X_i X0_lambda(i), X0_root = 1,
+ * takes motion from the root frame to body i. There a parent and its child share
+ * coordinates, so that no pass transforms vectors from body to body:
+ *   forward:    S^0_k = X0_i^-1 S_k,  I^0_i = X0_i^T I_i X0_i,  and for C (RNEA with
+ *               qdd = 0 and gravity as a_root = -X_root a_g):
+ *               v_i = v_lambda + S^0 qd_i,  a_i = a_lambda + v_i x S^0 qd_i + X0_i^-1 c_J,
+ *               f_i = I^0_i a_i + v_i x* I^0_i v_i.
+ *   backward:   for each DOF k of body i:  F = I^C_i S^0_k,  H_kl = S^0_l . F for
+ *               l = k, lambda(k), ...,  C_k = S^0_k . f_i;  then
+ *               I^C_lambda += I^C_i,  f_lambda += f_i  (I^C_i = I^0_i + its children's).
  *   factor:     for k = n-1 .. 0:  for i = lambda(k), lambda^2(k), ...:
  *                   a = H_ki / H_kk;  H_ij -= a H_kj for j = i, lambda(i), ...;  H_ki = a
- *               giving H = L^T D L, D = diag(H_kk), L unit lower with L_ki = H_ki.
- *   solve:      L^T y = b (k = n-1 .. 0: y_i -= L_ki y_k for i = lambda^m(k)),
- *               z = D^-1 y,  L x = z (k = 0 .. n-1: x_k -= L_ki x_i).
+ *               giving H = L^T D L, D = diag(H_kk), L unit lower with L_ki = H_ki; in the
+ *               same loop L^T y = b (y_i -= L_ki y_k) and z_k = y_k / H_kk. Two sibling
+ *               DOFs k, k - 1 go together: one sweep over their shared ancestors' rows.
+ *   solve:      L x = z (k = 0 .. n-1: x_k -= L_ki x_i).
  * The factorization costs O(sum_k depth(k)^2) = O(N d^2), d the depth of the DOF tree;
- * CRBA and the solve O(N d). The momentum form is qd = H^-1 p, then pd from the subtree
- * momenta as in dense.c. */
+ * the passes and the solve O(N d). The momentum form is qd = H^-1 p, then pd from the
+ * subtree momenta as in dense.c. */
 #include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A composite inertia is a rigid-body inertia, so it is kept as its 13 parameters: mass,
- * h = m c and I-bar about the frame origin (full 3x3). Carrying it to the parent costs
- * half a general congruence X^T I X. */
-typedef struct {
-    double m, h[3], I[9];
-} rigid_inertia;
+/* The passes keep 3-vectors in the first three lanes of a 4-lane vector (the fourth stays
+ * 0), so that a rotation, an inertia times a vector or a cross product is a few vector
+ * operations instead of a dozen scalar ones. */
+typedef double v4 __attribute__((vector_size(32)));
+/* No call passes a v4 (the helpers are static and always inlined), so the note on the
+ * ABI of 32-byte vectors that compilers give for targets without AVX does not apply. */
+#pragma GCC diagnostic ignored "-Wpsabi"
 
-/* The scratch: the row addresses (nv + 1) and lambda (nv ints), one nv vector, the
- * transforms world -> body and the composite inertias (nb each), then the factor's rows. */
+/* A motion (w; v) or force (n; f) vector. */
 typedef struct {
+    v4 w, v;
+} spatial4;
+
+/* X = (E, r), E by rows, as mbd_xform. */
+typedef struct {
+    v4 E[3], r;
+} xform4;
+
+/* A rigid-body inertia by its 10 parameters: I-bar about the frame origin (symmetric, by
+ * rows), h = m c and the mass. A composite inertia is one too. */
+typedef struct {
+    v4 I[3], h;
+    double m;
+} rigid4;
+
+/* Per body in the root frame: X0, I^C, and v, a, f of the bias pass. */
+typedef struct {
+    xform4 X0;
+    rigid4 IC;
+    spatial4 v, a, f;
+} root_frame_body;
+
+/* The scratch: per body its root-frame quantities and own inertia, per DOF its column of
+ * S in the root frame (all 32-byte aligned, as they come first), then the row addresses
+ * (nv + 1) and lambda (nv ints), one nv vector and the factor's rows. */
+typedef struct {
+    root_frame_body *body;
+    rigid4 *inertia;
+    spatial4 *S0;
     size_t *adr;
     int *lambda;
     double *vec;
-    mbd_xform *X0;
-    rigid_inertia *IC;
     double *rows;
 } sparse_layout;
 
-/* Doubles per body: a transform world -> body and a composite inertia. */
-#define BODY_DOUBLES ((sizeof(mbd_xform) + sizeof(rigid_inertia)) / sizeof(double))
+#define DOUBLES(type) (sizeof(type) / sizeof(double))
+
+static size_t vector_doubles(const mbd_model *model)
+{
+    return (DOUBLES(root_frame_body) + DOUBLES(rigid4)) * (size_t)model->nb +
+           DOUBLES(spatial4) * (size_t)model->nv;
+}
 
 static size_t index_doubles(size_t nv)
 {
@@ -75,193 +114,320 @@ static size_t factor_size(const mbd_model *model)
 static size_t sparse_scratch(const mbd_model *model)
 {
     const size_t nv = (size_t)model->nv;
-    return index_doubles(nv) + nv + BODY_DOUBLES * (size_t)model->nb + factor_size(model);
+    return vector_doubles(model) + index_doubles(nv) + nv + factor_size(model);
 }
 
-/* Carves the scratch and fills lambda and the row addresses (they depend on the model
- * only, and cost O(nv)). */
-static sparse_layout layout(const mbd_model *model, mbd_work *work)
+MBD_INLINE v4 v4_of(const double *x)
 {
-    const size_t nv = (size_t)model->nv;
-    sparse_layout s = {.adr = (size_t *)work->scratch, .vec = work->scratch + index_doubles(nv)};
-    s.lambda = (int *)(s.adr + nv + 1);
-    s.X0 = (mbd_xform *)(s.vec + nv);
-    s.IC = (rigid_inertia *)(s.X0 + model->nb);
-    s.rows = s.vec + nv + BODY_DOUBLES * (size_t)model->nb;
-    s.adr[0] = 0;
+    return (v4){x[0], x[1], x[2], 0.0};
+}
+
+static void rigid_from_inertia(rigid4 *out, const mbd_inertia *I)
+{
+    for (int r = 0; r < 3; r++)
+        out->I[r] = (v4){I->A[SYM3(r, 0)], I->A[SYM3(r, 1)], I->A[SYM3(r, 2)], 0.0};
+    out->h = (v4){I->B[7], I->B[2], I->B[3], 0.0}; /* B = h x */
+    out->m = I->C[0];
+}
+
+/* lambda, the row addresses and the bodies' inertias depend on the model only: they are
+ * filled on the first call (the scratch starts zeroed, and the last row address is the
+ * factor's size, not 0, once they are). */
+static void fill_model_part(const mbd_model *model, const sparse_layout *s)
+{
+    s->adr[0] = 0;
     for (int i = 0; i < model->nb; i++) {
         const int p = model->parent[i], v0 = model->v0[i];
         for (int m = 0; m < model->joint[i].nv; m++) {
             const int k = v0 + m, up = m > 0 ? k - 1 : p < 0 ? -1 : model->v0[p] + model->joint[p].nv - 1;
-            s.lambda[k] = up;
-            s.adr[k + 1] = s.adr[k] + 1 + (up < 0 ? 0 : s.adr[up + 1] - s.adr[up]);
+            s->lambda[k] = up;
+            s->adr[k + 1] = s->adr[k] + 1 + (up < 0 ? 0 : s->adr[up + 1] - s->adr[up]);
         }
+        rigid_from_inertia(&s->inertia[i], &model->inertia[i]);
     }
+}
+
+/* Carves the scratch. */
+static sparse_layout layout(const mbd_model *model, mbd_work *work)
+{
+    const size_t nv = (size_t)model->nv;
+    sparse_layout s = {.body = (root_frame_body *)work->scratch};
+    s.inertia = (rigid4 *)(s.body + model->nb);
+    s.S0 = (spatial4 *)(s.inertia + model->nb);
+    s.adr = (size_t *)(s.S0 + nv);
+    s.lambda = (int *)(s.adr + nv + 1);
+    s.vec = (double *)s.adr + index_doubles(nv);
+    s.rows = s.vec + nv;
+    if (s.adr[nv] == 0)
+        fill_model_part(model, &s);
     return s;
 }
 
-static void rigid_from_inertia(rigid_inertia *out, const mbd_inertia *I)
+/* __builtin_shufflevector: gcc (12 on) and clang both have it. */
+#define YZX(a) __builtin_shufflevector(a, a, 1, 2, 0, 3)
+#define ZXY(a) __builtin_shufflevector(a, a, 2, 0, 1, 3)
+
+MBD_INLINE v4 cross4(const v4 *a, const v4 *b)
 {
-    out->m = I->C[0];
-    out->h[0] = I->B[7]; /* B = h x */
-    out->h[1] = I->B[2];
-    out->h[2] = I->B[3];
+    return YZX(*a) * ZXY(*b) - ZXY(*a) * YZX(*b);
+}
+
+MBD_INLINE double dot4(const v4 *a, const v4 *b)
+{
+    const v4 p = *a * *b;
+    return (p[0] + p[2]) + p[1];
+}
+
+MBD_INLINE double dot_spatial(const spatial4 *a, const spatial4 *b)
+{
+    const v4 p = a->w * b->w + a->v * b->v;
+    return (p[0] + p[2]) + p[1];
+}
+
+/* E^T x = sum_c x_c (row c of E) */
+MBD_INLINE v4 rotate_back(const v4 E[3], const double *x)
+{
+    return x[0] * E[0] + x[1] * E[1] + x[2] * E[2];
+}
+
+/* out = X P: first P (root -> parent), then X (parent -> body), as xform_compose. */
+MBD_INLINE void compose4(xform4 *restrict out, const mbd_xform *X, const xform4 *P)
+{
     for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++)
-            out->I[3 * r + c] = I->A[SYM3(r, c)];
+        out->E[r] = rotate_back(P->E, X->E + 3 * r);
+    out->r = P->r + rotate_back(P->E, X->r);
+}
+
+/* m in root coordinates from body coordinates, X0 = root -> body: (E^T w; E^T v + r x E^T w). */
+MBD_INLINE void motion_to_root(spatial4 *out, const xform4 *X0, const double *m)
+{
+    out->w = rotate_back(X0->E, m);
+    out->v = rotate_back(X0->E, m + 3) + cross4(&X0->r, &out->w);
+}
+
+/* Column col of S in root coordinates; a unit column e_k is row k of E (rotational: and
+ * its moment r x). */
+MBD_INLINE void column_to_root(spatial4 *out, const xform4 *X0, mbd_joint_type type,
+                               const double *S, int col)
+{
+    const int k = unit_column(type, col);
+    const v4 zero = {0};
+    if (k < 0)
+        motion_to_root(out, X0, S + 6 * col);
+    else if (k < 3)
+        *out = (spatial4){X0->E[k], cross4(&X0->r, &X0->E[k])};
+    else
+        *out = (spatial4){zero, X0->E[k - 3]};
+}
+
+/* out = X^T I X (RBDA §2.13): with h' = E^T h, h_p = h' + m r and
+ * I-bar_p = E^T I-bar E - h' r^T - r h_p^T + (r.h' + r.h_p) 1. */
+MBD_INLINE void rigid_to_root(rigid4 *restrict out, const xform4 *X, const rigid4 *I)
+{
+    const v4 r = X->r, hr = rotate_back(X->E, (const double *)&I->h);
+    v4 T[3]; /* I-bar E */
+    for (int a = 0; a < 3; a++)
+        T[a] = rotate_back(X->E, (const double *)&I->I[a]);
+    out->m = I->m;
+    out->h = hr + I->m * r;
+    const v4 h_sum = hr + out->h;
+    const double trace_term = dot4(&r, &h_sum);
+    for (int a = 0; a < 3; a++) {
+        const double Ea[3] = {X->E[0][a], X->E[1][a], X->E[2][a]};
+        v4 row = rotate_back(T, Ea) - hr[a] * r - r[a] * out->h;
+        row[a] += trace_term;
+        out->I[a] = row;
+    }
 }
 
 /* f = I s = (I-bar w + h x v; m v - h x w) */
-static void rigid_apply(double *restrict f, const rigid_inertia *I, const double *s)
+MBD_INLINE spatial4 rigid_apply(const rigid4 *I, const spatial4 *s)
 {
-    double hv[3], hw[3];
-    vec3_cross(hv, I->h, s + 3);
-    vec3_cross(hw, I->h, s);
-    mat3_apply(f, I->I, s);
-    for (int r = 0; r < 3; r++) {
-        f[r] += hv[r];
-        f[3 + r] = I->m * s[3 + r] - hw[r];
-    }
+    return (spatial4){rotate_back(I->I, (const double *)&s->w) + cross4(&I->h, &s->v),
+                      I->m * s->v - cross4(&I->h, &s->w)};
 }
 
-/* parent += X^T I X (RBDA §2.13): with h' = E^T h, h_p = h' + m r and
- * I-bar_p = E^T I-bar E - r x h' x - h_p x r x = E^T I-bar E - h' r^T - r h_p^T + (r.h' + r.h_p) 1. */
-static void rigid_add_to_parent(rigid_inertia *restrict parent, const mbd_xform *X, const rigid_inertia *I)
+MBD_INLINE void rigid_add(rigid4 *restrict sum, const rigid4 *I)
 {
-    const double *r = X->r;
-    double hr[3], hp[3], IE[9], EtIE[9], Et[9];
-    mat3_apply_t(hr, X->E, I->h);
-    for (int k = 0; k < 3; k++)
-        hp[k] = hr[k] + I->m * r[k];
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++)
-            Et[3 * a + b] = X->E[3 * b + a];
-    mat3_mul(IE, I->I, X->E);
-    mat3_mul(EtIE, Et, IE);
-    const double trace_term = vec3_dot(r, hr) + vec3_dot(r, hp);
-    parent->m += I->m;
-    for (int a = 0; a < 3; a++) {
-        parent->h[a] += hp[a];
-        for (int b = 0; b < 3; b++)
-            parent->I[3 * a + b] += EtIE[3 * a + b] - hr[a] * r[b] - r[a] * hp[b] + (a == b ? trace_term : 0.0);
-    }
-}
-
-/* m in world coordinates from body coordinates, X0 = world -> body: (E^T w; E^T v + r x E^T w). */
-static void motion_to_world(double *restrict out, const mbd_xform *X0, const double *m)
-{
-    double rw[3];
-    mat3_apply_t(out, X0->E, m);
-    mat3_apply_t(out + 3, X0->E, m + 3);
-    vec3_cross(rw, X0->r, out);
     for (int r = 0; r < 3; r++)
-        out[3 + r] += rw[r];
+        sum->I[r] += I->I[r];
+    sum->h += I->h;
+    sum->m += I->m;
 }
 
-/* CRBA into the rows. H_kl = S_l^T X^T F_k is a power, the same in any frame: with S_l
- * (in work->U) and F_k = I^C_i S_k both in world coordinates, each entry is one dot
- * product instead of one transform per step up the tree. */
-static void sparse_crba(const mbd_model *model, mbd_work *work, const sparse_layout *s)
+/* v_i, a_i and f_i of the bias pass in root coordinates; S0 = body i's columns there. */
+MBD_INLINE void bias_forward(const mbd_model *model, mbd_work *work, const sparse_layout *s,
+                             const double *qd, int i, const mbd_joint_type type)
 {
-    double *Sw = work->U;
-    for (int i = 0; i < model->nb; i++) {
-        const int p = model->parent[i];
-        if (p < 0)
-            s->X0[i] = work->X[i];
-        else
-            xform_compose(&s->X0[i], &work->X[i], &s->X0[p]);
-        for (int k = model->v0[i]; k < model->v0[i] + model->joint[i].nv; k++)
-            motion_to_world(Sw + 6 * k, &s->X0[i], work->S + 6 * k);
-        rigid_from_inertia(&s->IC[i], &model->inertia[i]);
+    const int p = model->parent[i], v0 = model->v0[i];
+    root_frame_body *b = &s->body[i];
+    spatial4 vJ = {{0}, {0}}, Iv;
+    for (int k = 0; k < joint_dofs(type); k++) {
+        vJ.w += qd[v0 + k] * s->S0[v0 + k].w;
+        vJ.v += qd[v0 + k] * s->S0[v0 + k].v;
     }
-    for (int i = model->nb - 1; i >= 0; i--) {
-        for (int k = model->v0[i]; k < model->v0[i] + model->joint[i].nv; k++) {
-            double *restrict row = s->rows + s->adr[k], F[6], Fw[6];
-            rigid_apply(F, &s->IC[i], work->S + 6 * k);
-            xform_force_t(Fw, &s->X0[i], F);
-            for (int t = 0, l = k; l >= 0; t++, l = s->lambda[l])
-                row[t] = dot6(Sw + 6 * l, Fw);
+    if (p < 0) {
+        const double a_g[6] = {0, 0, 0, -model->gravity[0], -model->gravity[1], -model->gravity[2]};
+        double a[6];
+        xform_motion(a, &work->X[i], a_g);
+        b->v = vJ;
+        b->a = (spatial4){v4_of(a), v4_of(a + 3)};
+    } else {
+        b->v = (spatial4){s->body[p].v.w + vJ.w, s->body[p].v.v + vJ.v};
+        b->a = s->body[p].a;
+    }
+    b->a.w += cross4(&b->v.w, &vJ.w); /* v x vJ */
+    b->a.v += cross4(&b->v.w, &vJ.v) + cross4(&b->v.v, &vJ.w);
+    if (type == MBD_CARDAN) {
+        double cJ[6];
+        spatial4 cJ0;
+        joint_bias(cJ, &model->joint[i], work->S + 6 * v0, qd + v0);
+        motion_to_root(&cJ0, &b->X0, cJ);
+        b->a.w += cJ0.w;
+        b->a.v += cJ0.v;
+    }
+    b->f = rigid_apply(&b->IC, &b->a);
+    Iv = rigid_apply(&b->IC, &b->v);
+    b->f.w += cross4(&b->v.w, &Iv.w) + cross4(&b->v.v, &Iv.v); /* v x* I v */
+    b->f.v += cross4(&b->v.w, &Iv.v);
+}
+
+/* X0_i, body i's columns S0 and inertia I^0_i (the start of I^C_i), and with qd the bias
+ * pass's v_i, a_i, f_i. */
+MBD_INLINE void forward_step(const mbd_model *model, mbd_work *work, const sparse_layout *s,
+                             const double *qd, int i, const mbd_joint_type type)
+{
+    static const xform4 identity = {.E = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}};
+    const int p = model->parent[i], v0 = model->v0[i];
+    root_frame_body *b = &s->body[i];
+    if (p < 0)
+        b->X0 = identity;
+    else
+        compose4(&b->X0, &work->X[i], &s->body[p].X0);
+    for (int k = 0; k < joint_dofs(type); k++)
+        column_to_root(&s->S0[v0 + k], &b->X0, type, work->S + 6 * v0, k);
+    rigid_to_root(&b->IC, &b->X0, &s->inertia[i]);
+    if (qd)
+        bias_forward(model, work, s, qd, i, type);
+}
+
+/* Body i's rows of H and, with C, its entries of C; then I^C_i and f_i to the parent. */
+static void backward_step(const mbd_model *model, const sparse_layout *s, double *C, int i)
+{
+    const int p = model->parent[i];
+    const root_frame_body *b = &s->body[i];
+    for (int k = model->v0[i]; k < model->v0[i] + model->joint[i].nv; k++) {
+        double *restrict row = s->rows + s->adr[k];
+        const spatial4 F = rigid_apply(&b->IC, &s->S0[k]);
+        for (int t = 0, l = k; l >= 0; t++, l = s->lambda[l])
+            row[t] = dot_spatial(&s->S0[l], &F);
+        if (C)
+            C[k] = dot_spatial(&s->S0[k], &b->f);
+    }
+    if (p < 0)
+        return;
+    rigid_add(&s->body[p].IC, &b->IC);
+    if (C) {
+        s->body[p].f.w += b->f.w;
+        s->body[p].f.v += b->f.v;
+    }
+}
+
+/* H into the rows and, with qd, C = RNEA(q, qd, 0) with gravity into C. */
+static void mass_matrix_and_bias(const mbd_model *model, mbd_work *work, const sparse_layout *s,
+                                 const double *qd, double *C)
+{
+    for (int i = 0; i < model->nb; i++)
+        DISPATCH_JOINT(model->joint[i].type, forward_step, model, work, s, qd, i);
+    for (int i = model->nb - 1; i >= 0; i--)
+        backward_step(model, s, C, i);
+}
+
+/* Eliminates DOF k, and k - 1 with it if pair (they are siblings: neither is the other's
+ * ancestor, both rows are final and their ancestors are the same, so that the ancestors'
+ * rows take a rank-2 update in one sweep): scales row k to L and x_k to z_k, and subtracts
+ * L_ki D_k L_kj from H_ij and L_ki y_k from y_i for the ancestors i. */
+MBD_INLINE void eliminate(const sparse_layout *s, double *x, int k, int pair)
+{
+    double *restrict row_k = s->rows + s->adr[k], *restrict row_s = s->rows + s->adr[k - pair];
+    const int len = (int)(s->adr[k + 1] - s->adr[k]);
+    const double yk = x[k], ys = x[k - pair], inv_dk = 1.0 / row_k[0], inv_ds = 1.0 / row_s[0];
+    int i = s->lambda[k];
+    for (int m = 1; m < len; m++, i = s->lambda[i]) {
+        double *restrict row_i = s->rows + s->adr[i];
+        const double a = row_k[m] * inv_dk, b = pair ? row_s[m] * inv_ds : 0.0;
+        for (int t = 0; t < len - m; t++)
+            row_i[t] -= pair ? a * row_k[m + t] + b * row_s[m + t] : a * row_k[m + t];
+        row_k[m] = a;
+        x[i] -= a * yk;
+        if (pair) {
+            row_s[m] = b;
+            x[i] -= b * ys;
         }
-        if (model->parent[i] >= 0)
-            rigid_add_to_parent(&s->IC[model->parent[i]], &work->X[i], &s->IC[i]);
     }
+    x[k] = yk * inv_dk;
+    if (pair)
+        x[k - 1] = ys * inv_ds;
 }
 
-/* H = L^T D L in place; a pivot not > 0 names its body. */
-static int factor_in_place(const mbd_model *model, mbd_work *work, const sparse_layout *s)
+/* H = L^T D L in place, and on the way x = D^-1 L^-T x: when DOF k's turn comes, the DOFs
+ * below it are done, so that row k of L and x_k = y_k are final. A pivot not > 0 names its
+ * body. */
+static int factor_and_reduce(const mbd_model *model, mbd_work *work, const sparse_layout *s,
+                             double *x)
 {
-    double *restrict rows = s->rows;
     for (int k = model->nv - 1; k >= 0; k--) {
-        double *restrict row_k = rows + s->adr[k];
-        const int len = (int)(s->adr[k + 1] - s->adr[k]);
-        const double d = row_k[0];
-        if (!(d > 0.0) || !isfinite(d))
-            return singular_joint(work, body_of_dof(model, k));
-        const double inv_d = 1.0 / d;
-        int i = s->lambda[k];
-        for (int m = 1; m < len; m++, i = s->lambda[i]) {
-            double *restrict row_i = rows + s->adr[i];
-            const double a = row_k[m] * inv_d;
-            for (int t = 0; t < len - m; t++)
-                row_i[t] -= a * row_k[m + t];
-            row_k[m] = a;
+        const int pair = k > 0 && s->lambda[k - 1] == s->lambda[k];
+        for (int j = 0; j <= pair; j++) {
+            const double d = s->rows[s->adr[k - j]];
+            if (!(d > 0.0) || !isfinite(d))
+                return singular_joint(work, body_of_dof(model, k - j));
         }
+        if (pair)
+            eliminate(s, x, k--, 1);
+        else
+            eliminate(s, x, k, 0);
     }
     return MBD_OK;
 }
 
-/* x = H^-1 x from the factor. */
-static void solve_in_place(const mbd_model *model, const sparse_layout *s, double *x)
+/* x = L^-1 x (k = 0 .. n-1: x_k -= L_ki x_i): the rest of H^-1 x after factor_and_reduce. */
+static void back_substitute(const mbd_model *model, const sparse_layout *s, double *x)
 {
-    const int nv = model->nv;
-    const double *rows = s->rows;
-    for (int k = nv - 1; k >= 0; k--) { /* L^T y = b */
-        const double *L = rows + s->adr[k], xk = x[k];
+    for (int k = 0; k < model->nv; k++) {
+        const double *L = s->rows + s->adr[k];
         const int len = (int)(s->adr[k + 1] - s->adr[k]);
-        for (int m = 1, i = s->lambda[k]; m < len; m++, i = s->lambda[i])
-            x[i] -= L[m] * xk;
-    }
-    for (int k = 0; k < nv; k++) { /* z = D^-1 y, then L x = z */
-        const double *L = rows + s->adr[k];
-        const int len = (int)(s->adr[k + 1] - s->adr[k]);
-        double xk = x[k] / L[0];
+        double xk = x[k];
         for (int m = 1, i = s->lambda[k]; m < len; m++, i = s->lambda[i])
             xk -= L[m] * x[i];
         x[k] = xk;
     }
 }
 
-static int factor_mass_matrix(const mbd_model *model, mbd_work *work, sparse_layout *s)
-{
-    *s = layout(model, work);
-    sparse_crba(model, work, s);
-    return factor_in_place(model, work, s);
-}
-
 static int sparse_acc(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
                       double *qdd)
 {
-    sparse_layout s;
-    int status = factor_mass_matrix(model, work, &s);
-    if (status)
-        return status;
-    memset(qdd, 0, (size_t)model->nv * sizeof *qdd);
-    rnea(model, work, qd, qdd, 1, s.vec);
+    const sparse_layout s = layout(model, work);
+    mass_matrix_and_bias(model, work, &s, qd, s.vec);
     for (int k = 0; k < model->nv; k++)
         qdd[k] = (tau ? tau[k] : 0.0) - s.vec[k];
-    solve_in_place(model, &s, qdd);
+    int status = factor_and_reduce(model, work, &s, qdd);
+    if (status)
+        return status;
+    back_substitute(model, &s, qdd);
     return MBD_OK;
 }
 
 static int sparse_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
                       double *qd, double *pd)
 {
-    sparse_layout s;
-    int status = factor_mass_matrix(model, work, &s);
+    const sparse_layout s = layout(model, work);
+    mass_matrix_and_bias(model, work, &s, NULL, NULL);
+    memcpy(qd, p, (size_t)model->nv * sizeof *qd);
+    int status = factor_and_reduce(model, work, &s, qd);
     if (status)
         return status;
-    memcpy(qd, p, (size_t)model->nv * sizeof *qd);
-    solve_in_place(model, &s, qd);
+    back_substitute(model, &s, qd);
     momentum_rates_from_qd(model, work, qd, tau, pd);
     return MBD_OK;
 }
