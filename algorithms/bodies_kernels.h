@@ -37,7 +37,7 @@ MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, 
         for (int r = 0; r < 3; r++)
             work->c[i][r] += cJ[r];
     }
-    LANE_FN(inertia_apply)(Iv, &LANE_BODY_INERTIA(model, work)[i], work->v[i]);
+    LANE_FN(rigid_inertia_apply)(Iv, &LANE_BODY_INERTIA(model, work)[i], work->v[i]);
     LANE_FN(cross_force)(work->f[i], work->v[i], Iv); /* p^A */
 }
 
@@ -91,7 +91,7 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
             LANE_FN(inertia_sub_outer)(Ia, UDinv[k], U[k]);
         LANE_FN(inertia_zero_subspace)(Ia, type);
         LANE_FN(carry_inertia)(model, work, i, Ia, zero_rows(type, 0), zero_rows(type, 1));
-        LANE_FN(inertia_apply)(Iac, Ia, work->c[i]);
+        LANE_FN(inertia_apply_skipping)(Iac, Ia, work->c[i], zero_rows(type, 0), zero_rows(type, 1));
         for (int r = 0; r < 6; r++)
             work->f[i][r] += Iac[r];
     }

@@ -296,7 +296,7 @@ int mbd_energy(const mbd_model *model, mbd_work *work, const double *q, const do
         const double *g_parent = p < 0 ? model->gravity : work->a[p] + 3;
         const double h_parent = p < 0 ? 0.0 : work->a[p][0];
         double Iv[6];
-        inertia_apply(Iv, &model->inertia[i], work->v[i]);
+        rigid_inertia_apply(Iv, &model->inertia[i], work->v[i]);
         T += 0.5 * dot6(work->v[i], Iv);
         work->a[i][0] = h_parent + vec3_dot(g_parent, work->X[i].r);
         mat3_apply(work->a[i] + 3, work->X[i].E, g_parent);

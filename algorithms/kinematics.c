@@ -86,8 +86,8 @@ MBD_INLINE void rnea_forward_step(const mbd_model *model, mbd_work *work, const 
         for (int r = 0; r < 3; r++)
             a[r] += cJ[r];
     }
-    inertia_apply(f, &model->inertia[i], a);
-    inertia_apply(Iv, &model->inertia[i], v);
+    rigid_inertia_apply(f, &model->inertia[i], a);
+    rigid_inertia_apply(Iv, &model->inertia[i], v);
     cross_force(vxvJ, v, Iv);
     for (int r = 0; r < 6; r++)
         f[r] += vxvJ[r];
@@ -154,7 +154,7 @@ void crba(const mbd_model *model, mbd_work *work, double *H)
 void subtree_momenta(const mbd_model *model, mbd_work *work, double (*mu)[6])
 {
     for (int i = 0; i < model->nb; i++)
-        inertia_apply(mu[i], &model->inertia[i], work->v[i]);
+        rigid_inertia_apply(mu[i], &model->inertia[i], work->v[i]);
     for (int i = model->nb - 1; i >= 0; i--) {
         const int p = model->parent[i];
         if (p >= 0) {

@@ -101,19 +101,6 @@ MBD_INLINE void LANE_FN(sym3_apply)(lane *restrict out, const lane *S, const lan
     out[2] = S[2] * a[0] + S[4] * a[1] + S[5] * a[2];
 }
 
-/* out = I m (motion -> force) */
-MBD_INLINE void LANE_FN(inertia_apply)(lane *restrict out, const lane_inertia *I, const lane *m)
-{
-    lane t[3];
-    LANE_FN(sym3_apply)(out, I->A, m);
-    LANE_FN(mat3_apply)(t, I->B, m + 3);
-    LANE_FN(sym3_apply)(out + 3, I->C, m + 3);
-    for (int k = 0; k < 3; k++) {
-        out[k] += t[k];
-        out[3 + k] += I->B[k] * m[0] + I->B[3 + k] * m[1] + I->B[6 + k] * m[2];
-    }
-}
-
 /* Column k of I (k < 3: rotational, else translational), as the 6-vector I e_k. */
 MBD_INLINE void LANE_FN(inertia_column)(lane out[6], const lane_inertia *I, int k)
 {
@@ -150,6 +137,48 @@ MBD_INLINE lane LANE_FN(sum3_skipping)(const lane a[3], const lane b[3], unsigne
             first = 0;
         }
     return sum;
+}
+
+/* out = I m (motion -> force) for an I whose rows and columns in the bit masks zero_a (of
+ * A, with the rows of B) and zero_c (of C, with the columns of B) are zero, as in
+ * inertia_add_congruence: their terms drop out. */
+MBD_INLINE void LANE_FN(inertia_apply_skipping)(lane *restrict out, const lane_inertia *I,
+                                                const lane *m, unsigned zero_a, unsigned zero_c)
+{
+    for (int i = 0; i < 3; i++) {
+        const lane a[3] = {I->A[SYM3(i, 0)], I->A[SYM3(i, 1)], I->A[SYM3(i, 2)]};
+        const lane c[3] = {I->C[SYM3(i, 0)], I->C[SYM3(i, 1)], I->C[SYM3(i, 2)]};
+        const lane b_column[3] = {I->B[i], I->B[3 + i], I->B[6 + i]};
+        out[i] = zero_a >> i & 1 ? LANE_FN(lane_splat)(0.0)
+                                 : LANE_FN(sum3_skipping)(a, m, zero_a) +
+                                       LANE_FN(sum3_skipping)(I->B + 3 * i, m + 3, zero_c);
+        out[3 + i] = zero_c >> i & 1 ? LANE_FN(lane_splat)(0.0)
+                                     : LANE_FN(sum3_skipping)(b_column, m, zero_a) +
+                                           LANE_FN(sum3_skipping)(c, m + 3, zero_c);
+    }
+}
+
+/* out = I m (motion -> force) */
+MBD_INLINE void LANE_FN(inertia_apply)(lane *restrict out, const lane_inertia *I, const lane *m)
+{
+    LANE_FN(inertia_apply_skipping)(out, I, m, 0, 0);
+}
+
+/* out = I m for a rigid body's inertia about its frame origin, whose blocks are A = I-bar,
+ * B = h x with h = m c, and C = m 1 (spatial_inertia): (I-bar w + h x v; m v - h x w),
+ * 24 multiplications instead of 36. Not for articulated or composite inertias. */
+MBD_INLINE void LANE_FN(rigid_inertia_apply)(lane *restrict out, const lane_inertia *I,
+                                             const lane *m)
+{
+    const lane h[3] = {I->B[7], I->B[2], I->B[3]};
+    lane hxv[3], hxw[3];
+    LANE_FN(vec3_cross)(hxv, h, m + 3);
+    LANE_FN(vec3_cross)(hxw, h, m);
+    LANE_FN(sym3_apply)(out, I->A, m);
+    for (int k = 0; k < 3; k++) {
+        out[k] += hxv[k];
+        out[3 + k] = I->C[0] * m[3 + k] - hxw[k];
+    }
 }
 
 /* out = E^T S E for a symmetric S (upper triangles in and out) whose rows and columns in
