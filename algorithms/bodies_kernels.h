@@ -21,22 +21,9 @@
 MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, const lane *qd, int i,
                               const mbd_joint_type type)
 {
-    const int p = model->parent[i], v0 = model->v0[i];
-    const lane *S = work->S + 6 * v0;
-    lane cJ[6], Iv[6];
-    if (p < 0)
-        LANE_FN(subspace_times)(work->v[i], type, S, qd + v0);
-    else {
-        LANE_FN(xform_motion)(work->v[i], &work->X[i], work->v[p]);
-        for (int k = 0; k < joint_dofs(type); k++)
-            LANE_FN(column_add)(work->v[i], type, S, k, qd[v0 + k]);
-    }
-    LANE_FN(cross_subspace)(work->c[i], work->v[i], type, S, qd + v0);
-    if (type == MBD_CARDAN) {
-        LANE_FN(joint_bias)(cJ, &model->joint[i], S, qd + v0);
-        for (int r = 0; r < 3; r++)
-            work->c[i][r] += cJ[r];
-    }
+    lane Iv[6];
+    LANE_FN(body_velocity)(model, work, qd, i, type);
+    LANE_FN(velocity_product)(work->c[i], model, work, qd, i, type);
     LANE_FN(rigid_inertia_apply)(Iv, &LANE_BODY_INERTIA(model, work)[i], work->v[i]);
     LANE_FN(cross_force)(work->f[i], work->v[i], Iv); /* p^A */
 }

@@ -444,3 +444,36 @@ MBD_INLINE int LANE_FN(joint_block_inverse)(lane *restrict Dinv, const lane *D, 
     }
     return 0;
 }
+
+/* ---- the velocity terms that the forward passes share ---- */
+
+/* v_i = X_i v_lambda + S_i qd_i (S_i qd_i at a root) */
+MBD_INLINE void LANE_FN(body_velocity)(const mbd_model *model, lane_work *work, const lane *qd,
+                                       int i, mbd_joint_type type)
+{
+    const int p = model->parent[i], v0 = model->v0[i];
+    const lane *S = work->S + 6 * v0;
+    if (p < 0) {
+        LANE_FN(subspace_times)(work->v[i], type, S, qd + v0);
+        return;
+    }
+    LANE_FN(xform_motion)(work->v[i], &work->X[i], work->v[p]);
+    for (int k = 0; k < joint_dofs(type); k++)
+        LANE_FN(column_add)(work->v[i], type, S, k, qd[v0 + k]);
+}
+
+/* c = v_i x S_i qd_i + c_J: the acceleration that the joint's motion adds, after
+ * body_velocity. */
+MBD_INLINE void LANE_FN(velocity_product)(lane c[6], const mbd_model *model, lane_work *work,
+                                          const lane *qd, int i, mbd_joint_type type)
+{
+    const int v0 = model->v0[i];
+    const lane *S = work->S + 6 * v0;
+    LANE_FN(cross_subspace)(c, work->v[i], type, S, qd + v0);
+    if (type == MBD_CARDAN) {
+        lane cJ[6];
+        LANE_FN(joint_bias)(cJ, &model->joint[i], S, qd + v0);
+        for (int r = 0; r < 3; r++)
+            c[r] += cJ[r];
+    }
+}

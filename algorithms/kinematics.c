@@ -47,18 +47,8 @@ int body_of_dof(const mbd_model *model, int dof)
 /* v_i = X_i v_lambda + S_i qd_i */
 void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *qd)
 {
-    for (int i = 0; i < model->nb; i++) {
-        const int p = model->parent[i];
-        double vJ[6];
-        subspace_times(vJ, model->joint[i].type, work->S + 6 * model->v0[i], qd + model->v0[i]);
-        if (p < 0) {
-            memcpy(work->v[i], vJ, sizeof vJ);
-            continue;
-        }
-        xform_motion(work->v[i], &work->X[i], work->v[p]);
-        for (int r = 0; r < 6; r++)
-            work->v[i][r] += vJ[r];
-    }
+    for (int i = 0; i < model->nb; i++)
+        DISPATCH_JOINT(model->joint[i].type, body_velocity, model, work, qd, i);
 }
 
 /* Forward: v_i, a_i = X_i a_lambda + S qdd + c_J + v_i x S qd, f_i = I a + v x* I v. */
@@ -66,31 +56,20 @@ MBD_INLINE void rnea_forward_step(const mbd_model *model, mbd_work *work, const 
                                   const double *qdd, const double *a0, int i,
                                   const mbd_joint_type type)
 {
-    const double zero[6] = {0};
     const int p = model->parent[i], v0 = model->v0[i];
-    const double *S = work->S + 6 * v0;
-    double *v = work->v[i], *a = work->a[i], *f = work->f[i], vJ[6], vxvJ[6], Iv[6];
-    subspace_times(vJ, type, S, qd + v0);
-    xform_motion(v, &work->X[i], p < 0 ? zero : work->v[p]);
+    double *v = work->v[i], *a = work->a[i], *f = work->f[i], c[6], Iv[6], vxIv[6];
+    body_velocity(model, work, qd, i, type);
+    velocity_product(c, model, work, qd, i, type);
     xform_motion(a, &work->X[i], p < 0 ? a0 : work->a[p]);
     for (int r = 0; r < 6; r++)
-        v[r] += vJ[r];
-    cross_motion(vxvJ, v, vJ);
-    for (int r = 0; r < 6; r++)
-        a[r] += vxvJ[r];
+        a[r] += c[r];
     for (int k = 0; k < joint_dofs(type); k++)
-        column_add(a, type, S, k, qdd[v0 + k]);
-    if (type == MBD_CARDAN) {
-        double cJ[6];
-        joint_bias(cJ, &model->joint[i], S, qd + v0);
-        for (int r = 0; r < 3; r++)
-            a[r] += cJ[r];
-    }
+        column_add(a, type, work->S + 6 * v0, k, qdd[v0 + k]);
     rigid_inertia_apply(f, &model->inertia[i], a);
     rigid_inertia_apply(Iv, &model->inertia[i], v);
-    cross_force(vxvJ, v, Iv);
+    cross_force(vxIv, v, Iv);
     for (int r = 0; r < 6; r++)
-        f[r] += vxvJ[r];
+        f[r] += vxIv[r];
 }
 
 /* Backward: tau_i = S^T f_i, f_lambda += X^T f_i. */

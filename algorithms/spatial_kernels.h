@@ -62,18 +62,6 @@ static inline void LANE_FN(xform_force_t)(lane *restrict out, const lane_xform *
     out[2] = n[2] + rf[2];
 }
 
-/* out = m1 x m2 (motion cross product) */
-static inline void LANE_FN(cross_motion)(lane *restrict out, const lane *m1, const lane *m2)
-{
-    lane t[3];
-    LANE_FN(vec3_cross)(out, m1, m2);
-    LANE_FN(vec3_cross)(out + 3, m1, m2 + 3);
-    LANE_FN(vec3_cross)(t, m1 + 3, m2);
-    out[3] += t[0];
-    out[4] += t[1];
-    out[5] += t[2];
-}
-
 /* out = m x* f (force cross product) */
 static inline void LANE_FN(cross_force)(lane *restrict out, const lane *m, const lane *f)
 {
