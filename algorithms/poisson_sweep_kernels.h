@@ -24,25 +24,6 @@ static inline void LANE_FN(inertia_to_matrix)(lane *out, const lane_inertia *I)
         }
 }
 
-/* out = E^T M E for the 3x3 block M of the 6x6 I at (row, col), whose rows in the bit
- * mask zero are zero (a compile-time constant: their terms drop out). */
-MBD_INLINE void LANE_FN(block_rotate_back)(lane *restrict out, const lane *I, int row, int col,
-                                           const lane *E, unsigned zero)
-{
-    lane T[3][3]; /* T^T = (M E)^T; rows of M E in zero are zero */
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            const lane e[3] = {E[j], E[3 + j], E[6 + j]};
-            T[j][i] = zero >> i & 1 ? LANE_FN(lane_splat)(0.0)
-                                     : LANE_FN(sum3_skipping)(I + 6 * (row + i) + col, e, 0);
-        }
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            const lane e[3] = {E[i], E[3 + i], E[6 + i]};
-            out[3 * i + j] = LANE_FN(sum3_skipping)(e, T[j], zero);
-        }
-}
-
 /* out = M rx for a 3x3 M (rx = r x): row i is (row i of M) x r */
 MBD_INLINE void LANE_FN(mat3_times_cross)(lane *restrict out, const lane *M, const lane *r)
 {
@@ -69,10 +50,10 @@ MBD_INLINE void LANE_FN(matrix_add_congruence)(lane *M_parent, const lane *base,
                                                const lane *M, unsigned zero_top, unsigned zero_bottom)
 {
     lane A[9], B[9], C[9], D[9];
-    LANE_FN(block_rotate_back)(A, M, 0, 0, X->E, zero_top);
-    LANE_FN(block_rotate_back)(B, M, 0, 3, X->E, zero_top);
-    LANE_FN(block_rotate_back)(C, M, 3, 0, X->E, zero_bottom);
-    LANE_FN(block_rotate_back)(D, M, 3, 3, X->E, zero_bottom);
+    LANE_FN(mat3_rotate_back)(A, M, 6, X->E, zero_top, 0);
+    LANE_FN(mat3_rotate_back)(B, M + 3, 6, X->E, zero_top, 0);
+    LANE_FN(mat3_rotate_back)(C, M + 18, 6, X->E, zero_bottom, 0);
+    LANE_FN(mat3_rotate_back)(D, M + 21, 6, X->E, zero_bottom, 0);
     lane Brx[9], rxC[9], rxD[9], rxDrx[9], Drx[9];
     LANE_FN(mat3_times_cross)(Brx, B, X->r);
     LANE_FN(cross_times_mat3)(rxC, X->r, C);

@@ -188,6 +188,25 @@ MBD_INLINE void LANE_FN(sym3_rotate_back)(lane *restrict out, const lane *S, con
         }
 }
 
+/* out = E^T M E for a 3x3 M (row i at M + stride i) whose rows in the bit mask zero_rows
+ * and columns in zero_cols are zero */
+MBD_INLINE void LANE_FN(mat3_rotate_back)(lane *restrict out, const lane *M, int stride,
+                                          const lane *E, unsigned zero_rows, unsigned zero_cols)
+{
+    lane T[3][3]; /* T^T = (M E)^T; rows of M E in zero_rows are zero */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            const lane e[3] = {E[j], E[3 + j], E[6 + j]};
+            T[j][i] = zero_rows >> i & 1 ? LANE_FN(lane_splat)(0.0)
+                                          : LANE_FN(sum3_skipping)(M + stride * i, e, zero_cols);
+        }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            const lane e[3] = {E[i], E[3 + i], E[6 + i]};
+            out[3 * i + j] = LANE_FN(sum3_skipping)(e, T[j], zero_rows);
+        }
+}
+
 /* out = base + X^T I X, I in child coordinates (base may be out): about 200
  * multiplications, fewer where I has zero rows and columns. With X = rot(E) xlt(r), rotate
  * back into the parent axes, A1 = E^T A E, B1 = E^T B E, C1 = E^T C E, then shift by r
@@ -201,7 +220,7 @@ MBD_INLINE void LANE_FN(inertia_add_congruence)(lane_inertia *out, const lane_in
                                                 unsigned zero_a, unsigned zero_c)
 {
     /* Each block is written as soon as it is known, so that few values are live at once
-     * (in 8 lanes every one is a register of the 32). */
+     * (in 8 lanes every one is a register of the 32): C, then B, then A. */
     const lane *E = X->E, *r = X->r;
     lane C1[6], K[9], B1[9];
     LANE_FN(sym3_rotate_back)(C1, I->C, E, zero_c);
@@ -213,18 +232,9 @@ MBD_INLINE void LANE_FN(inertia_add_congruence)(lane_inertia *out, const lane_in
         K[3 + j] = r[2] * c[0] - r[0] * c[2];
         K[6 + j] = r[0] * c[1] - r[1] * c[0];
     }
-    for (int j = 0; j < 3; j++) { /* column j of B E (rows in zero_a are 0), then of B1 */
-        const lane e[3] = {E[j], E[3 + j], E[6 + j]};
-        lane be[3];
-        for (int i = 0; i < 3; i++)
-            be[i] = zero_a >> i & 1 ? LANE_FN(lane_splat)(0.0)
-                                    : LANE_FN(sum3_skipping)(I->B + 3 * i, e, zero_c);
-        for (int i = 0; i < 3; i++) {
-            const lane ei[3] = {E[i], E[3 + i], E[6 + i]};
-            B1[3 * i + j] = LANE_FN(sum3_skipping)(ei, be, zero_a);
-            out->B[3 * i + j] = base->B[3 * i + j] + (B1[3 * i + j] + K[3 * i + j]);
-        }
-    }
+    LANE_FN(mat3_rotate_back)(B1, I->B, 3, E, zero_a, zero_c);
+    for (int k = 0; k < 9; k++)
+        out->B[k] = base->B[k] + (B1[k] + K[k]);
     lane A1[6], M[9];
     for (int j = 0; j < 3; j++) { /* M = rx B1^T: column j is r x (row j of B1) */
         const lane *b = B1 + 3 * j;
