@@ -47,7 +47,7 @@ static int check_options(const mbd_model *model, const mbd_solver *solver,
     if (!model || !solver || !opt || K < 0 || (K > 0 && (!q0 || !qd0)) ||
         !(opt->t1 > 0.0 && isfinite(opt->t1)) || !(opt->dt > 0.0 && isfinite(opt->dt)) ||
         opt->t1 / opt->dt > MAX_STEPS || opt->report_every < 1 || opt->threads < 0 ||
-        opt->lanes < 0)
+        (opt->lanes != 0 && opt->lanes != 1 && opt->lanes != 4 && opt->lanes != 8))
         return MBD_EINVAL;
     const int supported = mbd_model_nloops(model) == 0 &&
                           (mbd_solver_formulations(solver) & MBD_ACCELERATION);
@@ -58,8 +58,9 @@ static int allocate(ensemble *e, const mbd_solver *solver, const mbd_ensemble_op
 {
     const size_t K = (size_t)e->K, q_rows = K * (size_t)e->nq, v_rows = K * (size_t)e->nv;
     e->batch = mbd_batch_new(e->model, solver, opt->threads, opt->lanes);
-    /* one more double, so that K = 0 allocates too */
-    e->q = malloc((5 * q_rows + 4 * v_rows + K + 1) * sizeof *e->q + 3 * K * sizeof(int));
+    /* one more double, so that K = 0 allocates too; zeroed, so that a failed run's rows
+     * that a stage leaves unwritten (its position rates) are still numbers */
+    e->q = calloc(1, (5 * q_rows + 4 * v_rows + K + 1) * sizeof *e->q + 3 * K * sizeof(int));
     if (!e->batch || !e->q)
         return MBD_ENOMEM;
     double *p = e->q + q_rows;

@@ -348,9 +348,12 @@ static int place_loop_frame(const loader *ld, const char *prefix, const char *fi
     if (*body >= -1)
         return 0;
     const mbd_frame_def *f = mbd_model_frame(model, -2 - *body);
-    if (f->body < 0 && !world_allowed)
-        return reject(ld, prefix, field, "expected a body that moves, not one fixed to the world",
-                      NULL);
+    if (f->body < 0 && !world_allowed) {
+        json_t *name = json_string(f->name);
+        reject(ld, prefix, field, "expected a body that moves, not one fixed to the world", name);
+        json_decref(name);
+        return -1;
+    }
     double o[3], R[3][3];
     for (int r = 0; r < 3; r++) {
         o[r] = f->origin[r];

@@ -513,10 +513,11 @@ static mbd_model *build(urdf_reader *r, const xmlNode *robot, const mbd_load_opt
                                 gravity, n, defs, (const char *const *)labels};
         char reason[512]; /* about a link (its label names the file), or else the robot */
         model = model_build_input(&in, reason, sizeof reason);
-        const int named = strncmp(reason, r->file, strlen(r->file)) == 0;
-        if (!model)
+        if (!model) {
+            const int named = strncmp(reason, r->file, strlen(r->file)) == 0;
             model_error(r->err, r->err_size, "%s%s%s", named ? "" : r->file, named ? "" : ": ",
                         reason);
+        }
         if (model && check_massless_leaves(r, model) < 0) {
             mbd_model_free(model);
             model = NULL;

@@ -142,11 +142,16 @@ int par_gather_text(const char *text, char ***texts)
     int rc = 0;
     if (my_rank == 0) {
         *texts = all ? calloc((size_t)my_size, sizeof **texts) : NULL;
+        int missing = !*texts;
         for (int r = 0; *texts && r < my_size; r++)
-            if (!((*texts)[r] = strdup(all + lens[my_size + r])))
-                rc = CLI_RUNTIME_ERROR;
-        if (!*texts)
+            missing |= !((*texts)[r] = strdup(all + lens[my_size + r]));
+        if (missing) { /* as par_serial.c: nothing to free for the caller */
+            for (int r = 0; *texts && r < my_size; r++)
+                free((*texts)[r]);
+            free(*texts);
+            *texts = NULL;
             rc = cli_fail("par", "gather", MBD_ENOMEM);
+        }
     }
     free(all);
     free(lens);

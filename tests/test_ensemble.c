@@ -248,16 +248,17 @@ static void test_ensemble_bad_options(void **unused)
     const mbd_solver *solver = mbd_solver_find("bodies");
     double x0[4] = {0.1, 0.2, 0.0, 0.0};
     const mbd_ensemble_options good = {.t1 = 1.0, .dt = 0.1, .report_every = 1};
-    mbd_ensemble_options bad[] = {good, good, good, good, good};
+    mbd_ensemble_options bad[] = {good, good, good, good, good, good};
     bad[0].t1 = 0.0;
     bad[1].dt = -0.1;
     bad[2].dt = NAN;
     bad[3].report_every = 0;
     bad[4].threads = -1;
+    bad[5].lanes = 3;
     for (size_t b = 0; b < sizeof bad / sizeof *bad; b++)
-        assert_int_not_equal(mbd_simulate_ensemble(model, solver, &bad[b], 1, x0, x0 + 2, NULL,
-                                                   NULL, NULL),
-                             MBD_OK);
+        assert_int_equal(mbd_simulate_ensemble(model, solver, &bad[b], 1, x0, x0 + 2, NULL, NULL,
+                                               NULL),
+                         MBD_EINVAL);
     assert_int_equal(mbd_simulate_ensemble(model, solver, &good, -1, x0, x0 + 2, NULL, NULL, NULL),
                      MBD_EINVAL);
     assert_int_equal(mbd_simulate_ensemble(model, NULL, &good, 1, x0, x0 + 2, NULL, NULL, NULL),

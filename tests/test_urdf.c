@@ -306,6 +306,15 @@ static void test_urdf_equals_built_model(void **state)
 static const char *const arm7_joints[] = {"joint1", "joint2", "joint3", "joint4",
                                           "joint5", "joint6", "joint7"};
 
+static mbd_model *floating_quadruped(void)
+{
+    char err[256] = "";
+    const mbd_load_options floating = {.floating_base = 1};
+    mbd_model *quad = mbd_model_load_with("models/quadruped.urdf", &floating, err, sizeof err);
+    assert_non_null(quad);
+    return quad;
+}
+
 static void test_example_robots_load(void **state)
 {
     (void)state;
@@ -328,10 +337,7 @@ static void test_example_robots_load(void **state)
     assert_int_equal(mbd_model_nq(fixed), 12);
     assert_int_equal(mbd_model_nframes(fixed), 6); /* the torso too, fixed to the world */
     mbd_model_free(fixed);
-    char err[256] = "";
-    const mbd_load_options floating = {.floating_base = 1};
-    mbd_model *quad = mbd_model_load_with("models/quadruped.urdf", &floating, err, sizeof err);
-    assert_non_null(quad);
+    mbd_model *quad = floating_quadruped();
     assert_int_equal(mbd_model_nq(quad), 19);
     assert_int_equal(mbd_model_nv(quad), 18);
     assert_int_equal(mbd_model_nbodies(quad), 13);
@@ -343,26 +349,11 @@ static void test_example_robots_load(void **state)
     mbd_model_free(quad);
 }
 
-static mbd_model *floating_quadruped(void)
-{
-    char err[256] = "";
-    const mbd_load_options floating = {.floating_base = 1};
-    mbd_model *quad = mbd_model_load_with("models/quadruped.urdf", &floating, err, sizeof err);
-    assert_non_null(quad);
-    return quad;
-}
-
-/* A random state with the free joint's quaternion (q[3..6]) made a unit one. */
+/* A random state with its quaternions made unit ones. */
 static state_buf robot_state(const mbd_model *model, uint64_t seed)
 {
     state_buf s = state_new(model, seed);
-    if (mbd_model_body(model, 0)->joint == MBD_FREE) {
-        double *quat = s.q + 3, norm = 0.0;
-        for (int k = 0; k < 4; k++)
-            norm += quat[k] * quat[k];
-        for (int k = 0; k < 4; k++)
-            quat[k] /= sqrt(norm);
-    }
+    mbd_normalize_positions(model, s.q);
     return s;
 }
 
