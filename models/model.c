@@ -11,13 +11,15 @@
 
 #define TOLERANCE 1e-9
 
-static const char *const joint_names[MBD_JOINT_TYPE_COUNT] = {
+/* Every type a model file may name (MBD_FIXED included; MBD_JOINT_TYPE_COUNT is not one). */
+static const char *const joint_names[MBD_FIXED + 1] = {
     [MBD_REVOLUTE] = "revolute",
     [MBD_PRISMATIC] = "prismatic",
     [MBD_CYLINDRICAL] = "cylindrical",
     [MBD_CARDAN] = "cardan",
     [MBD_SPHERICAL] = "spherical",
     [MBD_FREE] = "free",
+    [MBD_FIXED] = "fixed",
 };
 
 static const int dofs_of_type[MBD_JOINT_TYPE_COUNT] = {
@@ -38,7 +40,7 @@ static int joint_type_valid(mbd_joint_type type)
 
 const char *mbd_joint_type_name(mbd_joint_type type)
 {
-    return joint_type_valid(type) ? joint_names[type] : type == MBD_FIXED ? "fixed" : "unknown";
+    return (int)type >= 0 && type <= MBD_FIXED && joint_names[type] ? joint_names[type] : "unknown";
 }
 
 int mbd_joint_type_nv(mbd_joint_type type)
@@ -61,10 +63,10 @@ int joint_type_naxes(mbd_joint_type type)
 
 int joint_type_from_name(const char *name)
 {
-    for (int t = 0; t < MBD_JOINT_TYPE_COUNT; t++)
-        if (strcmp(name, joint_names[t]) == 0)
+    for (int t = 0; t <= MBD_FIXED; t++)
+        if (joint_names[t] && strcmp(name, joint_names[t]) == 0)
             return t;
-    return strcmp(name, "fixed") == 0 ? MBD_FIXED : -1;
+    return -1;
 }
 
 void model_error(char *err, size_t err_size, const char *format, ...)
