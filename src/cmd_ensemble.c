@@ -317,7 +317,8 @@ static int start_output(ensemble_output *o)
     return rc;
 }
 
-/* Run k's rows, read back from the combined file. */
+/* Run k's rows, read back from the combined file (by pread: a seek per row would make
+ * stdio refill its whole buffer for every row). */
 typedef struct {
     FILE *combined;
     const ensemble_output *o;
@@ -335,8 +336,7 @@ static int copy_run(FILE *out, void *ctx)
     for (long s = 0; s < c->reports; s++) {
         const long long offset = (long long)o->header_size +
                                  ((long long)s * o->K + o->first + c->k) * (long long)o->row_size;
-        if (fseeko(c->combined, (off_t)offset, SEEK_SET) != 0 ||
-            fread(row, 1, o->row_size, c->combined) != o->row_size ||
+        if (pread(fileno(c->combined), row, o->row_size, (off_t)offset) != (ssize_t)o->row_size ||
             fwrite(row, 1, o->row_size, out) != o->row_size)
             return -1;
     }
