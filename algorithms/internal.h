@@ -14,6 +14,15 @@ typedef struct {
     double axis[2][3];
 } mbd_joint;
 
+/* How an inertia is carried across a body's tree transform X_T (in the solvers' frames):
+ * TREE_SCREW marks a revolute joint (a turn about z) whose X_T is an axial screw about the
+ * parent's x axis, rotx(alpha) xlt(a e_x) (McMillan & Orin 1995; autoTree's form, and any
+ * chain of parallel or twisted axes along x offsets): then X = rotz(q) rotx(alpha)
+ * xlt(a e_x), and X^T I X is two turns of 2x2 blocks and a shift along x
+ * (inertia_add_screw_congruence), a third of the general congruence's work. TREE_OFFSET:
+ * the same with alpha = 0, one turn. */
+typedef enum { TREE_GENERAL, TREE_OFFSET, TREE_SCREW } mbd_tree_form;
+
 /* A cut joint in the solvers' frames (from an mbd_loop_def). Its equations: the 3 of
  * x_a - x_b = 0 (the two frame origins, world coordinates), then ndot of u_k . w_k = 0,
  * with the unit vectors u_k fixed in body_a and w_k in body_b (body coordinates). */
@@ -40,6 +49,7 @@ struct mbd_model {
     int ndd;                   /* sum of nv_i^2 */
     mbd_joint *joint;          /* (nb) */
     mbd_xform *Xtree;          /* (nb) parent frame -> joint frame */
+    mbd_tree_form *tree_form;  /* (nb) */
     mbd_inertia *inertia;      /* (nb) spatial inertia about the body frame origin */
     /* (nb) Q_i, row-major: the solvers' body frame i may be turned against the user's
      * (the model file's) by a constant rotation, x_user = Q_i x_internal. Everything in

@@ -44,7 +44,11 @@ MBD_INLINE void LANE_FN(carry_inertia)(const mbd_model *model, lane_work *work, 
     const int p = model->parent[i];
     const lane_inertia *sum =
         model->last_child[p] == i ? &LANE_BODY_INERTIA(model, work)[p] : &work->IA[p];
-    LANE_FN(inertia_add_congruence)(&work->IA[p], sum, &work->X[i], I, zero_a, zero_c);
+    if (model->tree_form[i] == TREE_GENERAL)
+        LANE_FN(inertia_add_congruence)(&work->IA[p], sum, &work->X[i], I, zero_a, zero_c);
+    else
+        LANE_FN(inertia_add_screw_congruence)(&work->IA[p], sum, &work->X[i], &model->Xtree[i],
+                                              model->tree_form[i] == TREE_SCREW, I, zero_a, zero_c);
 }
 
 /* E = Rz(q)^T E_T: rows 0 and 1 of E_T turned, row 2 kept. */

@@ -471,10 +471,11 @@ static mbd_model *model_alloc(int n, int nframes)
     m->d0 = malloc(count * sizeof *m->d0);
     m->joint = malloc(count * sizeof *m->joint);
     m->Xtree = malloc(count * sizeof *m->Xtree);
+    m->tree_form = malloc(count * sizeof *m->tree_form);
     m->inertia = malloc(count * sizeof *m->inertia);
     m->user_rotation = malloc(count * sizeof *m->user_rotation);
     if (!m->defs || !m->frames || !m->parent || !m->last_child || !m->q0 || !m->v0 || !m->d0 || !m->joint || !m->Xtree ||
-        !m->inertia || !m->user_rotation) {
+        !m->tree_form || !m->inertia || !m->user_rotation) {
         mbd_model_free(m);
         return NULL;
     }
@@ -593,6 +594,20 @@ static void mat3_mul_tn(double *restrict out, const double *A, const double *B)
             out[3 * i + j] = A[i] * B[j] + A[3 + i] * B[3 + j] + A[6 + i] * B[6 + j];
 }
 
+/* The tree transform's form (mbd_tree_form): a revolute joint's X_T = (E, r) with
+ * E = rotx(alpha) and r = (a, 0, 0). Exact zeros only, as canonical_joint_frame keeps
+ * frames whose axes are z exactly; E[0] = c + (1 - c) of a turn about x may miss 1 by an
+ * ulp, which the screw kernels' exact 1 replaces at round-off level. */
+static mbd_tree_form tree_form(const mbd_joint *joint, const mbd_xform *XT)
+{
+    const double *E = XT->E;
+    const int about_x = fabs(E[0] - 1.0) <= 4 * DBL_EPSILON && E[1] == 0.0 && E[2] == 0.0 &&
+                        E[3] == 0.0 && E[6] == 0.0 && E[4] == E[8] && E[5] == -E[7];
+    if (joint->type != MBD_REVOLUTE || !about_x || XT->r[1] != 0.0 || XT->r[2] != 0.0)
+        return TREE_GENERAL;
+    return E[5] == 0.0 && E[4] == 1.0 ? TREE_OFFSET : TREE_SCREW;
+}
+
 /* Tree transforms and spatial inertias in the solvers' frames. The user's tree transform is
  * x_parent = origin + R x_joint; with x_parent = Q_p x'_parent and x_joint = Q_i x'_joint it
  * becomes origin' = Q_p^T origin, R' = Q_p^T R Q_i, and X_T = (R'^T, origin'). The centre of
@@ -612,6 +627,7 @@ static void fill_geometry(mbd_model *m)
             for (int c = 0; c < 3; c++)
                 m->Xtree[i].E[3 * r + c] = R[3 * c + r];
         mat3_apply_t(m->Xtree[i].r, Qp, b->origin);
+        m->tree_form[i] = tree_form(&m->joint[i], &m->Xtree[i]);
         symmetrized(Ic, &b->inertia[0][0]);
         mat3_mul(IcQ, Ic, Q);
         mat3_mul_tn(Ic_solver, Q, IcQ);
@@ -799,6 +815,7 @@ void mbd_model_free(mbd_model *model)
     free(model->d0);
     free(model->joint);
     free(model->Xtree);
+    free(model->tree_form);
     free(model->inertia);
     free(model->user_rotation);
     model_free_loops(model);
