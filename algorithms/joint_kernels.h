@@ -12,8 +12,9 @@
  * axis a2 = (0, s, c) in the y-z plane; see canonical_joint_frame in models/model.c): then
  * R_J is a turn about z (12 multiplications on a transform), p_J lies on z and S has unit
  * columns e_k: revolute (k = 2: turn about z), prismatic (k = 5: slide along z),
- * cylindrical (2 and 5), so that U = I^A S is a column of I^A, D = S^T U an entry, and
- * S^T f an entry of f. Cardan columns are angular, (b(q2); 0) and (a2; 0), read from S.
+ * cylindrical (2 and 5), Cardan's second (2: its second axis is z), so that U = I^A S is a
+ * column of I^A, D = S^T U an entry, and S^T f an entry of f. Cardan's first column,
+ * (b(q2); 0), is read from S.
  * Spherical and free joints keep the user's frame (they have no axis): q holds the unit
  * quaternion (w, x, y, z) of R_J (after the position p_J for a free joint), and their
  * velocities are the body's own in body coordinates, so S is constant (unit columns) and
@@ -89,23 +90,31 @@ MBD_INLINE void LANE_FN(set_column)(lane *col, int k, const double *a)
         col[r] = LANE_FN(lane_splat)(k >= 0 ? r == k : r < 3 ? a[r] : 0.0);
 }
 
-/* Cardan: R_J = Rz(q1) R2 with R2 = Rot(a2, q2); E = R2^T Rz(q1)^T E_T. The body sees the
- * first axis as b = R2^T e_z (row 2 of R2), the second as a2. */
+/* Cardan: R_J = R1 Rz(q2) with R1 = Rot(a1, q1), the first axis a1 = (0, s, c) in the
+ * y-z plane and the second axis z; E = Rz(q2)^T R1^T E_T. The body sees the second axis as
+ * e_z (a unit column of S, written with the workspace) and the first as
+ * b = Rz(q2)^T a1 = (s sin q2, s cos q2, c). */
 MBD_INLINE void LANE_FN(cardan_kinematics)(lane_xform *X, lane *S, const mbd_joint *joint,
                                            const lane *q, const mbd_xform *XT)
 {
-    lane R2[9], E1[9], s, c;
-    LANE_FN(lane_sincos)(q[0], &s, &c);
-    LANE_FN(turn_about_z)(E1, XT->E, c, s);
-    LANE_FN(rotation_about)(R2, joint->axis[1], q[1]);
+    const double *a1 = joint->axis[0];
+    lane R1[9], E1[9], s, c;
+    LANE_FN(rotation_about)(R1, a1, q[0]);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            X->E[3 * i + j] = R2[i] * E1[j] + R2[3 + i] * E1[3 + j] + R2[6 + i] * E1[6 + j];
-    LANE_FN(fixed_offset)(X->r, XT);
-    for (int r = 0; r < 6; r++) {
-        S[r] = r < 3 ? R2[6 + r] : LANE_FN(lane_splat)(0.0);
-        S[6 + r] = LANE_FN(lane_splat)(r < 3 ? joint->axis[1][r] : 0.0);
+            E1[3 * i + j] = R1[i] * XT->E[j] + R1[3 + i] * XT->E[3 + j] + R1[6 + i] * XT->E[6 + j];
+    LANE_FN(lane_sincos)(q[1], &s, &c);
+    for (int k = 0; k < 3; k++) {
+        X->E[k] = c * E1[k] + s * E1[3 + k];
+        X->E[3 + k] = c * E1[3 + k] - s * E1[k];
+        X->E[6 + k] = E1[6 + k];
     }
+    LANE_FN(fixed_offset)(X->r, XT);
+    S[0] = s * a1[1];
+    S[1] = c * a1[1];
+    S[2] = LANE_FN(lane_splat)(a1[2]);
+    for (int r = 3; r < 6; r++)
+        S[r] = LANE_FN(lane_splat)(0.0);
 }
 
 /* R (row-major, x_joint = R x_body) of the rotation quat / |quat|, quat = (w, x, y, z). */

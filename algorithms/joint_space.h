@@ -57,7 +57,8 @@ MBD_INLINE int joint_has_quaternion(mbd_joint_type type)
     return type == MBD_SPHERICAL || type == MBD_FREE;
 }
 
-/* The index k of column `col` of S when it is the unit vector e_k, else -1 (Cardan). */
+/* The index k of column `col` of S when it is the unit vector e_k, else -1 (Cardan's
+ * first). */
 MBD_INLINE int unit_column(mbd_joint_type type, int col)
 {
     switch (type) {
@@ -71,7 +72,7 @@ MBD_INLINE int unit_column(mbd_joint_type type, int col)
     case MBD_FREE:
         return col;
     default:
-        return -1;
+        return col == 1 ? 2 : -1;
     }
 }
 

@@ -557,9 +557,9 @@ static void basis_with_z(double Q[9], const double n[3])
 }
 
 /* The solvers' joint frame: turned by a constant Q (x_user = Q x_solver) so that the joint's
- * axis is z, and a Cardan joint's second axis lies in the y-z plane with a positive y part.
- * Then S has unit columns (or a fixed sparsity for Cardan) and the joint rotation acts on
- * 2x2 blocks. The body frame turns with it; the joint coordinates are unchanged. */
+ * axis is z; a Cardan joint's second axis is z, and its first lies in the y-z plane with a
+ * positive y part. Then S has unit columns (all but a Cardan's first) and the joint
+ * rotation acts on 2x2 blocks. The body frame turns with it; the joint coordinates are unchanged. */
 static void canonical_joint_frame(double Q[9], mbd_joint *joint)
 {
     const double *a1 = joint->axis[0];
@@ -568,21 +568,24 @@ static void canonical_joint_frame(double Q[9], mbd_joint *joint)
         memcpy(Q, identity, sizeof identity);
         return;
     }
-    if (joint->type == MBD_CARDAN) {
+    if (joint->type == MBD_CARDAN) { /* z along the second axis, the first in the y-z plane */
+        const double *a2 = joint->axis[1];
         double x[3], y[3];
-        vec3_cross(x, joint->axis[1], a1);
-        const double s = sqrt(vec3_dot(x, x)), c = vec3_dot(a1, joint->axis[1]);
+        vec3_cross(x, a1, a2);
+        const double s = sqrt(vec3_dot(x, x)), c = vec3_dot(a1, a2);
         for (int k = 0; k < 3; k++)
             x[k] /= s;
-        vec3_cross(y, a1, x);
+        vec3_cross(y, a2, x);
         for (int k = 0; k < 3; k++) {
             Q[3 * k] = x[k];
             Q[3 * k + 1] = y[k];
-            Q[3 * k + 2] = a1[k];
+            Q[3 * k + 2] = a2[k];
         }
-        memcpy(joint->axis[1], (const double[3]){0.0, s, c}, sizeof joint->axis[1]);
-    } else
-        basis_with_z(Q, a1);
+        memcpy(joint->axis[0], (const double[3]){0.0, s, c}, sizeof joint->axis[0]);
+        memcpy(joint->axis[1], (const double[3]){0.0, 0.0, 1.0}, sizeof joint->axis[1]);
+        return;
+    }
+    basis_with_z(Q, a1);
     memcpy(joint->axis[0], (const double[3]){0.0, 0.0, 1.0}, sizeof joint->axis[0]);
 }
 
