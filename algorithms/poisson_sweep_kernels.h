@@ -70,6 +70,29 @@ MBD_INLINE void LANE_FN(matrix_add_congruence)(lane *M_parent, const lane *base,
         }
 }
 
+/* The sum of a[k] b[stride k] over the rows k in the bit mask support (a compile-time
+ * constant: the other terms are not formed; x * 0.0 cannot be folded, a missing term can) */
+MBD_INLINE lane LANE_FN(dot_over)(const lane *a, const lane *b, int stride, unsigned support)
+{
+    lane sum = LANE_FN(lane_splat)(0.0);
+    int first = 1;
+    for (int k = 0; k < 6; k++)
+        if (support >> k & 1) {
+            sum = first ? a[k] * b[stride * k] : sum + a[k] * b[stride * k];
+            first = 0;
+        }
+    return sum;
+}
+
+/* Row r of H times M's column at m (rows at stride), for H = E - U D^-1 S^T: H's columns
+ * off S's support (subspace_support) are those of E, so there the product picks M's row r */
+MBD_INLINE lane LANE_FN(h_row_times)(const lane *h_row, int r, const lane *m, int stride,
+                                     unsigned support)
+{
+    const lane sum = LANE_FN(dot_over)(h_row, m, stride, support);
+    return support >> r & 1 ? sum : m[stride * r] + sum;
+}
+
 /* out = M a (6x6 times 6) */
 static inline void LANE_FN(mat6_apply)(lane *restrict out, const lane *M, const lane *a)
 {
@@ -87,7 +110,10 @@ static lane (*LANE_FN(general_inertias)(lane_work *work))[36] { return (lane (*)
  * congruence skip them; for 1 and 2 DOFs only, where D^-1 is the closed-form inverse of
  * the (not quite symmetric) D. For 3 and 6 DOFs it comes from a Cholesky factor, which
  * reads one triangle of D: there the rows of H keep what corrects for that (zeroed, they
- * cost all accuracy on a spherical chain of masses 1e-6 .. 1e6, test_reliability). */
+ * cost all accuracy on a spherical chain of masses 1e-6 .. 1e6, test_reliability). H's
+ * columns off S's support are those of E (h_row_times): H I^A and H phi read I^A's and
+ * phi's rows there instead of multiplying by ones and zeros (5 x 6 x 6 multiplications
+ * become 5 x 6 for a revolute joint). */
 MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *work, const lane *p,
                                              int i, const mbd_joint_type type)
 {
@@ -96,6 +122,7 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
     const int exact_inverse = joint_dofs(type) <= 2;
     const unsigned zero_top = exact_inverse ? zero_rows(type, 0) : 0;
     const unsigned zero_bottom = exact_inverse ? zero_rows(type, 1) : 0;
+    const unsigned support = subspace_support(type);
     const lane *S = work->S + 6 * v0, *IA = IAs[i];
     lane *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
     lane D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
@@ -103,10 +130,9 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
         LANE_FN(inertia_to_matrix)(IAs[i], &LANE_BODY_INERTIA(model, work)[i]);
     for (int k = 0; k < nv; k++) { /* U = I^A S in row form: I^A is not symmetric */
         const int unit = unit_column(type, k);
-        for (int r = 0; r < 6 && unit >= 0; r++)
-            U[6 * k + r] = IA[6 * r + unit];
-        if (unit < 0)
-            LANE_FN(mat6_apply)(U + 6 * k, IA, S + 6 * k);
+        for (int r = 0; r < 6; r++)
+            U[6 * k + r] = unit >= 0 ? IA[6 * r + unit]
+                                     : LANE_FN(dot_over)(IA + 6 * r, S + 6 * k, 1, support);
     }
     for (int k = 0; k < nv; k++)
         for (int m = 0; m < nv; m++)
@@ -126,18 +152,19 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
                 H[6 * r + unit] -= UDinv[k][r];
             else
                 for (int c = 0; c < 6; c++)
-                    H[6 * r + c] -= UDinv[k][r] * S[6 * k + c];
+                    if (support >> c & 1)
+                        H[6 * r + c] -= UDinv[k][r] * S[6 * k + c];
         }
     }
-    for (int r = 0; r < 6; r++) {
+    for (int r = 0; r < 6; r++) { /* H I^A, and H phi + U D^-1 p; H's zero rows skipped */
         const int zero = (r < 3 ? zero_top : zero_bottom) >> r % 3 & 1;
-        for (int c = 0; c < 6; c++) {
-            if (zero)
-                H[6 * r + c] = LANE_FN(lane_splat)(0.0);
-            HIA[6 * r + c] = LANE_FN(lane_splat)(0.0);
-            for (int k = 0; k < 6 && !zero; k++)
-                HIA[6 * r + c] += H[6 * r + k] * IA[6 * k + c];
-        }
+        for (int c = 0; c < 6; c++)
+            HIA[6 * r + c] = zero ? LANE_FN(lane_splat)(0.0)
+                                  : LANE_FN(h_row_times)(H + 6 * r, r, IA + c, 6, support);
+        rhs[r] = zero ? LANE_FN(lane_splat)(0.0)
+                      : LANE_FN(h_row_times)(H + 6 * r, r, phi[i], 1, support);
+        for (int k = 0; k < nv; k++)
+            rhs[r] += UDinv[k][r] * p[v0 + k];
     }
     const lane *sum = IAs[parent];
     if (model->last_child[parent] == i) {
@@ -145,10 +172,6 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
         sum = mat;
     }
     LANE_FN(matrix_add_congruence)(IAs[parent], sum, &work->X[i], HIA, zero_top, zero_bottom);
-    LANE_FN(mat6_apply)(rhs, H, phi[i]);
-    for (int r = 0; r < 6; r++)
-        for (int k = 0; k < nv; k++)
-            rhs[r] += UDinv[k][r] * p[v0 + k];
     LANE_FN(xform_force_t)(t, &work->X[i], rhs);
     for (int r = 0; r < 6; r++)
         phi[parent][r] += t[r];
