@@ -24,50 +24,94 @@ static inline void LANE_FN(inertia_to_matrix)(lane *out, const lane_inertia *I)
         }
 }
 
-/* out = M rx for a 3x3 M (rx = r x): row i is (row i of M) x r */
-MBD_INLINE void LANE_FN(mat3_times_cross)(lane *restrict out, const lane *M, const lane *r)
+/* out -= M rx for a 3x3 M (rx = r x): row i of M rx is (row i of M) x r. along_x: r is
+ * (r_0, 0, 0) (an axial screw's offset), and a row's product is two terms. */
+MBD_INLINE void LANE_FN(sub_times_cross)(lane *out, const lane *M, const lane *r, int along_x)
 {
-    for (int i = 0; i < 3; i++)
-        LANE_FN(vec3_cross)(out + 3 * i, M + 3 * i, r);
+    for (int i = 0; i < 3; i++) {
+        const lane *m = M + 3 * i;
+        lane t[3];
+        if (along_x) {
+            out[3 * i + 1] -= m[2] * r[0];
+            out[3 * i + 2] += m[1] * r[0];
+            continue;
+        }
+        LANE_FN(vec3_cross)(t, m, r);
+        for (int j = 0; j < 3; j++)
+            out[3 * i + j] -= t[j];
+    }
 }
 
-/* out = rx M for a 3x3 M: column j is r x (column j of M) */
-MBD_INLINE void LANE_FN(cross_times_mat3)(lane *restrict out, const lane *r, const lane *M)
+/* out += rx M for a 3x3 M: column j of rx M is r x (column j of M); along_x as above. */
+MBD_INLINE void LANE_FN(add_cross_times)(lane *out, const lane *r, const lane *M, int along_x)
 {
     for (int j = 0; j < 3; j++) {
         const lane m[3] = {M[j], M[3 + j], M[6 + j]};
         lane t[3];
+        if (along_x) {
+            out[3 + j] -= r[0] * m[2];
+            out[6 + j] += r[0] * m[1];
+            continue;
+        }
         LANE_FN(vec3_cross)(t, r, m);
         for (int i = 0; i < 3; i++)
-            out[3 * i + j] = t[i];
+            out[3 * i + j] += t[i];
     }
 }
 
-/* M_parent = base + X^T M X for any 6x6 M (no symmetry assumed; base may be M_parent), M's
- * rows in zero_top (0-2) and zero_bottom (3-5) zero.
- * General M = [A B; C D]: A' = A - B rx + rx C - rx D rx, B' = B + rx D, C' = C - D rx. */
-MBD_INLINE void LANE_FN(matrix_add_congruence)(lane *M_parent, const lane *base, const lane_xform *X,
-                                               const lane *M, unsigned zero_top, unsigned zero_bottom)
+/* out = E^T M E for the 3x3 block at M (rows at stride 6) whose rows in zero_rows are zero,
+ * E the rotation of X. An axial screw's E is rotz(q) rotx(alpha) (inertia_add_screw_
+ * congruence): two turns of 2x2 blocks (mat3_turn), one for TREE_OFFSET. */
+MBD_INLINE void LANE_FN(turn_block)(lane *restrict out, const lane *M, const lane_xform *X,
+                                    const mbd_xform *XT, mbd_tree_form form, unsigned zero_rows)
 {
-    lane A[9], B[9], C[9], D[9];
-    LANE_FN(mat3_rotate_back)(A, M, 6, X->E, zero_top, 0);
-    LANE_FN(mat3_rotate_back)(B, M + 3, 6, X->E, zero_top, 0);
-    LANE_FN(mat3_rotate_back)(C, M + 18, 6, X->E, zero_bottom, 0);
-    LANE_FN(mat3_rotate_back)(D, M + 21, 6, X->E, zero_bottom, 0);
-    lane Brx[9], rxC[9], rxD[9], rxDrx[9], Drx[9];
-    LANE_FN(mat3_times_cross)(Brx, B, X->r);
-    LANE_FN(cross_times_mat3)(rxC, X->r, C);
-    LANE_FN(cross_times_mat3)(rxD, X->r, D);
-    LANE_FN(mat3_times_cross)(rxDrx, rxD, X->r);
-    LANE_FN(mat3_times_cross)(Drx, D, X->r);
+    if (form == TREE_GENERAL) {
+        LANE_FN(mat3_rotate_back)(out, M, 6, X->E, zero_rows, 0);
+        return;
+    }
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            const int k = 3 * i + j, top = 6 * i + j, bottom = 6 * (i + 3) + j;
-            M_parent[top] = base[top] + (A[k] - Brx[k] + rxC[k] - rxDrx[k]);
-            M_parent[top + 3] = base[top + 3] + (B[k] + rxD[k]);
-            M_parent[bottom] = base[bottom] + (C[k] - Drx[k]);
-            M_parent[bottom + 3] = base[bottom + 3] + D[k];
-        }
+        for (int j = 0; j < 3; j++)
+            out[3 * i + j] = M[6 * i + j];
+    LANE_FN(mat3_turn)(out, 2, X->E[0], -X->E[3], zero_rows);
+    if (form == TREE_SCREW)
+        LANE_FN(mat3_turn)(out, 0, LANE_FN(lane_splat)(XT->E[4]), LANE_FN(lane_splat)(XT->E[5]),
+                           0);
+}
+
+/* out = base + block, for a 3x3 block of 6x6 matrices */
+MBD_INLINE void LANE_FN(add_block)(lane *out, const lane *base, const lane *block)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            out[6 * i + j] = base[6 * i + j] + block[3 * i + j];
+}
+
+/* M_parent = base + X^T M X for any 6x6 M (no symmetry assumed; base may be M_parent), M's
+ * rows in zero_top (0-2) and zero_bottom (3-5) zero; form: X's tree transform
+ * (mbd_tree_form). With X = rot(E) xlt(r), each block turns into the parent's axes
+ * (turn_block), then shifts by r: M = [A B; C D] becomes
+ *   D' = D,  C' = C - D rx,  B' = B + rx D,  A' = A - B rx + rx C'
+ * (rx C' = rx C - rx D rx: four products with rx, not five), each written as soon as it is
+ * known (few live values: in 8 lanes, registers). */
+MBD_INLINE void LANE_FN(matrix_add_congruence)(lane *M_parent, const lane *base,
+                                               const lane_xform *X, const mbd_xform *XT,
+                                               mbd_tree_form form, const lane *M,
+                                               unsigned zero_top, unsigned zero_bottom)
+{
+    const int along_x = form != TREE_GENERAL;
+    lane A[9], B[9], C[9], D[9];
+    LANE_FN(turn_block)(D, M + 21, X, XT, form, zero_bottom);
+    LANE_FN(add_block)(M_parent + 21, base + 21, D);
+    LANE_FN(turn_block)(C, M + 18, X, XT, form, zero_bottom);
+    LANE_FN(sub_times_cross)(C, D, X->r, along_x);
+    LANE_FN(add_block)(M_parent + 18, base + 18, C);
+    LANE_FN(turn_block)(A, M, X, XT, form, zero_top);
+    LANE_FN(add_cross_times)(A, X->r, C, along_x);
+    LANE_FN(turn_block)(B, M + 3, X, XT, form, zero_top);
+    LANE_FN(sub_times_cross)(A, B, X->r, along_x);
+    LANE_FN(add_block)(M_parent, base, A);
+    LANE_FN(add_cross_times)(B, X->r, D, along_x);
+    LANE_FN(add_block)(M_parent + 3, base + 3, B);
 }
 
 /* The sum of a[k] b[stride k] over the rows k in the bit mask support (a compile-time
@@ -123,6 +167,7 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
     const unsigned zero_top = exact_inverse ? zero_rows(type, 0) : 0;
     const unsigned zero_bottom = exact_inverse ? zero_rows(type, 1) : 0;
     const unsigned support = subspace_support(type);
+    const mbd_tree_form form = type == MBD_REVOLUTE ? model->tree_form[i] : TREE_GENERAL;
     const lane *S = work->S + 6 * v0, *IA = IAs[i];
     lane *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
     lane D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
@@ -171,8 +216,14 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
         LANE_FN(inertia_to_matrix)(mat, &LANE_BODY_INERTIA(model, work)[parent]);
         sum = mat;
     }
-    LANE_FN(matrix_add_congruence)(IAs[parent], sum, &work->X[i], HIA, zero_top, zero_bottom);
-    LANE_FN(xform_force_t)(t, &work->X[i], rhs);
+    const lane_xform *X = &work->X[i];
+    if (form == TREE_GENERAL) /* a constant, so that the congruence is specialized */
+        LANE_FN(matrix_add_congruence)(IAs[parent], sum, X, NULL, TREE_GENERAL, HIA, zero_top,
+                                       zero_bottom);
+    else
+        LANE_FN(matrix_add_congruence)(IAs[parent], sum, X, &model->Xtree[i], form, HIA, zero_top,
+                                       zero_bottom);
+    LANE_FN(xform_force_t)(t, X, rhs);
     for (int r = 0; r < 6; r++)
         phi[parent][r] += t[r];
     return MBD_OK;
