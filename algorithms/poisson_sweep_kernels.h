@@ -189,8 +189,9 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
     lane UDinv[MBD_MAX_JOINT_DOF][6], H[36], HIA[36], rhs[6], t[6], mat[36];
     LANE_FN(times_inverse)(UDinv, (const lane (*)[6])U, Dinv, nv);
     for (int r = 0; r < 6; r++) { /* H = E - U D^-1 S^T, column by column of S */
-        for (int c = 0; c < 6; c++)
-            H[6 * r + c] = LANE_FN(lane_splat)(r == c ? 1.0 : 0.0);
+        for (int c = 0; c < 6; c++) /* the columns off the support: E's, not stored */
+            if (support >> c & 1)
+                H[6 * r + c] = LANE_FN(lane_splat)(r == c ? 1.0 : 0.0);
         for (int k = 0; k < nv; k++) {
             const int unit = unit_column(type, k);
             if (unit >= 0)
@@ -238,36 +239,43 @@ static int LANE_FN(eliminate)(const mbd_model *model, lane_work *work, const lan
     return status;
 }
 
+/* Body i's qd_i, v_i and mu_i (into work->v, work->f), its parent's v known. */
+MBD_INLINE void LANE_FN(sweep_rates_step)(const mbd_model *model, lane_work *work, const lane *p,
+                                          lane *qd, int i, const mbd_joint_type type)
+{
+    static const lane zero[6];
+    const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
+    const lane *S = work->S + 6 * v0, *Dinv = work->D + model->d0[i], *phi = work->c[i];
+    lane w[6], f[6], rhs[MBD_MAX_JOINT_DOF], rate[MBD_MAX_JOINT_DOF];
+    LANE_FN(xform_motion)(w, &work->X[i], parent < 0 ? zero : work->v[parent]);
+    LANE_FN(mat6_apply)(f, LANE_FN(general_inertias)(work)[i], w);
+    for (int r = 0; r < 6; r++)
+        f[r] += phi[r];
+    LANE_FN(subspace_dot)(rhs, type, S, f);
+    for (int k = 0; k < nv; k++)
+        rhs[k] = p[v0 + k] - rhs[k];
+    for (int k = 0; k < nv; k++) {
+        rate[k] = Dinv[nv * k] * rhs[0];
+        for (int m = 1; m < nv; m++)
+            rate[k] += Dinv[nv * k + m] * rhs[m];
+        qd[v0 + k] = rate[k];
+    }
+    const lane *U = work->U + 6 * v0; /* v_i = w + S qd, mu_i = I^A v_i + phi = f + U qd */
+    lane vJ[6];
+    LANE_FN(subspace_times)(vJ, type, S, rate);
+    for (int r = 0; r < 6; r++) {
+        lane mu = f[r];
+        for (int k = 0; k < nv; k++)
+            mu += U[6 * k + r] * rate[k];
+        work->v[i][r] = w[r] + vJ[r];
+        work->f[i][r] = mu;
+    }
+}
+
 static void LANE_FN(rates_and_momenta)(const mbd_model *model, lane_work *work, const lane *p, lane *qd)
 {
-    const lane (*phi)[6] = (const lane (*)[6])work->c;
-    lane zero[6];
-    for (int r = 0; r < 6; r++)
-        zero[r] = LANE_FN(lane_splat)(0.0);
-    for (int i = 0; i < model->nb; i++) {
-        const int parent = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
-        const lane *S = work->S + 6 * v0, *Dinv = work->D + model->d0[i];
-        lane w[6], f[6], rhs[MBD_MAX_JOINT_DOF] = {0}; /* nv of them set by subspace_dot */
-        LANE_FN(xform_motion)(w, &work->X[i], parent < 0 ? zero : work->v[parent]);
-        LANE_FN(mat6_apply)(f, LANE_FN(general_inertias)(work)[i], w);
-        for (int r = 0; r < 6; r++)
-            f[r] += phi[i][r];
-        LANE_FN(subspace_dot)(rhs, model->joint[i].type, S, f);
-        for (int k = 0; k < nv; k++) {
-            qd[v0 + k] = LANE_FN(lane_splat)(0.0);
-            for (int m = 0; m < nv; m++)
-                qd[v0 + k] += Dinv[nv * k + m] * (p[v0 + m] - rhs[m]);
-        }
-        const lane *U = work->U + 6 * v0; /* v_i = w + S qd, mu_i = I^A v_i + phi = f + U qd */
-        lane vJ[6];
-        LANE_FN(subspace_times)(vJ, model->joint[i].type, S, qd + v0);
-        for (int r = 0; r < 6; r++) {
-            work->v[i][r] = w[r] + vJ[r];
-            work->f[i][r] = f[r];
-            for (int k = 0; k < nv; k++)
-                work->f[i][r] += U[6 * k + r] * qd[v0 + k];
-        }
-    }
+    for (int i = 0; i < model->nb; i++)
+        DISPATCH_JOINT(model->joint[i].type, LANE_FN(sweep_rates_step), model, work, p, qd, i);
 }
 
 /* qd and pd from p and tau (NULL: zero) after the position kinematics. */
