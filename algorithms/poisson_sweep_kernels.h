@@ -60,8 +60,8 @@ MBD_INLINE void LANE_FN(add_cross_times)(lane *out, const lane *r, const lane *M
 }
 
 /* out = E^T M E for the 3x3 block at M (rows at stride 6) whose rows in zero_rows are zero,
- * E the rotation of X. An axial screw's E is rotz(q) rotx(alpha) (inertia_add_screw_
- * congruence): two turns of 2x2 blocks (mat3_turn), one for TREE_OFFSET. */
+ * E the rotation of X. Across an axial screw E is rotz(q) rotx(alpha), two turns of 2x2
+ * blocks (mat3_turn, as in inertia_add_screw_congruence); one for TREE_OFFSET. */
 MBD_INLINE void LANE_FN(turn_block)(lane *restrict out, const lane *M, const lane_xform *X,
                                     const mbd_xform *XT, mbd_tree_form form, unsigned zero_rows)
 {
