@@ -76,6 +76,19 @@ MBD_INLINE int unit_column(mbd_joint_type type, int col)
     }
 }
 
+/* The rows of a 6-vector where some column of S can be non-zero, as a bit mask (bit r for
+ * row r): a unit column e_k's k, a general column's angular rows 0-2 (Cardan's columns
+ * are angular, (s; 0)). */
+MBD_INLINE unsigned subspace_support(mbd_joint_type type)
+{
+    unsigned mask = 0;
+    for (int col = 0; col < joint_dofs(type); col++) {
+        const int k = unit_column(type, col);
+        mask |= k >= 0 ? 1u << k : 7u;
+    }
+    return mask;
+}
+
 /* The rows and columns of the projected inertia I^a = I^A - U D^-1 U^T that are exactly
  * zero (inertia_zero_subspace), as a bit mask of the angular (linear 0) or the linear
  * (linear 1) block's rows: bit j for a unit column e_j (e_{3+j}). */

@@ -24,50 +24,117 @@ static inline void LANE_FN(inertia_to_matrix)(lane *out, const lane_inertia *I)
         }
 }
 
-/* out = M rx for a 3x3 M (rx = r x): row i is (row i of M) x r */
-MBD_INLINE void LANE_FN(mat3_times_cross)(lane *restrict out, const lane *M, const lane *r)
+/* out -= M rx for a 3x3 M (rx = r x): row i of M rx is (row i of M) x r. along_x: r is
+ * (r_0, 0, 0) (an axial screw's offset), and a row's product is two terms. */
+MBD_INLINE void LANE_FN(sub_times_cross)(lane *out, const lane *M, const lane *r, int along_x)
 {
-    for (int i = 0; i < 3; i++)
-        LANE_FN(vec3_cross)(out + 3 * i, M + 3 * i, r);
+    for (int i = 0; i < 3; i++) {
+        const lane *m = M + 3 * i;
+        lane t[3];
+        if (along_x) {
+            out[3 * i + 1] -= m[2] * r[0];
+            out[3 * i + 2] += m[1] * r[0];
+            continue;
+        }
+        LANE_FN(vec3_cross)(t, m, r);
+        for (int j = 0; j < 3; j++)
+            out[3 * i + j] -= t[j];
+    }
 }
 
-/* out = rx M for a 3x3 M: column j is r x (column j of M) */
-MBD_INLINE void LANE_FN(cross_times_mat3)(lane *restrict out, const lane *r, const lane *M)
+/* out += rx M for a 3x3 M: column j of rx M is r x (column j of M); along_x as above. */
+MBD_INLINE void LANE_FN(add_cross_times)(lane *out, const lane *r, const lane *M, int along_x)
 {
     for (int j = 0; j < 3; j++) {
         const lane m[3] = {M[j], M[3 + j], M[6 + j]};
         lane t[3];
+        if (along_x) {
+            out[3 + j] -= r[0] * m[2];
+            out[6 + j] += r[0] * m[1];
+            continue;
+        }
         LANE_FN(vec3_cross)(t, r, m);
         for (int i = 0; i < 3; i++)
-            out[3 * i + j] = t[i];
+            out[3 * i + j] += t[i];
     }
 }
 
-/* M_parent = base + X^T M X for any 6x6 M (no symmetry assumed; base may be M_parent), M's
- * rows in zero_top (0-2) and zero_bottom (3-5) zero.
- * General M = [A B; C D]: A' = A - B rx + rx C - rx D rx, B' = B + rx D, C' = C - D rx. */
-MBD_INLINE void LANE_FN(matrix_add_congruence)(lane *M_parent, const lane *base, const lane_xform *X,
-                                               const lane *M, unsigned zero_top, unsigned zero_bottom)
+/* out = E^T M E for the 3x3 block at M (rows at stride 6) whose rows in zero_rows are zero,
+ * E the rotation of X. Across an axial screw E is rotz(q) rotx(alpha), two turns of 2x2
+ * blocks (mat3_turn, as in inertia_add_screw_congruence); one for TREE_OFFSET. */
+MBD_INLINE void LANE_FN(turn_block)(lane *restrict out, const lane *M, const lane_xform *X,
+                                    const mbd_xform *XT, mbd_tree_form form, unsigned zero_rows)
 {
-    lane A[9], B[9], C[9], D[9];
-    LANE_FN(mat3_rotate_back)(A, M, 6, X->E, zero_top, 0);
-    LANE_FN(mat3_rotate_back)(B, M + 3, 6, X->E, zero_top, 0);
-    LANE_FN(mat3_rotate_back)(C, M + 18, 6, X->E, zero_bottom, 0);
-    LANE_FN(mat3_rotate_back)(D, M + 21, 6, X->E, zero_bottom, 0);
-    lane Brx[9], rxC[9], rxD[9], rxDrx[9], Drx[9];
-    LANE_FN(mat3_times_cross)(Brx, B, X->r);
-    LANE_FN(cross_times_mat3)(rxC, X->r, C);
-    LANE_FN(cross_times_mat3)(rxD, X->r, D);
-    LANE_FN(mat3_times_cross)(rxDrx, rxD, X->r);
-    LANE_FN(mat3_times_cross)(Drx, D, X->r);
+    if (form == TREE_GENERAL) {
+        LANE_FN(mat3_rotate_back)(out, M, 6, X->E, zero_rows, 0);
+        return;
+    }
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            const int k = 3 * i + j, top = 6 * i + j, bottom = 6 * (i + 3) + j;
-            M_parent[top] = base[top] + (A[k] - Brx[k] + rxC[k] - rxDrx[k]);
-            M_parent[top + 3] = base[top + 3] + (B[k] + rxD[k]);
-            M_parent[bottom] = base[bottom] + (C[k] - Drx[k]);
-            M_parent[bottom + 3] = base[bottom + 3] + D[k];
+        for (int j = 0; j < 3; j++)
+            out[3 * i + j] = M[6 * i + j];
+    LANE_FN(mat3_turn)(out, 2, X->E[0], -X->E[3], zero_rows);
+    if (form == TREE_SCREW)
+        LANE_FN(mat3_turn)(out, 0, LANE_FN(lane_splat)(XT->E[4]), LANE_FN(lane_splat)(XT->E[5]),
+                           0);
+}
+
+/* out = base + block, for a 3x3 block of 6x6 matrices */
+MBD_INLINE void LANE_FN(add_block)(lane *out, const lane *base, const lane *block)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            out[6 * i + j] = base[6 * i + j] + block[3 * i + j];
+}
+
+/* M_parent = base + X^T M X for any 6x6 M (no symmetry assumed; base may be M_parent), M's
+ * rows in zero_top (0-2) and zero_bottom (3-5) zero; form: X's tree transform
+ * (mbd_tree_form). With X = rot(E) xlt(r), each block turns into the parent's axes
+ * (turn_block), then shifts by r: M = [A B; C D] becomes
+ *   D' = D,  C' = C - D rx,  B' = B + rx D,  A' = A - B rx + rx C'
+ * (rx C' = rx C - rx D rx: four products with rx, not five), each written as soon as it is
+ * known (few live values: in 8 lanes, registers). */
+MBD_INLINE void LANE_FN(matrix_add_congruence)(lane *M_parent, const lane *base,
+                                               const lane_xform *X, const mbd_xform *XT,
+                                               mbd_tree_form form, const lane *M,
+                                               unsigned zero_top, unsigned zero_bottom)
+{
+    const int along_x = form != TREE_GENERAL;
+    lane A[9], B[9], C[9], D[9];
+    LANE_FN(turn_block)(D, M + 21, X, XT, form, zero_bottom);
+    LANE_FN(add_block)(M_parent + 21, base + 21, D);
+    LANE_FN(turn_block)(C, M + 18, X, XT, form, zero_bottom);
+    LANE_FN(sub_times_cross)(C, D, X->r, along_x);
+    LANE_FN(add_block)(M_parent + 18, base + 18, C);
+    LANE_FN(turn_block)(A, M, X, XT, form, zero_top);
+    LANE_FN(add_cross_times)(A, X->r, C, along_x);
+    LANE_FN(turn_block)(B, M + 3, X, XT, form, zero_top);
+    LANE_FN(sub_times_cross)(A, B, X->r, along_x);
+    LANE_FN(add_block)(M_parent, base, A);
+    LANE_FN(add_cross_times)(B, X->r, D, along_x);
+    LANE_FN(add_block)(M_parent + 3, base + 3, B);
+}
+
+/* The sum of a[k] b[stride k] over the rows k in the bit mask support (a compile-time
+ * constant: the other terms are not formed; x * 0.0 cannot be folded, a missing term can) */
+MBD_INLINE lane LANE_FN(dot_over)(const lane *a, const lane *b, int stride, unsigned support)
+{
+    lane sum = LANE_FN(lane_splat)(0.0);
+    int first = 1;
+    for (int k = 0; k < 6; k++)
+        if (support >> k & 1) {
+            sum = first ? a[k] * b[stride * k] : sum + a[k] * b[stride * k];
+            first = 0;
         }
+    return sum;
+}
+
+/* Row r of H times M's column at m (rows at stride), for H = E - U D^-1 S^T: H's columns
+ * off S's support (subspace_support) are those of E, so there the product picks M's row r */
+MBD_INLINE lane LANE_FN(h_row_times)(const lane *h_row, int r, const lane *m, int stride,
+                                     unsigned support)
+{
+    const lane sum = LANE_FN(dot_over)(h_row, m, stride, support);
+    return support >> r & 1 ? sum : m[stride * r] + sum;
 }
 
 /* out = M a (6x6 times 6) */
@@ -87,7 +154,10 @@ static lane (*LANE_FN(general_inertias)(lane_work *work))[36] { return (lane (*)
  * congruence skip them; for 1 and 2 DOFs only, where D^-1 is the closed-form inverse of
  * the (not quite symmetric) D. For 3 and 6 DOFs it comes from a Cholesky factor, which
  * reads one triangle of D: there the rows of H keep what corrects for that (zeroed, they
- * cost all accuracy on a spherical chain of masses 1e-6 .. 1e6, test_reliability). */
+ * cost all accuracy on a spherical chain of masses 1e-6 .. 1e6, test_reliability). H's
+ * columns off S's support are those of E (h_row_times): H I^A and H phi read I^A's and
+ * phi's rows there instead of multiplying by ones and zeros (5 x 6 x 6 multiplications
+ * become 5 x 6 for a revolute joint). */
 MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *work, const lane *p,
                                              int i, const mbd_joint_type type)
 {
@@ -96,6 +166,8 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
     const int exact_inverse = joint_dofs(type) <= 2;
     const unsigned zero_top = exact_inverse ? zero_rows(type, 0) : 0;
     const unsigned zero_bottom = exact_inverse ? zero_rows(type, 1) : 0;
+    const unsigned support = subspace_support(type);
+    const mbd_tree_form form = type == MBD_REVOLUTE ? model->tree_form[i] : TREE_GENERAL;
     const lane *S = work->S + 6 * v0, *IA = IAs[i];
     lane *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
     lane D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
@@ -103,10 +175,9 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
         LANE_FN(inertia_to_matrix)(IAs[i], &LANE_BODY_INERTIA(model, work)[i]);
     for (int k = 0; k < nv; k++) { /* U = I^A S in row form: I^A is not symmetric */
         const int unit = unit_column(type, k);
-        for (int r = 0; r < 6 && unit >= 0; r++)
-            U[6 * k + r] = IA[6 * r + unit];
-        if (unit < 0)
-            LANE_FN(mat6_apply)(U + 6 * k, IA, S + 6 * k);
+        for (int r = 0; r < 6; r++)
+            U[6 * k + r] = unit >= 0 ? IA[6 * r + unit]
+                                     : LANE_FN(dot_over)(IA + 6 * r, S + 6 * k, 1, support);
     }
     for (int k = 0; k < nv; k++)
         for (int m = 0; m < nv; m++)
@@ -118,38 +189,42 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
     lane UDinv[MBD_MAX_JOINT_DOF][6], H[36], HIA[36], rhs[6], t[6], mat[36];
     LANE_FN(times_inverse)(UDinv, (const lane (*)[6])U, Dinv, nv);
     for (int r = 0; r < 6; r++) { /* H = E - U D^-1 S^T, column by column of S */
-        for (int c = 0; c < 6; c++)
-            H[6 * r + c] = LANE_FN(lane_splat)(r == c ? 1.0 : 0.0);
+        for (int c = 0; c < 6; c++) /* the columns off the support: E's, not stored */
+            if (support >> c & 1)
+                H[6 * r + c] = LANE_FN(lane_splat)(r == c ? 1.0 : 0.0);
         for (int k = 0; k < nv; k++) {
             const int unit = unit_column(type, k);
             if (unit >= 0)
                 H[6 * r + unit] -= UDinv[k][r];
             else
                 for (int c = 0; c < 6; c++)
-                    H[6 * r + c] -= UDinv[k][r] * S[6 * k + c];
+                    if (support >> c & 1)
+                        H[6 * r + c] -= UDinv[k][r] * S[6 * k + c];
         }
     }
-    for (int r = 0; r < 6; r++) {
+    for (int r = 0; r < 6; r++) { /* H I^A, and H phi + U D^-1 p; H's zero rows skipped */
         const int zero = (r < 3 ? zero_top : zero_bottom) >> r % 3 & 1;
-        for (int c = 0; c < 6; c++) {
-            if (zero)
-                H[6 * r + c] = LANE_FN(lane_splat)(0.0);
-            HIA[6 * r + c] = LANE_FN(lane_splat)(0.0);
-            for (int k = 0; k < 6 && !zero; k++)
-                HIA[6 * r + c] += H[6 * r + k] * IA[6 * k + c];
-        }
+        for (int c = 0; c < 6; c++)
+            HIA[6 * r + c] = zero ? LANE_FN(lane_splat)(0.0)
+                                  : LANE_FN(h_row_times)(H + 6 * r, r, IA + c, 6, support);
+        rhs[r] = zero ? LANE_FN(lane_splat)(0.0)
+                      : LANE_FN(h_row_times)(H + 6 * r, r, phi[i], 1, support);
+        for (int k = 0; k < nv; k++)
+            rhs[r] += UDinv[k][r] * p[v0 + k];
     }
     const lane *sum = IAs[parent];
     if (model->last_child[parent] == i) {
         LANE_FN(inertia_to_matrix)(mat, &LANE_BODY_INERTIA(model, work)[parent]);
         sum = mat;
     }
-    LANE_FN(matrix_add_congruence)(IAs[parent], sum, &work->X[i], HIA, zero_top, zero_bottom);
-    LANE_FN(mat6_apply)(rhs, H, phi[i]);
-    for (int r = 0; r < 6; r++)
-        for (int k = 0; k < nv; k++)
-            rhs[r] += UDinv[k][r] * p[v0 + k];
-    LANE_FN(xform_force_t)(t, &work->X[i], rhs);
+    const lane_xform *X = &work->X[i];
+    if (form == TREE_GENERAL) /* a constant, so that the congruence is specialized */
+        LANE_FN(matrix_add_congruence)(IAs[parent], sum, X, NULL, TREE_GENERAL, HIA, zero_top,
+                                       zero_bottom);
+    else
+        LANE_FN(matrix_add_congruence)(IAs[parent], sum, X, &model->Xtree[i], form, HIA, zero_top,
+                                       zero_bottom);
+    LANE_FN(xform_force_t)(t, X, rhs);
     for (int r = 0; r < 6; r++)
         phi[parent][r] += t[r];
     return MBD_OK;
@@ -164,36 +239,43 @@ static int LANE_FN(eliminate)(const mbd_model *model, lane_work *work, const lan
     return status;
 }
 
+/* Body i's qd_i, v_i and mu_i (into work->v, work->f), its parent's v known. */
+MBD_INLINE void LANE_FN(sweep_rates_step)(const mbd_model *model, lane_work *work, const lane *p,
+                                          lane *qd, int i, const mbd_joint_type type)
+{
+    static const lane zero[6];
+    const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
+    const lane *S = work->S + 6 * v0, *Dinv = work->D + model->d0[i], *phi = work->c[i];
+    lane w[6], f[6], rhs[MBD_MAX_JOINT_DOF], rate[MBD_MAX_JOINT_DOF];
+    LANE_FN(xform_motion)(w, &work->X[i], parent < 0 ? zero : work->v[parent]);
+    LANE_FN(mat6_apply)(f, LANE_FN(general_inertias)(work)[i], w);
+    for (int r = 0; r < 6; r++)
+        f[r] += phi[r];
+    LANE_FN(subspace_dot)(rhs, type, S, f);
+    for (int k = 0; k < nv; k++)
+        rhs[k] = p[v0 + k] - rhs[k];
+    for (int k = 0; k < nv; k++) {
+        rate[k] = Dinv[nv * k] * rhs[0];
+        for (int m = 1; m < nv; m++)
+            rate[k] += Dinv[nv * k + m] * rhs[m];
+        qd[v0 + k] = rate[k];
+    }
+    const lane *U = work->U + 6 * v0; /* v_i = w + S qd, mu_i = I^A v_i + phi = f + U qd */
+    lane vJ[6];
+    LANE_FN(subspace_times)(vJ, type, S, rate);
+    for (int r = 0; r < 6; r++) {
+        lane mu = f[r];
+        for (int k = 0; k < nv; k++)
+            mu += U[6 * k + r] * rate[k];
+        work->v[i][r] = w[r] + vJ[r];
+        work->f[i][r] = mu;
+    }
+}
+
 static void LANE_FN(rates_and_momenta)(const mbd_model *model, lane_work *work, const lane *p, lane *qd)
 {
-    const lane (*phi)[6] = (const lane (*)[6])work->c;
-    lane zero[6];
-    for (int r = 0; r < 6; r++)
-        zero[r] = LANE_FN(lane_splat)(0.0);
-    for (int i = 0; i < model->nb; i++) {
-        const int parent = model->parent[i], v0 = model->v0[i], nv = model->joint[i].nv;
-        const lane *S = work->S + 6 * v0, *Dinv = work->D + model->d0[i];
-        lane w[6], f[6], rhs[MBD_MAX_JOINT_DOF] = {0}; /* nv of them set by subspace_dot */
-        LANE_FN(xform_motion)(w, &work->X[i], parent < 0 ? zero : work->v[parent]);
-        LANE_FN(mat6_apply)(f, LANE_FN(general_inertias)(work)[i], w);
-        for (int r = 0; r < 6; r++)
-            f[r] += phi[i][r];
-        LANE_FN(subspace_dot)(rhs, model->joint[i].type, S, f);
-        for (int k = 0; k < nv; k++) {
-            qd[v0 + k] = LANE_FN(lane_splat)(0.0);
-            for (int m = 0; m < nv; m++)
-                qd[v0 + k] += Dinv[nv * k + m] * (p[v0 + m] - rhs[m]);
-        }
-        const lane *U = work->U + 6 * v0; /* v_i = w + S qd, mu_i = I^A v_i + phi = f + U qd */
-        lane vJ[6];
-        LANE_FN(subspace_times)(vJ, model->joint[i].type, S, qd + v0);
-        for (int r = 0; r < 6; r++) {
-            work->v[i][r] = w[r] + vJ[r];
-            work->f[i][r] = f[r];
-            for (int k = 0; k < nv; k++)
-                work->f[i][r] += U[6 * k + r] * qd[v0 + k];
-        }
-    }
+    for (int i = 0; i < model->nb; i++)
+        DISPATCH_JOINT(model->joint[i].type, LANE_FN(sweep_rates_step), model, work, p, qd, i);
 }
 
 /* qd and pd from p and tau (NULL: zero) after the position kinematics. */
