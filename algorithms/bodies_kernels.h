@@ -96,22 +96,24 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
 }
 
 /* qdd_i = u'_i - W_i^T a_lambda, a_i = X_i a_lambda + c_i + S_i qdd_i (c NULL: zero;
- * a_lambda = a0 at a root). */
+ * a_lambda = a0 at a root); a_i summed in a local and stored once, as in body_velocity. */
 MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *work, const lane *a0,
                                   const lane (*c)[6], lane *qdd, int i,
                                   const mbd_joint_type type)
 {
     const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const lane *W = work->U + 6 * v0, *ap = p < 0 ? a0 : work->a[p];
-    lane *a = work->a[i];
+    lane a[6], qdd_i[MBD_MAX_JOINT_DOF];
     for (int k = 0; k < n; k++)
-        qdd[v0 + k] = work->u[v0 + k] - LANE_FN(dot6)(W + 6 * k, ap);
+        qdd[v0 + k] = qdd_i[k] = work->u[v0 + k] - LANE_FN(dot6)(W + 6 * k, ap);
     LANE_FN(xform_motion)(a, &work->X[i], ap);
     if (c)
         for (int r = 0; r < 6; r++)
             a[r] += c[i][r];
     for (int k = 0; k < n; k++)
-        LANE_FN(column_add)(a, type, work->S + 6 * v0, k, qdd[v0 + k]);
+        LANE_FN(column_add)(a, type, work->S + 6 * v0, k, qdd_i[k]);
+    for (int r = 0; r < 6; r++)
+        work->a[i][r] = a[r];
 }
 
 /* qdd from qd and tau (NULL: zero); the position kinematics from q in the first pass, or
