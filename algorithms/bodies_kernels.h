@@ -23,12 +23,14 @@
 MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, const lane *q,
                                        const lane *qd, int i, const mbd_joint_type type)
 {
-    lane Iv[6];
+    lane c[6], Iv[6];
     if (q)
         LANE_FN(joint_kinematics)(&work->X[i], work->S + 6 * model->v0[i], &model->joint[i],
                                   q + model->q0[i], &model->Xtree[i]);
     LANE_FN(body_velocity)(model, work, qd, i, type);
-    LANE_FN(velocity_product)(work->c[i], model, work, qd, i, type);
+    LANE_FN(velocity_product)(c, model, work, qd, i, type); /* in a local: summed in registers */
+    for (int r = 0; r < 6; r++)
+        work->c[i][r] = c[r];
     LANE_FN(rigid_inertia_apply)(Iv, &model->inertia[i], work->v[i]);
     LANE_FN(cross_force)(work->f[i], work->v[i], Iv); /* p^A */
 }
