@@ -21,6 +21,12 @@ void bodies_inverse_times(const mbd_model *model, mbd_work *work, const double *
         DISPATCH_JOINT(model->joint[i].type, acceleration_step, model, work, zero, NULL, x, i);
 }
 
+static int bodies_acc(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
+                      double *qdd)
+{
+    return bodies_sweep(model, work, NULL, qd, tau, qdd);
+}
+
 const mbd_solver mbd_solver_bodies = {
     .name = "bodies",
     .summary = "separate-bodies sweep (Vereshchagin 1974, articulated-body recursion), O(N)",

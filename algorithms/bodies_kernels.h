@@ -18,13 +18,20 @@
  * D^-1 of a 1x1 or 2x2 block. A singular block in any lane stops the sweep
  * (joint_block_inverse); the batch then solves that group's states one at a time. */
 
-MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, const lane *qd, int i,
-                              const mbd_joint_type type)
+/* q not NULL: X_i and S_i from it first (joint_kinematics), while the body's lanes are at
+ * hand rather than in a pass of their own. */
+MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, const lane *q,
+                                       const lane *qd, int i, const mbd_joint_type type)
 {
-    lane Iv[6];
+    lane c[6], Iv[6];
+    if (q)
+        LANE_FN(joint_kinematics)(&work->X[i], work->S + 6 * model->v0[i], &model->joint[i],
+                                  q + model->q0[i], &model->Xtree[i]);
     LANE_FN(body_velocity)(model, work, qd, i, type);
-    LANE_FN(velocity_product)(work->c[i], model, work, qd, i, type);
-    LANE_FN(rigid_inertia_apply)(Iv, &LANE_BODY_INERTIA(model, work)[i], work->v[i]);
+    LANE_FN(velocity_product)(c, model, work, qd, i, type); /* in a local: summed in registers */
+    for (int r = 0; r < 6; r++)
+        work->c[i][r] = c[r];
+    LANE_FN(rigid_inertia_apply)(Iv, &model->inertia[i], work->v[i]);
     LANE_FN(cross_force)(work->f[i], work->v[i], Iv); /* p^A */
 }
 
@@ -91,27 +98,30 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
 }
 
 /* qdd_i = u'_i - W_i^T a_lambda, a_i = X_i a_lambda + c_i + S_i qdd_i (c NULL: zero;
- * a_lambda = a0 at a root). */
+ * a_lambda = a0 at a root); a_i summed in a local and stored once, as in body_velocity. */
 MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *work, const lane *a0,
                                   const lane (*c)[6], lane *qdd, int i,
                                   const mbd_joint_type type)
 {
     const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const lane *W = work->U + 6 * v0, *ap = p < 0 ? a0 : work->a[p];
-    lane *a = work->a[i];
+    lane a[6], qdd_i[MBD_MAX_JOINT_DOF];
     for (int k = 0; k < n; k++)
-        qdd[v0 + k] = work->u[v0 + k] - LANE_FN(dot6)(W + 6 * k, ap);
+        qdd[v0 + k] = qdd_i[k] = work->u[v0 + k] - LANE_FN(dot6)(W + 6 * k, ap);
     LANE_FN(xform_motion)(a, &work->X[i], ap);
     if (c)
         for (int r = 0; r < 6; r++)
             a[r] += c[i][r];
     for (int k = 0; k < n; k++)
-        LANE_FN(column_add)(a, type, work->S + 6 * v0, k, qdd[v0 + k]);
+        LANE_FN(column_add)(a, type, work->S + 6 * v0, k, qdd_i[k]);
+    for (int r = 0; r < 6; r++)
+        work->a[i][r] = a[r];
 }
 
-/* qdd from qd and tau (NULL: zero) after the position kinematics. */
-static int LANE_FN(bodies_acc)(const mbd_model *model, lane_work *work, const lane *qd, const lane *tau,
-                      lane *qdd)
+/* qdd from qd and tau (NULL: zero); the position kinematics from q in the first pass, or
+ * with q NULL done before (mbd_kinematics). Inline, so that a constant q = NULL folds. */
+MBD_INLINE int LANE_FN(bodies_sweep)(const mbd_model *model, lane_work *work, const lane *q,
+                                     const lane *qd, const lane *tau, lane *qdd)
 {
     lane a0[6];
     for (int r = 0; r < 6; r++)
@@ -119,7 +129,7 @@ static int LANE_FN(bodies_acc)(const mbd_model *model, lane_work *work, const la
     const lane (*c)[6] = (const lane (*)[6])work->c;
     int status = MBD_OK;
     for (int i = 0; i < model->nb; i++)
-        DISPATCH_JOINT(model->joint[i].type, LANE_FN(velocity_step), model, work, qd, i);
+        DISPATCH_JOINT(model->joint[i].type, LANE_FN(velocity_step), model, work, q, qd, i);
     for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
         DISPATCH_JOINT(model->joint[i].type, status = LANE_FN(articulated_step), model, work, tau, i);
     for (int i = 0; i < model->nb && status == MBD_OK; i++)

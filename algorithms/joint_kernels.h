@@ -460,19 +460,24 @@ MBD_INLINE int LANE_FN(joint_block_inverse)(lane *restrict Dinv, const lane *D, 
 
 /* ---- the velocity terms that the forward passes share ---- */
 
-/* v_i = X_i v_lambda + S_i qd_i (S_i qd_i at a root) */
+/* v_i = X_i v_lambda + S_i qd_i (S_i qd_i at a root), summed in a local and stored once:
+ * along a chain each body's velocity waits on its parent's, and sums in work->v would
+ * put a store and a reload into that wait. */
 MBD_INLINE void LANE_FN(body_velocity)(const mbd_model *model, lane_work *work, const lane *qd,
                                        int i, mbd_joint_type type)
 {
     const int p = model->parent[i], v0 = model->v0[i];
     const lane *S = work->S + 6 * v0;
-    if (p < 0) {
-        LANE_FN(subspace_times)(work->v[i], type, S, qd + v0);
-        return;
+    lane v[6];
+    if (p < 0)
+        LANE_FN(subspace_times)(v, type, S, qd + v0);
+    else {
+        LANE_FN(xform_motion)(v, &work->X[i], work->v[p]);
+        for (int k = 0; k < joint_dofs(type); k++)
+            LANE_FN(column_add)(v, type, S, k, qd[v0 + k]);
     }
-    LANE_FN(xform_motion)(work->v[i], &work->X[i], work->v[p]);
-    for (int k = 0; k < joint_dofs(type); k++)
-        LANE_FN(column_add)(work->v[i], type, S, k, qd[v0 + k]);
+    for (int r = 0; r < 6; r++)
+        work->v[i][r] = v[r];
 }
 
 /* c = v_i x S_i qd_i + c_J: the acceleration that the joint's motion adds, after

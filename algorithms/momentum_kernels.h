@@ -12,7 +12,7 @@ LANE_API void LANE_FN(gravity_wrenches)(const mbd_model *model, lane_work *work,
     for (int i = 0; i < model->nb; i++) {
         const int p = model->parent[i];
         LANE_FN(xform_motion)(ag[i], &work->X[i], p < 0 ? ag0 : ag[p]);
-        LANE_FN(rigid_inertia_apply)(out[i], &LANE_BODY_INERTIA(model, work)[i], ag[i]);
+        LANE_FN(rigid_inertia_apply)(out[i], &model->inertia[i], ag[i]);
     }
 }
 
