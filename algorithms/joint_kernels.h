@@ -405,20 +405,6 @@ MBD_INLINE void LANE_FN(small_backward_subst)(const lane *L, int n, lane *x)
     }
 }
 
-/* Y = L^-T Y for the n rows of 6 of Y, as small_forward_subst_rows. */
-MBD_INLINE void LANE_FN(small_backward_subst_rows)(const lane *L, int n, lane *Y)
-{
-    for (int i = n - 1; i >= 0; i--) {
-        const lane inverse = 1.0 / L[n * i + i];
-        for (int r = 0; r < 6; r++) {
-            lane y = Y[6 * i + r];
-            for (int k = i + 1; k < n; k++)
-                y -= L[n * k + i] * Y[6 * k + r];
-            Y[6 * i + r] = y * inverse;
-        }
-    }
-}
-
 /* Dinv = D^-1 for the n x n SPD block D (n <= 6); -1 if D is not numerically positive
  * definite (a pivot not > 0 or not finite; in any lane). 1x1 and 2x2 in closed form;
  * larger blocks (spherical, free) by Cholesky, D^-1 = L^-T L^-1, of which the lower

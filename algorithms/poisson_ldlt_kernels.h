@@ -6,13 +6,7 @@
  *                    x_i = L_i^-1 (p_i - S_i^T phi_i),  phi_l += X_i^T phi_i + V_i^T x_i
  *   root -> leaves:  L_i^T qd_i = x_i - V_i v_l,  v_i = X_i v_l + S_i qd_i,
  *                    mu_i = I^A_i v_i + phi_i
- *   then pd = Q + dT/dq from mu (momentum_rates).
- * Computed as: the downdate in body i's own frame, I^a_i = I^A_i - W_i^T W_i with
- * W_i = L_i^-1 U_i^T (V_i = W_i X_i), so that the congruence skips the rows and columns of
- * I^a_i that are exactly zero (I^a_i S_i = 0); phi'_i = phi_i + W_i^T x_i, carried as
- * X_i^T phi'_i, and mu_i = I^a_i v_i + phi'_i (W_i v_i = x_i); qd_i = L_i^-T x_i -
- * (L_i^-T V_i) v_l, with L_i^-T x_i (in work->u) and L_i^-T V_i (in work->U) from the
- * backward pass, so that the last pass waits only on v_l and divides by nothing.
+ *   then pd = Q + dT/dq from mu (momentum_rates). V_i (n_i x 6) is kept in work->U.
  * Written once over the lane type of lane.h (no include guard; poisson_ldlt.c instantiates
  * one state, batch_x4.c and batch_x8.c W lanes). */
 
@@ -23,55 +17,49 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
     const lane *S = work->S + 6 * v0;
     lane *V = work->U + 6 * v0, *L = work->D + model->d0[i], *x = work->u + v0;
-    lane_inertia *IA = &work->IA[i];
-    lane W[MBD_MAX_JOINT_DOF][6], t[6];
+    lane U[MBD_MAX_JOINT_DOF][6], t[6];
     LANE_FN(start_inertia_sum)(model, work, i);
-    LANE_FN(joint_space_inertia)(W, L, IA, type, S);
+    LANE_FN(joint_space_inertia)(U, L, &work->IA[i], type, S);
     if (LANE_FN(small_cholesky)(L, nv))
         return LANE_FN(singular_joint)(work, i);
     for (int k = 0; k < nv; k++)
         x[k] = p[v0 + k] - LANE_FN(column_dot)(type, S, k, phi[i]);
     LANE_FN(small_forward_subst)(L, nv, x);
-    LANE_FN(small_forward_subst_rows)(L, nv, W[0]); /* rows U_k^T, then L^-1 */
-    for (int k = 0; k < nv; k++) {
-        LANE_FN(inertia_sub_outer)(IA, W[k], W[k]); /* symmetric rank-n_i downdate */
-        for (int r = 0; r < 6; r++)
-            phi[i][r] += W[k][r] * x[k];
-    }
-    LANE_FN(inertia_zero_subspace)(IA, type);
-    LANE_FN(small_backward_subst)(L, nv, x); /* L^-T x: qd at v_lambda = 0 */
     if (parent < 0)
         return MBD_OK;
-    LANE_FN(small_backward_subst_rows)(L, nv, W[0]);
-    for (int k = 0; k < nv; k++) /* rows of L^-T V = (L^-T W) X */
-        LANE_FN(xform_force_t)(V + 6 * k, &work->X[i], W[k]);
-    LANE_FN(carry_inertia)(model, work, i, IA, zero_rows(type, 0), zero_rows(type, 1));
+    for (int k = 0; k < nv; k++) /* rows of V: (X^T U_k)^T, then L^-1 */
+        LANE_FN(xform_force_t)(V + 6 * k, &work->X[i], U[k]);
+    LANE_FN(small_forward_subst_rows)(L, nv, V);
+    LANE_FN(carry_inertia)(model, work, i, &work->IA[i], 0, 0);
+    for (int k = 0; k < nv; k++) /* symmetric rank-n_i downdate */
+        LANE_FN(inertia_sub_outer)(&work->IA[parent], V + 6 * k, V + 6 * k);
     LANE_FN(xform_force_t)(t, &work->X[i], phi[i]);
-    for (int r = 0; r < 6; r++)
+    for (int r = 0; r < 6; r++) {
         phi[parent][r] += t[r];
+        for (int k = 0; k < nv; k++)
+            phi[parent][r] += V[6 * k + r] * x[k];
+    }
     return MBD_OK;
 }
 
-/* qd_i, v_i = X_i v_lambda + S_i qd_i, and mu_i = I^a_i v_i + phi'_i into work->f. */
+/* qd_i, v_i = w + S_i qd_i with w = X_i v_lambda, and mu_i = I^A_i v_i + phi_i into work->f. */
 MBD_INLINE void LANE_FN(rate_step)(const mbd_model *model, lane_work *work, lane *qd, int i,
                           const mbd_joint_type type)
 {
+    lane zero[6];
+    for (int r = 0; r < 6; r++)
+        zero[r] = LANE_FN(lane_splat)(0.0);
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
-    const lane *V = work->U + 6 * v0;
+    const lane *V = work->U + 6 * v0, *L = work->D + model->d0[i];
+    const lane *vp = parent < 0 ? zero : work->v[parent];
     lane *v = work->v[i], *mu = work->f[i];
-    if (parent < 0) {
-        for (int k = 0; k < nv; k++)
-            qd[v0 + k] = work->u[v0 + k];
-        LANE_FN(subspace_times)(v, type, work->S + 6 * v0, qd + v0);
-    } else {
-        const lane *vp = work->v[parent];
-        for (int k = 0; k < nv; k++)
-            qd[v0 + k] = work->u[v0 + k] - LANE_FN(dot6)(V + 6 * k, vp);
-        LANE_FN(xform_motion)(v, &work->X[i], vp);
-        for (int k = 0; k < nv; k++)
-            LANE_FN(column_add)(v, type, work->S + 6 * v0, k, qd[v0 + k]);
-    }
-    LANE_FN(inertia_apply_skipping)(mu, &work->IA[i], v, zero_rows(type, 0), zero_rows(type, 1));
+    for (int k = 0; k < nv; k++)
+        qd[v0 + k] = work->u[v0 + k] - (parent < 0 ? LANE_FN(lane_splat)(0.0) : LANE_FN(dot6)(V + 6 * k, vp));
+    LANE_FN(small_backward_subst)(L, nv, qd + v0);
+    LANE_FN(xform_motion)(v, &work->X[i], vp);
+    for (int k = 0; k < nv; k++)
+        LANE_FN(column_add)(v, type, work->S + 6 * v0, k, qd[v0 + k]);
+    LANE_FN(inertia_apply)(mu, &work->IA[i], v);
     for (int r = 0; r < 6; r++)
         mu[r] += work->c[i][r];
 }
