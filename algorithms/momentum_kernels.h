@@ -2,17 +2,25 @@
  * written once over the lane type of lane.h (no include guard; kinematics.c instantiates
  * one state for every momentum solver, batch_x4.c and batch_x8.c W lanes). */
 
-/* a_g,i = X_i a_g,lambda with a_g,0 = (0; g), then the wrench I_i a_g,i. */
+/* a_g,i = X_i a_g,lambda with a_g,0 = (0; g), then the wrench I_i a_g,i. Its angular part
+ * stays zero, so only the linear part g_i = E_i g_lambda is carried (in work->a), and
+ * I_i (0; g_i) = (h x g_i; m g_i) (rigid_inertia_apply's blocks): 21 multiplications a body
+ * instead of 48. */
 LANE_API void LANE_FN(gravity_wrenches)(const mbd_model *model, lane_work *work, lane (*out)[6])
 {
-    lane ag0[6];
-    for (int r = 0; r < 6; r++)
-        ag0[r] = LANE_FN(lane_splat)(r < 3 ? 0.0 : model->gravity[r - 3]);
-    lane (*ag)[6] = work->a;
+    lane g0[3];
+    for (int r = 0; r < 3; r++)
+        g0[r] = LANE_FN(lane_splat)(model->gravity[r]);
+    lane (*g)[6] = work->a;
     for (int i = 0; i < model->nb; i++) {
         const int p = model->parent[i];
-        LANE_FN(xform_motion)(ag[i], &work->X[i], p < 0 ? ag0 : ag[p]);
-        LANE_FN(rigid_inertia_apply)(out[i], &model->inertia[i], ag[i]);
+        const mbd_inertia *I = &model->inertia[i];
+        const lane h[3] = {LANE_FN(lane_splat)(I->B[7]), LANE_FN(lane_splat)(I->B[2]),
+                           LANE_FN(lane_splat)(I->B[3])};
+        LANE_FN(mat3_apply)(g[i], work->X[i].E, p < 0 ? g0 : g[p]);
+        LANE_FN(vec3_cross)(out[i], h, g[i]);
+        for (int r = 0; r < 3; r++)
+            out[i][3 + r] = I->C[0] * g[i][r];
     }
 }
 
