@@ -1,5 +1,6 @@
 /* Models: the example files, the JSON loader's error messages, mbd_model_build's
- * validation, the generators and their specs, and the offsets a built model holds. */
+ * validation, the generators and their specs, and the offsets and tree-transform forms a built
+ * model holds. */
 #include "support.h"
 
 #include <math.h>
@@ -566,6 +567,56 @@ static void test_chain_generator(void **state)
     }
 }
 
+/* The tree transforms that the builder marks as axial screws (tree_form), and the
+ * screw congruence against the general one across them, at several joint angles. */
+static void check_screw_congruence(const mbd_model *m, int i)
+{
+    static const double Ic[9] = {0.3, 0.02, -0.01, 0.02, 0.5, 0.04, -0.01, 0.04, 0.4};
+    const double com[3] = {0.2, -0.1, 0.05};
+    double I6[36];
+    mbd_inertia I, screw, general;
+    spatial_inertia(I6, 2.5, com, Ic);
+    inertia_from_matrix(&I, I6);
+    for (double angle = -3.0; angle <= 3.0; angle += 0.7) {
+        const double q[7] = {angle}; /* the longest joint's coordinates */
+        double S[36];
+        mbd_xform X;
+        joint_kinematics(&X, S, &m->joint[i], q, &m->Xtree[i]);
+        inertia_add_congruence(&general, &I, &X, &I, 0, 0);
+        inertia_add_screw_congruence(&screw, &I, &X, &m->Xtree[i],
+                                     m->tree_form[i] == TREE_SCREW, &I, 0, 0);
+        const double *blocks[3][2] = {{general.A, screw.A}, {general.B, screw.B}, {general.C, screw.C}};
+        for (int block = 0; block < 3; block++)
+            for (int k = 0; k < (block == 1 ? 9 : 6); k++) {
+                const double a = blocks[block][0][k], b = blocks[block][1][k];
+                assert_true(fabs(a - b) <= 1e-13 * (1.0 + fabs(a)));
+            }
+    }
+}
+
+static void test_tree_forms(void **state)
+{
+    (void)state;
+    mbd_model *tree = load_model("tree:n=7,branching=2");
+    mbd_model *skewed = load_model("tree:n=4,branching=1,skew=0.5,taper=0.9");
+    mbd_model *chain = load_model("chain:n=4,joint=revolute");
+    mbd_model *rods = load_model("rods:n=3");
+    for (int i = 1; i < 7; i++)
+        assert_int_equal(tree->tree_form[i], TREE_OFFSET);
+    for (int i = 1; i < 4; i++) {
+        assert_int_equal(skewed->tree_form[i], TREE_SCREW);
+        assert_int_equal(chain->tree_form[i], TREE_GENERAL);
+        check_screw_congruence(skewed, i);
+        check_screw_congruence(tree, i);
+    }
+    for (int i = 1; i < 3; i++)
+        assert_int_equal(rods->tree_form[i], TREE_OFFSET);
+    mbd_model_free(tree);
+    mbd_model_free(skewed);
+    mbd_model_free(chain);
+    mbd_model_free(rods);
+}
+
 static void test_rods_generator(void **state)
 {
     (void)state;
@@ -656,6 +707,7 @@ int main(void)
         cmocka_unit_test(test_tree_geometry),
         cmocka_unit_test(test_chain_generator),
         cmocka_unit_test(test_rods_generator),
+        cmocka_unit_test(test_tree_forms),
         cmocka_unit_test(test_bad_specs),
         cmocka_unit_test(test_generators_help),
         cmocka_unit_test(test_autotree2_mass_matrix),
