@@ -641,7 +641,9 @@ static void test_ladder_generator(void **state)
 
 /* The four-bar over 10 s from a consistent state: with alpha = beta = 0 the constraint
  * forces do no work, so the energy keeps to the integrator's tolerance; Baumgarte's terms
- * hold |Phi| far below its unstabilized drift. Both routes. */
+ * hold |Phi| far below its unstabilized drift, compared at a tolerance loose enough that
+ * the drift stands well above round-off (at 1e-10 both are ~1e-9 and their ratio is
+ * round-off's). Both routes. */
 static void test_simulate_energy_and_drift(void **state)
 {
     (void)state;
@@ -651,15 +653,18 @@ static void test_simulate_energy_and_drift(void **state)
     for (int r = 0; r < 2; r++) {
         mbd_sim_options opt = {.formulation = MBD_ACCELERATION, .integrator = MBD_DOPRI5,
                                .t1 = 10.0, .rtol = 1e-10, .atol = 1e-12, .sample = 0.1};
-        mbd_sim_stats free_run, stabilized;
+        mbd_sim_stats tight, free_run, stabilized;
         const mbd_solver *solver = mbd_solver_find(routes[r]);
+        assert_int_equal(mbd_simulate(model, solver, &opt, q, qd, NULL, NULL, &tight), MBD_OK);
+        opt.rtol = 1e-6;
+        opt.atol = 1e-8;
         assert_int_equal(mbd_simulate(model, solver, &opt, q, qd, NULL, NULL, &free_run), MBD_OK);
         opt.baumgarte = (mbd_baumgarte){10.0, 10.0};
         assert_int_equal(mbd_simulate(model, solver, &opt, q, qd, NULL, NULL, &stabilized), MBD_OK);
-        if (!(free_run.energy_drift < 1e-8) || !(stabilized.max_phi_norm < 0.1 * free_run.max_phi_norm) ||
+        if (!(tight.energy_drift < 1e-8) || !(stabilized.max_phi_norm < 0.1 * free_run.max_phi_norm) ||
             !(free_run.max_phi_norm > 0.0))
-            fail_msg("%s: energy drift %.3g, max |Phi| %.3g free, %.3g stabilized", routes[r],
-                     free_run.energy_drift, free_run.max_phi_norm, stabilized.max_phi_norm);
+            fail_msg("%s: energy drift %.3g; max |Phi| at rtol 1e-6 %.3g free, %.3g stabilized",
+                     routes[r], tight.energy_drift, free_run.max_phi_norm, stabilized.max_phi_norm);
     }
     mbd_sim_options momentum = {.formulation = MBD_MOMENTUM, .integrator = MBD_RK4, .t1 = 1.0, .dt = 0.01};
     assert_int_equal(mbd_simulate(model, mbd_solver_find("dense"), &momentum, q, qd, NULL, NULL, NULL),
