@@ -25,7 +25,7 @@ MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, 
 {
     lane c[6], Iv[6];
     if (q)
-        LANE_FN(joint_kinematics)(&work->X[i], work->S + 6 * model->v0[i], &model->joint[i],
+        LANE_FN(joint_kinematics)(&work->X[i], work->S + 6 * model->v0[i], type, &model->joint[i],
                                   q + model->q0[i], &model->Xtree[i]);
     LANE_FN(body_velocity)(model, work, qd, i, type);
     LANE_FN(velocity_product)(c, model, work, qd, i, type); /* in a local: summed in registers */
@@ -129,11 +129,11 @@ MBD_INLINE int LANE_FN(bodies_sweep)(const mbd_model *model, lane_work *work, co
     const lane (*c)[6] = (const lane (*)[6])work->c;
     int status = MBD_OK;
     for (int i = 0; i < model->nb; i++)
-        DISPATCH_JOINT(model->joint[i].type, LANE_FN(velocity_step), model, work, q, qd, i);
+        DISPATCH_JOINT(model->joint_type[i], LANE_FN(velocity_step), model, work, q, qd, i);
     for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
-        DISPATCH_JOINT(model->joint[i].type, status = LANE_FN(articulated_step), model, work, tau, i);
+        DISPATCH_JOINT(model->joint_type[i], status = LANE_FN(articulated_step), model, work, tau, i);
     for (int i = 0; i < model->nb && status == MBD_OK; i++)
-        DISPATCH_JOINT(model->joint[i].type, LANE_FN(acceleration_step), model, work, a0, c, qdd, i);
+        DISPATCH_JOINT(model->joint_type[i], LANE_FN(acceleration_step), model, work, a0, c, qdd, i);
     return status;
 }
 

@@ -224,7 +224,7 @@ void mbd_neutral_positions(const mbd_model *model, double *q)
 {
     memset(q, 0, (size_t)model->nq * sizeof *q);
     for (int i = 0; i < model->nb; i++)
-        if (joint_has_quaternion(model->joint[i].type))
+        if (joint_has_quaternion(model->joint_type[i]))
             q[model->q0[i] + model->joint[i].nq - 4] = 1.0;
 }
 
@@ -276,7 +276,7 @@ int mbd_momentum(const mbd_model *model, mbd_work *work, const double *q, const 
     kinematics_velocity(model, work, qd);
     subtree_momenta(model, work, work->f);
     for (int i = 0; i < model->nb; i++)
-        subspace_dot(p + model->v0[i], model->joint[i].type, work->S + 6 * model->v0[i],
+        subspace_dot(p + model->v0[i], model->joint_type[i], work->S + 6 * model->v0[i],
                      work->f[i]);
     return MBD_OK;
 }

@@ -59,7 +59,7 @@ void friction_forces(const mbd_model *model, const mbd_work *work, const double 
         const double *force = work->f[i] + 3;
         for (int k = 0; k < model->joint[i].nv; k++) {
             const int dof = model->v0[i] + k;
-            const int turns = coordinate_turns(model->joint[i].type, k);
+            const int turns = coordinate_turns(model->joint_type[i], k);
             tau_f[dof] = -fr->viscous * qd[dof];
             if (fr->coulomb == 0.0)
                 continue;

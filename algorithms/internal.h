@@ -48,6 +48,9 @@ struct mbd_model {
     int *d0;                   /* (nb) offset of each joint's nv x nv block */
     int ndd;                   /* sum of nv_i^2 */
     mbd_joint *joint;          /* (nb) */
+    mbd_joint_type *joint_type; /* (nb) joint[i].type, packed: every pass dispatches on it,
+                                  and a 64-byte mbd_joint per body per pass is a cache line
+                                  of traffic once the model leaves the caches */
     mbd_xform *Xtree;          /* (nb) parent frame -> joint frame */
     mbd_tree_form *tree_form;  /* (nb) */
     mbd_inertia *inertia;      /* (nb) spatial inertia about the body frame origin */

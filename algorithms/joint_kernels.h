@@ -151,12 +151,14 @@ MBD_INLINE void LANE_FN(quaternion_kinematics)(lane_xform *X, const mbd_joint *j
 
 /* X = X_J(q) X_T: parent frame -> body frame, and the motion subspace S(q) in body
  * coordinates (nv columns of 6) where it depends on q (Cardan); the other joints' S is
- * constant, written once with the workspace (constant_subspaces). */
-static inline void LANE_FN(joint_kinematics)(lane_xform *X, lane *S, const mbd_joint *joint,
-                                             const lane *q, const mbd_xform *XT)
+ * constant, written once with the workspace (constant_subspaces). type is joint->type,
+ * whose other fields only Cardan, spherical and free joints read. */
+static inline void LANE_FN(joint_kinematics)(lane_xform *X, lane *S, mbd_joint_type type,
+                                             const mbd_joint *joint, const lane *q,
+                                             const mbd_xform *XT)
 {
     lane s, c;
-    switch (joint->type) {
+    switch (type) {
     case MBD_REVOLUTE:
         LANE_FN(lane_sincos)(q[0], &s, &c);
         LANE_FN(turn_about_z)(X->E, XT->E, c, s);
@@ -188,16 +190,16 @@ static inline void LANE_FN(constant_subspaces)(const mbd_model *model, lane *S)
 {
     for (int i = 0; i < model->nb; i++)
         for (int k = 0; k < model->joint[i].nv; k++)
-            if (unit_column(model->joint[i].type, k) >= 0)
-                LANE_FN(set_column)(S + 6 * (model->v0[i] + k), unit_column(model->joint[i].type, k), NULL);
+            if (unit_column(model->joint_type[i], k) >= 0)
+                LANE_FN(set_column)(S + 6 * (model->v0[i] + k), unit_column(model->joint_type[i], k), NULL);
 }
 
 /* X_i = X_J(q_i) X_T(i) and S_i(q_i) for every body. */
 static inline void LANE_FN(tree_kinematics)(const mbd_model *model, lane_work *work, const lane *q)
 {
     for (int i = 0; i < model->nb; i++)
-        LANE_FN(joint_kinematics)(&work->X[i], work->S + 6 * model->v0[i], &model->joint[i],
-                                  q + model->q0[i], &model->Xtree[i]);
+        LANE_FN(joint_kinematics)(&work->X[i], work->S + 6 * model->v0[i], model->joint_type[i],
+                                  &model->joint[i], q + model->q0[i], &model->Xtree[i]);
 }
 
 /* c_J = (dS/dt) qd in body coordinates (zero where S is constant); S = S(q).

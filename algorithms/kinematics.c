@@ -48,7 +48,7 @@ int body_of_dof(const mbd_model *model, int dof)
 void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *qd)
 {
     for (int i = 0; i < model->nb; i++)
-        DISPATCH_JOINT(model->joint[i].type, body_velocity, model, work, qd, i);
+        DISPATCH_JOINT(model->joint_type[i], body_velocity, model, work, qd, i);
 }
 
 /* Forward: v_i, a_i = X_i a_lambda + S qdd + c_J + v_i x S qd, f_i = I a + v x* I v. */
@@ -94,9 +94,9 @@ void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double
     const double a0[6] = {0, 0, 0, -g * model->gravity[0], -g * model->gravity[1],
                           -g * model->gravity[2]};
     for (int i = 0; i < model->nb; i++)
-        DISPATCH_JOINT(model->joint[i].type, rnea_forward_step, model, work, qd, qdd, a0, i);
+        DISPATCH_JOINT(model->joint_type[i], rnea_forward_step, model, work, qd, qdd, a0, i);
     for (int i = model->nb - 1; i >= 0; i--)
-        DISPATCH_JOINT(model->joint[i].type, rnea_backward_step, model, work, tau, i);
+        DISPATCH_JOINT(model->joint_type[i], rnea_backward_step, model, work, tau, i);
 }
 
 /* I^C_i = I_i + sum_children X^T I^C_j X; H_ii = S_i^T I^C_i S_i; then F = I^C_i S_i is
@@ -110,7 +110,7 @@ void crba(const mbd_model *model, mbd_work *work, double *H)
         const int ni = model->joint[i].nv, vi = model->v0[i];
         start_inertia_sum(model, work, i);
         double F[MBD_MAX_JOINT_DOF][6], Ft[6];
-        const mbd_joint_type type = model->joint[i].type;
+        const mbd_joint_type type = model->joint_type[i];
         for (int k = 0; k < ni; k++)
             inertia_times_column(F[k], &work->IA[i], type, work->S + 6 * vi, k);
         for (int k = 0; k < ni; k++)
@@ -120,7 +120,7 @@ void crba(const mbd_model *model, mbd_work *work, double *H)
             for (int k = 0; k < ni; k++) {
                 xform_force_t(Ft, &work->X[j], F[k]);
                 memcpy(F[k], Ft, sizeof Ft);
-                subspace_dot(H + (size_t)(vi + k) * nv + model->v0[p], model->joint[p].type,
+                subspace_dot(H + (size_t)(vi + k) * nv + model->v0[p], model->joint_type[p],
                              work->S + 6 * model->v0[p], F[k]);
             }
         }

@@ -22,7 +22,7 @@ static int articulated_inertias(const mbd_model *model, mbd_work *work)
 {
     for (int i = model->nb - 1; i >= 0; i--) {
         const int p = model->parent[i], v0 = model->v0[i], n = model->joint[i].nv;
-        const mbd_joint_type type = model->joint[i].type;
+        const mbd_joint_type type = model->joint_type[i];
         double (*U)[6] = (double (*)[6])(work->U + 6 * v0), *Dinv = work->D + model->d0[i];
         double D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF], UDinv[MBD_MAX_JOINT_DOF][6];
         start_inertia_sum(model, work, i);

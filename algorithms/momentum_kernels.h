@@ -64,6 +64,6 @@ LANE_API void LANE_FN(momentum_rates)(const mbd_model *model, lane_work *work, c
 {
     LANE_FN(gravity_wrenches)(model, work, work->g);
     for (int i = model->nb - 1; i >= 0; i--)
-        DISPATCH_JOINT(model->joint[i].type, LANE_FN(momentum_rate_step), model, work, mu, qd, tau, pd, i);
+        DISPATCH_JOINT(model->joint_type[i], LANE_FN(momentum_rate_step), model, work, mu, qd, tau, pd, i);
 }
 

@@ -71,11 +71,11 @@ static int LANE_FN(ldlt_mom)(const mbd_model *model, lane_work *work, const lane
     int status = MBD_OK;
     memset(work->c, 0, (size_t)model->nb * sizeof *work->c); /* all-zero bits: 0.0 */
     for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
-        DISPATCH_JOINT(model->joint[i].type, status = LANE_FN(eliminate_step), model, work, p, i);
+        DISPATCH_JOINT(model->joint_type[i], status = LANE_FN(eliminate_step), model, work, p, i);
     if (status)
         return status;
     for (int i = 0; i < model->nb; i++)
-        DISPATCH_JOINT(model->joint[i].type, LANE_FN(rate_step), model, work, qd, i);
+        DISPATCH_JOINT(model->joint_type[i], LANE_FN(rate_step), model, work, qd, i);
     LANE_FN(momentum_rates)(model, work, (const lane (*)[6])work->f, qd, tau, pd);
     return MBD_OK;
 }

@@ -235,7 +235,7 @@ static int LANE_FN(eliminate)(const mbd_model *model, lane_work *work, const lan
     int status = MBD_OK;
     memset(work->c, 0, (size_t)model->nb * sizeof *work->c); /* phi; all-zero bits: 0.0 */
     for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
-        DISPATCH_JOINT(model->joint[i].type, status = LANE_FN(sweep_eliminate_step), model, work, p, i);
+        DISPATCH_JOINT(model->joint_type[i], status = LANE_FN(sweep_eliminate_step), model, work, p, i);
     return status;
 }
 
@@ -275,7 +275,7 @@ MBD_INLINE void LANE_FN(sweep_rates_step)(const mbd_model *model, lane_work *wor
 static void LANE_FN(rates_and_momenta)(const mbd_model *model, lane_work *work, const lane *p, lane *qd)
 {
     for (int i = 0; i < model->nb; i++)
-        DISPATCH_JOINT(model->joint[i].type, LANE_FN(sweep_rates_step), model, work, p, qd, i);
+        DISPATCH_JOINT(model->joint_type[i], LANE_FN(sweep_rates_step), model, work, p, qd, i);
 }
 
 /* qd and pd from p and tau (NULL: zero) after the position kinematics. */

@@ -338,7 +338,7 @@ static void mass_matrix_and_bias(const mbd_model *model, mbd_work *work, const s
                                  const double *qd, double *C)
 {
     for (int i = 0; i < model->nb; i++)
-        DISPATCH_JOINT(model->joint[i].type, forward_step, model, work, s, qd, i);
+        DISPATCH_JOINT(model->joint_type[i], forward_step, model, work, s, qd, i);
     for (int i = model->nb - 1; i >= 0; i--)
         backward_step(model, s, C, i);
 }

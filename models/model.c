@@ -472,10 +472,11 @@ static mbd_model *model_alloc(int n, int nframes)
     m->joint = malloc(count * sizeof *m->joint);
     m->Xtree = malloc(count * sizeof *m->Xtree);
     m->tree_form = malloc(count * sizeof *m->tree_form);
+    m->joint_type = malloc(count * sizeof *m->joint_type);
     m->inertia = malloc(count * sizeof *m->inertia);
     m->user_rotation = malloc(count * sizeof *m->user_rotation);
     if (!m->defs || !m->frames || !m->parent || !m->last_child || !m->q0 || !m->v0 || !m->d0 || !m->joint || !m->Xtree ||
-        !m->tree_form || !m->inertia || !m->user_rotation) {
+        !m->tree_form || !m->joint_type || !m->inertia || !m->user_rotation) {
         mbd_model_free(m);
         return NULL;
     }
@@ -631,6 +632,7 @@ static void fill_geometry(mbd_model *m)
                 m->Xtree[i].E[3 * r + c] = R[3 * c + r];
         mat3_apply_t(m->Xtree[i].r, Qp, b->origin);
         m->tree_form[i] = tree_form(&m->joint[i], &m->Xtree[i]);
+        m->joint_type[i] = m->joint[i].type;
         symmetrized(Ic, &b->inertia[0][0]);
         mat3_mul(IcQ, Ic, Q);
         mat3_mul_tn(Ic_solver, Q, IcQ);
@@ -819,6 +821,7 @@ void mbd_model_free(mbd_model *model)
     free(model->joint);
     free(model->Xtree);
     free(model->tree_form);
+    free(model->joint_type);
     free(model->inertia);
     free(model->user_rotation);
     model_free_loops(model);
