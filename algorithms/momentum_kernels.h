@@ -15,8 +15,8 @@ LANE_API void LANE_FN(gravity_wrenches)(const mbd_model *model, lane_work *work,
     for (int i = 0; i < model->nb; i++) {
         const int p = model->parent[i];
         const mbd_inertia *I = &model->inertia[i];
-        const lane h[3] = {LANE_FN(lane_splat)(I->B[7]), LANE_FN(lane_splat)(I->B[2]),
-                           LANE_FN(lane_splat)(I->B[3])};
+        lane h[3];
+        LANE_FN(rigid_first_moment)(h, I);
         LANE_FN(mat3_apply)(g[i], work->X[i].E, p < 0 ? g0 : g[p]);
         LANE_FN(vec3_cross)(out[i], h, g[i]);
         for (int r = 0; r < 3; r++)

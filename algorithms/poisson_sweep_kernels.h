@@ -60,8 +60,7 @@ MBD_INLINE void LANE_FN(add_cross_times)(lane *out, const lane *r, const lane *M
 }
 
 /* out = E^T M E for the 3x3 block at M (rows at stride 6) whose rows in zero_rows are zero,
- * E the rotation of X. Across an axial screw E is rotz(q) rotx(alpha), two turns of 2x2
- * blocks (mat3_turn, as in inertia_add_screw_congruence); one for TREE_OFFSET. */
+ * E the rotation of X: across an axial screw by turns of 2x2 blocks (mat3_screw_turn). */
 MBD_INLINE void LANE_FN(turn_block)(lane *restrict out, const lane *M, const lane_xform *X,
                                     const mbd_xform *XT, mbd_tree_form form, unsigned zero_rows)
 {
@@ -72,10 +71,7 @@ MBD_INLINE void LANE_FN(turn_block)(lane *restrict out, const lane *M, const lan
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             out[3 * i + j] = M[6 * i + j];
-    LANE_FN(mat3_turn)(out, 2, X->E[0], -X->E[3], zero_rows);
-    if (form == TREE_SCREW)
-        LANE_FN(mat3_turn)(out, 0, LANE_FN(lane_splat)(XT->E[4]), LANE_FN(lane_splat)(XT->E[5]),
-                           0);
+    LANE_FN(mat3_screw_turn)(out, X, XT, form == TREE_SCREW, zero_rows);
 }
 
 /* out = base + block, for a 3x3 block of 6x6 matrices */
@@ -112,20 +108,6 @@ MBD_INLINE void LANE_FN(matrix_add_congruence)(lane *M_parent, const lane *base,
     LANE_FN(add_block)(M_parent, base, A);
     LANE_FN(add_cross_times)(B, X->r, D, along_x);
     LANE_FN(add_block)(M_parent + 3, base + 3, B);
-}
-
-/* The sum of a[k] b[stride k] over the rows k in the bit mask support (a compile-time
- * constant: the other terms are not formed; x * 0.0 cannot be folded, a missing term can) */
-MBD_INLINE lane LANE_FN(dot_over)(const lane *a, const lane *b, int stride, unsigned support)
-{
-    lane sum = LANE_FN(lane_splat)(0.0);
-    int first = 1;
-    for (int k = 0; k < 6; k++)
-        if (support >> k & 1) {
-            sum = first ? a[k] * b[stride * k] : sum + a[k] * b[stride * k];
-            first = 0;
-        }
-    return sum;
 }
 
 /* Row r of H times M's column at m (rows at stride), for H = E - U D^-1 S^T: H's columns

@@ -112,19 +112,25 @@ MBD_INLINE void LANE_FN(inertia_sub_outer)(lane_inertia *I, const lane x[6], con
     }
 }
 
-/* The sum of a[k] b[k] over k = 0, 1, 2 not in the bit mask skip. With skip a
+/* The sum of a[k] b[stride k] over the k < 6 in the bit mask support. With support a
  * compile-time constant (the kernels below are inlined into steps specialized per joint
- * type) the skipped terms cost nothing: x * 0.0 cannot be folded, a missing term can. */
-MBD_INLINE lane LANE_FN(sum3_skipping)(const lane a[3], const lane b[3], unsigned skip)
+ * type) the other terms cost nothing: x * 0.0 cannot be folded, a missing term can. */
+MBD_INLINE lane LANE_FN(dot_over)(const lane *a, const lane *b, int stride, unsigned support)
 {
     lane sum = LANE_FN(lane_splat)(0.0);
     int first = 1;
-    for (int k = 0; k < 3; k++)
-        if (!(skip >> k & 1)) {
-            sum = first ? a[k] * b[k] : sum + a[k] * b[k];
+    for (int k = 0; k < 6; k++)
+        if (support >> k & 1) {
+            sum = first ? a[k] * b[stride * k] : sum + a[k] * b[stride * k];
             first = 0;
         }
     return sum;
+}
+
+/* The sum of a[k] b[k] over k = 0, 1, 2 not in the bit mask skip (of zero rows). */
+MBD_INLINE lane LANE_FN(sum3_skipping)(const lane a[3], const lane b[3], unsigned skip)
+{
+    return LANE_FN(dot_over)(a, b, 1, 7u & ~skip);
 }
 
 /* out = I m (motion -> force) for an I whose rows and columns in the bit masks zero_a (of
@@ -152,6 +158,15 @@ MBD_INLINE void LANE_FN(inertia_apply)(lane *restrict out, const lane_inertia *I
     LANE_FN(inertia_apply_skipping)(out, I, m, 0, 0);
 }
 
+/* h = m c of a rigid body's inertia about its frame origin, read from its block B = h x
+ * (spatial_inertia), in every lane */
+MBD_INLINE void LANE_FN(rigid_first_moment)(lane h[3], const mbd_inertia *I)
+{
+    h[0] = LANE_FN(lane_splat)(I->B[7]);
+    h[1] = LANE_FN(lane_splat)(I->B[2]);
+    h[2] = LANE_FN(lane_splat)(I->B[3]);
+}
+
 /* out = I m for a rigid body's inertia about its frame origin, whose blocks are A = I-bar,
  * B = h x with h = m c, and C = m 1 (spatial_inertia): (I-bar w + h x v; m v - h x w),
  * 24 multiplications instead of 36. Not for articulated or composite inertias. I is the
@@ -160,12 +175,10 @@ MBD_INLINE void LANE_FN(inertia_apply)(lane *restrict out, const lane_inertia *I
 MBD_INLINE void LANE_FN(rigid_inertia_apply)(lane *restrict out, const mbd_inertia *I,
                                              const lane *m)
 {
-    const double h_of_B[3] = {I->B[7], I->B[2], I->B[3]};
     lane A[6], h[3], hxv[3], hxw[3];
     for (int k = 0; k < 6; k++)
         A[k] = LANE_FN(lane_splat)(I->A[k]);
-    for (int k = 0; k < 3; k++)
-        h[k] = LANE_FN(lane_splat)(h_of_B[k]);
+    LANE_FN(rigid_first_moment)(h, I);
     LANE_FN(vec3_cross)(hxv, h, m + 3);
     LANE_FN(vec3_cross)(hxw, h, m);
     LANE_FN(sym3_apply)(out, A, m);
@@ -301,6 +314,17 @@ MBD_INLINE void LANE_FN(mat3_turn)(lane M[9], int k, lane c, lane s, unsigned ze
     }
 }
 
+/* M <- E^T M E for the rotation E = rotz(q) rotx(alpha) of X across an axial-screw tree
+ * transform XT (twisted: alpha != 0): a turn about z (X->E[0] = cos q, X->E[3] = -sin q),
+ * then one about x. M's rows in the bit mask zero_rows are zero. */
+MBD_INLINE void LANE_FN(mat3_screw_turn)(lane M[9], const lane_xform *X, const mbd_xform *XT,
+                                         int twisted, unsigned zero_rows)
+{
+    LANE_FN(mat3_turn)(M, 2, X->E[0], -X->E[3], zero_rows);
+    if (twisted)
+        LANE_FN(mat3_turn)(M, 0, LANE_FN(lane_splat)(XT->E[4]), LANE_FN(lane_splat)(XT->E[5]), 0);
+}
+
 /* out = base + X^T I X for X = rotz(q) rotx(alpha) xlt(a e_x): a revolute joint's turn
  * (X->E[0] = cos q, X->E[3] = -sin q) after an axial-screw tree transform XT (rotx(alpha)
  * with r = (a, 0, 0); twisted: alpha != 0). The blocks turn about z, then about x, then
@@ -315,15 +339,13 @@ MBD_INLINE void LANE_FN(inertia_add_screw_congruence)(lane_inertia *out, const l
     lane_inertia T = *I;
     const lane c = X->E[0], s = -X->E[3], cc = c * c - s * s, ss = 2.0 * c * s;
     LANE_FN(sym3_turn)(T.A, 2, c, s, cc, ss, zero_a);
-    LANE_FN(mat3_turn)(T.B, 2, c, s, zero_a);
     LANE_FN(sym3_turn)(T.C, 2, c, s, cc, ss, zero_c);
+    LANE_FN(mat3_screw_turn)(T.B, X, XT, twisted, zero_a);
     if (twisted) {
-        const double ca = XT->E[4], sa = XT->E[5], cca = ca * ca - sa * sa, ssa = 2.0 * ca * sa;
-        LANE_FN(sym3_turn)(T.A, 0, LANE_FN(lane_splat)(ca), LANE_FN(lane_splat)(sa),
-                           LANE_FN(lane_splat)(cca), LANE_FN(lane_splat)(ssa), 0);
-        LANE_FN(mat3_turn)(T.B, 0, LANE_FN(lane_splat)(ca), LANE_FN(lane_splat)(sa), 0);
-        LANE_FN(sym3_turn)(T.C, 0, LANE_FN(lane_splat)(ca), LANE_FN(lane_splat)(sa),
-                           LANE_FN(lane_splat)(cca), LANE_FN(lane_splat)(ssa), 0);
+        const lane ca = LANE_FN(lane_splat)(XT->E[4]), sa = LANE_FN(lane_splat)(XT->E[5]);
+        const lane cca = ca * ca - sa * sa, ssa = 2.0 * ca * sa;
+        LANE_FN(sym3_turn)(T.A, 0, ca, sa, cca, ssa, 0);
+        LANE_FN(sym3_turn)(T.C, 0, ca, sa, cca, ssa, 0);
     }
     const double a = XT->r[0], a2 = a * a;
     const lane *A1 = T.A, *B1 = T.B, *C1 = T.C;
