@@ -487,9 +487,9 @@ long mbd_ensemble_steps(const mbd_ensemble_options *options);
  * q' = G(q) qd (mbd_position_rates); as in mbd_simulate, q0's quaternions are normalized
  * first and every reported q has unit quaternions (a zero quaternion fails its run with
  * MBD_EINVAL). MBD_EUNSUPPORTED unless the model has no loops (the batch solves the open
- * tree) and the solver offers the acceleration formulation. A run whose right-hand side fails (MBD_ESINGULAR, MBD_ENONFINITE, ...)
- * stops there, with its status, while the others go on; a run's results do not depend on the other runs, K or
- * the thread count. Allocates once; nothing per step. status (K, may be NULL) receives
+ * tree) and the solver offers the acceleration formulation. A run whose right-hand side
+ * fails (MBD_ESINGULAR, MBD_ENONFINITE, ...) stops there, with its status, while the others
+ * go on; a run's results do not depend on the other runs, K or the thread count. Allocates once; nothing per step. status (K, may be NULL) receives
  * each run's outcome. Returns MBD_OK when every run reached t1, MBD_EINVAL or
  * MBD_ENOMEM, the callback's nonzero return, or else the status of the first failed
  * run (lowest k). */

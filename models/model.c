@@ -560,7 +560,8 @@ static void basis_with_z(double Q[9], const double n[3])
 /* The solvers' joint frame: turned by a constant Q (x_user = Q x_solver) so that the joint's
  * axis is z; a Cardan joint's second axis is z, and its first lies in the y-z plane with a
  * positive y part. Then S has unit columns (all but a Cardan's first) and the joint
- * rotation acts on 2x2 blocks. The body frame turns with it; the joint coordinates are unchanged. */
+ * rotation acts on 2x2 blocks. The body frame turns with it; the joint coordinates are
+ * unchanged. */
 static void canonical_joint_frame(double Q[9], mbd_joint *joint)
 {
     const double *a1 = joint->axis[0];
