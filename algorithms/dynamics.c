@@ -212,7 +212,7 @@ int mbd_position_rates(const mbd_model *model, const double *q, const double *v,
     if (check_finite(q, model->nq) || check_finite(v, model->nv))
         return MBD_ENONFINITE;
     for (int i = 0; i < model->nb; i++)
-        if (!joint_coordinates_valid(&model->joint[i], q + model->q0[i]))
+        if (!joint_coordinates_valid(model->joint_type[i], q + model->q0[i]))
             return MBD_EINVAL;
     for (int i = 0; i < model->nb; i++)
         joint_position_rates(qdot + model->q0[i], &model->joint[i], q + model->q0[i],
@@ -235,7 +235,7 @@ int mbd_normalize_positions(const mbd_model *model, double *q)
         if (!joint_has_quaternion(joint->type))
             continue;
         double *quat = q + model->q0[i] + joint->nq - 4;
-        if (!joint_coordinates_valid(joint, q + model->q0[i]))
+        if (!joint_coordinates_valid(joint->type, q + model->q0[i]))
             return MBD_EINVAL;
         const double norm = sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] +
                                  quat[3] * quat[3]);

@@ -119,7 +119,7 @@ struct mbd_solver {
 
 /* Whether the joint's coordinates describe a pose: a quaternion must not be zero (nor so
  * small or large that |quat|^2 over- or underflows). */
-int joint_coordinates_valid(const mbd_joint *joint, const double *q);
+int joint_coordinates_valid(mbd_joint_type type, const double *q);
 /* qdot = G(q) v: the rates of the joint's nq position coordinates from its nv velocities
  * (v itself for joints with nq == nv). */
 void joint_position_rates(double *qdot, const mbd_joint *joint, const double *q, const double *v);

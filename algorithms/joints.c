@@ -7,11 +7,11 @@
 #include <math.h>
 #include <string.h>
 
-int joint_coordinates_valid(const mbd_joint *joint, const double *q)
+int joint_coordinates_valid(mbd_joint_type type, const double *q)
 {
-    if (!joint_has_quaternion(joint->type))
+    if (!joint_has_quaternion(type))
         return 1;
-    const double *quat = q + (joint->type == MBD_FREE ? 3 : 0);
+    const double *quat = q + (type == MBD_FREE ? 3 : 0);
     const double norm2 = quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3];
     return norm2 > 0.0 && isfinite(2.0 / norm2) && isfinite(norm2);
 }

@@ -25,7 +25,7 @@ int mbd_kinematics(const mbd_model *model, mbd_work *work, const double *q)
     if (check_finite(q, model->nq))
         return MBD_ENONFINITE;
     for (int i = 0; i < model->nb; i++)
-        if (!joint_coordinates_valid(&model->joint[i], q + model->q0[i]))
+        if (!joint_coordinates_valid(model->joint_type[i], q + model->q0[i]))
             return MBD_EINVAL;
     tree_kinematics(model, work, q);
     return MBD_OK;
