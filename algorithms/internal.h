@@ -132,15 +132,9 @@ void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *q
 /* mu_i: momentum of the subtree rooted at i (from work->v), into mu (nb x 6). */
 void subtree_momenta(const mbd_model *model, mbd_work *work, double (*mu)[6]);
 /* pd = Q + dT/dq for a solver that has qd = H^-1 p: body velocities, subtree momenta
- * (into work->f), then momentum_rates. */
+ * (into work->f), the subtree masses, then pd_i body by body (momentum_kernels.h). */
 void momentum_rates_from_qd(const mbd_model *model, mbd_work *work, const double *qd,
                             const double *tau, double *pd);
-/* pd = Q + dT/dq from qd, the body velocities in work->v and the subtree momenta mu
- * (nb x 6, body frames); work->g is used for the subtree external forces. */
-void momentum_rates(const mbd_model *model, mbd_work *work, const double (*mu)[6],
-                    const double *qd, const double *tau, double *pd);
-/* Gravity wrench on body i in body coordinates, for every body, into out (nb x 6). */
-void gravity_wrenches(const mbd_model *model, mbd_work *work, double (*out)[6]);
 
 /* RNEA after mbd_kinematics; reactions in work->f. */
 void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double *qdd,

@@ -150,5 +150,9 @@ void momentum_rates_from_qd(const mbd_model *model, mbd_work *work, const double
 {
     kinematics_velocity(model, work, qd);
     subtree_momenta(model, work, work->f);
-    momentum_rates(model, work, (const double (*)[6])work->f, qd, tau, pd);
+    for (int i = model->nb - 1; i >= 0; i--)
+        subtree_mass_step(model, work, i);
+    for (int i = 0; i < model->nb; i++)
+        DISPATCH_JOINT(model->joint_type[i], momentum_rate_step, model, work,
+                       (const double (*)[6])work->f, qd, tau, pd, i);
 }

@@ -1,26 +1,43 @@
-/* momentum_kernels.h: pd = Q + dT/dq in the momentum form, from the subtree momenta,
- * written once over the lane type of lane.h (no include guard; kinematics.c instantiates
- * one state for every momentum solver, batch_x4.c and batch_x8.c W lanes). */
+/* momentum_kernels.h: pd = Q + dT/dq in the momentum form, from the subtree momenta, in
+ * steps that each momentum solver calls in its own passes; written once over the lane type
+ * of lane.h (no include guard: the solver files instantiate one state, batch_x4.c and
+ * batch_x8.c W lanes). */
 
-/* a_g,i = X_i a_g,lambda with a_g,0 = (0; g), then the wrench I_i a_g,i. Its angular part
- * stays zero, so only the linear part g_i = E_i g_lambda is carried (in work->a), and
- * I_i (0; g_i) = (h x g_i; m g_i) (rigid_inertia_apply's blocks): 21 multiplications a body
- * instead of 48. */
-LANE_API void LANE_FN(gravity_wrenches)(const mbd_model *model, lane_work *work, lane (*out)[6])
+/* The gravity on the subtree of i, as a wrench about i's origin in i's coordinates, is
+ * f^B_i = (h^C_i x g_i; m^C_i g_i): g_i = E_i g_lambda the gravity vector in body axes,
+ * m^C_i the subtree's mass and h^C_i its first moment about i's origin (the sum of m_j
+ * times the centre of mass of body j). The subtree sums run leaves -> root,
+ * h^C_lambda += E_i^T h^C_i + m^C_i r_i (carried like the inertias: the highest-index
+ * child starts its parent's sum from the parent's own h and m), and g_i root -> leaves,
+ * so pd needs no pass of its own: a solver calls subtree_mass_step in a backward pass and
+ * momentum_rate_step in its last forward one. 12 multiplications a body for the sums and
+ * 15 for f^B, where carrying f^B down and back took 21 and 30. (h^C, m^C) are kept in
+ * work->g, g_i in work->a. */
+MBD_INLINE void LANE_FN(subtree_mass_step)(const mbd_model *model, lane_work *work, int i)
 {
-    lane g0[3];
+    lane (*hm)[6] = work->g;
+    const int p = model->parent[i];
+    if (model->last_child[i] < 0) {
+        LANE_FN(rigid_first_moment)(hm[i], &model->inertia[i]);
+        hm[i][3] = LANE_FN(lane_splat)(model->inertia[i].C[0]);
+    }
+    if (p < 0)
+        return;
+    const lane_xform *X = &work->X[i];
+    lane t[3];
+    LANE_FN(mat3_apply_t)(t, X->E, hm[i]);
     for (int r = 0; r < 3; r++)
-        g0[r] = LANE_FN(lane_splat)(model->gravity[r]);
-    lane (*g)[6] = work->a;
-    for (int i = 0; i < model->nb; i++) {
-        const int p = model->parent[i];
-        const mbd_inertia *I = &model->inertia[i];
+        t[r] += hm[i][3] * X->r[r];
+    if (model->last_child[p] == i) {
         lane h[3];
-        LANE_FN(rigid_first_moment)(h, I);
-        LANE_FN(mat3_apply)(g[i], work->X[i].E, p < 0 ? g0 : g[p]);
-        LANE_FN(vec3_cross)(out[i], h, g[i]);
+        LANE_FN(rigid_first_moment)(h, &model->inertia[p]);
         for (int r = 0; r < 3; r++)
-            out[i][3 + r] = I->C[0] * g[i][r];
+            hm[p][r] = h[r] + t[r];
+        hm[p][3] = model->inertia[p].C[0] + hm[i][3];
+    } else {
+        for (int r = 0; r < 3; r++)
+            hm[p][r] += t[r];
+        hm[p][3] += hm[i][3];
     }
 }
 
@@ -35,10 +52,16 @@ MBD_INLINE void LANE_FN(momentum_rate_step)(const mbd_model *model, lane_work *w
                                    const lane *qd, const lane *tau, lane *pd, int i,
                                    const mbd_joint_type type)
 {
-    lane (*fB)[6] = work->g;
     const int p = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
-    const lane *S = work->S + 6 * v0;
-    lane w[6], wxmu[6], dT[MBD_MAX_JOINT_DOF];
+    const lane *S = work->S + 6 * v0, *hm = work->g[i];
+    lane g0[3], fB[6], w[6], wxmu[6], dT[MBD_MAX_JOINT_DOF];
+    for (int r = 0; r < 3; r++)
+        g0[r] = LANE_FN(lane_splat)(model->gravity[r]);
+    lane *g = work->a[i];
+    LANE_FN(mat3_apply)(g, work->X[i].E, p < 0 ? g0 : work->a[p]);
+    LANE_FN(vec3_cross)(fB, hm, g);
+    for (int r = 0; r < 3; r++)
+        fB[3 + r] = hm[3] * g[r];
     for (int k = 0; k < nv; k++)
         dT[k] = LANE_FN(lane_splat)(0.0);
     memcpy(w, work->v[i], sizeof w);
@@ -49,21 +72,6 @@ MBD_INLINE void LANE_FN(momentum_rate_step)(const mbd_model *model, lane_work *w
     if (type == MBD_CARDAN)
         LANE_FN(joint_dS_dq_dot)(dT, &model->joint[i], S, qd + v0, mu[i]);
     for (int k = 0; k < nv; k++)
-        pd[v0 + k] = (tau ? tau[v0 + k] : LANE_FN(lane_splat)(0.0)) + LANE_FN(column_dot)(type, S, k, fB[i]) -
+        pd[v0 + k] = (tau ? tau[v0 + k] : LANE_FN(lane_splat)(0.0)) + LANE_FN(column_dot)(type, S, k, fB) -
                      LANE_FN(column_dot)(type, S, k, wxmu) + dT[k];
-    if (p >= 0) {
-        lane t[6];
-        LANE_FN(xform_force_t)(t, &work->X[i], fB[i]);
-        for (int r = 0; r < 6; r++)
-            fB[p][r] += t[r];
-    }
 }
-
-LANE_API void LANE_FN(momentum_rates)(const mbd_model *model, lane_work *work, const lane (*mu)[6],
-                    const lane *qd, const lane *tau, lane *pd)
-{
-    LANE_FN(gravity_wrenches)(model, work, work->g);
-    for (int i = model->nb - 1; i >= 0; i--)
-        DISPATCH_JOINT(model->joint_type[i], LANE_FN(momentum_rate_step), model, work, mu, qd, tau, pd, i);
-}
-

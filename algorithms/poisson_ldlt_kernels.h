@@ -6,7 +6,8 @@
  *                    x_i = L_i^-1 (p_i - S_i^T phi_i),  phi_l += X_i^T phi_i + V_i^T x_i
  *   root -> leaves:  L_i^T qd_i = x_i - V_i v_l,  v_i = X_i v_l + S_i qd_i,
  *                    mu_i = I^A_i v_i + phi_i
- *   then pd = Q + dT/dq from mu (momentum_rates). V_i (n_i x 6) is kept in work->U.
+ *   and pd = Q + dT/dq from mu, the subtree masses summed in the first pass and pd_i
+ *   taken in the second (momentum_kernels.h). V_i (n_i x 6) is kept in work->U.
  * Written once over the lane type of lane.h (no include guard; poisson_ldlt.c instantiates
  * one state, batch_x4.c and batch_x8.c W lanes). */
 
@@ -19,6 +20,10 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     lane *V = work->U + 6 * v0, *L = work->D + model->d0[i], *x = work->u + v0;
     lane U[MBD_MAX_JOINT_DOF][6], t[6];
     LANE_FN(start_inertia_sum)(model, work, i);
+    if (model->last_child[i] < 0) /* the other phi are started by their last child */
+        for (int r = 0; r < 6; r++)
+            phi[i][r] = LANE_FN(lane_splat)(0.0);
+    LANE_FN(subtree_mass_step)(model, work, i);
     LANE_FN(joint_space_inertia)(U, L, &work->IA[i], type, S);
     if (LANE_FN(small_cholesky)(L, nv))
         return LANE_FN(singular_joint)(work, i);
@@ -34,17 +39,19 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     for (int k = 0; k < nv; k++) /* symmetric rank-n_i downdate */
         LANE_FN(inertia_sub_outer)(&work->IA[parent], V + 6 * k, V + 6 * k);
     LANE_FN(xform_force_t)(t, &work->X[i], phi[i]);
-    for (int r = 0; r < 6; r++) {
-        phi[parent][r] += t[r];
-        for (int k = 0; k < nv; k++)
-            phi[parent][r] += V[6 * k + r] * x[k];
-    }
+    for (int k = 0; k < nv; k++)
+        for (int r = 0; r < 6; r++)
+            t[r] += V[6 * k + r] * x[k];
+    const int first = model->last_child[parent] == i;
+    for (int r = 0; r < 6; r++)
+        phi[parent][r] = first ? t[r] : phi[parent][r] + t[r];
     return MBD_OK;
 }
 
-/* qd_i, v_i = w + S_i qd_i with w = X_i v_lambda, and mu_i = I^A_i v_i + phi_i into work->f. */
-MBD_INLINE void LANE_FN(rate_step)(const mbd_model *model, lane_work *work, lane *qd, int i,
-                          const mbd_joint_type type)
+/* qd_i, v_i = w + S_i qd_i with w = X_i v_lambda, mu_i = I^A_i v_i + phi_i into work->f,
+ * and pd_i. */
+MBD_INLINE void LANE_FN(rate_step)(const mbd_model *model, lane_work *work, const lane *tau,
+                                   lane *qd, lane *pd, int i, const mbd_joint_type type)
 {
     lane zero[6];
     for (int r = 0; r < 6; r++)
@@ -62,6 +69,7 @@ MBD_INLINE void LANE_FN(rate_step)(const mbd_model *model, lane_work *work, lane
     LANE_FN(inertia_apply)(mu, &work->IA[i], v);
     for (int r = 0; r < 6; r++)
         mu[r] += work->c[i][r];
+    LANE_FN(momentum_rate_step)(model, work, (const lane (*)[6])work->f, qd, tau, pd, i, type);
 }
 
 /* qd and pd from p and tau (NULL: zero) after the position kinematics. */
@@ -69,14 +77,12 @@ static int LANE_FN(ldlt_mom)(const mbd_model *model, lane_work *work, const lane
                     lane *qd, lane *pd)
 {
     int status = MBD_OK;
-    memset(work->c, 0, (size_t)model->nb * sizeof *work->c); /* all-zero bits: 0.0 */
     for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
         DISPATCH_JOINT(model->joint_type[i], status = LANE_FN(eliminate_step), model, work, p, i);
     if (status)
         return status;
     for (int i = 0; i < model->nb; i++)
-        DISPATCH_JOINT(model->joint_type[i], LANE_FN(rate_step), model, work, qd, i);
-    LANE_FN(momentum_rates)(model, work, (const lane (*)[6])work->f, qd, tau, pd);
+        DISPATCH_JOINT(model->joint_type[i], LANE_FN(rate_step), model, work, tau, qd, pd, i);
     return MBD_OK;
 }
 

@@ -6,6 +6,7 @@
 
 #define MBD_LANES 1
 #include "lane.h"
+#include "momentum_kernels.h"
 #include "poisson_sweep_kernels.h"
 #include "lane_end.h"
 

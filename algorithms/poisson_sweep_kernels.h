@@ -8,7 +8,8 @@
  *                    phi_l += X_i^T (H_i phi_i + I^A_i S_i D_i^-1 p_i)
  *   root -> leaves:  qd_i = D_i^-1 (p_i - S_i^T (I^A_i X_i v_l + phi_i)),
  *                    v_i = X_i v_l + S_i qd_i,  mu_i = I^A_i v_i + phi_i
- *   then pd = Q + dT/dq from mu (momentum_rates).
+ *   and pd = Q + dT/dq from mu, the subtree masses summed in the first pass and pd_i
+ *   taken in the second (momentum_kernels.h).
  * Written once over the lane type of lane.h (no include guard; poisson_sweep.c
  * instantiates one state, batch_x4.c and batch_x8.c W lanes). */
 
@@ -153,8 +154,12 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
     const lane *S = work->S + 6 * v0, *IA = IAs[i];
     lane *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
     lane D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
-    if (model->last_child[i] < 0)
+    if (model->last_child[i] < 0) { /* a leaf; the other sums are started by their last child */
         LANE_FN(inertia_to_matrix)(IAs[i], &LANE_BODY_INERTIA(model, work)[i]);
+        for (int r = 0; r < 6; r++)
+            phi[i][r] = LANE_FN(lane_splat)(0.0);
+    }
+    LANE_FN(subtree_mass_step)(model, work, i);
     for (int k = 0; k < nv; k++) { /* U = I^A S in row form: I^A is not symmetric */
         const int unit = unit_column(type, k);
         for (int r = 0; r < 6; r++)
@@ -208,22 +213,22 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
                                        zero_bottom);
     LANE_FN(xform_force_t)(t, X, rhs);
     for (int r = 0; r < 6; r++)
-        phi[parent][r] += t[r];
+        phi[parent][r] = model->last_child[parent] == i ? t[r] : phi[parent][r] + t[r];
     return MBD_OK;
 }
 
 static int LANE_FN(eliminate)(const mbd_model *model, lane_work *work, const lane *p)
 {
     int status = MBD_OK;
-    memset(work->c, 0, (size_t)model->nb * sizeof *work->c); /* phi; all-zero bits: 0.0 */
     for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
         DISPATCH_JOINT(model->joint_type[i], status = LANE_FN(sweep_eliminate_step), model, work, p, i);
     return status;
 }
 
-/* Body i's qd_i, v_i and mu_i (into work->v, work->f), its parent's v known. */
+/* Body i's qd_i, v_i and mu_i (into work->v, work->f), and pd_i, its parent's v known. */
 MBD_INLINE void LANE_FN(sweep_rates_step)(const mbd_model *model, lane_work *work, const lane *p,
-                                          lane *qd, int i, const mbd_joint_type type)
+                                          const lane *tau, lane *qd, lane *pd, int i,
+                                          const mbd_joint_type type)
 {
     static const lane zero[6];
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
@@ -252,12 +257,14 @@ MBD_INLINE void LANE_FN(sweep_rates_step)(const mbd_model *model, lane_work *wor
         work->v[i][r] = w[r] + vJ[r];
         work->f[i][r] = mu;
     }
+    LANE_FN(momentum_rate_step)(model, work, (const lane (*)[6])work->f, qd, tau, pd, i, type);
 }
 
-static void LANE_FN(rates_and_momenta)(const mbd_model *model, lane_work *work, const lane *p, lane *qd)
+static void LANE_FN(rates_and_momenta)(const mbd_model *model, lane_work *work, const lane *p,
+                                       const lane *tau, lane *qd, lane *pd)
 {
     for (int i = 0; i < model->nb; i++)
-        DISPATCH_JOINT(model->joint_type[i], LANE_FN(sweep_rates_step), model, work, p, qd, i);
+        DISPATCH_JOINT(model->joint_type[i], LANE_FN(sweep_rates_step), model, work, p, tau, qd, pd, i);
 }
 
 /* qd and pd from p and tau (NULL: zero) after the position kinematics. */
@@ -267,8 +274,7 @@ static int LANE_FN(sweep_mom)(const mbd_model *model, lane_work *work, const lan
     int status = LANE_FN(eliminate)(model, work, p);
     if (status)
         return status;
-    LANE_FN(rates_and_momenta)(model, work, p, qd);
-    LANE_FN(momentum_rates)(model, work, (const lane (*)[6])work->f, qd, tau, pd);
+    LANE_FN(rates_and_momenta)(model, work, p, tau, qd, pd);
     return MBD_OK;
 }
 
