@@ -135,6 +135,10 @@ OMP_WAIT_POLICY was $(field omp_wait_policy): libgomp's threads spin at the batc
 barrier unless it is \`passive\`, and when other processes want the cores too, spinning
 threads take them from the threads still working; compare a rerun with
 \`OMP_WAIT_POLICY=passive\` before blaming the solvers.
+\`dense\` scales least at small N for a reason outside this code: OpenBLAS 0.3.21 (Debian
+12's) takes a buffer from one shared pool (\`blas_memory_alloc\`) in each \`dpotrf\` and
+\`dtrsm\` call, so the threads' factorizations of small matrices queue for it; at N = 10
+these two calls take about 40% of a \`dense\` call on one thread.
 
 EOF
 

@@ -148,11 +148,13 @@ function growth_target(label, scope, times, fams, nfams, vars, nvars, small, big
                !tried ? "n/a" : outside ? "MISS" : "PASS")
 }
 
-# The least efficiency on all cores for K = 1024 and N >= 10.
-function efficiency_target(    f, v, i, key, worst, where) {
+# The least efficiency on all cores for K = 1024 and N >= 10, over the batch variants
+# whose names match the pattern (exclude 0) or do not (exclude 1).
+function efficiency_target(pattern, exclude, which,    f, v, i, key, worst, where, label) {
     worst = 2
     for (f = 1; f <= count["batch_family"]; f++)
-        for (v = 1; v <= count["batch_variant"]; v++)
+        for (v = 1; v <= count["batch_variant"]; v++) {
+            if ((batch_variants[v] ~ pattern) == exclude) continue
             for (i = 1; i <= count["batch_n"]; i++) {
                 key = batch_families[f] SUBSEP batch_variants[v] SUBSEP batch_ns[i] SUBSEP max_threads
                 if (batch_ns[i] >= 10 && (key in efficiency) && measured(efficiency[key]) && efficiency[key] < worst) {
@@ -160,12 +162,13 @@ function efficiency_target(    f, v, i, key, worst, where) {
                     where = batch_variants[v] " on " batch_families[f] ", N = " batch_ns[i]
                 }
             }
+        }
+    label = max_threads >= 2 ? sprintf("all %d cores", max_threads) : "all cores"
+    label = sprintf("OpenMP batch efficiency ≥ 90%% on %s, K = 1024, N ≥ 10, %s", label, which)
     if (max_threads < 2 || batch_k != 1024 || worst == 2)
-        target_row("OpenMP batch efficiency ≥ 90% on all cores, K = 1024, N ≥ 10",
-                   max_threads < 2 ? "not measured (one thread only)" : batch_k != 1024 ? "not measured (K = " batch_k ")" : "not measured", "n/a")
+        target_row(label, max_threads < 2 ? "not measured (one thread only)" : batch_k != 1024 ? "not measured (K = " batch_k ")" : "not measured", "n/a")
     else
-        target_row(sprintf("OpenMP batch efficiency ≥ 90%% on all %d cores, K = 1024, N ≥ 10", max_threads),
-                   sprintf("worst %.0f%% (%s)", 100 * worst, where), worst >= 0.9 ? "PASS" : "MISS")
+        target_row(label, sprintf("worst %.0f%% (%s)", 100 * worst, where), worst >= 0.9 ? "PASS" : "MISS")
 }
 
 # Issue 12: the worst ns per body per state of the SIMD bodies batch on one thread, on the
@@ -195,7 +198,8 @@ function print_targets() {
                   variants, count["variant"], 100, 1000, 8.5, 11.5)
     growth_target("t(10 000) / t(1000)", "scaling suite", scale_call, scale_families,
                   count["scale_family"], scale_variants, count["scale_variant"], 1000, 10000, 9, 11.5)
-    efficiency_target()
+    efficiency_target("^dense", 1, "every variant but dense")
+    efficiency_target("^dense", 0, "dense (inside: OpenBLAS's dpotrf and dpotrs, see section 4)")
     simd_target("autotree-chain", 10, "1-DOF joints")
     simd_target("chain-cardan", 20, "2-DOF joints")
 }
