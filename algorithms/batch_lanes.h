@@ -3,17 +3,6 @@
  * of the solvers (mbd_lane_form, internal.h). Instantiated by batch_x4.c and batch_x8.c
  * between lane.h and lane_end.h, after the kernel headers. */
 
-/* Every lane of out = the one inertia I (a model's body, the same in every state). */
-static void LANE_FN(inertia_load)(lane_inertia *restrict out, const mbd_inertia *I)
-{
-    for (int k = 0; k < 6; k++) {
-        out->A[k] = LANE_FN(lane_splat)(I->A[k]);
-        out->C[k] = LANE_FN(lane_splat)(I->C[k]);
-    }
-    for (int k = 0; k < 9; k++)
-        out->B[k] = LANE_FN(lane_splat)(I->B[k]);
-}
-
 /* n lanes at *used lanes into block (block NULL: only counts them). */
 static lane *LANE_FN(take)(lane *block, size_t *used, size_t n)
 {
@@ -30,7 +19,6 @@ static size_t LANE_FN(lay_out)(lane_work *work, lane *block, const mbd_model *mo
     size_t used = 0;
     work->X = (lane_xform *)LANE_FN(take)(block, &used, nb * per_xform);
     work->IA = (lane_inertia *)LANE_FN(take)(block, &used, nb * per_inertia);
-    work->inertia = (lane_inertia *)LANE_FN(take)(block, &used, nb * per_inertia);
     work->S = LANE_FN(take)(block, &used, 6 * nv);
     work->U = LANE_FN(take)(block, &used, 6 * nv);
     work->D = LANE_FN(take)(block, &used, (size_t)model->ndd);
@@ -64,8 +52,6 @@ static void *LANE_FN(lane_work_new)(const mbd_model *model, const mbd_solver *so
     }
     LANE_FN(lay_out)(work, block, model, scratch);
     work->solver = solver;
-    for (int i = 0; i < model->nb; i++)
-        LANE_FN(inertia_load)(&work->inertia[i], &model->inertia[i]);
     LANE_FN(constant_subspaces)(model, work->S);
     return work;
 }

@@ -300,9 +300,7 @@ int mbd_energy(const mbd_model *model, mbd_work *work, const double *q, const do
         T += 0.5 * dot6(work->v[i], Iv);
         work->a[i][0] = h_parent + vec3_dot(g_parent, work->X[i].r);
         mat3_apply(work->a[i] + 3, work->X[i].E, g_parent);
-        const mbd_inertia *I = &model->inertia[i]; /* C = m 1, B = m cx: m c from B */
-        const double mc[3] = {I->B[7], I->B[2], I->B[3]};
-        V -= I->C[0] * work->a[i][0] + vec3_dot(work->a[i] + 3, mc);
+        V -= model->inertia[i].m * work->a[i][0] + vec3_dot(work->a[i] + 3, model->inertia[i].h);
     }
     *kinetic = T;
     *potential = V;

@@ -53,7 +53,7 @@ struct mbd_model {
                                   of traffic once the model leaves the caches */
     mbd_xform *Xtree;          /* (nb) parent frame -> joint frame */
     mbd_tree_form *tree_form;  /* (nb) */
-    mbd_inertia *inertia;      /* (nb) spatial inertia about the body frame origin */
+    mbd_rigid *inertia;        /* (nb) rigid-body inertia about the body frame origin */
     /* (nb) Q_i, row-major: the solvers' body frame i may be turned against the user's
      * (the model file's) by a constant rotation, x_user = Q_i x_internal. Everything in
      * mbd_model and mbd_work (joint axes, Xtree, inertia, X, S, v, f, ...) is in the

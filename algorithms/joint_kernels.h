@@ -34,7 +34,20 @@
 MBD_INLINE void LANE_FN(start_inertia_sum)(const mbd_model *model, lane_work *work, int i)
 {
     if (model->last_child[i] < 0)
-        work->IA[i] = LANE_BODY_INERTIA(model, work)[i];
+        LANE_FN(rigid_blocks)(&work->IA[i], &model->inertia[i]);
+}
+
+/* IA_lambda = sum + X_i^T I X_i, by the form of body i's tree transform. */
+MBD_INLINE void LANE_FN(add_congruence)(const mbd_model *model, lane_work *work, int i,
+                                        const lane_inertia *sum, const lane_inertia *I,
+                                        unsigned zero_a, unsigned zero_c)
+{
+    lane_inertia *out = &work->IA[model->parent[i]];
+    if (model->tree_form[i] == TREE_GENERAL)
+        LANE_FN(inertia_add_congruence)(out, sum, &work->X[i], I, zero_a, zero_c);
+    else
+        LANE_FN(inertia_add_screw_congruence)(out, sum, &work->X[i], &model->Xtree[i],
+                                              model->tree_form[i] == TREE_SCREW, I, zero_a, zero_c);
 }
 
 /* Body i's (articulated or composite) inertia I, in its own frame, joins its parent's sum;
@@ -43,13 +56,12 @@ MBD_INLINE void LANE_FN(carry_inertia)(const mbd_model *model, lane_work *work, 
                                        const lane_inertia *I, unsigned zero_a, unsigned zero_c)
 {
     const int p = model->parent[i];
-    const lane_inertia *sum =
-        model->last_child[p] == i ? &LANE_BODY_INERTIA(model, work)[p] : &work->IA[p];
-    if (model->tree_form[i] == TREE_GENERAL)
-        LANE_FN(inertia_add_congruence)(&work->IA[p], sum, &work->X[i], I, zero_a, zero_c);
-    else
-        LANE_FN(inertia_add_screw_congruence)(&work->IA[p], sum, &work->X[i], &model->Xtree[i],
-                                              model->tree_form[i] == TREE_SCREW, I, zero_a, zero_c);
+    if (model->last_child[p] == i) {
+        lane_inertia body;
+        LANE_FN(rigid_blocks)(&body, &model->inertia[p]);
+        LANE_FN(add_congruence)(model, work, i, &body, I, zero_a, zero_c);
+    } else
+        LANE_FN(add_congruence)(model, work, i, &work->IA[p], I, zero_a, zero_c);
 }
 
 /* E = Rz(q)^T E_T: rows 0 and 1 of E_T turned, row 2 kept. */

@@ -25,7 +25,6 @@
 #define lane_work mbd_work
 #define LANE_FN(name) name
 #define LANE_API /* the one-state passes that several solver files share are extern */
-#define LANE_BODY_INERTIA(model, work) ((model)->inertia)
 #else
 #define LANE_PASTE(name, w) name##_x##w
 #define LANE_NAME(name, w) LANE_PASTE(name, w)
@@ -35,7 +34,6 @@
 #define lane_inertia LANE_FN(mbd_lane_inertia)
 #define lane_work LANE_FN(mbd_lane_work)
 #define LANE_API static
-#define LANE_BODY_INERTIA(model, work) ((work)->inertia) /* the model's, in every lane */
 #endif
 
 /* ---- the types and helpers of one width, defined once per translation unit ---- */
@@ -84,7 +82,6 @@ typedef struct {
     lane *S, *U, *D, *u;
     lane (*v)[6], (*c)[6], (*a)[6], (*f)[6], (*g)[6];
     lane_inertia *IA;
-    lane_inertia *inertia;     /* (nb) the model's body inertias */
     lane *scratch;             /* the solver's scratch_doubles, in lanes */
     lane *q, *x, *tau, *y, *z; /* (nq) q; (nv) qd or p, tau, qdd or qd, pd */
     const mbd_solver *solver;

@@ -6,4 +6,3 @@
 #undef lane_work
 #undef LANE_FN
 #undef LANE_API
-#undef LANE_BODY_INERTIA

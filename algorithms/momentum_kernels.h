@@ -19,7 +19,7 @@ MBD_INLINE void LANE_FN(subtree_mass_step)(const mbd_model *model, lane_work *wo
     const int p = model->parent[i];
     if (model->last_child[i] < 0) {
         LANE_FN(rigid_first_moment)(hm[i], &model->inertia[i]);
-        hm[i][3] = LANE_FN(lane_splat)(model->inertia[i].C[0]);
+        hm[i][3] = LANE_FN(lane_splat)(model->inertia[i].m);
     }
     if (p < 0)
         return;
@@ -33,7 +33,7 @@ MBD_INLINE void LANE_FN(subtree_mass_step)(const mbd_model *model, lane_work *wo
         LANE_FN(rigid_first_moment)(h, &model->inertia[p]);
         for (int r = 0; r < 3; r++)
             hm[p][r] = h[r] + t[r];
-        hm[p][3] = model->inertia[p].C[0] + hm[i][3];
+        hm[p][3] = model->inertia[p].m + hm[i][3];
     } else {
         for (int r = 0; r < 3; r++)
             hm[p][r] += t[r];

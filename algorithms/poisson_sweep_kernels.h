@@ -14,7 +14,7 @@
  * instantiates one state, batch_x4.c and batch_x8.c W lanes). */
 
 /* The 6x6 matrix of I (row-major). */
-static inline void LANE_FN(inertia_to_matrix)(lane *out, const lane_inertia *I)
+MBD_INLINE void LANE_FN(inertia_to_matrix)(lane *out, const lane_inertia *I)
 {
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
@@ -23,6 +23,14 @@ static inline void LANE_FN(inertia_to_matrix)(lane *out, const lane_inertia *I)
             out[6 * (i + 3) + j] = I->B[3 * j + i];
             out[6 * (i + 3) + j + 3] = I->C[SYM3(i, j)];
         }
+}
+
+/* The 6x6 matrix of a rigid body's inertia, in every lane. */
+MBD_INLINE void LANE_FN(rigid_to_matrix)(lane *out, const mbd_rigid *I)
+{
+    lane_inertia blocks;
+    LANE_FN(rigid_blocks)(&blocks, I);
+    LANE_FN(inertia_to_matrix)(out, &blocks);
 }
 
 /* out -= M rx for a 3x3 M (rx = r x): row i of M rx is (row i of M) x r. along_x: r is
@@ -155,7 +163,7 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
     lane *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
     lane D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
     if (model->last_child[i] < 0) { /* a leaf; the other sums are started by their last child */
-        LANE_FN(inertia_to_matrix)(IAs[i], &LANE_BODY_INERTIA(model, work)[i]);
+        LANE_FN(rigid_to_matrix)(IAs[i], &model->inertia[i]);
         for (int r = 0; r < 6; r++)
             phi[i][r] = LANE_FN(lane_splat)(0.0);
     }
@@ -201,7 +209,7 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
     }
     const lane *sum = IAs[parent];
     if (model->last_child[parent] == i) {
-        LANE_FN(inertia_to_matrix)(mat, &LANE_BODY_INERTIA(model, work)[parent]);
+        LANE_FN(rigid_to_matrix)(mat, &model->inertia[parent]);
         sum = mat;
     }
     const lane_xform *X = &work->X[i];

@@ -122,12 +122,12 @@ MBD_INLINE v4 v4_of(const double *x)
     return (v4){x[0], x[1], x[2], 0.0};
 }
 
-static void rigid_from_inertia(rigid4 *out, const mbd_inertia *I)
+static void rigid4_of(rigid4 *out, const mbd_rigid *I)
 {
     for (int r = 0; r < 3; r++)
-        out->I[r] = (v4){I->A[SYM3(r, 0)], I->A[SYM3(r, 1)], I->A[SYM3(r, 2)], 0.0};
-    out->h = (v4){I->B[7], I->B[2], I->B[3], 0.0}; /* B = h x */
-    out->m = I->C[0];
+        out->I[r] = (v4){I->Ibar[SYM3(r, 0)], I->Ibar[SYM3(r, 1)], I->Ibar[SYM3(r, 2)], 0.0};
+    out->h = v4_of(I->h);
+    out->m = I->m;
 }
 
 /* lambda, the row addresses and the bodies' inertias depend on the model only: they are
@@ -143,7 +143,7 @@ static void fill_model_part(const mbd_model *model, const sparse_layout *s)
             s->lambda[k] = up;
             s->adr[k + 1] = s->adr[k] + 1 + (up < 0 ? 0 : s->adr[up + 1] - s->adr[up]);
         }
-        rigid_from_inertia(&s->inertia[i], &model->inertia[i]);
+        rigid4_of(&s->inertia[i], &model->inertia[i]);
     }
 }
 

@@ -18,14 +18,15 @@ void spatial_inertia(double *restrict out, double m, const double c[3], const do
         }
 }
 
-void inertia_from_matrix(mbd_inertia *out, const double *M)
+/* I-bar from the upper triangle of the top-left block, h from its top-right block h x,
+ * m from the bottom-right block m 1. */
+void rigid_from_matrix(mbd_rigid *out, const double *M)
 {
-    for (int i = 0; i < 3; i++) {
-        for (int j = i; j < 3; j++) {
-            out->A[SYM3(i, j)] = M[6 * i + j];
-            out->C[SYM3(i, j)] = M[6 * (i + 3) + j + 3];
-        }
-        for (int j = 0; j < 3; j++)
-            out->B[3 * i + j] = M[6 * i + j + 3];
-    }
+    for (int i = 0; i < 3; i++)
+        for (int j = i; j < 3; j++)
+            out->Ibar[SYM3(i, j)] = M[6 * i + j];
+    out->h[0] = M[6 * 2 + 4];
+    out->h[1] = M[6 * 0 + 5];
+    out->h[2] = M[6 * 1 + 3];
+    out->m = M[6 * 3 + 3];
 }

@@ -25,6 +25,14 @@ typedef struct {
     double A[6], B[9], C[6];
 } mbd_inertia;
 
+/* A rigid body's inertia about its frame origin by its 10 parameters: I-bar (the
+ * rotational inertia about the origin, upper triangle), h = m c (c the centre of mass)
+ * and the mass; its blocks are A = I-bar, B = h x, C = m 1 (rigid_blocks). The model
+ * keeps its bodies' inertias so: 80 bytes for a pass to read instead of 168. */
+typedef struct {
+    double Ibar[6], h[3], m;
+} mbd_rigid;
+
 /* Index of entry (i, j) of a symmetric 3x3 stored as its upper triangle. */
 #define SYM3(i, j) ((i) <= (j) ? (i) * (5 - (i)) / 2 + (j) : (j) * (5 - (j)) / 2 + (i))
 
@@ -50,7 +58,7 @@ static inline void xform_compose(mbd_xform *restrict out, const mbd_xform *A, co
  * rotational inertia Ic about c: [Ic - m cx cx, m cx; -m cx, m 1]. */
 void spatial_inertia(double *restrict out, double m, const double c[3], const double Ic[9]);
 
-/* The block form of a symmetric 6x6 matrix (its upper triangle). */
-void inertia_from_matrix(mbd_inertia *out, const double *M);
+/* The 10 parameters of a rigid body's spatial inertia (spatial_inertia's form). */
+void rigid_from_matrix(mbd_rigid *out, const double *M);
 
 #endif

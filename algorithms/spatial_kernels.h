@@ -158,33 +158,47 @@ MBD_INLINE void LANE_FN(inertia_apply)(lane *restrict out, const lane_inertia *I
     LANE_FN(inertia_apply_skipping)(out, I, m, 0, 0);
 }
 
-/* h = m c of a rigid body's inertia about its frame origin, read from its block B = h x
- * (spatial_inertia), in every lane */
-MBD_INLINE void LANE_FN(rigid_first_moment)(lane h[3], const mbd_inertia *I)
+/* h = m c of a rigid body's inertia about its frame origin, in every lane */
+MBD_INLINE void LANE_FN(rigid_first_moment)(lane h[3], const mbd_rigid *I)
 {
-    h[0] = LANE_FN(lane_splat)(I->B[7]);
-    h[1] = LANE_FN(lane_splat)(I->B[2]);
-    h[2] = LANE_FN(lane_splat)(I->B[3]);
+    for (int k = 0; k < 3; k++)
+        h[k] = LANE_FN(lane_splat)(I->h[k]);
+}
+
+/* The blocks of a rigid body's inertia, A = I-bar, B = h x, C = m 1, in every lane: where
+ * a sum of inertias starts from one (its zeros are then known to the compiler). */
+MBD_INLINE void LANE_FN(rigid_blocks)(lane_inertia *restrict out, const mbd_rigid *I)
+{
+    const lane zero = LANE_FN(lane_splat)(0.0), m = LANE_FN(lane_splat)(I->m);
+    lane h[3];
+    LANE_FN(rigid_first_moment)(h, I);
+    for (int k = 0; k < 6; k++)
+        out->A[k] = LANE_FN(lane_splat)(I->Ibar[k]);
+    const lane B[9] = {zero, -h[2], h[1], h[2], zero, -h[0], -h[1], h[0], zero};
+    const lane C[6] = {m, zero, zero, m, zero, m};
+    for (int k = 0; k < 9; k++)
+        out->B[k] = B[k];
+    for (int k = 0; k < 6; k++)
+        out->C[k] = C[k];
 }
 
 /* out = I m for a rigid body's inertia about its frame origin, whose blocks are A = I-bar,
  * B = h x with h = m c, and C = m 1 (spatial_inertia): (I-bar w + h x v; m v - h x w),
- * 24 multiplications instead of 36. Not for articulated or composite inertias. I is the
- * model's (doubles): in W lanes its entries are broadcast where used, not read from
- * W-lane copies (10 cache lines per body in 8 lanes). */
-MBD_INLINE void LANE_FN(rigid_inertia_apply)(lane *restrict out, const mbd_inertia *I,
+ * 24 multiplications instead of 36. I is the model's (doubles): in W lanes its entries
+ * are broadcast where used, not read from W-lane copies. */
+MBD_INLINE void LANE_FN(rigid_inertia_apply)(lane *restrict out, const mbd_rigid *I,
                                              const lane *m)
 {
     lane A[6], h[3], hxv[3], hxw[3];
     for (int k = 0; k < 6; k++)
-        A[k] = LANE_FN(lane_splat)(I->A[k]);
+        A[k] = LANE_FN(lane_splat)(I->Ibar[k]);
     LANE_FN(rigid_first_moment)(h, I);
     LANE_FN(vec3_cross)(hxv, h, m + 3);
     LANE_FN(vec3_cross)(hxw, h, m);
     LANE_FN(sym3_apply)(out, A, m);
     for (int k = 0; k < 3; k++) {
         out[k] += hxv[k];
-        out[3 + k] = I->C[0] * m[3 + k] - hxw[k];
+        out[3 + k] = I->m * m[3 + k] - hxw[k];
     }
 }
 

@@ -639,7 +639,7 @@ static void fill_geometry(mbd_model *m)
         mat3_mul_tn(Ic_solver, Q, IcQ);
         mat3_apply_t(com, Q, b->com);
         spatial_inertia(I6, b->mass, com, Ic_solver);
-        inertia_from_matrix(&m->inertia[i], I6);
+        rigid_from_matrix(&m->inertia[i], I6);
         m->has_coulomb |= b->friction.coulomb > 0.0;
         m->has_friction |= b->friction.coulomb > 0.0 || b->friction.viscous > 0.0;
     }
