@@ -391,7 +391,7 @@ MBD_INLINE int LANE_FN(small_cholesky)(lane *A, int n)
 }
 
 /* x = L^-1 x and x = L^-T x for the factor of small_cholesky. */
-MBD_INLINE void LANE_FN(small_forward_subst)(const lane *L, int n, lane *x)
+MBD_INLINE void LANE_FN(small_forward_subst)(const lane *restrict L, int n, lane *restrict x)
 {
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < i; k++)
@@ -401,7 +401,7 @@ MBD_INLINE void LANE_FN(small_forward_subst)(const lane *L, int n, lane *x)
 }
 
 /* Y = L^-1 Y for the n rows of 6 of Y: all columns at once. */
-MBD_INLINE void LANE_FN(small_forward_subst_rows)(const lane *L, int n, lane *Y)
+MBD_INLINE void LANE_FN(small_forward_subst_rows)(const lane *restrict L, int n, lane *restrict Y)
 {
     for (int i = 0; i < n; i++)
         for (int r = 0; r < 6; r++) {
@@ -412,7 +412,7 @@ MBD_INLINE void LANE_FN(small_forward_subst_rows)(const lane *L, int n, lane *Y)
         }
 }
 
-MBD_INLINE void LANE_FN(small_backward_subst)(const lane *L, int n, lane *x)
+MBD_INLINE void LANE_FN(small_backward_subst)(const lane *restrict L, int n, lane *restrict x)
 {
     for (int i = n - 1; i >= 0; i--) {
         for (int k = i + 1; k < n; k++)
