@@ -377,58 +377,59 @@ MBD_INLINE void LANE_FN(times_inverse)(lane (*UDinv)[6], const lane (*U)[6], con
         }
 }
 
-/* In place A = L L^T, L lower; 0, or -1 if A is not numerically positive definite (a
- * pivot not > 0 or not finite; in any lane). */
+/* In place A = L L^T, L lower with its diagonal stored as reciprocals 1/L_jj, so that the
+ * substitutions multiply; 0, or -1 if A is not numerically positive definite (a pivot not
+ * > 0 or not finite; in any lane). Right-looking, on the unscaled column a_j: the trailing
+ * block loses a_j a_j^T / d, so the next pivot waits on the division 1/d only, and
+ * sqrt(d) runs beside it (1/L_jj = sqrt(d) / d): along a chain every joint's pivots sit on
+ * the path from body to body. Unrolled, so that the factor stays in registers (gcc keeps
+ * the loop otherwise, at n = 2 too). */
 MBD_INLINE int LANE_FN(small_cholesky)(lane *A, int n)
 {
+#pragma GCC unroll 6
     for (int j = 0; j < n; j++) {
-        lane d = A[n * j + j];
-        for (int k = 0; k < j; k++)
-            d -= A[n * j + k] * A[n * j + k];
+        const lane d = A[n * j + j];
         if (LANE_FN(lane_bad_pivot)(d))
             return -1;
-        const lane ljj = LANE_FN(lane_sqrt)(d);
-        A[n * j + j] = ljj;
-        for (int i = j + 1; i < n; i++) {
-            lane s = A[n * i + j];
-            for (int k = 0; k < j; k++)
-                s -= A[n * i + k] * A[n * j + k];
-            A[n * i + j] = s / ljj;
-        }
+        const lane reciprocal = 1.0 / d, inverse_root = LANE_FN(lane_sqrt)(d) * reciprocal;
+        for (int i = j + 1; i < n; i++)
+            for (int m = j + 1; m <= i; m++)
+                A[n * i + m] -= A[n * i + j] * A[n * m + j] * reciprocal;
+        for (int i = j + 1; i < n; i++)
+            A[n * i + j] *= inverse_root;
+        A[n * j + j] = inverse_root;
     }
     return 0;
 }
 
 /* x = L^-1 x and x = L^-T x for the factor of small_cholesky. */
-MBD_INLINE void LANE_FN(small_forward_subst)(const lane *L, int n, lane *x)
+MBD_INLINE void LANE_FN(small_forward_subst)(const lane *restrict L, int n, lane *restrict x)
 {
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < i; k++)
             x[i] -= L[n * i + k] * x[k];
-        x[i] /= L[n * i + i];
+        x[i] *= L[n * i + i];
     }
 }
 
-/* Y = L^-1 Y for the n rows of 6 of Y: all columns at once, one division per row. */
-MBD_INLINE void LANE_FN(small_forward_subst_rows)(const lane *L, int n, lane *Y)
+/* Y = L^-1 Y for the n rows of 6 of Y: all columns at once. */
+MBD_INLINE void LANE_FN(small_forward_subst_rows)(const lane *restrict L, int n, lane *restrict Y)
 {
-    for (int i = 0; i < n; i++) {
-        const lane inverse = 1.0 / L[n * i + i];
+    for (int i = 0; i < n; i++)
         for (int r = 0; r < 6; r++) {
             lane y = Y[6 * i + r];
             for (int k = 0; k < i; k++)
                 y -= L[n * i + k] * Y[6 * k + r];
-            Y[6 * i + r] = y * inverse;
+            Y[6 * i + r] = y * L[n * i + i];
         }
-    }
 }
 
-MBD_INLINE void LANE_FN(small_backward_subst)(const lane *L, int n, lane *x)
+MBD_INLINE void LANE_FN(small_backward_subst)(const lane *restrict L, int n, lane *restrict x)
 {
     for (int i = n - 1; i >= 0; i--) {
         for (int k = i + 1; k < n; k++)
             x[i] -= L[n * k + i] * x[k];
-        x[i] /= L[n * i + i];
+        x[i] *= L[n * i + i];
     }
 }
 

@@ -6,9 +6,9 @@
  * a gcc vector of W doubles, names get the suffix _x4 or _x8; batch_x4.c, batch_x8.c).
  * Arithmetic on lanes is written with C operators (gcc vector extensions; a double operand
  * is broadcast to every lane). What differs per width is here: splat, the pivot test,
- * square root (libm per lane), sine and cosine (libm for one state, libmvec for W lanes:
- * they may differ by a few ulp, so lanes agree with the one-state solver to round-off,
- * not bit for bit).
+ * square root (one vector instruction for W lanes), sine and cosine (libm for one state,
+ * libmvec for W lanes: they may differ by a few ulp, so lanes agree with the one-state
+ * solver to round-off, not bit for bit).
  *
  * Include it with MBD_LANES defined, then the kernel headers, then lane_end.h. No include
  * guard: a translation unit may instantiate several widths, one after the other. */
@@ -63,6 +63,8 @@ MBD_INLINE void lane_sincos(double q, double *s, double *c)
 #define MBD_LANE_HELPERS_8
 #endif
 
+#include <immintrin.h>
+
 typedef double lane __attribute__((vector_size(8 * MBD_LANES)));
 typedef long long LANE_FN(mbd_lane_mask) __attribute__((vector_size(8 * MBD_LANES)));
 
@@ -106,12 +108,15 @@ MBD_INLINE int LANE_FN(lane_bad_pivot)(lane x)
     return !ok[0];
 }
 
+/* One vector square root, correctly rounded as libm's sqrt: a libm call per lane (each
+ * behind its errno test) was W scalar roots, one after the other on the divider. */
 MBD_INLINE lane LANE_FN(lane_sqrt)(lane x)
 {
-    lane out = x;
-    for (int w = 0; w < MBD_LANES; w++)
-        out[w] = sqrt(x[w]);
-    return out;
+#if MBD_LANES == 4
+    return _mm256_sqrt_pd(x);
+#else
+    return _mm512_sqrt_pd(x);
+#endif
 }
 
 /* glibc's libmvec (x86-64 vector function ABI: 'd' is AVX2, 'e' AVX-512): all lanes in
