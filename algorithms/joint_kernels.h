@@ -378,8 +378,8 @@ MBD_INLINE void LANE_FN(times_inverse)(lane (*UDinv)[6], const lane (*U)[6], con
 }
 
 /* In place A = L L^T, L lower with its diagonal stored as reciprocals 1/L_jj, so that the
- * substitutions multiply; 0, or -1 if A is not numerically positive definite (a pivot not
- * > 0 or not finite; in any lane). Right-looking, on the unscaled column a_j: the trailing
+ * substitutions multiply; 0, or -1 if A is not numerically positive definite (a pivot
+ * whose reciprocal is not > 0 or not finite; in any lane). Right-looking, on the unscaled column a_j: the trailing
  * block loses a_j a_j^T / d, so the next pivot waits on the division 1/d only, and
  * sqrt(d) runs beside it (1/L_jj = sqrt(d) / d): along a chain every joint's pivots sit on
  * the path from body to body. Unrolled, so that the factor stays in registers (gcc keeps
@@ -388,10 +388,10 @@ MBD_INLINE int LANE_FN(small_cholesky)(lane *A, int n)
 {
 #pragma GCC unroll 6
     for (int j = 0; j < n; j++) {
-        const lane d = A[n * j + j];
-        if (LANE_FN(lane_bad_pivot)(d))
+        const lane d = A[n * j + j], reciprocal = 1.0 / d;
+        if (LANE_FN(lane_bad_pivot)(reciprocal)) /* d not > 0, not finite, or subnormal */
             return -1;
-        const lane reciprocal = 1.0 / d, inverse_root = LANE_FN(lane_sqrt)(d) * reciprocal;
+        const lane inverse_root = LANE_FN(lane_sqrt)(d) * reciprocal;
         for (int i = j + 1; i < n; i++)
             for (int m = j + 1; m <= i; m++)
                 A[n * i + m] -= A[n * i + j] * A[n * m + j] * reciprocal;
@@ -434,22 +434,20 @@ MBD_INLINE void LANE_FN(small_backward_subst)(const lane *restrict L, int n, lan
 }
 
 /* Dinv = D^-1 for the n x n SPD block D (n <= 6); -1 if D is not numerically positive
- * definite (a pivot not > 0 or not finite; in any lane). 1x1 and 2x2 in closed form;
+ * definite (a pivot not > 0, or its reciprocal not finite: subnormal pivots too; in any
+ * lane). 1x1 and 2x2 in closed form;
  * larger blocks (spherical, free) by Cholesky, D^-1 = L^-T L^-1, of which the lower
  * triangle is formed and mirrored, so that Dinv is exactly symmetric. */
 MBD_INLINE int LANE_FN(joint_block_inverse)(lane *restrict Dinv, const lane *D, int n)
 {
     if (n == 1) {
-        if (LANE_FN(lane_bad_pivot)(D[0]))
-            return -1;
         Dinv[0] = 1.0 / D[0];
-        return 0;
+        return LANE_FN(lane_bad_pivot)(Dinv[0]) ? -1 : 0;
     }
     if (n == 2) {
-        const lane det = D[0] * D[3] - D[1] * D[2];
-        if (LANE_FN(lane_bad_pivot)(D[0]) || LANE_FN(lane_bad_pivot)(det))
+        const lane inv = 1.0 / (D[0] * D[3] - D[1] * D[2]);
+        if (LANE_FN(lane_bad_pivot)(D[0]) || LANE_FN(lane_bad_pivot)(inv))
             return -1;
-        const lane inv = 1.0 / det;
         Dinv[0] = D[3] * inv;
         Dinv[1] = -D[1] * inv;
         Dinv[2] = -D[2] * inv;

@@ -222,6 +222,35 @@ static void test_massless_leaf_and_subtree_singular(void **state)
     mbd_model_free(model);
 }
 
+/* A leaf so light that its joint block is subnormal: its reciprocal overflows, so the
+ * O(N) solvers call the block singular (MBD_ESINGULAR, the leaf named) rather than
+ * return infinities, for 1-DOF (closed form) and 2-DOF (Cholesky and closed form)
+ * blocks alike. */
+static void test_subnormal_joint_block_singular(void **state)
+{
+    (void)state;
+    static const char *const solvers[] = {"bodies", "poisson-sweep", "poisson-ldlt"};
+    const mbd_joint_type leaves[] = {MBD_REVOLUTE, MBD_CYLINDRICAL};
+    for (int t = 0; t < 2; t++) {
+        mbd_body_def defs[2] = {body_def("a", -1, MBD_REVOLUTE, 1.0), body_def("tip", 0, leaves[t], 1e-310)};
+        defs[1].origin[0] = 0.3;
+        mbd_model *model = build(2, defs);
+        state_buf s = state_new(model, 7);
+        for (int k = 0; k < 3; k++) {
+            const mbd_solver *solver = mbd_solver_find(solvers[k]);
+            mbd_work *work = mbd_work_new(model, solver);
+            const int status = mbd_solver_formulations(solver) & MBD_ACCELERATION
+                                   ? mbd_forward(model, work, s.q, s.qd, s.tau, s.out)
+                                   : mbd_forward_momentum(model, work, s.q, s.qd, s.tau, s.out, s.out2);
+            assert_int_equal(status, MBD_ESINGULAR);
+            assert_int_equal(mbd_work_failed_body(work), 1);
+            mbd_work_free(work);
+        }
+        state_free(&s);
+        mbd_model_free(model);
+    }
+}
+
 /* mbd fd on a model with a massless leaf: exit status 1 and a message saying "singular"
  * and naming the body; mbd info describes the model. */
 static void test_massless_leaf_cli(void **state)
@@ -1053,6 +1082,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_massless_frame_equals_cardan),
         cmocka_unit_test(test_massless_leaf_and_subtree_singular),
+        cmocka_unit_test(test_subnormal_joint_block_singular),
         cmocka_unit_test(test_massless_leaf_cli),
         cmocka_unit_test(test_mass_and_inertia_errors),
         cmocka_unit_test(test_mass_ratios),
