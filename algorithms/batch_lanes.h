@@ -66,7 +66,7 @@ static void *LANE_FN(lane_work_new)(const mbd_model *model, const mbd_solver *so
     work->solver = solver;
     for (int i = 0; i < model->nb; i++)
         LANE_FN(inertia_load)(&work->inertia[i], &model->inertia[i]);
-    LANE_FN(constant_subspaces)(model, work->S);
+    LANE_FN(constant_kinematics)(model, work);
     return work;
 }
 
