@@ -6,7 +6,7 @@
  * a gcc vector of W doubles, names get the suffix _x4 or _x8; batch_x4.c, batch_x8.c).
  * Arithmetic on lanes is written with C operators (gcc vector extensions; a double operand
  * is broadcast to every lane). What differs per width is here: splat, the pivot test,
- * square root (libm per lane), sine and cosine (inline for one state, libmvec for W lanes:
+ * square root (libm per lane), sine and cosine (libm for one state, libmvec for W lanes:
  * they may differ by a few ulp, so lanes agree with the one-state solver to round-off,
  * not bit for bit).
  *
@@ -49,41 +49,10 @@ MBD_INLINE int lane_bad_pivot(double x) { return !(x > 0.0 && x < INFINITY); }
 
 MBD_INLINE double lane_sqrt(double x) { return sqrt(x); }
 
-/* sin q and cos q inline, within 1 ulp of libm's: a libm sincos per joint was a tenth of
- * the one-state bodies sweep (about 110 instructions with its call; this is about 35). q
- * less k pi/2 (k the nearest integer to q 2/pi; pi/2 in three parts, Cody and Waite's
- * reduction, accurate for |q| < 2^20), then Taylor polynomials on [-pi/4, pi/4], whose first
- * neglected terms are below 1e-18, and the quadrant's swap and signs picked from tables
- * rather than by branches (random angles would mispredict them). */
 MBD_INLINE void lane_sincos(double q, double *s, double *c)
 {
-    if (!(fabs(q) < 0x1p20)) { /* and NaN */
-        *s = sin(q);
-        *c = cos(q);
-        return;
-    }
-    static const double sin_taylor[] = {-1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880,
-                                        -1.0 / 39916800, 1.0 / 6227020800,
-                                        -1.0 / 1307674368000, 1.0 / 355687428096000};
-    static const double cos_taylor[] = {-1.0 / 2, 1.0 / 24, -1.0 / 720, 1.0 / 40320,
-                                        -1.0 / 3628800, 1.0 / 479001600,
-                                        -1.0 / 87178291200, 1.0 / 20922789888000};
-    static const double quadrant_sign[4] = {1.0, 1.0, -1.0, -1.0};
-    const double to_integer = 0x1.8p52; /* adding it rounds to an integer */
-    const double k = (q * 0x1.45f306dc9c883p-1 + to_integer) - to_integer;
-    /* pi/2's first two parts have 33 bits, so that k times them is exact, and so is the
-     * first difference */
-    const double y = ((q - k * 0x1.921fb544p+0) - k * 0x1.0b4611a6p-34) - k * 0x1.3198a2e037073p-69;
-    const double z = y * y;
-    double ps = sin_taylor[7], pc = cos_taylor[7];
-    for (int j = 6; j >= 0; j--) {
-        ps = ps * z + sin_taylor[j];
-        pc = pc * z + cos_taylor[j];
-    }
-    const double sin_cos[2] = {y + y * z * ps, 1.0 + z * pc};
-    const int n = (int)k & 3;
-    *s = sin_cos[n & 1] * quadrant_sign[n];
-    *c = sin_cos[(n + 1) & 1] * quadrant_sign[(n + 1) & 3];
+    *s = sin(q);
+    *c = cos(q);
 }
 
 #endif
