@@ -122,31 +122,20 @@ static int require_solver(const mbd_model *model, const mbd_work *work, mbd_form
     return mbd_solver_formulations(work->solver) & form ? MBD_OK : MBD_EUNSUPPORTED;
 }
 
-/* mbd_solve after require_solver; with q not NULL (checked) also the position kinematics,
- * by the solver's forward_acc. */
-static int solve_acc(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
-                     const double *tau, double *qdd)
-{
-    if (check_finite(qd, model->nv) || (tau && check_finite(tau, model->nv)))
-        return MBD_ENONFINITE;
-    work->failed_body = -1;
-    int status;
-    if (q)
-        status = work->solver->forward_acc(model, work, q, qd, tau, qdd);
-    else if (model->has_friction)
-        status = friction_solve_acc(model, work, qd, tau, qdd);
-    else
-        status = work->solver->solve_acc(model, work, qd, tau, qdd);
-    if (status == MBD_OK && check_finite(qdd, model->nv))
-        return MBD_ENONFINITE;
-    return status;
-}
-
 int mbd_solve(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
               double *qdd)
 {
-    const int status = require_solver(model, work, MBD_ACCELERATION);
-    return status ? status : solve_acc(model, work, NULL, qd, tau, qdd);
+    int status = require_solver(model, work, MBD_ACCELERATION);
+    if (status)
+        return status;
+    if (check_finite(qd, model->nv) || (tau && check_finite(tau, model->nv)))
+        return MBD_ENONFINITE;
+    work->failed_body = -1;
+    const mbd_solve_acc_fn solve = model->has_friction ? friction_solve_acc : work->solver->solve_acc;
+    status = solve(model, work, qd, tau, qdd);
+    if (status == MBD_OK && check_finite(qdd, model->nv))
+        return MBD_ENONFINITE;
+    return status;
 }
 
 int mbd_solve_momentum(const mbd_model *model, mbd_work *work, const double *p,
@@ -169,14 +158,9 @@ int mbd_forward(const mbd_model *model, mbd_work *work, const double *q, const d
                 const double *tau, double *qdd)
 {
     int status = require_solver(model, work, MBD_ACCELERATION);
-    if (status)
-        return status;
-    if (work->solver->forward_acc && !model->has_friction) {
-        status = check_positions(model, q);
-        return status ? status : solve_acc(model, work, q, qd, tau, qdd);
-    }
-    status = mbd_kinematics(model, work, q);
-    return status ? status : solve_acc(model, work, NULL, qd, tau, qdd);
+    if (status == MBD_OK)
+        status = mbd_kinematics(model, work, q);
+    return status ? status : mbd_solve(model, work, qd, tau, qdd);
 }
 
 int mbd_forward_momentum(const mbd_model *model, mbd_work *work, const double *q,

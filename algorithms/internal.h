@@ -99,20 +99,14 @@ typedef int (*mbd_solve_acc_fn)(const mbd_model *model, mbd_work *work, const do
                                 const double *tau, double *qdd);
 typedef int (*mbd_solve_mom_fn)(const mbd_model *model, mbd_work *work, const double *p,
                                 const double *tau, double *qd, double *pd);
-typedef int (*mbd_forward_acc_fn)(const mbd_model *model, mbd_work *work, const double *q,
-                                  const double *qd, const double *tau, double *qdd);
 
-/* One row of the solver table. Each solve function runs after mbd_kinematics(q). */
+/* One row of the solver table. Each function runs after mbd_kinematics(q). */
 struct mbd_solver {
     const char *name;
     const char *summary;
     mbd_scratch_fn scratch_doubles;  /* may be NULL: no scratch */
     mbd_solve_acc_fn solve_acc;      /* NULL if the acceleration form is not offered */
     mbd_solve_mom_fn solve_mom;      /* NULL if the momentum form is not offered */
-    /* May be NULL. solve_acc with the position kinematics of a valid q (check_positions)
-     * done on the way, in the solver's first pass: mbd_forward's one pass fewer over the
-     * bodies (the workspace ends as after mbd_kinematics and solve_acc). */
-    mbd_forward_acc_fn forward_acc;
 };
 
 /* ---- joints and joint-space blocks: the one-state kernels (see joint_kernels.h) ---- */
@@ -133,9 +127,6 @@ void joint_position_rates(double *qdot, const mbd_joint *joint, const double *q,
 /* ---- kinematics and shared passes (kinematics.c) ---- */
 
 int check_finite(const double *x, int n);
-/* MBD_ENONFINITE unless q is finite, MBD_EINVAL unless it describes a pose
- * (joint_coordinates_valid). */
-int check_positions(const mbd_model *model, const double *q);
 /* After mbd_kinematics: v_i for all bodies from qd. */
 void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *qd);
 /* mu_i: momentum of the subtree rooted at i (from work->v), into mu (nb x 6). */

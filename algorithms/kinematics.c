@@ -20,23 +20,16 @@ int check_finite(const double *x, int n)
     return bad ? MBD_ENONFINITE : MBD_OK;
 }
 
-int check_positions(const mbd_model *model, const double *q)
+/* X_i = X_J(q_i) X_T(i) and S_i(q_i) for every body. */
+int mbd_kinematics(const mbd_model *model, mbd_work *work, const double *q)
 {
     if (check_finite(q, model->nq))
         return MBD_ENONFINITE;
     for (int i = 0; i < model->nb; i++)
         if (!joint_coordinates_valid(model->joint_type[i], q + model->q0[i]))
             return MBD_EINVAL;
+    tree_kinematics(model, work, q);
     return MBD_OK;
-}
-
-/* X_i = X_J(q_i) X_T(i) and S_i(q_i) for every body. */
-int mbd_kinematics(const mbd_model *model, mbd_work *work, const double *q)
-{
-    const int status = check_positions(model, q);
-    if (status == MBD_OK)
-        tree_kinematics(model, work, q);
-    return status;
 }
 
 int body_of_dof(const mbd_model *model, int dof)
