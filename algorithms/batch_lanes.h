@@ -52,7 +52,7 @@ static void *LANE_FN(lane_work_new)(const mbd_model *model, const mbd_solver *so
     }
     LANE_FN(lay_out)(work, block, model, scratch);
     work->solver = solver;
-    LANE_FN(constant_subspaces)(model, work->S);
+    LANE_FN(constant_kinematics)(model, work);
     return work;
 }
 

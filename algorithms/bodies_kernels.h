@@ -61,11 +61,26 @@ MBD_INLINE void LANE_FN(bias_force_step)(const mbd_model *model, lane_work *work
         p[parent][r] += t[r];
 }
 
+/* W = X^T, column by column: (row k of E; 0) and (r x row k of E; row k of E). A free
+ * joint's W = X^T U D^-1, since S = 1 makes U = D and U D^-1 = 1 exactly. */
+MBD_INLINE void LANE_FN(transpose_columns)(lane (*W)[6], const lane_xform *X)
+{
+    for (int k = 0; k < 3; k++) {
+        const lane *row = X->E + 3 * k;
+        for (int r = 0; r < 3; r++) {
+            W[k][r] = W[3 + k][3 + r] = row[r];
+            W[k][3 + r] = LANE_FN(lane_splat)(0.0);
+        }
+        LANE_FN(vec3_cross)(W[3 + k], X->r, row);
+    }
+}
+
 /* U, D^-1; I^a = I^A - U D^-1 U^T carried to the parent, and p^A + I^a c with the bias
  * forces (S^T I^a c = 0, so u is unchanged by the I^a c term). U D^-1 is then kept in the
  * parent's coordinates, W = X^T U D^-1 (in work->U), and D^-1 u as
  * u' = D^-1 u - (U D^-1)^T c (in work->u), so that the last pass's
- * qdd = u' - W^T a_lambda waits only on the parent's acceleration. */
+ * qdd = u' - W^T a_lambda waits only on the parent's acceleration. A free joint's
+ * U D^-1 = 1 is not multiplied out (transpose_columns). */
 MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work, const lane *tau, int i,
                                 const mbd_joint_type type)
 {
@@ -78,7 +93,12 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
     LANE_FN(joint_space_inertia)(U, D, &work->IA[i], type, S);
     if (LANE_FN(joint_block_inverse)(Dinv, D, n))
         return LANE_FN(singular_joint)(work, i);
-    LANE_FN(times_inverse)(UDinv, (const lane (*)[6])U, Dinv, n);
+    const int free = type == MBD_FREE;
+    if (free)
+        for (int k = 0; k < n; k++)
+            LANE_FN(set_column)(UDinv[k], k, NULL);
+    else
+        LANE_FN(times_inverse)(UDinv, (const lane (*)[6])U, Dinv, n);
     if (p >= 0) {
         lane_inertia *Ia = &work->IA[i]; /* I^A_i becomes I^a_i in place (no copy) */
         for (int k = 0; k < n; k++)
@@ -89,16 +109,20 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
         for (int r = 0; r < 6; r++)
             work->f[i][r] += Iac[r];
     }
-    for (int k = 0; k < n; k++)
-        LANE_FN(xform_force_t)(U[k], &work->X[i], UDinv[k]);
+    if (free)
+        LANE_FN(transpose_columns)(U, &work->X[i]);
+    else
+        for (int k = 0; k < n; k++)
+            LANE_FN(xform_force_t)(U[k], &work->X[i], UDinv[k]);
     LANE_FN(bias_force_step)(model, work, work->f, tau, i, type);
     for (int k = 0; k < n; k++)
-        work->u[v0 + k] -= LANE_FN(dot6)(UDinv[k], work->c[i]);
+        work->u[v0 + k] -= free ? work->c[i][k] : LANE_FN(dot6)(UDinv[k], work->c[i]);
     return MBD_OK;
 }
 
 /* qdd_i = u'_i - W_i^T a_lambda, a_i = X_i a_lambda + c_i + S_i qdd_i (c NULL: zero;
- * a_lambda = a0 at a root); a_i summed in a local and stored once, as in body_velocity. */
+ * a_lambda = a0 at a root); a_i summed in a local and stored once, as in body_velocity.
+ * A free joint's W^T a_lambda is X_i a_lambda (transpose_columns). */
 MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *work, const lane *a0,
                                   const lane (*c)[6], lane *qdd, int i,
                                   const mbd_joint_type type)
@@ -106,9 +130,10 @@ MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *wo
     const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const lane *W = work->U + 6 * v0, *ap = p < 0 ? a0 : work->a[p];
     lane a[6], qdd_i[MBD_MAX_JOINT_DOF];
-    for (int k = 0; k < n; k++)
-        qdd[v0 + k] = qdd_i[k] = work->u[v0 + k] - LANE_FN(dot6)(W + 6 * k, ap);
     LANE_FN(xform_motion)(a, &work->X[i], ap);
+    for (int k = 0; k < n; k++)
+        qdd[v0 + k] = qdd_i[k] =
+            work->u[v0 + k] - (type == MBD_FREE ? a[k] : LANE_FN(dot6)(W + 6 * k, ap));
     if (c)
         for (int r = 0; r < 6; r++)
             a[r] += c[i][r];

@@ -95,7 +95,7 @@ mbd_work *mbd_work_new(const mbd_model *model, const mbd_solver *solver)
     }
     memset(base, 0, bytes);
     work_layout(work, model, scratch, loop_scratch, base);
-    constant_subspaces(model, work->S);
+    constant_kinematics(model, work);
     work->block = base;
     work->model = model;
     work->solver = solver;

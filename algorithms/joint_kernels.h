@@ -74,13 +74,6 @@ MBD_INLINE void LANE_FN(turn_about_z)(lane *restrict E, const double *ET, lane c
     }
 }
 
-/* E = E_T in every lane */
-MBD_INLINE void LANE_FN(fixed_rotation)(lane *restrict E, const double *ET)
-{
-    for (int k = 0; k < 9; k++)
-        E[k] = LANE_FN(lane_splat)(ET[k]);
-}
-
 /* r = r_T + E_T^T (slide e_z): the slide along the joint's z in parent coordinates. */
 MBD_INLINE void LANE_FN(slide_along_z)(lane *restrict r, const mbd_xform *XT, lane slide)
 {
@@ -162,8 +155,9 @@ MBD_INLINE void LANE_FN(quaternion_kinematics)(lane_xform *X, const mbd_joint *j
 }
 
 /* X = X_J(q) X_T: parent frame -> body frame, and the motion subspace S(q) in body
- * coordinates (nv columns of 6) where it depends on q (Cardan); the other joints' S is
- * constant, written once with the workspace (constant_subspaces). type is joint->type,
+ * coordinates (nv columns of 6) where it depends on q (Cardan); the other joints' S, and a
+ * prismatic joint's E, are constant, written once with the workspace
+ * (constant_kinematics). type is joint->type,
  * whose other fields only Cardan, spherical and free joints read. */
 static inline void LANE_FN(joint_kinematics)(lane_xform *X, lane *S, mbd_joint_type type,
                                              const mbd_joint *joint, const lane *q,
@@ -177,8 +171,7 @@ static inline void LANE_FN(joint_kinematics)(lane_xform *X, lane *S, mbd_joint_t
         LANE_FN(fixed_offset)(X->r, XT);
         break;
     case MBD_PRISMATIC:
-    default: /* the model builder admits no other type */
-        LANE_FN(fixed_rotation)(X->E, XT->E);
+    default: /* the model builder admits no other type; E = E_T (constant_kinematics) */
         LANE_FN(slide_along_z)(X->r, XT, q[0]);
         break;
     case MBD_CYLINDRICAL:
@@ -196,14 +189,20 @@ static inline void LANE_FN(joint_kinematics)(lane_xform *X, lane *S, mbd_joint_t
     }
 }
 
-/* The unit columns of S (every joint's but the Cardan's, whose S depends on q), written
- * when a workspace is made: in W lanes they would cost 6 W doubles per column and call. */
-static inline void LANE_FN(constant_subspaces)(const mbd_model *model, lane *S)
+/* What of the kinematics does not depend on q, written when a workspace is made: the unit
+ * columns of S (every joint's but the Cardan's, whose S depends on q), 6 W doubles per
+ * column and call in W lanes, and a prismatic joint's rotation E = E_T, 9 W. */
+static inline void LANE_FN(constant_kinematics)(const mbd_model *model, lane_work *work)
 {
-    for (int i = 0; i < model->nb; i++)
+    for (int i = 0; i < model->nb; i++) {
+        const mbd_joint_type type = model->joint_type[i];
         for (int k = 0; k < model->joint[i].nv; k++)
-            if (unit_column(model->joint_type[i], k) >= 0)
-                LANE_FN(set_column)(S + 6 * (model->v0[i] + k), unit_column(model->joint_type[i], k), NULL);
+            if (unit_column(type, k) >= 0)
+                LANE_FN(set_column)(work->S + 6 * (model->v0[i] + k), unit_column(type, k), NULL);
+        if (type == MBD_PRISMATIC)
+            for (int k = 0; k < 9; k++)
+                work->X[i].E[k] = LANE_FN(lane_splat)(model->Xtree[i].E[k]);
+    }
 }
 
 /* X_i = X_J(q_i) X_T(i) and S_i(q_i) for every body. */
