@@ -93,8 +93,8 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
     LANE_FN(joint_space_inertia)(U, D, &work->IA[i], type, S);
     if (LANE_FN(joint_block_inverse)(Dinv, D, n))
         return LANE_FN(singular_joint)(work, i);
-    const int free = type == MBD_FREE;
-    if (free)
+    const int free_joint = type == MBD_FREE;
+    if (free_joint)
         for (int k = 0; k < n; k++)
             LANE_FN(set_column)(UDinv[k], k, NULL);
     else
@@ -109,14 +109,14 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
         for (int r = 0; r < 6; r++)
             work->f[i][r] += Iac[r];
     }
-    if (free)
+    if (free_joint)
         LANE_FN(transpose_columns)(U, &work->X[i]);
     else
         for (int k = 0; k < n; k++)
             LANE_FN(xform_force_t)(U[k], &work->X[i], UDinv[k]);
     LANE_FN(bias_force_step)(model, work, work->f, tau, i, type);
     for (int k = 0; k < n; k++)
-        work->u[v0 + k] -= free ? work->c[i][k] : LANE_FN(dot6)(UDinv[k], work->c[i]);
+        work->u[v0 + k] -= free_joint ? work->c[i][k] : LANE_FN(dot6)(UDinv[k], work->c[i]);
     return MBD_OK;
 }
 

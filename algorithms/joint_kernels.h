@@ -37,6 +37,23 @@ MBD_INLINE void LANE_FN(start_inertia_sum)(const mbd_model *model, lane_work *wo
         LANE_FN(rigid_blocks)(&work->IA[i], &model->inertia[i]);
 }
 
+/* The same for a sum of forces f (nb x 6) carried to the parents: a leaf's starts at
+ * zero, and the highest-index child starts its parent's with its own t (no pass zeroes
+ * them all first). */
+MBD_INLINE void LANE_FN(start_force_sum)(const mbd_model *model, lane (*f)[6], int i)
+{
+    if (model->last_child[i] < 0)
+        for (int r = 0; r < 6; r++)
+            f[i][r] = LANE_FN(lane_splat)(0.0);
+}
+
+MBD_INLINE void LANE_FN(carry_force)(const mbd_model *model, lane (*f)[6], int i, const lane t[6])
+{
+    const int p = model->parent[i], first = model->last_child[p] == i;
+    for (int r = 0; r < 6; r++)
+        f[p][r] = first ? t[r] : f[p][r] + t[r];
+}
+
 /* IA_lambda = sum + X_i^T I X_i, by the form of body i's tree transform. */
 MBD_INLINE void LANE_FN(add_congruence)(const mbd_model *model, lane_work *work, int i,
                                         const lane_inertia *sum, const lane_inertia *I,
@@ -157,8 +174,8 @@ MBD_INLINE void LANE_FN(quaternion_kinematics)(lane_xform *X, const mbd_joint *j
 /* X = X_J(q) X_T: parent frame -> body frame, and the motion subspace S(q) in body
  * coordinates (nv columns of 6) where it depends on q (Cardan); the other joints' S, and a
  * prismatic joint's E, are constant, written once with the workspace
- * (constant_kinematics). type is joint->type,
- * whose other fields only Cardan, spherical and free joints read. */
+ * (constant_kinematics). type is joint->type, whose other fields only Cardan, spherical
+ * and free joints read. */
 static inline void LANE_FN(joint_kinematics)(lane_xform *X, lane *S, mbd_joint_type type,
                                              const mbd_joint *joint, const lane *q,
                                              const mbd_xform *XT)
@@ -378,9 +395,9 @@ MBD_INLINE void LANE_FN(times_inverse)(lane (*UDinv)[6], const lane (*U)[6], con
 
 /* In place A = L L^T, L lower with its diagonal stored as reciprocals 1/L_jj, so that the
  * substitutions multiply; 0, or -1 if A is not numerically positive definite (a pivot
- * whose reciprocal is not > 0 or not finite; in any lane). Right-looking, on the unscaled column a_j: the trailing
- * block loses a_j a_j^T / d, so the next pivot waits on the division 1/d only, and
- * sqrt(d) runs beside it (1/L_jj = sqrt(d) / d): along a chain every joint's pivots sit on
+ * whose reciprocal is not > 0 or not finite; in any lane). Right-looking, on the
+ * unscaled column a_j: the trailing block loses a_j a_j^T / d, so the next pivot waits on
+ * the division 1/d only, and sqrt(d) runs beside it (1/L_jj = sqrt(d) / d): along a chain every joint's pivots sit on
  * the path from body to body. Unrolled, so that the factor stays in registers (gcc keeps
  * the loop otherwise, at n = 2 too). */
 MBD_INLINE int LANE_FN(small_cholesky)(lane *A, int n)
@@ -434,9 +451,9 @@ MBD_INLINE void LANE_FN(small_backward_subst)(const lane *restrict L, int n, lan
 
 /* Dinv = D^-1 for the n x n SPD block D (n <= 6); -1 if D is not numerically positive
  * definite (a pivot not > 0, or its reciprocal not finite: subnormal pivots too; in any
- * lane). 1x1 and 2x2 in closed form;
- * larger blocks (spherical, free) by Cholesky, D^-1 = L^-T L^-1, of which the lower
- * triangle is formed and mirrored, so that Dinv is exactly symmetric. */
+ * lane). 1x1 and 2x2 in closed form; larger blocks (spherical, free) by Cholesky,
+ * D^-1 = L^-T L^-1, of which the lower triangle is formed and mirrored, so that Dinv is
+ * exactly symmetric. */
 MBD_INLINE int LANE_FN(joint_block_inverse)(lane *restrict Dinv, const lane *D, int n)
 {
     if (n == 1) {

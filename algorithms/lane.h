@@ -108,8 +108,8 @@ MBD_INLINE int LANE_FN(lane_bad_pivot)(lane x)
     return !ok[0];
 }
 
-/* One vector square root, correctly rounded as libm's sqrt: a libm call per lane (each
- * behind its errno test) was W scalar roots, one after the other on the divider. */
+/* One vector square root, correctly rounded as libm's sqrt, instead of a libm call per
+ * lane (each behind its errno test): W scalar roots one after the other on the divider. */
 MBD_INLINE lane LANE_FN(lane_sqrt)(lane x)
 {
 #if MBD_LANES == 4

@@ -10,9 +10,10 @@
  * h^C_lambda += E_i^T h^C_i + m^C_i r_i (carried like the inertias: the highest-index
  * child starts its parent's sum from the parent's own h and m), and g_i root -> leaves,
  * so pd needs no pass of its own: a solver calls subtree_mass_step in a backward pass and
- * momentum_rate_step in its last forward one. 12 multiplications a body for the sums and
- * 15 for f^B, where carrying f^B down and back took 21 and 30. (h^C, m^C) are kept in
- * work->g, g_i in work->a. */
+ * momentum_rate_step in its last forward one: 12 multiplications a body for the sums
+ * instead of the 24 of carrying each f^B back by X^T, and 18 for g_i and f^B, as the
+ * forward pass of the body wrenches took. (h^C, m^C) are kept in work->g, g_i in
+ * work->a. */
 MBD_INLINE void LANE_FN(subtree_mass_step)(const mbd_model *model, lane_work *work, int i)
 {
     lane (*hm)[6] = work->g;

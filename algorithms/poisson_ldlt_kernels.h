@@ -20,9 +20,7 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     lane *V = work->U + 6 * v0, *L = work->D + model->d0[i], *x = work->u + v0;
     lane U[MBD_MAX_JOINT_DOF][6], t[6];
     LANE_FN(start_inertia_sum)(model, work, i);
-    if (model->last_child[i] < 0) /* the other phi are started by their last child */
-        for (int r = 0; r < 6; r++)
-            phi[i][r] = LANE_FN(lane_splat)(0.0);
+    LANE_FN(start_force_sum)(model, phi, i);
     LANE_FN(subtree_mass_step)(model, work, i);
     LANE_FN(joint_space_inertia)(U, L, &work->IA[i], type, S);
     if (LANE_FN(small_cholesky)(L, nv))
@@ -42,9 +40,7 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     for (int k = 0; k < nv; k++)
         for (int r = 0; r < 6; r++)
             t[r] += V[6 * k + r] * x[k];
-    const int first = model->last_child[parent] == i;
-    for (int r = 0; r < 6; r++)
-        phi[parent][r] = first ? t[r] : phi[parent][r] + t[r];
+    LANE_FN(carry_force)(model, phi, i, t);
     return MBD_OK;
 }
 

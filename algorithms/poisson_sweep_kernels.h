@@ -162,11 +162,9 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
     const lane *S = work->S + 6 * v0, *IA = IAs[i];
     lane *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
     lane D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
-    if (model->last_child[i] < 0) { /* a leaf; the other sums are started by their last child */
+    if (model->last_child[i] < 0) /* a leaf; the other sums are started by their last child */
         LANE_FN(rigid_to_matrix)(IAs[i], &model->inertia[i]);
-        for (int r = 0; r < 6; r++)
-            phi[i][r] = LANE_FN(lane_splat)(0.0);
-    }
+    LANE_FN(start_force_sum)(model, phi, i);
     LANE_FN(subtree_mass_step)(model, work, i);
     for (int k = 0; k < nv; k++) { /* U = I^A S in row form: I^A is not symmetric */
         const int unit = unit_column(type, k);
@@ -220,8 +218,7 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
         LANE_FN(matrix_add_congruence)(IAs[parent], sum, X, &model->Xtree[i], form, HIA, zero_top,
                                        zero_bottom);
     LANE_FN(xform_force_t)(t, X, rhs);
-    for (int r = 0; r < 6; r++)
-        phi[parent][r] = model->last_child[parent] == i ? t[r] : phi[parent][r] + t[r];
+    LANE_FN(carry_force)(model, phi, i, t);
     return MBD_OK;
 }
 

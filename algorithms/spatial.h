@@ -54,11 +54,9 @@ static inline void xform_compose(mbd_xform *restrict out, const mbd_xform *A, co
     out->r[2] = B->r[2] + t[2];
 }
 
-/* Spatial inertia about the frame origin of a body with mass m, centre of mass c and
- * rotational inertia Ic about c: [Ic - m cx cx, m cx; -m cx, m 1]. */
-void spatial_inertia(double *restrict out, double m, const double c[3], const double Ic[9]);
-
-/* The 10 parameters of a rigid body's spatial inertia (spatial_inertia's form). */
-void rigid_from_matrix(mbd_rigid *out, const double *M);
+/* The inertia about the frame origin of a body with mass m, centre of mass c and
+ * rotational inertia Ic about c (symmetric), whose spatial form is
+ * [Ic - m cx cx, m cx; -m cx, m 1]. */
+void rigid_inertia(mbd_rigid *out, double m, const double c[3], const double Ic[9]);
 
 #endif

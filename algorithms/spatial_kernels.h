@@ -183,7 +183,7 @@ MBD_INLINE void LANE_FN(rigid_blocks)(lane_inertia *restrict out, const mbd_rigi
 }
 
 /* out = I m for a rigid body's inertia about its frame origin, whose blocks are A = I-bar,
- * B = h x with h = m c, and C = m 1 (spatial_inertia): (I-bar w + h x v; m v - h x w),
+ * B = h x with h = m c, and C = m 1 (rigid_inertia): (I-bar w + h x v; m v - h x w),
  * 24 multiplications instead of 36. I is the model's (doubles): in W lanes its entries
  * are broadcast where used, not read from W-lane copies. */
 MBD_INLINE void LANE_FN(rigid_inertia_apply)(lane *restrict out, const mbd_rigid *I,

@@ -489,10 +489,10 @@ long mbd_ensemble_steps(const mbd_ensemble_options *options);
  * MBD_EINVAL). MBD_EUNSUPPORTED unless the model has no loops (the batch solves the open
  * tree) and the solver offers the acceleration formulation. A run whose right-hand side
  * fails (MBD_ESINGULAR, MBD_ENONFINITE, ...) stops there, with its status, while the others
- * go on; a run's results do not depend on the other runs, K or the thread count. Allocates once; nothing per step. status (K, may be NULL) receives
- * each run's outcome. Returns MBD_OK when every run reached t1, MBD_EINVAL or
- * MBD_ENOMEM, the callback's nonzero return, or else the status of the first failed
- * run (lowest k). */
+ * go on; a run's results do not depend on the other runs, K or the thread count.
+ * Allocates once; nothing per step. status (K, may be NULL) receives each run's outcome.
+ * Returns MBD_OK when every run reached t1, MBD_EINVAL or MBD_ENOMEM, the callback's
+ * nonzero return, or else the status of the first failed run (lowest k). */
 int mbd_simulate_ensemble(const mbd_model *model, const mbd_solver *solver,
                           const mbd_ensemble_options *options, int K, const double *q0,
                           const double *qd0, mbd_ensemble_callback callback, void *ctx,

@@ -623,7 +623,6 @@ static void fill_geometry(mbd_model *m)
     for (int i = 0; i < m->nb; i++) {
         const mbd_body_def *b = &m->defs[i];
         double *Q = m->user_rotation[i], RQ[9], R[9], Ic[9], IcQ[9], Ic_solver[9], com[3];
-        double I6[36];
         canonical_joint_frame(Q, &m->joint[i]);
         const double *Qp = m->parent[i] < 0 ? identity : m->user_rotation[m->parent[i]];
         mat3_mul(RQ, &b->rotation[0][0], Q);
@@ -638,8 +637,7 @@ static void fill_geometry(mbd_model *m)
         mat3_mul(IcQ, Ic, Q);
         mat3_mul_tn(Ic_solver, Q, IcQ);
         mat3_apply_t(com, Q, b->com);
-        spatial_inertia(I6, b->mass, com, Ic_solver);
-        rigid_from_matrix(&m->inertia[i], I6);
+        rigid_inertia(&m->inertia[i], b->mass, com, Ic_solver);
         m->has_coulomb |= b->friction.coulomb > 0.0;
         m->has_friction |= b->friction.coulomb > 0.0 || b->friction.viscous > 0.0;
     }

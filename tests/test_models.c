@@ -573,11 +573,9 @@ static void check_screw_congruence(const mbd_model *m, int i)
 {
     static const double Ic[9] = {0.3, 0.02, -0.01, 0.02, 0.5, 0.04, -0.01, 0.04, 0.4};
     const double com[3] = {0.2, -0.1, 0.05};
-    double I6[36];
     mbd_rigid rigid;
     mbd_inertia I, screw, general;
-    spatial_inertia(I6, 2.5, com, Ic);
-    rigid_from_matrix(&rigid, I6);
+    rigid_inertia(&rigid, 2.5, com, Ic);
     rigid_blocks(&I, &rigid);
     for (double angle = -3.0; angle <= 3.0; angle += 0.7) {
         const double q[7] = {angle}; /* the longest joint's coordinates */
