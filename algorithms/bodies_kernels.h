@@ -53,7 +53,7 @@ MBD_INLINE void LANE_FN(bias_force_step)(const mbd_model *model, lane_work *work
     }
     if (parent < 0)
         return;
-    LANE_FN(xform_force_t)(t, &work->X[i], p[i]);
+    LANE_FN(body_force_t)(t, model, work, i, type, p[i]);
     for (int k = 0; k < n; k++)
         for (int r = 0; r < 6; r++)
             t[r] += W[6 * k + r] * u[k];
@@ -113,7 +113,7 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
         LANE_FN(transpose_columns)(U, &work->X[i]);
     else
         for (int k = 0; k < n; k++)
-            LANE_FN(xform_force_t)(U[k], &work->X[i], UDinv[k]);
+            LANE_FN(body_force_t)(U[k], model, work, i, type, UDinv[k]);
     LANE_FN(bias_force_step)(model, work, work->f, tau, i, type);
     for (int k = 0; k < n; k++)
         work->u[v0 + k] -= free_joint ? work->c[i][k] : LANE_FN(dot6)(UDinv[k], work->c[i]);
@@ -130,7 +130,7 @@ MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *wo
     const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const lane *W = work->U + 6 * v0, *ap = p < 0 ? a0 : work->a[p];
     lane a[6], qdd_i[MBD_MAX_JOINT_DOF];
-    LANE_FN(xform_motion)(a, &work->X[i], ap);
+    LANE_FN(body_motion)(a, model, work, i, type, ap);
     for (int k = 0; k < n; k++)
         qdd[v0 + k] = qdd_i[k] =
             work->u[v0 + k] - (type == MBD_FREE ? a[k] : LANE_FN(dot6)(W + 6 * k, ap));

@@ -67,6 +67,29 @@ MBD_INLINE void LANE_FN(add_congruence)(const mbd_model *model, lane_work *work,
                                               model->tree_form[i] == TREE_SCREW, I, zero_a, zero_c);
 }
 
+/* out = X_i m (motion, parent -> body i) and out = X_i^T f (force, body i -> parent), by
+ * the form of body i's tree transform: a revolute joint after an axial screw turns and
+ * shifts (screw_motion, screw_force_t) instead of applying E twice and r x. */
+MBD_INLINE void LANE_FN(body_motion)(lane *restrict out, const mbd_model *model, const lane_work *work,
+                                     int i, mbd_joint_type type, const lane *m)
+{
+    const mbd_tree_form form = type == MBD_REVOLUTE ? model->tree_form[i] : TREE_GENERAL;
+    if (form == TREE_GENERAL)
+        LANE_FN(xform_motion)(out, &work->X[i], m);
+    else
+        LANE_FN(screw_motion)(out, &work->X[i], &model->Xtree[i], form == TREE_SCREW, m);
+}
+
+MBD_INLINE void LANE_FN(body_force_t)(lane *restrict out, const mbd_model *model, const lane_work *work,
+                                      int i, mbd_joint_type type, const lane *f)
+{
+    const mbd_tree_form form = type == MBD_REVOLUTE ? model->tree_form[i] : TREE_GENERAL;
+    if (form == TREE_GENERAL)
+        LANE_FN(xform_force_t)(out, &work->X[i], f);
+    else
+        LANE_FN(screw_force_t)(out, &work->X[i], &model->Xtree[i], form == TREE_SCREW, f);
+}
+
 /* Body i's (articulated or composite) inertia I, in its own frame, joins its parent's sum;
  * zero_a, zero_c: I's zero rows (inertia_add_congruence). */
 MBD_INLINE void LANE_FN(carry_inertia)(const mbd_model *model, lane_work *work, int i,
@@ -501,7 +524,7 @@ MBD_INLINE void LANE_FN(body_velocity)(const mbd_model *model, lane_work *work, 
     if (p < 0)
         LANE_FN(subspace_times)(v, type, S, qd + v0);
     else {
-        LANE_FN(xform_motion)(v, &work->X[i], work->v[p]);
+        LANE_FN(body_motion)(v, model, work, i, type, work->v[p]);
         for (int k = 0; k < joint_dofs(type); k++)
             LANE_FN(column_add)(v, type, S, k, qd[v0 + k]);
     }

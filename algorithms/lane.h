@@ -90,7 +90,16 @@ typedef struct {
     int failed_body;
 } lane_work;
 
-MBD_INLINE lane LANE_FN(lane_splat)(double x) { return (lane){0} + x; }
+/* x in every lane: a broadcast (gcc cannot fold the 0.0 + x of (lane){0} + x, since
+ * -0.0 + 0.0 is +0.0, and spent a scalar addition before each broadcast). */
+MBD_INLINE lane LANE_FN(lane_splat)(double x)
+{
+#if MBD_LANES == 4
+    return _mm256_set1_pd(x);
+#else
+    return _mm512_set1_pd(x);
+#endif
+}
 
 /* Some lane's pivot is not > 0 or not finite: the lanes' verdicts ANDed by halves in
  * registers (log2 W shuffles), one test instead of one per lane. */

@@ -378,6 +378,58 @@ MBD_INLINE void LANE_FN(inertia_add_screw_congruence)(lane_inertia *out, const l
     }
 }
 
+/* v <- R v for a turn R about coordinate axis k (as above): components i and j only. */
+MBD_INLINE void LANE_FN(vec3_turn)(lane v[3], int k, lane c, lane s)
+{
+    const int i = (k + 1) % 3, j = (k + 2) % 3;
+    const lane vi = v[i], vj = v[j];
+    v[i] = c * vi + s * vj;
+    v[j] = c * vj - s * vi;
+}
+
+/* out = X m for X = rotz(q) rotx(alpha) xlt(a e_x) (as inertia_add_screw_congruence):
+ * the shift along x (two products), then two turns, 10 multiplications (18 twisted)
+ * against 24. */
+MBD_INLINE void LANE_FN(screw_motion)(lane *restrict out, const lane_xform *X, const mbd_xform *XT,
+                                      int twisted, const lane *m)
+{
+    const double a = XT->r[0];
+    lane w[3] = {m[0], m[1], m[2]}, v[3] = {m[3], m[4] + a * m[2], m[5] - a * m[1]};
+    if (twisted) {
+        const lane ca = LANE_FN(lane_splat)(XT->E[4]), sa = LANE_FN(lane_splat)(XT->E[5]);
+        LANE_FN(vec3_turn)(w, 0, ca, sa);
+        LANE_FN(vec3_turn)(v, 0, ca, sa);
+    }
+    const lane c = X->E[0], s = -X->E[3];
+    LANE_FN(vec3_turn)(w, 2, c, s);
+    LANE_FN(vec3_turn)(v, 2, c, s);
+    for (int k = 0; k < 3; k++) {
+        out[k] = w[k];
+        out[3 + k] = v[k];
+    }
+}
+
+/* out = X^T f for the same X: the turns back, then the shift (n + r x f). */
+MBD_INLINE void LANE_FN(screw_force_t)(lane *restrict out, const lane_xform *X, const mbd_xform *XT,
+                                       int twisted, const lane *f)
+{
+    const lane c = X->E[0], s = X->E[3]; /* -sin q: the turn back */
+    lane n[3] = {f[0], f[1], f[2]}, l[3] = {f[3], f[4], f[5]};
+    LANE_FN(vec3_turn)(n, 2, c, s);
+    LANE_FN(vec3_turn)(l, 2, c, s);
+    if (twisted) {
+        const lane ca = LANE_FN(lane_splat)(XT->E[4]), sa = LANE_FN(lane_splat)(-XT->E[5]);
+        LANE_FN(vec3_turn)(n, 0, ca, sa);
+        LANE_FN(vec3_turn)(l, 0, ca, sa);
+    }
+    const double a = XT->r[0];
+    out[0] = n[0];
+    out[1] = n[1] - a * l[2];
+    out[2] = n[2] + a * l[1];
+    for (int k = 0; k < 3; k++)
+        out[3 + k] = l[k];
+}
+
 /* Rotation matrix of angle q about unit axis a (Rodrigues). */
 static inline void LANE_FN(rotation_about)(lane *restrict out, const double a[3], lane q)
 {
