@@ -31,12 +31,12 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     if (parent < 0)
         return MBD_OK;
     for (int k = 0; k < nv; k++) /* rows of V: (X^T U_k)^T, then L^-1 */
-        LANE_FN(xform_force_t)(V + 6 * k, &work->X[i], U[k]);
+        LANE_FN(body_force_t)(V + 6 * k, model, work, i, type, U[k]);
     LANE_FN(small_forward_subst_rows)(L, nv, V);
     LANE_FN(carry_inertia)(model, work, i, &work->IA[i], 0, 0);
     for (int k = 0; k < nv; k++) /* symmetric rank-n_i downdate */
         LANE_FN(inertia_sub_outer)(&work->IA[parent], V + 6 * k, V + 6 * k);
-    LANE_FN(xform_force_t)(t, &work->X[i], phi[i]);
+    LANE_FN(body_force_t)(t, model, work, i, type, phi[i]);
     for (int k = 0; k < nv; k++)
         for (int r = 0; r < 6; r++)
             t[r] += V[6 * k + r] * x[k];
@@ -59,7 +59,7 @@ MBD_INLINE void LANE_FN(rate_step)(const mbd_model *model, lane_work *work, cons
     for (int k = 0; k < nv; k++)
         qd[v0 + k] = work->u[v0 + k] - (parent < 0 ? LANE_FN(lane_splat)(0.0) : LANE_FN(dot6)(V + 6 * k, vp));
     LANE_FN(small_backward_subst)(L, nv, qd + v0);
-    LANE_FN(xform_motion)(v, &work->X[i], vp);
+    LANE_FN(body_motion)(v, model, work, i, type, vp);
     for (int k = 0; k < nv; k++)
         LANE_FN(column_add)(v, type, work->S + 6 * v0, k, qd[v0 + k]);
     LANE_FN(inertia_apply)(mu, &work->IA[i], v);

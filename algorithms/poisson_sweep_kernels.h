@@ -217,7 +217,7 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
     else
         LANE_FN(matrix_add_congruence)(IAs[parent], sum, X, &model->Xtree[i], form, HIA, zero_top,
                                        zero_bottom);
-    LANE_FN(xform_force_t)(t, X, rhs);
+    LANE_FN(body_force_t)(t, model, work, i, type, rhs);
     LANE_FN(carry_force)(model, phi, i, t);
     return MBD_OK;
 }
@@ -239,7 +239,7 @@ MBD_INLINE void LANE_FN(sweep_rates_step)(const mbd_model *model, lane_work *wor
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
     const lane *S = work->S + 6 * v0, *Dinv = work->D + model->d0[i], *phi = work->c[i];
     lane w[6], f[6], rhs[MBD_MAX_JOINT_DOF], rate[MBD_MAX_JOINT_DOF];
-    LANE_FN(xform_motion)(w, &work->X[i], parent < 0 ? zero : work->v[parent]);
+    LANE_FN(body_motion)(w, model, work, i, type, parent < 0 ? zero : work->v[parent]);
     LANE_FN(mat6_apply)(f, LANE_FN(general_inertias)(work)[i], w);
     for (int r = 0; r < 6; r++)
         f[r] += phi[r];
