@@ -86,9 +86,12 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
 {
     const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const lane *S = work->S + 6 * v0;
-    lane (*U)[6] = (lane (*)[6])(work->U + 6 * v0);
+    lane (*W)[6] = (lane (*)[6])(work->U + 6 * v0);
     lane *restrict Dinv = work->D + model->d0[i];
-    lane D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF], UDinv[MBD_MAX_JOINT_DOF][6], Iac[6];
+    /* U in a local, not in work->U: a store to I^a could alias it there, and every
+     * product of inertia_sub_outer would reload its operand */
+    lane U[MBD_MAX_JOINT_DOF][6], D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
+    lane UDinv[MBD_MAX_JOINT_DOF][6], Iac[6];
     LANE_FN(start_inertia_sum)(model, work, i);
     LANE_FN(joint_space_inertia)(U, D, &work->IA[i], type, S);
     if (LANE_FN(joint_block_inverse)(Dinv, D, n))
@@ -110,10 +113,10 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
             work->f[i][r] += Iac[r];
     }
     if (free_joint)
-        LANE_FN(transpose_columns)(U, &work->X[i]);
+        LANE_FN(transpose_columns)(W, &work->X[i]);
     else
         for (int k = 0; k < n; k++)
-            LANE_FN(body_force_t)(U[k], model, work, i, type, UDinv[k]);
+            LANE_FN(body_force_t)(W[k], model, work, i, type, UDinv[k]);
     LANE_FN(bias_force_step)(model, work, work->f, tau, i, type);
     for (int k = 0; k < n; k++)
         work->u[v0 + k] -= free_joint ? work->c[i][k] : LANE_FN(dot6)(UDinv[k], work->c[i]);
