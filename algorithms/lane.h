@@ -129,8 +129,7 @@ MBD_INLINE lane LANE_FN(lane_sqrt)(lane x)
 }
 
 /* glibc's libmvec (x86-64 vector function ABI: 'd' is AVX2, 'e' AVX-512): all lanes in
- * one call, within 4 ulp of libm's sin and cos. Per-lane libm calls took a fifth of the
- * 4-lane bodies sweep. */
+ * one call, within 4 ulp of libm's sin and cos; lane_sincos's path for large angles. */
 #if MBD_LANES == 4
 lane _ZGVdN4v_sin(lane q);
 lane _ZGVdN4v_cos(lane q);
@@ -143,10 +142,61 @@ lane _ZGVeN8v_cos(lane q);
 #define LANE_COS _ZGVeN8v_cos
 #endif
 
+/* Every lane's |x| <= limit (false for NaN). */
+MBD_INLINE int LANE_FN(lanes_within)(lane x, double limit)
+{
+    const LANE_FN(mbd_lane_mask) magnitude = (LANE_FN(mbd_lane_mask))x & 0x7fffffffffffffffLL;
+#if MBD_LANES == 4
+    return _mm256_movemask_pd(_mm256_cmp_pd((lane)magnitude, LANE_FN(lane_splat)(limit), _CMP_LE_OQ)) == 0xf;
+#else
+    return _mm512_cmp_pd_mask((lane)magnitude, LANE_FN(lane_splat)(limit), _CMP_LE_OQ) == 0xff;
+#endif
+}
+
+/* Sine and cosine of W angles inline, both from one range reduction: q = k pi/2 + r with
+ * |r| <= pi/4 (pi/2 in three parts, Cody and Waite, exact enough for |q| <= 1e5), Taylor
+ * polynomials in r (the first omitted terms, r^19/19! and r^18/18!, are below 1e-17
+ * relative), then the quadrant k mod 4 swaps and signs them. Two libmvec calls cost as
+ * much again, and as calls they made the velocity pass save and restore every live
+ * vector register; larger angles take them. */
 MBD_INLINE void LANE_FN(lane_sincos)(lane q, lane *s, lane *c)
 {
-    *s = LANE_SIN(q);
-    *c = LANE_COS(q);
+    typedef LANE_FN(mbd_lane_mask) bits;
+    if (!LANE_FN(lanes_within)(q, 1e5)) {
+        *s = LANE_SIN(q);
+        *c = LANE_COS(q);
+        return;
+    }
+    const double shifter = 0x1.8p52; /* k + shifter keeps the integer k in its low bits */
+    const lane t = q * 0x1.45f306dc9c883p-1 + shifter, k = t - shifter; /* 2 / pi */
+    lane r = q - k * 0x1.921fb54442d18p+0;
+    r = r - k * 0x1.1a62633145c07p-54;
+    r = r - k * -0x1.f1976b7ed8fbcp-110;
+    const lane r2 = r * r;
+    lane ps = LANE_FN(lane_splat)(1.0 / 355687428096000.0); /* 1/17! */
+    ps = -1.0 / 1307674368000.0 + r2 * ps;                 /* 1/15! */
+    ps = 1.0 / 6227020800.0 + r2 * ps;                     /* 1/13! */
+    ps = -1.0 / 39916800.0 + r2 * ps;
+    ps = 1.0 / 362880.0 + r2 * ps;
+    ps = -1.0 / 5040.0 + r2 * ps;
+    ps = 1.0 / 120.0 + r2 * ps;
+    ps = -1.0 / 6.0 + r2 * ps;
+    const lane sin_r = r + r * r2 * ps;
+    lane pc = LANE_FN(lane_splat)(1.0 / 20922789888000.0);  /* 1/16! */
+    pc = -1.0 / 87178291200.0 + r2 * pc;                   /* 1/14! */
+    pc = 1.0 / 479001600.0 + r2 * pc;
+    pc = -1.0 / 3628800.0 + r2 * pc;
+    pc = 1.0 / 40320.0 + r2 * pc;
+    pc = -1.0 / 720.0 + r2 * pc;
+    pc = 1.0 / 24.0 + r2 * pc;
+    pc = -0.5 + r2 * pc;
+    const lane cos_r = 1.0 + r2 * pc;
+    /* k mod 4 = n: sin q = (sin r, cos r, -sin r, -cos r)[n], cos q = (cos r, -sin r,
+     * -cos r, sin r)[n] */
+    const bits n = (bits)t, odd = -(n & 1), sb = (bits)sin_r, cb = (bits)cos_r;
+    const bits sign_sin = (n & 2) << 62, sign_cos = ((n + 1) & 2) << 62;
+    *s = (lane)(((sb & ~odd) | (cb & odd)) ^ sign_sin);
+    *c = (lane)(((cb & ~odd) | (sb & odd)) ^ sign_cos);
 }
 #undef LANE_SIN
 #undef LANE_COS

@@ -231,6 +231,30 @@ static void test_lanes_thousand_states(void **state)
     mbd_model_free(model);
 }
 
+/* Joint angles of every quadrant (the lanes' inline sine and cosine) and beyond 1e5 (the
+ * libmvec path, for the whole group or for one lane of a group) on revolute and Cardan
+ * chains and a binary tree, against the one-state solvers' libm (angles only: slides that
+ * long would make the dynamics too ill-conditioned to compare at 1e-12). */
+static void test_lanes_all_angles(void **state)
+{
+    (void)state;
+    static const char *const specs[] = {"chain:n=12,joint=revolute", "chain:n=12,joint=cardan",
+                                        "tree:n=12,branching=2"};
+    for (int m = 0; m < 3; m++) {
+        mbd_model *model = load_model(specs[m]);
+        batch_states b = states_new(model, 48, 23);
+        uint64_t seed = 29;
+        test_fill(&seed, b.q, 32 * b.nq, -60.0, 60.0);
+        test_fill(&seed, b.q + 32 * b.nq, 8 * b.nq, 1e5, 3e5);
+        b.q[40 * b.nq + 3] = -2.5e5; /* state 40's group: one lane's angle is large */
+        for (int w = 0; w < 3; w++)
+            for (int s = 0; s < 3; s++)
+                check_lanes(model, mbd_solver_find(lane_solvers[s]), &b, 1, widths[w]);
+        states_free(&b);
+        mbd_model_free(model);
+    }
+}
+
 /* The good states of b (all but bad1, bad2) give the same bits as when the bad states'
  * rows are copies of state 0: a state's result does not depend on its group-mates. */
 static void check_group_mates(const mbd_model *model, const mbd_solver *solver,
@@ -381,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_batch_bad_arguments),
         cmocka_unit_test(test_lanes_random_models),
         cmocka_unit_test(test_lanes_thousand_states),
+        cmocka_unit_test(test_lanes_all_angles),
         cmocka_unit_test(test_lanes_bad_states),
         cmocka_unit_test(test_lanes_alignment_and_threads),
         cmocka_unit_test(test_lanes_choice),
