@@ -101,21 +101,19 @@ MBD_INLINE lane LANE_FN(lane_splat)(double x)
 #endif
 }
 
-/* Some lane's pivot is not > 0 or not finite: the lanes' verdicts ANDed by halves in
- * registers (log2 W shuffles), one test instead of one per lane. */
-MBD_INLINE int LANE_FN(lane_bad_pivot)(lane x)
+/* Every lane of a comparison's result (all ones or 0) is true: one test of the lanes'
+ * sign bits (movemask, or vptestmq into a mask register), not a test per lane. */
+MBD_INLINE int LANE_FN(all_lanes)(LANE_FN(mbd_lane_mask) verdict)
 {
-    LANE_FN(mbd_lane_mask) ok = (x > 0.0) & (x < INFINITY);
 #if MBD_LANES == 4
-    ok &= __builtin_shufflevector(ok, ok, 2, 3, 0, 1);
-    ok &= __builtin_shufflevector(ok, ok, 1, 0, 3, 2);
+    return _mm256_movemask_pd((lane)verdict) == 0xf;
 #else
-    ok &= __builtin_shufflevector(ok, ok, 4, 5, 6, 7, 0, 1, 2, 3);
-    ok &= __builtin_shufflevector(ok, ok, 2, 3, 0, 1, 6, 7, 4, 5);
-    ok &= __builtin_shufflevector(ok, ok, 1, 0, 3, 2, 5, 4, 7, 6);
+    return _mm512_test_epi64_mask((__m512i)verdict, (__m512i)verdict) == 0xff;
 #endif
-    return !ok[0];
 }
+
+/* Some lane's pivot is not > 0 or not finite. */
+MBD_INLINE int LANE_FN(lane_bad_pivot)(lane x) { return !LANE_FN(all_lanes)((x > 0.0) & (x < INFINITY)); }
 
 /* One vector square root, correctly rounded as libm's sqrt, instead of a libm call per
  * lane (each behind its errno test): W scalar roots one after the other on the divider. */
@@ -145,12 +143,7 @@ lane _ZGVeN8v_cos(lane q);
 /* Every lane's |x| <= limit (false for NaN). */
 MBD_INLINE int LANE_FN(lanes_within)(lane x, double limit)
 {
-    const LANE_FN(mbd_lane_mask) magnitude = (LANE_FN(mbd_lane_mask))x & 0x7fffffffffffffffLL;
-#if MBD_LANES == 4
-    return _mm256_movemask_pd(_mm256_cmp_pd((lane)magnitude, LANE_FN(lane_splat)(limit), _CMP_LE_OQ)) == 0xf;
-#else
-    return _mm512_cmp_pd_mask((lane)magnitude, LANE_FN(lane_splat)(limit), _CMP_LE_OQ) == 0xff;
-#endif
+    return LANE_FN(all_lanes)((x <= limit) & (x >= -limit));
 }
 
 /* Sine and cosine of W angles inline, both from one range reduction: q = k pi/2 + r with
