@@ -63,8 +63,8 @@ MBD_INLINE void LANE_FN(add_congruence)(const mbd_model *model, lane_work *work,
     if (model->tree_form[i] == TREE_GENERAL)
         LANE_FN(inertia_add_congruence)(out, sum, &work->X[i], I, zero_a, zero_c);
     else
-        LANE_FN(inertia_add_screw_congruence)(out, sum, &work->X[i], &model->Xtree[i],
-                                              model->tree_form[i] == TREE_SCREW, I, zero_a, zero_c);
+        LANE_FN(inertia_add_screw_congruence)(out, sum, &work->X[i], model->tree_form[i] == TREE_SCREW,
+                                              I, zero_a, zero_c);
 }
 
 /* out = X_i m (motion, parent -> body i) and out = X_i^T f (force, body i -> parent), by
@@ -77,7 +77,7 @@ MBD_INLINE void LANE_FN(body_motion)(lane *restrict out, const mbd_model *model,
     if (form == TREE_GENERAL)
         LANE_FN(xform_motion)(out, &work->X[i], m);
     else
-        LANE_FN(screw_motion)(out, &work->X[i], &model->Xtree[i], form == TREE_SCREW, m);
+        LANE_FN(screw_motion)(out, &work->X[i], form == TREE_SCREW, m);
 }
 
 MBD_INLINE void LANE_FN(body_force_t)(lane *restrict out, const mbd_model *model, const lane_work *work,
@@ -87,7 +87,7 @@ MBD_INLINE void LANE_FN(body_force_t)(lane *restrict out, const mbd_model *model
     if (form == TREE_GENERAL)
         LANE_FN(xform_force_t)(out, &work->X[i], f);
     else
-        LANE_FN(screw_force_t)(out, &work->X[i], &model->Xtree[i], form == TREE_SCREW, f);
+        LANE_FN(screw_force_t)(out, &work->X[i], form == TREE_SCREW, f);
 }
 
 /* Body i's (articulated or composite) inertia I, in its own frame, joins its parent's sum;

@@ -71,7 +71,7 @@ MBD_INLINE void LANE_FN(add_cross_times)(lane *out, const lane *r, const lane *M
 /* out = E^T M E for the 3x3 block at M (rows at stride 6) whose rows in zero_rows are zero,
  * E the rotation of X: across an axial screw by turns of 2x2 blocks (mat3_screw_turn). */
 MBD_INLINE void LANE_FN(turn_block)(lane *restrict out, const lane *M, const lane_xform *X,
-                                    const mbd_xform *XT, mbd_tree_form form, unsigned zero_rows)
+                                    mbd_tree_form form, unsigned zero_rows)
 {
     if (form == TREE_GENERAL) {
         LANE_FN(mat3_rotate_back)(out, M, 6, X->E, zero_rows, 0);
@@ -80,7 +80,7 @@ MBD_INLINE void LANE_FN(turn_block)(lane *restrict out, const lane *M, const lan
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             out[3 * i + j] = M[6 * i + j];
-    LANE_FN(mat3_screw_turn)(out, X, XT, form == TREE_SCREW, zero_rows);
+    LANE_FN(mat3_screw_turn)(out, X, form == TREE_SCREW, zero_rows);
 }
 
 /* out = base + block, for a 3x3 block of 6x6 matrices */
@@ -99,20 +99,20 @@ MBD_INLINE void LANE_FN(add_block)(lane *out, const lane *base, const lane *bloc
  * (rx C' = rx C - rx D rx: four products with rx, not five), each written as soon as it is
  * known (few live values: in 8 lanes, registers). */
 MBD_INLINE void LANE_FN(matrix_add_congruence)(lane *M_parent, const lane *base,
-                                               const lane_xform *X, const mbd_xform *XT,
-                                               mbd_tree_form form, const lane *M,
+                                               const lane_xform *X, mbd_tree_form form,
+                                               const lane *M,
                                                unsigned zero_top, unsigned zero_bottom)
 {
     const int along_x = form != TREE_GENERAL;
     lane A[9], B[9], C[9], D[9];
-    LANE_FN(turn_block)(D, M + 21, X, XT, form, zero_bottom);
+    LANE_FN(turn_block)(D, M + 21, X, form, zero_bottom);
     LANE_FN(add_block)(M_parent + 21, base + 21, D);
-    LANE_FN(turn_block)(C, M + 18, X, XT, form, zero_bottom);
+    LANE_FN(turn_block)(C, M + 18, X, form, zero_bottom);
     LANE_FN(sub_times_cross)(C, D, X->r, along_x);
     LANE_FN(add_block)(M_parent + 18, base + 18, C);
-    LANE_FN(turn_block)(A, M, X, XT, form, zero_top);
+    LANE_FN(turn_block)(A, M, X, form, zero_top);
     LANE_FN(add_cross_times)(A, X->r, C, along_x);
-    LANE_FN(turn_block)(B, M + 3, X, XT, form, zero_top);
+    LANE_FN(turn_block)(B, M + 3, X, form, zero_top);
     LANE_FN(sub_times_cross)(A, B, X->r, along_x);
     LANE_FN(add_block)(M_parent, base, A);
     LANE_FN(add_cross_times)(B, X->r, D, along_x);
@@ -212,10 +212,10 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
     }
     const lane_xform *X = &work->X[i];
     if (form == TREE_GENERAL) /* a constant, so that the congruence is specialized */
-        LANE_FN(matrix_add_congruence)(IAs[parent], sum, X, NULL, TREE_GENERAL, HIA, zero_top,
+        LANE_FN(matrix_add_congruence)(IAs[parent], sum, X, TREE_GENERAL, HIA, zero_top,
                                        zero_bottom);
     else
-        LANE_FN(matrix_add_congruence)(IAs[parent], sum, X, &model->Xtree[i], form, HIA, zero_top,
+        LANE_FN(matrix_add_congruence)(IAs[parent], sum, X, form, HIA, zero_top,
                                        zero_bottom);
     LANE_FN(body_force_t)(t, model, work, i, type, rhs);
     LANE_FN(carry_force)(model, phi, i, t);

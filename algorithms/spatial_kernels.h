@@ -328,40 +328,44 @@ MBD_INLINE void LANE_FN(mat3_turn)(lane M[9], int k, lane c, lane s, unsigned ze
     }
 }
 
-/* M <- E^T M E for the rotation E = rotz(q) rotx(alpha) of X across an axial-screw tree
- * transform XT (twisted: alpha != 0): a turn about z (X->E[0] = cos q, X->E[3] = -sin q),
- * then one about x. M's rows in the bit mask zero_rows are zero. */
-MBD_INLINE void LANE_FN(mat3_screw_turn)(lane M[9], const lane_xform *X, const mbd_xform *XT,
-                                         int twisted, unsigned zero_rows)
+/* The screw kernels below take X = rotz(q) rotx(alpha) xlt(a e_x) apart from X itself:
+ * E's row 0 is (cos q, sin q cos alpha, sin q sin alpha), row 1 starts with -sin q, row 2
+ * is rotx's (0, -sin alpha, cos alpha), and r = (a, 0, 0). So the passes after the
+ * kinematics read no tree transform of the model (at N = 10 000 its bytes come from
+ * memory in every pass). twisted: alpha != 0. */
+
+/* M <- E^T M E for the rotation E of such an X: a turn about z, then one about x. M's rows
+ * in the bit mask zero_rows are zero. */
+MBD_INLINE void LANE_FN(mat3_screw_turn)(lane M[9], const lane_xform *X, int twisted,
+                                         unsigned zero_rows)
 {
     LANE_FN(mat3_turn)(M, 2, X->E[0], -X->E[3], zero_rows);
     if (twisted)
-        LANE_FN(mat3_turn)(M, 0, LANE_FN(lane_splat)(XT->E[4]), LANE_FN(lane_splat)(XT->E[5]), 0);
+        LANE_FN(mat3_turn)(M, 0, X->E[8], -X->E[7], 0);
 }
 
 /* out = base + X^T I X for X = rotz(q) rotx(alpha) xlt(a e_x): a revolute joint's turn
- * (X->E[0] = cos q, X->E[3] = -sin q) after an axial-screw tree transform XT (rotx(alpha)
- * with r = (a, 0, 0); twisted: alpha != 0). The blocks turn about z, then about x, then
+ * after an axial-screw tree transform. The blocks turn about z, then about x, then
  * shift along x (inertia_add_congruence with r = (a, 0, 0)):
  *   A' = A1 + M + M^T - rx C1 rx with M = rx B1^T,  B' = B1 + rx C1,  C' = C1,
  * about 50 multiplications (70 twisted) against 150-200. zero_a, zero_c as there. */
 MBD_INLINE void LANE_FN(inertia_add_screw_congruence)(lane_inertia *out, const lane_inertia *base,
-                                                      const lane_xform *X, const mbd_xform *XT,
-                                                      int twisted, const lane_inertia *I,
+                                                      const lane_xform *X, int twisted,
+                                                      const lane_inertia *I,
                                                       unsigned zero_a, unsigned zero_c)
 {
     lane_inertia T = *I;
     const lane c = X->E[0], s = -X->E[3], cc = c * c - s * s, ss = 2.0 * c * s;
     LANE_FN(sym3_turn)(T.A, 2, c, s, cc, ss, zero_a);
     LANE_FN(sym3_turn)(T.C, 2, c, s, cc, ss, zero_c);
-    LANE_FN(mat3_screw_turn)(T.B, X, XT, twisted, zero_a);
+    LANE_FN(mat3_screw_turn)(T.B, X, twisted, zero_a);
     if (twisted) {
-        const lane ca = LANE_FN(lane_splat)(XT->E[4]), sa = LANE_FN(lane_splat)(XT->E[5]);
+        const lane ca = X->E[8], sa = -X->E[7];
         const lane cca = ca * ca - sa * sa, ssa = 2.0 * ca * sa;
         LANE_FN(sym3_turn)(T.A, 0, ca, sa, cca, ssa, 0);
         LANE_FN(sym3_turn)(T.C, 0, ca, sa, cca, ssa, 0);
     }
-    const double a = XT->r[0], a2 = a * a;
+    const lane a = X->r[0], a2 = a * a;
     const lane *A1 = T.A, *B1 = T.B, *C1 = T.C;
     for (int k = 0; k < 6; k++)
         out->C[k] = base->C[k] + C1[k];
@@ -390,13 +394,13 @@ MBD_INLINE void LANE_FN(vec3_turn)(lane v[3], int k, lane c, lane s)
 /* out = X m for X = rotz(q) rotx(alpha) xlt(a e_x) (as inertia_add_screw_congruence):
  * the shift along x (two products), then two turns, 10 multiplications (18 twisted)
  * against 24. */
-MBD_INLINE void LANE_FN(screw_motion)(lane *restrict out, const lane_xform *X, const mbd_xform *XT,
-                                      int twisted, const lane *m)
+MBD_INLINE void LANE_FN(screw_motion)(lane *restrict out, const lane_xform *X, int twisted,
+                                      const lane *m)
 {
-    const double a = XT->r[0];
+    const lane a = X->r[0];
     lane w[3] = {m[0], m[1], m[2]}, v[3] = {m[3], m[4] + a * m[2], m[5] - a * m[1]};
     if (twisted) {
-        const lane ca = LANE_FN(lane_splat)(XT->E[4]), sa = LANE_FN(lane_splat)(XT->E[5]);
+        const lane ca = X->E[8], sa = -X->E[7];
         LANE_FN(vec3_turn)(w, 0, ca, sa);
         LANE_FN(vec3_turn)(v, 0, ca, sa);
     }
@@ -410,19 +414,19 @@ MBD_INLINE void LANE_FN(screw_motion)(lane *restrict out, const lane_xform *X, c
 }
 
 /* out = X^T f for the same X: the turns back, then the shift (n + r x f). */
-MBD_INLINE void LANE_FN(screw_force_t)(lane *restrict out, const lane_xform *X, const mbd_xform *XT,
-                                       int twisted, const lane *f)
+MBD_INLINE void LANE_FN(screw_force_t)(lane *restrict out, const lane_xform *X, int twisted,
+                                       const lane *f)
 {
     const lane c = X->E[0], s = X->E[3]; /* -sin q: the turn back */
     lane n[3] = {f[0], f[1], f[2]}, l[3] = {f[3], f[4], f[5]};
     LANE_FN(vec3_turn)(n, 2, c, s);
     LANE_FN(vec3_turn)(l, 2, c, s);
     if (twisted) {
-        const lane ca = LANE_FN(lane_splat)(XT->E[4]), sa = LANE_FN(lane_splat)(-XT->E[5]);
+        const lane ca = X->E[8], sa = X->E[7]; /* -sin alpha: the turn back */
         LANE_FN(vec3_turn)(n, 0, ca, sa);
         LANE_FN(vec3_turn)(l, 0, ca, sa);
     }
-    const double a = XT->r[0];
+    const lane a = X->r[0];
     out[0] = n[0];
     out[1] = n[1] - a * l[2];
     out[2] = n[2] + a * l[1];

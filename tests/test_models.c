@@ -568,7 +568,8 @@ static void test_chain_generator(void **state)
 }
 
 /* The tree transforms that the builder marks as axial screws (tree_form), and the
- * screw congruence against the general one across them, at several joint angles. */
+ * screw congruence and motion and force transforms against the general ones across them,
+ * at several joint angles. */
 static void check_screw_congruence(const mbd_model *m, int i)
 {
     static const double Ic[9] = {0.3, 0.02, -0.01, 0.02, 0.5, 0.04, -0.01, 0.04, 0.4};
@@ -583,14 +584,22 @@ static void check_screw_congruence(const mbd_model *m, int i)
         mbd_xform X;
         joint_kinematics(&X, S, m->joint_type[i], &m->joint[i], q, &m->Xtree[i]);
         inertia_add_congruence(&general, &I, &X, &I, 0, 0);
-        inertia_add_screw_congruence(&screw, &I, &X, &m->Xtree[i],
-                                     m->tree_form[i] == TREE_SCREW, &I, 0, 0);
+        const int twisted = m->tree_form[i] == TREE_SCREW;
+        inertia_add_screw_congruence(&screw, &I, &X, twisted, &I, 0, 0);
         const double *blocks[3][2] = {{general.A, screw.A}, {general.B, screw.B}, {general.C, screw.C}};
         for (int block = 0; block < 3; block++)
             for (int k = 0; k < (block == 1 ? 9 : 6); k++) {
                 const double a = blocks[block][0][k], b = blocks[block][1][k];
                 assert_true(fabs(a - b) <= 1e-13 * (1.0 + fabs(a)));
             }
+        const double x[6] = {0.3, -1.2, 0.7, 2.0, 0.4, -0.9};
+        double by_matrix[6], by_screw[6];
+        xform_motion(by_matrix, &X, x);
+        screw_motion(by_screw, &X, twisted, x);
+        assert_close(by_screw, by_matrix, 6, 1e-14, "screw_motion");
+        xform_force_t(by_matrix, &X, x);
+        screw_force_t(by_screw, &X, twisted, x);
+        assert_close(by_screw, by_matrix, 6, 1e-14, "screw_force_t");
     }
 }
 
