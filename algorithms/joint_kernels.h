@@ -67,27 +67,33 @@ MBD_INLINE void LANE_FN(add_congruence)(const mbd_model *model, lane_work *work,
                                               I, zero_a, zero_c);
 }
 
-/* out = X_i m (motion, parent -> body i) and out = X_i^T f (force, body i -> parent), by
- * the form of body i's tree transform: a revolute joint after an axial screw turns and
- * shifts (screw_motion, screw_force_t) instead of applying E twice and r x. */
+/* out = X_i x for a motion x (parent -> body i) or, force set, X_i^T x for a force x
+ * (body i -> parent), by the form of body i's tree transform: a revolute joint after an
+ * axial screw turns and shifts (screw_motion, screw_force_t) instead of applying E twice
+ * and r x. */
+MBD_INLINE void LANE_FN(body_transform)(lane *restrict out, const mbd_model *model,
+                                        const lane_work *work, int i, mbd_joint_type type,
+                                        int force, const lane *x)
+{
+    const mbd_tree_form form = type == MBD_REVOLUTE ? model->tree_form[i] : TREE_GENERAL;
+    const lane_xform *X = &work->X[i];
+    const int twisted = form == TREE_SCREW;
+    if (form == TREE_GENERAL)
+        force ? LANE_FN(xform_force_t)(out, X, x) : LANE_FN(xform_motion)(out, X, x);
+    else
+        force ? LANE_FN(screw_force_t)(out, X, twisted, x) : LANE_FN(screw_motion)(out, X, twisted, x);
+}
+
 MBD_INLINE void LANE_FN(body_motion)(lane *restrict out, const mbd_model *model, const lane_work *work,
                                      int i, mbd_joint_type type, const lane *m)
 {
-    const mbd_tree_form form = type == MBD_REVOLUTE ? model->tree_form[i] : TREE_GENERAL;
-    if (form == TREE_GENERAL)
-        LANE_FN(xform_motion)(out, &work->X[i], m);
-    else
-        LANE_FN(screw_motion)(out, &work->X[i], form == TREE_SCREW, m);
+    LANE_FN(body_transform)(out, model, work, i, type, 0, m);
 }
 
 MBD_INLINE void LANE_FN(body_force_t)(lane *restrict out, const mbd_model *model, const lane_work *work,
                                       int i, mbd_joint_type type, const lane *f)
 {
-    const mbd_tree_form form = type == MBD_REVOLUTE ? model->tree_form[i] : TREE_GENERAL;
-    if (form == TREE_GENERAL)
-        LANE_FN(xform_force_t)(out, &work->X[i], f);
-    else
-        LANE_FN(screw_force_t)(out, &work->X[i], form == TREE_SCREW, f);
+    LANE_FN(body_transform)(out, model, work, i, type, 1, f);
 }
 
 /* Body i's (articulated or composite) inertia I, in its own frame, joins its parent's sum;

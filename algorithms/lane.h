@@ -65,6 +65,13 @@ MBD_INLINE void lane_sincos(double q, double *s, double *c)
 
 #include <immintrin.h>
 
+/* The width's intrinsic op: _mm256_op or _mm512_op. */
+#if MBD_LANES == 4
+#define LANE_MM(op) _mm256_##op
+#else
+#define LANE_MM(op) _mm512_##op
+#endif
+
 typedef double lane __attribute__((vector_size(8 * MBD_LANES)));
 typedef long long LANE_FN(mbd_lane_mask) __attribute__((vector_size(8 * MBD_LANES)));
 
@@ -92,14 +99,7 @@ typedef struct {
 
 /* x in every lane: a broadcast (gcc cannot fold the 0.0 + x of (lane){0} + x, since
  * -0.0 + 0.0 is +0.0, and spent a scalar addition before each broadcast). */
-MBD_INLINE lane LANE_FN(lane_splat)(double x)
-{
-#if MBD_LANES == 4
-    return _mm256_set1_pd(x);
-#else
-    return _mm512_set1_pd(x);
-#endif
-}
+MBD_INLINE lane LANE_FN(lane_splat)(double x) { return LANE_MM(set1_pd)(x); }
 
 /* Every lane of a comparison's result (all ones or 0) is true: one test of the lanes'
  * sign bits (movemask, or vptestmq into a mask register), not a test per lane. */
@@ -117,14 +117,7 @@ MBD_INLINE int LANE_FN(lane_bad_pivot)(lane x) { return !LANE_FN(all_lanes)((x >
 
 /* One vector square root, correctly rounded as libm's sqrt, instead of a libm call per
  * lane (each behind its errno test): W scalar roots one after the other on the divider. */
-MBD_INLINE lane LANE_FN(lane_sqrt)(lane x)
-{
-#if MBD_LANES == 4
-    return _mm256_sqrt_pd(x);
-#else
-    return _mm512_sqrt_pd(x);
-#endif
-}
+MBD_INLINE lane LANE_FN(lane_sqrt)(lane x) { return LANE_MM(sqrt_pd)(x); }
 
 /* glibc's libmvec (x86-64 vector function ABI: 'd' is AVX2, 'e' AVX-512): all lanes in
  * one call, within 4 ulp of libm's sin and cos; lane_sincos's path for large angles. */
@@ -201,4 +194,5 @@ MBD_INLINE int LANE_FN(singular_joint)(lane_work *work, int body)
     work->failed_body = body;
     return MBD_ESINGULAR;
 }
+#undef LANE_MM
 #endif
