@@ -147,7 +147,7 @@ MBD_INLINE int LANE_FN(lanes_within)(lane x, double limit)
  * vector register; larger angles take them. */
 MBD_INLINE void LANE_FN(lane_sincos)(lane q, lane *s, lane *c)
 {
-    typedef LANE_FN(mbd_lane_mask) bits;
+    typedef unsigned long long bits __attribute__((vector_size(8 * MBD_LANES))); /* shifts into the sign bit */
     if (!LANE_FN(lanes_within)(q, 1e5)) {
         *s = LANE_SIN(q);
         *c = LANE_COS(q);
