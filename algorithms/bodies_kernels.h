@@ -18,15 +18,15 @@
  * D^-1 of a 1x1 or 2x2 block. A singular block in any lane stops the sweep
  * (joint_block_inverse); the batch then solves that group's states one at a time. */
 
-/* q not NULL: X_i and S_i from it first (joint_kinematics), while the body's lanes are at
- * hand rather than in a pass of their own. */
+/* q not NULL (the batch's lanes): X_i and S_i from it first (body_kinematics, for the
+ * solvers' kernels alone), while the body's lanes are at hand rather than in a pass of
+ * their own. */
 MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, const lane *q,
                                        const lane *qd, int i, const mbd_joint_type type)
 {
     lane c[6], Iv[6];
     if (q)
-        LANE_FN(joint_kinematics)(&work->X[i], work->S + 6 * model->v0[i], type, &model->joint[i],
-                                  q + model->q0[i], &model->Xtree[i]);
+        LANE_FN(body_kinematics)(model, work, q, i, type, 1);
     LANE_FN(body_velocity)(model, work, qd, i, type);
     LANE_FN(velocity_product)(c, model, work, qd, i, type); /* in a local: summed in registers */
     for (int r = 0; r < 6; r++)

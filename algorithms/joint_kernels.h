@@ -67,6 +67,13 @@ MBD_INLINE void LANE_FN(add_congruence)(const mbd_model *model, lane_work *work,
                                               I, zero_a, zero_c);
 }
 
+/* The form of body i's tree transform, a constant TREE_GENERAL for the joint types that
+ * are never screws (so that their steps carry no screw code). */
+MBD_INLINE mbd_tree_form LANE_FN(tree_form_of)(const mbd_model *model, int i, mbd_joint_type type)
+{
+    return type == MBD_REVOLUTE ? model->tree_form[i] : TREE_GENERAL;
+}
+
 /* out = X_i x for a motion x (parent -> body i) or, force set, X_i^T x for a force x
  * (body i -> parent), by the form of body i's tree transform: a revolute joint after an
  * axial screw turns and shifts (screw_motion, screw_force_t) instead of applying E twice
@@ -75,13 +82,29 @@ MBD_INLINE void LANE_FN(body_transform)(lane *restrict out, const mbd_model *mod
                                         const lane_work *work, int i, mbd_joint_type type,
                                         int force, const lane *x)
 {
-    const mbd_tree_form form = type == MBD_REVOLUTE ? model->tree_form[i] : TREE_GENERAL;
+    const mbd_tree_form form = LANE_FN(tree_form_of)(model, i, type);
     const lane_xform *X = &work->X[i];
     const int twisted = form == TREE_SCREW;
     if (form == TREE_GENERAL)
         force ? LANE_FN(xform_force_t)(out, X, x) : LANE_FN(xform_motion)(out, X, x);
     else
         force ? LANE_FN(screw_force_t)(out, X, twisted, x) : LANE_FN(screw_motion)(out, X, twisted, x);
+}
+
+/* out = E_i v for a 3-vector v (parent axes -> body i's), or, back set, E_i^T v. In W
+ * lanes across an axial screw by turns (screw_rotate: the lanes' X of a screw holds only
+ * cos q and sin q, body_kinematics); one state's X is whole, and E's product waits on
+ * fewer products than two turns in a row (the subtree sums are a chain from body to
+ * body). */
+MBD_INLINE void LANE_FN(body_rotate)(lane *restrict out, const mbd_model *model, const lane_work *work,
+                                     int i, mbd_joint_type type, int back, const lane *v)
+{
+    const mbd_tree_form form = LANE_FN(tree_form_of)(model, i, type);
+    const lane *E = work->X[i].E;
+    if (MBD_LANES > 1 && form != TREE_GENERAL)
+        LANE_FN(screw_rotate)(out, &work->X[i], form == TREE_SCREW, back, v);
+    else
+        back ? LANE_FN(mat3_apply_t)(out, E, v) : LANE_FN(mat3_apply)(out, E, v);
 }
 
 MBD_INLINE void LANE_FN(body_motion)(lane *restrict out, const mbd_model *model, const lane_work *work,
@@ -110,13 +133,13 @@ MBD_INLINE void LANE_FN(carry_inertia)(const mbd_model *model, lane_work *work, 
         LANE_FN(add_congruence)(model, work, i, &work->IA[p], I, zero_a, zero_c);
 }
 
-/* E = Rz(q)^T E_T: rows 0 and 1 of E_T turned, row 2 kept. */
+/* E = Rz(q)^T E_T: rows 0 and 1 of E_T turned (row 2, E_T's, is written with the
+ * workspace: fixed_kinematics). */
 MBD_INLINE void LANE_FN(turn_about_z)(lane *restrict E, const double *ET, lane c, lane s)
 {
     for (int k = 0; k < 3; k++) {
         E[k] = c * ET[k] + s * ET[3 + k];
         E[3 + k] = c * ET[3 + k] - s * ET[k];
-        E[6 + k] = LANE_FN(lane_splat)(ET[6 + k]);
     }
 }
 
@@ -160,7 +183,6 @@ MBD_INLINE void LANE_FN(cardan_kinematics)(lane_xform *X, lane *S, const mbd_joi
         X->E[3 + k] = c * E1[3 + k] - s * E1[k];
         X->E[6 + k] = E1[6 + k];
     }
-    LANE_FN(fixed_offset)(X->r, XT);
     S[0] = s * a1[1];
     S[1] = c * a1[1];
     S[2] = LANE_FN(lane_splat)(a1[2]);
@@ -184,8 +206,9 @@ MBD_INLINE void LANE_FN(quaternion_rotation)(lane R[9], const lane quat[4])
     R[8] = 1.0 - s * (x * x + y * y);
 }
 
-/* Spherical and free: E = R^T E_T for R of the quaternion; r = r_T, plus E_T^T p for a
- * free joint's position p. (S is the joint's nv unit columns e_0, e_1, ...) */
+/* Spherical and free: E = R^T E_T for R of the quaternion; r = r_T (written with the
+ * workspace) plus E_T^T p for a free joint's position p. (S is the joint's nv unit columns
+ * e_0, e_1, ...) */
 MBD_INLINE void LANE_FN(quaternion_kinematics)(lane_xform *X, const mbd_joint *joint,
                                                const lane *q, const mbd_xform *XT)
 {
@@ -195,29 +218,46 @@ MBD_INLINE void LANE_FN(quaternion_kinematics)(lane_xform *X, const mbd_joint *j
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             X->E[3 * i + j] = R[i] * XT->E[j] + R[3 + i] * XT->E[3 + j] + R[6 + i] * XT->E[6 + j];
-    for (int k = 0; k < 3; k++)
-        X->r[k] = free ? XT->r[k] + XT->E[k] * q[0] + XT->E[3 + k] * q[1] + XT->E[6 + k] * q[2]
-                       : LANE_FN(lane_splat)(XT->r[k]);
+    if (free)
+        for (int k = 0; k < 3; k++)
+            X->r[k] = XT->r[k] + XT->E[k] * q[0] + XT->E[3 + k] * q[1] + XT->E[6 + k] * q[2];
 }
 
-/* X = X_J(q) X_T: parent frame -> body frame, and the motion subspace S(q) in body
- * coordinates (nv columns of 6) where it depends on q (Cardan); the other joints' S, and a
- * prismatic joint's E, are constant, written once with the workspace
- * (constant_kinematics). type is joint->type, whose other fields only Cardan, spherical
- * and free joints read. */
+/* The part of X = X_J(q) X_T that does not depend on q, written once with the workspace:
+ * a prismatic joint's E = E_T, row 2 of a revolute or cylindrical joint's E (that of E_T),
+ * and r = r_T where the joint does not slide. */
+MBD_INLINE void LANE_FN(fixed_kinematics)(lane_xform *X, mbd_joint_type type, const mbd_xform *XT)
+{
+    const int rows_from = type == MBD_PRISMATIC ? 0 : type == MBD_REVOLUTE || type == MBD_CYLINDRICAL ? 6 : 9;
+    for (int k = rows_from; k < 9; k++)
+        X->E[k] = LANE_FN(lane_splat)(XT->E[k]);
+    if (type != MBD_PRISMATIC && type != MBD_CYLINDRICAL && type != MBD_FREE)
+        LANE_FN(fixed_offset)(X->r, XT);
+}
+
+/* X = X_J(q) X_T: parent frame -> body frame, the part that depends on q (the rest is
+ * fixed_kinematics'), and the motion subspace S(q) in body coordinates (nv columns of 6)
+ * where it depends on q (Cardan; the other joints' S is constant, written with the
+ * workspace: constant_kinematics). type is joint->type, whose other fields only Cardan,
+ * spherical and free joints read. screw: X is read by the screw kernels alone (the batch's
+ * lanes, across an axial screw: mbd_tree_form), so that of a revolute joint's E only
+ * E[0] = cos q and E[3] = -sin q are formed (E_T = rotx(alpha) makes them so). */
 static inline void LANE_FN(joint_kinematics)(lane_xform *X, lane *S, mbd_joint_type type,
                                              const mbd_joint *joint, const lane *q,
-                                             const mbd_xform *XT)
+                                             const mbd_xform *XT, int screw)
 {
     lane s, c;
     switch (type) {
     case MBD_REVOLUTE:
         LANE_FN(lane_sincos)(q[0], &s, &c);
-        LANE_FN(turn_about_z)(X->E, XT->E, c, s);
-        LANE_FN(fixed_offset)(X->r, XT);
+        if (screw) {
+            X->E[0] = c;
+            X->E[3] = -s;
+        } else
+            LANE_FN(turn_about_z)(X->E, XT->E, c, s);
         break;
     case MBD_PRISMATIC:
-    default: /* the model builder admits no other type; E = E_T (constant_kinematics) */
+    default: /* the model builder admits no other type */
         LANE_FN(slide_along_z)(X->r, XT, q[0]);
         break;
     case MBD_CYLINDRICAL:
@@ -237,7 +277,8 @@ static inline void LANE_FN(joint_kinematics)(lane_xform *X, lane *S, mbd_joint_t
 
 /* What of the kinematics does not depend on q, written when a workspace is made: the unit
  * columns of S (every joint's but the Cardan's, whose S depends on q), 6 W doubles per
- * column and call in W lanes, and a prismatic joint's rotation E = E_T, 9 W. */
+ * column and call in W lanes, and the fixed part of X (fixed_kinematics): in W lanes a
+ * revolute joint's X costs 6 W doubles per call instead of 12 W (2 W across a screw). */
 static inline void LANE_FN(constant_kinematics)(const mbd_model *model, lane_work *work)
 {
     for (int i = 0; i < model->nb; i++) {
@@ -245,18 +286,26 @@ static inline void LANE_FN(constant_kinematics)(const mbd_model *model, lane_wor
         for (int k = 0; k < model->joint[i].nv; k++)
             if (unit_column(type, k) >= 0)
                 LANE_FN(set_column)(work->S + 6 * (model->v0[i] + k), unit_column(type, k), NULL);
-        if (type == MBD_PRISMATIC)
-            for (int k = 0; k < 9; k++)
-                work->X[i].E[k] = LANE_FN(lane_splat)(model->Xtree[i].E[k]);
+        LANE_FN(fixed_kinematics)(&work->X[i], type, &model->Xtree[i]);
     }
 }
 
-/* X_i = X_J(q_i) X_T(i) and S_i(q_i) for every body. */
-static inline void LANE_FN(tree_kinematics)(const mbd_model *model, lane_work *work, const lane *q)
+/* X_i = X_J(q_i) X_T(i) and S_i(q_i) for body i; screws: only the solvers' kernels read X
+ * (the batch's lanes), so that an axial screw's is formed for them alone (joint_kinematics). */
+MBD_INLINE void LANE_FN(body_kinematics)(const mbd_model *model, lane_work *work, const lane *q,
+                                         int i, mbd_joint_type type, int screws)
+{
+    LANE_FN(joint_kinematics)(&work->X[i], work->S + 6 * model->v0[i], type, &model->joint[i],
+                              q + model->q0[i], &model->Xtree[i],
+                              screws && model->tree_form[i] != TREE_GENERAL);
+}
+
+/* The same for every body. */
+static inline void LANE_FN(tree_kinematics)(const mbd_model *model, lane_work *work, const lane *q,
+                                            int screws)
 {
     for (int i = 0; i < model->nb; i++)
-        LANE_FN(joint_kinematics)(&work->X[i], work->S + 6 * model->v0[i], model->joint_type[i],
-                                  &model->joint[i], q + model->q0[i], &model->Xtree[i]);
+        LANE_FN(body_kinematics)(model, work, q, i, model->joint_type[i], screws);
 }
 
 /* c_J = (dS/dt) qd in body coordinates (zero where S is constant); S = S(q).

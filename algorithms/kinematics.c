@@ -28,7 +28,7 @@ int mbd_kinematics(const mbd_model *model, mbd_work *work, const double *q)
     for (int i = 0; i < model->nb; i++)
         if (!joint_coordinates_valid(model->joint_type[i], q + model->q0[i]))
             return MBD_EINVAL;
-    tree_kinematics(model, work, q);
+    tree_kinematics(model, work, q, 0);
     return MBD_OK;
 }
 
@@ -152,7 +152,7 @@ void momentum_rates_from_qd(const mbd_model *model, mbd_work *work, const double
     kinematics_velocity(model, work, qd);
     subtree_momenta(model, work, work->f);
     for (int i = model->nb - 1; i >= 0; i--)
-        subtree_mass_step(model, work, i);
+        DISPATCH_JOINT(model->joint_type[i], subtree_mass_step, model, work, i);
     for (int i = 0; i < model->nb; i++)
         DISPATCH_JOINT(model->joint_type[i], momentum_rate_step, model, work,
                        (const double (*)[6])work->f, qd, tau, pd, i);

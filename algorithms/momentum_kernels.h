@@ -14,7 +14,8 @@
  * instead of the 24 of carrying each f^B back by X^T, and 18 for g_i and f^B, as the
  * forward pass of the body wrenches took. (h^C, m^C) are kept in work->g, g_i in
  * work->a. */
-MBD_INLINE void LANE_FN(subtree_mass_step)(const mbd_model *model, lane_work *work, int i)
+MBD_INLINE void LANE_FN(subtree_mass_step)(const mbd_model *model, lane_work *work, int i,
+                                            mbd_joint_type type)
 {
     lane (*hm)[6] = work->g;
     const int p = model->parent[i];
@@ -24,11 +25,10 @@ MBD_INLINE void LANE_FN(subtree_mass_step)(const mbd_model *model, lane_work *wo
     }
     if (p < 0)
         return;
-    const lane_xform *X = &work->X[i];
     lane t[3];
-    LANE_FN(mat3_apply_t)(t, X->E, hm[i]);
+    LANE_FN(body_rotate)(t, model, work, i, type, 1, hm[i]);
     for (int r = 0; r < 3; r++)
-        t[r] += hm[i][3] * X->r[r];
+        t[r] += hm[i][3] * work->X[i].r[r];
     if (model->last_child[p] == i) {
         lane h[3];
         LANE_FN(rigid_first_moment)(h, &model->inertia[p]);
@@ -59,7 +59,7 @@ MBD_INLINE void LANE_FN(momentum_rate_step)(const mbd_model *model, lane_work *w
     for (int r = 0; r < 3; r++)
         g0[r] = LANE_FN(lane_splat)(model->gravity[r]);
     lane *g = work->a[i];
-    LANE_FN(mat3_apply)(g, work->X[i].E, p < 0 ? g0 : work->a[p]);
+    LANE_FN(body_rotate)(g, model, work, i, type, 0, p < 0 ? g0 : work->a[p]);
     LANE_FN(vec3_cross)(fB, hm, g);
     for (int r = 0; r < 3; r++)
         fB[3 + r] = hm[3] * g[r];

@@ -21,7 +21,7 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     lane U[MBD_MAX_JOINT_DOF][6], t[6];
     LANE_FN(start_inertia_sum)(model, work, i);
     LANE_FN(start_force_sum)(model, phi, i);
-    LANE_FN(subtree_mass_step)(model, work, i);
+    LANE_FN(subtree_mass_step)(model, work, i, type);
     LANE_FN(joint_space_inertia)(U, L, &work->IA[i], type, S);
     if (LANE_FN(small_cholesky)(L, nv))
         return LANE_FN(singular_joint)(work, i);

@@ -165,7 +165,7 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
     if (model->last_child[i] < 0) /* a leaf; the other sums are started by their last child */
         LANE_FN(rigid_to_matrix)(IAs[i], &model->inertia[i]);
     LANE_FN(start_force_sum)(model, phi, i);
-    LANE_FN(subtree_mass_step)(model, work, i);
+    LANE_FN(subtree_mass_step)(model, work, i, type);
     for (int k = 0; k < nv; k++) { /* U = I^A S in row form: I^A is not symmetric */
         const int unit = unit_column(type, k);
         for (int r = 0; r < 6; r++)

@@ -233,14 +233,15 @@ static void test_lanes_thousand_states(void **state)
 
 /* Joint angles of every quadrant (the lanes' inline sine and cosine) and beyond 1e5 (the
  * libmvec path, for the whole group or for one lane of a group) on revolute and Cardan
- * chains and a binary tree, against the one-state solvers' libm (angles only: slides that
- * long would make the dynamics too ill-conditioned to compare at 1e-12). */
+ * chains and binary trees of axial screws, untwisted and twisted (the lanes' X of a screw
+ * holds only cos q and sin q), against the one-state solvers' libm (angles only: slides
+ * that long would make the dynamics too ill-conditioned to compare at 1e-12). */
 static void test_lanes_all_angles(void **state)
 {
     (void)state;
     static const char *const specs[] = {"chain:n=12,joint=revolute", "chain:n=12,joint=cardan",
-                                        "tree:n=12,branching=2"};
-    for (int m = 0; m < 3; m++) {
+                                        "tree:n=12,branching=2", "tree:n=12,branching=2,skew=0.5"};
+    for (size_t m = 0; m < sizeof specs / sizeof *specs; m++) {
         mbd_model *model = load_model(specs[m]);
         batch_states b = states_new(model, 48, 23);
         uint64_t seed = 29;

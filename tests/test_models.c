@@ -582,7 +582,8 @@ static void check_screw_congruence(const mbd_model *m, int i)
         const double q[7] = {angle}; /* the longest joint's coordinates */
         double S[36];
         mbd_xform X;
-        joint_kinematics(&X, S, m->joint_type[i], &m->joint[i], q, &m->Xtree[i]);
+        fixed_kinematics(&X, m->joint_type[i], &m->Xtree[i]);
+        joint_kinematics(&X, S, m->joint_type[i], &m->joint[i], q, &m->Xtree[i], 0);
         inertia_add_congruence(&general, &I, &X, &I, 0, 0);
         const int twisted = m->tree_form[i] == TREE_SCREW;
         inertia_add_screw_congruence(&screw, &I, &X, twisted, &I, 0, 0);
