@@ -92,8 +92,12 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
      * product of inertia_sub_outer would reload its operand */
     lane U[MBD_MAX_JOINT_DOF][6], D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
     lane UDinv[MBD_MAX_JOINT_DOF][6], Iac[6];
-    LANE_FN(start_inertia_sum)(model, work, i);
-    LANE_FN(joint_space_inertia)(U, D, &work->IA[i], type, S);
+    /* the sums in shared slots in W lanes only: one state's pass was 2-4% slower with
+     * them (each step's loads wait on the stores just made to the same two addresses) */
+    const int slots = MBD_LANES > 1;
+    lane_inertia *Ia = LANE_FN(inertia_sum)(model, work, i, slots);
+    LANE_FN(start_inertia_sum)(model, work, i, slots);
+    LANE_FN(joint_space_inertia)(U, D, Ia, type, S);
     if (LANE_FN(joint_block_inverse)(Dinv, D, n))
         return LANE_FN(singular_joint)(work, i);
     const int free_joint = type == MBD_FREE;
@@ -103,11 +107,11 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
     else
         LANE_FN(times_inverse)(UDinv, (const lane (*)[6])U, Dinv, n);
     if (p >= 0) {
-        lane_inertia *Ia = &work->IA[i]; /* I^A_i becomes I^a_i in place (no copy) */
+        /* I^A_i becomes I^a_i in place (no copy) */
         for (int k = 0; k < n; k++)
             LANE_FN(inertia_sub_outer)(Ia, UDinv[k], U[k]);
         LANE_FN(inertia_zero_subspace)(Ia, type);
-        LANE_FN(carry_inertia)(model, work, i, Ia, zero_rows(type, 0), zero_rows(type, 1));
+        LANE_FN(carry_inertia)(model, work, i, Ia, zero_rows(type, 0), zero_rows(type, 1), slots);
         LANE_FN(inertia_apply_skipping)(Iac, Ia, work->c[i], zero_rows(type, 0), zero_rows(type, 1));
         for (int r = 0; r < 6; r++)
             work->f[i][r] += Iac[r];

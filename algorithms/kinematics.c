@@ -109,7 +109,7 @@ void crba(const mbd_model *model, mbd_work *work, double *H)
     memset(H, 0, (size_t)nv * (size_t)nv * sizeof *H); /* entries of unrelated bodies stay 0 */
     for (int i = model->nb - 1; i >= 0; i--) {
         const int ni = model->joint[i].nv, vi = model->v0[i];
-        start_inertia_sum(model, work, i);
+        start_inertia_sum(model, work, i, 0);
         double F[MBD_MAX_JOINT_DOF][6], Ft[6];
         const mbd_joint_type type = model->joint_type[i];
         for (int k = 0; k < ni; k++)
@@ -126,7 +126,7 @@ void crba(const mbd_model *model, mbd_work *work, double *H)
             }
         }
         if (model->parent[i] >= 0)
-            carry_inertia(model, work, i, &work->IA[i], 0, 0);
+            carry_inertia(model, work, i, &work->IA[i], 0, 0, 0);
     }
 }
 

@@ -25,7 +25,7 @@ static int articulated_inertias(const mbd_model *model, mbd_work *work)
         const mbd_joint_type type = model->joint_type[i];
         double (*U)[6] = (double (*)[6])(work->U + 6 * v0), *Dinv = work->D + model->d0[i];
         double D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF], UDinv[MBD_MAX_JOINT_DOF][6];
-        start_inertia_sum(model, work, i);
+        start_inertia_sum(model, work, i, 0);
         joint_space_inertia(U, D, &work->IA[i], type, work->S + 6 * v0);
         if (joint_block_inverse(Dinv, D, n))
             return singular_joint(work, i);
@@ -36,7 +36,7 @@ static int articulated_inertias(const mbd_model *model, mbd_work *work)
         for (int k = 0; k < n; k++)
             inertia_sub_outer(&Ia, UDinv[k], U[k]);
         inertia_zero_subspace(&Ia, type);
-        carry_inertia(model, work, i, &Ia, 0, 0);
+        carry_inertia(model, work, i, &Ia, 0, 0, 0);
     }
     return MBD_OK;
 }

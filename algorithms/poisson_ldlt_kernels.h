@@ -19,7 +19,7 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     const lane *S = work->S + 6 * v0;
     lane *V = work->U + 6 * v0, *L = work->D + model->d0[i], *x = work->u + v0;
     lane U[MBD_MAX_JOINT_DOF][6], t[6];
-    LANE_FN(start_inertia_sum)(model, work, i);
+    LANE_FN(start_inertia_sum)(model, work, i, 0);
     LANE_FN(start_force_sum)(model, phi, i);
     LANE_FN(subtree_mass_step)(model, work, i, type);
     LANE_FN(joint_space_inertia)(U, L, &work->IA[i], type, S);
@@ -33,7 +33,7 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     for (int k = 0; k < nv; k++) /* rows of V: (X^T U_k)^T, then L^-1 */
         LANE_FN(body_force_t)(V + 6 * k, model, work, i, type, U[k]);
     LANE_FN(small_forward_subst_rows)(L, nv, V);
-    LANE_FN(carry_inertia)(model, work, i, &work->IA[i], 0, 0);
+    LANE_FN(carry_inertia)(model, work, i, &work->IA[i], 0, 0, 0);
     for (int k = 0; k < nv; k++) /* symmetric rank-n_i downdate */
         LANE_FN(inertia_sub_outer)(&work->IA[parent], V + 6 * k, V + 6 * k);
     LANE_FN(body_force_t)(t, model, work, i, type, phi[i]);

@@ -466,6 +466,7 @@ static mbd_model *model_alloc(int n, int nframes)
     m->frames = calloc((size_t)nframes + 1, sizeof *m->frames);
     m->parent = malloc(count * sizeof *m->parent);
     m->last_child = malloc(count * sizeof *m->last_child);
+    m->sum_slot = malloc(count * sizeof *m->sum_slot);
     m->q0 = malloc(count * sizeof *m->q0);
     m->v0 = malloc(count * sizeof *m->v0);
     m->d0 = malloc(count * sizeof *m->d0);
@@ -475,7 +476,7 @@ static mbd_model *model_alloc(int n, int nframes)
     m->joint_type = malloc(count * sizeof *m->joint_type);
     m->inertia = malloc(count * sizeof *m->inertia);
     m->user_rotation = malloc(count * sizeof *m->user_rotation);
-    if (!m->defs || !m->frames || !m->parent || !m->last_child || !m->q0 || !m->v0 || !m->d0 || !m->joint || !m->Xtree ||
+    if (!m->defs || !m->frames || !m->parent || !m->last_child || !m->sum_slot || !m->q0 || !m->v0 || !m->d0 || !m->joint || !m->Xtree ||
         !m->tree_form || !m->joint_type || !m->inertia || !m->user_rotation) {
         mbd_model_free(m);
         return NULL;
@@ -512,8 +513,25 @@ static int own_descriptions(mbd_model *m, const char *source, const char *name,
     return failed ? -1 : 0;
 }
 
-/* Parents, last children, coordinate offsets and the widest branching (the world counts
- * as a parent). */
+/* The slots of the inertia sums (mbd_model.sum_slot): the backward pass visits bodies from
+ * the highest index down; a sum is taken at the step of its body's highest-index child (a
+ * leaf's at its own) and freed after its own step, so that a slot serves every sum that
+ * does not live at the same time as another (a chain needs two). free_slots: nb ints. */
+static void fill_sum_slots(mbd_model *m, int *free_slots)
+{
+    int nfree = 0, used = 0;
+    for (int i = m->nb - 1; i >= 0; i--) {
+        const int p = m->parent[i];
+        if (m->last_child[i] < 0)
+            m->sum_slot[i] = nfree ? free_slots[--nfree] : used++;
+        if (p >= 0 && m->last_child[p] == i)
+            m->sum_slot[p] = nfree ? free_slots[--nfree] : used++;
+        free_slots[nfree++] = m->sum_slot[i];
+    }
+}
+
+/* Parents, last children, coordinate offsets, the widest branching (the world counts as a
+ * parent) and the inertia sums' slots. */
 static int fill_topology(mbd_model *m)
 {
     int *children = calloc((size_t)m->nb + 1, sizeof *children);
@@ -536,6 +554,7 @@ static int fill_topology(mbd_model *m)
         if (count > m->max_children)
             m->max_children = count;
     }
+    fill_sum_slots(m, children); /* nb + 1 ints, no longer needed as counts */
     free(children);
     m->nq = nq;
     m->nv = nv;
@@ -820,6 +839,7 @@ void mbd_model_free(mbd_model *model)
     free(model->joint);
     free(model->Xtree);
     free(model->tree_form);
+    free(model->sum_slot);
     free(model->joint_type);
     free(model->inertia);
     free(model->user_rotation);
