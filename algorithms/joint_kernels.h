@@ -580,34 +580,43 @@ MBD_INLINE int LANE_FN(joint_block_inverse)(lane *restrict Dinv, const lane *D, 
 
 /* ---- the velocity terms that the forward passes share ---- */
 
-/* v_i = X_i v_lambda + S_i qd_i (S_i qd_i at a root), summed in a local and stored once:
- * along a chain each body's velocity waits on its parent's, and sums in work->v would
- * put a store and a reload into that wait. */
-MBD_INLINE void LANE_FN(body_velocity)(const mbd_model *model, lane_work *work, const lane *qd,
-                                       int i, mbd_joint_type type)
+/* Where body i's velocity and acceleration live: work->v[i] and work->a[i] (of motions, v
+ * or a), or, slots set (the batch's bodies sweep, which reads them only at the steps of the
+ * body and its children), in slots shared with bodies whose values do not live at the same
+ * time (model->motion_slot, as inertia_sum's slots). */
+MBD_INLINE lane *LANE_FN(motion_of)(const mbd_model *model, lane (*motions)[6], int i, int slots)
 {
-    const int p = model->parent[i], v0 = model->v0[i];
+    return motions[slots ? model->motion_slot[i] : i];
+}
+
+/* out = v_i = X_i v_lambda + S_i qd_i (vp = v_lambda, NULL at a root), summed in a local
+ * and stored once: along a chain each body's velocity waits on its parent's, and sums in
+ * work->v would put a store and a reload into that wait. */
+MBD_INLINE void LANE_FN(body_velocity)(lane *out, const mbd_model *model, const lane_work *work,
+                                       const lane *vp, const lane *qd, int i, mbd_joint_type type)
+{
+    const int v0 = model->v0[i];
     const lane *S = work->S + 6 * v0;
     lane v[6];
-    if (p < 0)
+    if (!vp)
         LANE_FN(subspace_times)(v, type, S, qd + v0);
     else {
-        LANE_FN(body_motion)(v, model, work, i, type, work->v[p]);
+        LANE_FN(body_motion)(v, model, work, i, type, vp);
         for (int k = 0; k < joint_dofs(type); k++)
             LANE_FN(column_add)(v, type, S, k, qd[v0 + k]);
     }
     for (int r = 0; r < 6; r++)
-        work->v[i][r] = v[r];
+        out[r] = v[r];
 }
 
-/* c = v_i x S_i qd_i + c_J: the acceleration that the joint's motion adds, after
- * body_velocity. */
-MBD_INLINE void LANE_FN(velocity_product)(lane c[6], const mbd_model *model, lane_work *work,
-                                          const lane *qd, int i, mbd_joint_type type)
+/* c = v_i x S_i qd_i + c_J: the acceleration that the joint's motion adds, v = v_i. */
+MBD_INLINE void LANE_FN(velocity_product)(lane c[6], const lane *v, const mbd_model *model,
+                                          const lane_work *work, const lane *qd, int i,
+                                          mbd_joint_type type)
 {
     const int v0 = model->v0[i];
     const lane *S = work->S + 6 * v0;
-    LANE_FN(cross_subspace)(c, work->v[i], type, S, qd + v0);
+    LANE_FN(cross_subspace)(c, v, type, S, qd + v0);
     if (type == MBD_CARDAN) {
         lane cJ[6];
         LANE_FN(joint_bias)(cJ, &model->joint[i], S, qd + v0);

@@ -48,8 +48,11 @@ int body_of_dof(const mbd_model *model, int dof)
 /* v_i = X_i v_lambda + S_i qd_i */
 void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *qd)
 {
-    for (int i = 0; i < model->nb; i++)
-        DISPATCH_JOINT(model->joint_type[i], body_velocity, model, work, qd, i);
+    for (int i = 0; i < model->nb; i++) {
+        const int p = model->parent[i];
+        DISPATCH_JOINT(model->joint_type[i], body_velocity, work->v[i], model, work,
+                       p < 0 ? NULL : work->v[p], qd, i);
+    }
 }
 
 /* Forward: v_i, a_i = X_i a_lambda + S qdd + c_J + v_i x S qd, f_i = I a + v x* I v. */
@@ -59,8 +62,8 @@ MBD_INLINE void rnea_forward_step(const mbd_model *model, mbd_work *work, const 
 {
     const int p = model->parent[i], v0 = model->v0[i];
     double *v = work->v[i], *a = work->a[i], *f = work->f[i], c[6], Iv[6], vxIv[6];
-    body_velocity(model, work, qd, i, type);
-    velocity_product(c, model, work, qd, i, type);
+    body_velocity(v, model, work, p < 0 ? NULL : work->v[p], qd, i, type);
+    velocity_product(c, v, model, work, qd, i, type);
     xform_motion(a, &work->X[i], p < 0 ? a0 : work->a[p]);
     for (int r = 0; r < 6; r++)
         a[r] += c[r];

@@ -467,6 +467,7 @@ static mbd_model *model_alloc(int n, int nframes)
     m->parent = malloc(count * sizeof *m->parent);
     m->last_child = malloc(count * sizeof *m->last_child);
     m->sum_slot = malloc(count * sizeof *m->sum_slot);
+    m->motion_slot = malloc(count * sizeof *m->motion_slot);
     m->q0 = malloc(count * sizeof *m->q0);
     m->v0 = malloc(count * sizeof *m->v0);
     m->d0 = malloc(count * sizeof *m->d0);
@@ -476,7 +477,7 @@ static mbd_model *model_alloc(int n, int nframes)
     m->joint_type = malloc(count * sizeof *m->joint_type);
     m->inertia = malloc(count * sizeof *m->inertia);
     m->user_rotation = malloc(count * sizeof *m->user_rotation);
-    if (!m->defs || !m->frames || !m->parent || !m->last_child || !m->sum_slot || !m->q0 || !m->v0 || !m->d0 || !m->joint || !m->Xtree ||
+    if (!m->defs || !m->frames || !m->parent || !m->last_child || !m->sum_slot || !m->motion_slot || !m->q0 || !m->v0 || !m->d0 || !m->joint || !m->Xtree ||
         !m->tree_form || !m->joint_type || !m->inertia || !m->user_rotation) {
         mbd_model_free(m);
         return NULL;
@@ -513,25 +514,39 @@ static int own_descriptions(mbd_model *m, const char *source, const char *name,
     return failed ? -1 : 0;
 }
 
-/* The slots of the inertia sums (mbd_model.sum_slot): the backward pass visits bodies from
- * the highest index down; a sum is taken at the step of its body's highest-index child (a
- * leaf's at its own) and freed after its own step, so that a slot serves every sum that
- * does not live at the same time as another (a chain needs two). free_slots: nb ints. */
-static void fill_sum_slots(mbd_model *m, int *free_slots)
+/* The slots of the batch's bodies sweep (mbd_model.sum_slot, motion_slot), so that a slot
+ * serves every value that does not live at the same time as another (a chain needs two).
+ * The backward pass visits bodies from the highest index down: a body's inertia sum is
+ * taken at the step of its highest-index child (a leaf's at its own) and given back after
+ * its own. The forward passes visit them upwards: a velocity (an acceleration) is taken at
+ * its body's step and given back after the step of the body's highest-index child (a
+ * leaf's after its own). free_slots: nb ints. */
+static void fill_slots(mbd_model *m, int *free_slots)
 {
     int nfree = 0, used = 0;
+#define TAKE_SLOT() (nfree ? free_slots[--nfree] : used++)
     for (int i = m->nb - 1; i >= 0; i--) {
         const int p = m->parent[i];
         if (m->last_child[i] < 0)
-            m->sum_slot[i] = nfree ? free_slots[--nfree] : used++;
+            m->sum_slot[i] = TAKE_SLOT();
         if (p >= 0 && m->last_child[p] == i)
-            m->sum_slot[p] = nfree ? free_slots[--nfree] : used++;
+            m->sum_slot[p] = TAKE_SLOT();
         free_slots[nfree++] = m->sum_slot[i];
     }
+    nfree = used = 0;
+    for (int i = 0; i < m->nb; i++) {
+        const int p = m->parent[i];
+        m->motion_slot[i] = TAKE_SLOT();
+        if (p >= 0 && m->last_child[p] == i)
+            free_slots[nfree++] = m->motion_slot[p];
+        if (m->last_child[i] < 0)
+            free_slots[nfree++] = m->motion_slot[i];
+    }
+#undef TAKE_SLOT
 }
 
 /* Parents, last children, coordinate offsets, the widest branching (the world counts as a
- * parent) and the inertia sums' slots. */
+ * parent) and the batch's slots. */
 static int fill_topology(mbd_model *m)
 {
     int *children = calloc((size_t)m->nb + 1, sizeof *children);
@@ -554,7 +569,7 @@ static int fill_topology(mbd_model *m)
         if (count > m->max_children)
             m->max_children = count;
     }
-    fill_sum_slots(m, children); /* nb + 1 ints, no longer needed as counts */
+    fill_slots(m, children); /* nb + 1 ints, no longer needed as counts */
     free(children);
     m->nq = nq;
     m->nv = nv;
@@ -840,6 +855,7 @@ void mbd_model_free(mbd_model *model)
     free(model->Xtree);
     free(model->tree_form);
     free(model->sum_slot);
+    free(model->motion_slot);
     free(model->joint_type);
     free(model->inertia);
     free(model->user_rotation);
