@@ -39,7 +39,8 @@ MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, 
                            qd, i, type);
     LANE_FN(velocity_product)(c, v, model, work, qd, i, type); /* in a local: summed in registers */
     for (int r = 0; r < 6; r++)
-        work->c[i][r] = c[r];
+        if (!(bias_zero_rows(type) >> r & 1)) /* nor read by the passes after */
+            work->c[i][r] = c[r];
     LANE_FN(rigid_inertia_apply)(Iv, &model->inertia[i], v);
     LANE_FN(cross_force)(work->f[i], v, Iv); /* p^A */
 }
@@ -119,7 +120,8 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
             LANE_FN(inertia_sub_outer)(Ia, UDinv[k], U[k]);
         LANE_FN(inertia_zero_subspace)(Ia, type);
         LANE_FN(carry_inertia)(model, work, i, Ia, zero_rows(type, 0), zero_rows(type, 1), slots);
-        LANE_FN(inertia_apply_skipping)(Iac, Ia, work->c[i], zero_rows(type, 0), zero_rows(type, 1));
+        LANE_FN(inertia_apply_skipping)(Iac, Ia, work->c[i], zero_rows(type, 0), zero_rows(type, 1),
+                                        bias_zero_rows(type));
         for (int r = 0; r < 6; r++)
             work->f[i][r] += Iac[r];
     }
@@ -130,7 +132,8 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
             LANE_FN(body_force_t)(W[k], model, work, i, type, UDinv[k]);
     LANE_FN(bias_force_step)(model, work, work->f, tau, i, type);
     for (int k = 0; k < n; k++)
-        work->u[v0 + k] -= free_joint ? work->c[i][k] : LANE_FN(dot6)(UDinv[k], work->c[i]);
+        work->u[v0 + k] -= free_joint ? work->c[i][k]
+                                      : LANE_FN(dot_over)(UDinv[k], work->c[i], 1, 63u & ~bias_zero_rows(type));
     return MBD_OK;
 }
 
@@ -151,7 +154,8 @@ MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *wo
             work->u[v0 + k] - (type == MBD_FREE ? a[k] : LANE_FN(dot6)(W + 6 * k, ap));
     if (c)
         for (int r = 0; r < 6; r++)
-            a[r] += c[i][r];
+            if (!(bias_zero_rows(type) >> r & 1))
+                a[r] += c[i][r];
     for (int k = 0; k < n; k++)
         LANE_FN(column_add)(a, type, work->S + 6 * v0, k, qdd_i[k]);
     lane *out = LANE_FN(motion_of)(model, work->a, i, BODIES_SLOTS);

@@ -103,4 +103,20 @@ MBD_INLINE unsigned zero_rows(mbd_joint_type type, int linear)
     return mask;
 }
 
+/* The rows of c = v x S qd + c_J (velocity_product) that are zero whatever the state, as a
+ * bit mask: v x e_z has no z part, so a turn about z leaves rows 2 and 5 zero, and a slide
+ * along z moves only rows 3 and 4. The bodies sweep neither stores nor reads them. */
+MBD_INLINE unsigned bias_zero_rows(mbd_joint_type type)
+{
+    switch (type) {
+    case MBD_REVOLUTE:
+    case MBD_CYLINDRICAL:
+        return 1u << 2 | 1u << 5;
+    case MBD_PRISMATIC:
+        return 7u | 1u << 5;
+    default:
+        return 0;
+    }
+}
+
 #endif

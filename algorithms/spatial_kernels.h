@@ -135,27 +135,30 @@ MBD_INLINE lane LANE_FN(sum3_skipping)(const lane a[3], const lane b[3], unsigne
 
 /* out = I m (motion -> force) for an I whose rows and columns in the bit masks zero_a (of
  * A, with the rows of B) and zero_c (of C, with the columns of B) are zero, as in
- * inertia_add_congruence: their terms drop out. */
+ * inertia_add_congruence, and an m whose entries in the bit mask m_zero (bits 0-5) are
+ * zero: their terms drop out. */
 MBD_INLINE void LANE_FN(inertia_apply_skipping)(lane *restrict out, const lane_inertia *I,
-                                                const lane *m, unsigned zero_a, unsigned zero_c)
+                                                const lane *m, unsigned zero_a, unsigned zero_c,
+                                                unsigned m_zero)
 {
+    const unsigned skip_top = zero_a | (m_zero & 7u), skip_bottom = zero_c | m_zero >> 3;
     for (int i = 0; i < 3; i++) {
         const lane a[3] = {I->A[SYM3(i, 0)], I->A[SYM3(i, 1)], I->A[SYM3(i, 2)]};
         const lane c[3] = {I->C[SYM3(i, 0)], I->C[SYM3(i, 1)], I->C[SYM3(i, 2)]};
         const lane b_column[3] = {I->B[i], I->B[3 + i], I->B[6 + i]};
         out[i] = zero_a >> i & 1 ? LANE_FN(lane_splat)(0.0)
-                                 : LANE_FN(sum3_skipping)(a, m, zero_a) +
-                                       LANE_FN(sum3_skipping)(I->B + 3 * i, m + 3, zero_c);
+                                 : LANE_FN(sum3_skipping)(a, m, skip_top) +
+                                       LANE_FN(sum3_skipping)(I->B + 3 * i, m + 3, skip_bottom);
         out[3 + i] = zero_c >> i & 1 ? LANE_FN(lane_splat)(0.0)
-                                     : LANE_FN(sum3_skipping)(b_column, m, zero_a) +
-                                           LANE_FN(sum3_skipping)(c, m + 3, zero_c);
+                                     : LANE_FN(sum3_skipping)(b_column, m, skip_top) +
+                                           LANE_FN(sum3_skipping)(c, m + 3, skip_bottom);
     }
 }
 
 /* out = I m (motion -> force) */
 MBD_INLINE void LANE_FN(inertia_apply)(lane *restrict out, const lane_inertia *I, const lane *m)
 {
-    LANE_FN(inertia_apply_skipping)(out, I, m, 0, 0);
+    LANE_FN(inertia_apply_skipping)(out, I, m, 0, 0, 0);
 }
 
 /* h = m c of a rigid body's inertia about its frame origin, in every lane */
