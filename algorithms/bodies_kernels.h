@@ -18,12 +18,13 @@
  * D^-1 of a 1x1 or 2x2 block. A singular block in any lane stops the sweep
  * (joint_block_inverse); the batch then solves that group's states one at a time. */
 
-/* The batch's lanes keep v, a and the inertia sums in shared slots (motion_of,
- * inertia_sum): the sweep alone reads them, and a chain's two slots stay in L1 instead of
- * W doubles per body going out to L2. One state keeps them per body: other consumers read
- * them, and its pass was 2-4% slower with the sums in slots (each step's loads wait on the
- * stores just made to the same two addresses). */
-#define BODIES_SLOTS (MBD_LANES > 1)
+/* The sweep keeps v and a in shared slots (motion_of), and in W lanes the inertia sums
+ * too (inertia_sum): it alone reads them, and a chain's two slots stay in L1 instead of
+ * 6 W, 6 W and 21 W doubles per body going out to L2 and memory. One state keeps a sum per
+ * body: its pass was 2-4% slower with the sums in slots (each step's loads wait on the
+ * stores just made to the same two addresses), and 2% faster at N = 10 000 with v and a
+ * in slots, level below. */
+#define SUM_SLOTS (MBD_LANES > 1)
 
 /* q not NULL (the batch's lanes): X_i and S_i from it first (body_kinematics, for the
  * solvers' kernels alone), while the body's lanes are at hand rather than in a pass of
@@ -31,11 +32,11 @@
 MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, const lane *q,
                                        const lane *qd, int i, const mbd_joint_type type)
 {
-    const int p = model->parent[i], slots = BODIES_SLOTS;
-    lane c[6], Iv[6], *v = LANE_FN(motion_of)(model, work->v, i, slots);
+    const int p = model->parent[i];
+    lane c[6], Iv[6], *v = LANE_FN(motion_of)(model, work->v, i);
     if (q)
         LANE_FN(body_kinematics)(model, work, q, i, type, 1);
-    LANE_FN(body_velocity)(v, model, work, p < 0 ? NULL : LANE_FN(motion_of)(model, work->v, p, slots),
+    LANE_FN(body_velocity)(v, model, work, p < 0 ? NULL : LANE_FN(motion_of)(model, work->v, p),
                            qd, i, type);
     LANE_FN(velocity_product)(c, v, model, work, qd, i, type); /* in a local: summed in registers */
     for (int r = 0; r < 6; r++)
@@ -102,7 +103,7 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
      * product of inertia_sub_outer would reload its operand */
     lane U[MBD_MAX_JOINT_DOF][6], D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
     lane UDinv[MBD_MAX_JOINT_DOF][6], Iac[6];
-    const int slots = BODIES_SLOTS;
+    const int slots = SUM_SLOTS;
     lane_inertia *Ia = LANE_FN(inertia_sum)(model, work, i, slots);
     LANE_FN(start_inertia_sum)(model, work, i, slots);
     LANE_FN(joint_space_inertia)(U, D, Ia, type, S);
@@ -146,7 +147,7 @@ MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *wo
 {
     const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const lane *W = work->U + 6 * v0;
-    const lane *ap = p < 0 ? a0 : LANE_FN(motion_of)(model, work->a, p, BODIES_SLOTS);
+    const lane *ap = p < 0 ? a0 : LANE_FN(motion_of)(model, work->a, p);
     lane a[6], qdd_i[MBD_MAX_JOINT_DOF];
     LANE_FN(body_motion)(a, model, work, i, type, ap);
     for (int k = 0; k < n; k++)
@@ -158,7 +159,7 @@ MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *wo
                 a[r] += c[i][r];
     for (int k = 0; k < n; k++)
         LANE_FN(column_add)(a, type, work->S + 6 * v0, k, qdd_i[k]);
-    lane *out = LANE_FN(motion_of)(model, work->a, i, BODIES_SLOTS);
+    lane *out = LANE_FN(motion_of)(model, work->a, i);
     for (int r = 0; r < 6; r++)
         out[r] = a[r];
 }

@@ -580,13 +580,13 @@ MBD_INLINE int LANE_FN(joint_block_inverse)(lane *restrict Dinv, const lane *D, 
 
 /* ---- the velocity terms that the forward passes share ---- */
 
-/* Where body i's velocity and acceleration live: work->v[i] and work->a[i] (of motions, v
- * or a), or, slots set (the batch's bodies sweep, which reads them only at the steps of the
- * body and its children), in slots shared with bodies whose values do not live at the same
- * time (model->motion_slot, as inertia_sum's slots). */
-MBD_INLINE lane *LANE_FN(motion_of)(const mbd_model *model, lane (*motions)[6], int i, int slots)
+/* Where the bodies sweep keeps body i's velocity or acceleration (of motions: work->v or
+ * work->a): it reads them only at the steps of the body and its children, so they share
+ * slots with bodies whose values do not live at the same time (model->motion_slot, as
+ * inertia_sum's slots; a chain's two stay in the L1 cache). */
+MBD_INLINE lane *LANE_FN(motion_of)(const mbd_model *model, lane (*motions)[6], int i)
 {
-    return motions[slots ? model->motion_slot[i] : i];
+    return motions[model->motion_slot[i]];
 }
 
 /* out = v_i = X_i v_lambda + S_i qd_i (vp = v_lambda, NULL at a root), summed in a local

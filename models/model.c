@@ -514,7 +514,7 @@ static int own_descriptions(mbd_model *m, const char *source, const char *name,
     return failed ? -1 : 0;
 }
 
-/* The slots of the batch's bodies sweep (mbd_model.sum_slot, motion_slot), so that a slot
+/* The slots of the bodies sweep (mbd_model.sum_slot, motion_slot), so that a slot
  * serves every value that does not live at the same time as another (a chain needs two).
  * The backward pass visits bodies from the highest index down: a body's inertia sum is
  * taken at the step of its highest-index child (a leaf's at its own) and given back after
