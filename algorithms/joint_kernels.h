@@ -580,10 +580,10 @@ MBD_INLINE int LANE_FN(joint_block_inverse)(lane *restrict Dinv, const lane *D, 
 
 /* ---- the velocity terms that the forward passes share ---- */
 
-/* Where the bodies sweep keeps body i's velocity or acceleration (of motions: work->v or
- * work->a): it reads them only at the steps of the body and its children, so they share
- * slots with bodies whose values do not live at the same time (model->motion_slot, as
- * inertia_sum's slots; a chain's two stay in the L1 cache). */
+/* Where the O(N) solvers keep body i's velocity or acceleration (of motions: work->v or
+ * work->a; the Poisson solvers' g_i there): they read them only at the steps of the body
+ * and its children, so they share slots with bodies whose values do not live at the same
+ * time (model->motion_slot, as inertia_sum's slots; a chain's two stay in the L1 cache). */
 MBD_INLINE lane *LANE_FN(motion_of)(const mbd_model *model, lane (*motions)[6], int i)
 {
     return motions[model->motion_slot[i]];

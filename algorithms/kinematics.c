@@ -157,6 +157,7 @@ void momentum_rates_from_qd(const mbd_model *model, mbd_work *work, const double
     for (int i = model->nb - 1; i >= 0; i--)
         DISPATCH_JOINT(model->joint_type[i], subtree_mass_step, model, work, i);
     for (int i = 0; i < model->nb; i++)
-        DISPATCH_JOINT(model->joint_type[i], momentum_rate_step, model, work,
-                       (const double (*)[6])work->f, qd, tau, pd, i);
+        DISPATCH_JOINT(model->joint_type[i], momentum_rate_step, model, work, work->f[i],
+                       work->v[i], model->parent[i] < 0 ? NULL : work->a[model->parent[i]],
+                       work->a[i], qd, tau, pd, i);
 }

@@ -12,8 +12,8 @@
  * so pd needs no pass of its own: a solver calls subtree_mass_step in a backward pass and
  * momentum_rate_step in its last forward one: 12 multiplications a body for the sums
  * instead of the 24 of carrying each f^B back by X^T, and 18 for g_i and f^B, as the
- * forward pass of the body wrenches took. (h^C, m^C) are kept in work->g, g_i in
- * work->a. */
+ * forward pass of the body wrenches took. (h^C, m^C) are kept in work->g, g_i where
+ * the caller keeps accelerations (work->a, or the Poisson solvers' slots: motion_of). */
 MBD_INLINE void LANE_FN(subtree_mass_step)(const mbd_model *model, lane_work *work, int i,
                                             mbd_joint_type type)
 {
@@ -48,30 +48,31 @@ MBD_INLINE void LANE_FN(subtree_mass_step)(const mbd_model *model, lane_work *wo
  * Spherical and free joints: their velocities are not derivatives of coordinates, and
  * pd_i = d/dt (S_i^T mu_i) = tau_i + S_i^T f^B_i - S_i^T (v_i x* mu_i) (the subtree's
  * momentum in the moving body frame; S constant there), so w = v_i. For the other joints
- * the two forms agree (S^T (S qd x* mu) = 0, or the Cardan dS/dq terms make up for it). */
-MBD_INLINE void LANE_FN(momentum_rate_step)(const mbd_model *model, lane_work *work, const lane (*mu)[6],
-                                   const lane *qd, const lane *tau, lane *pd, int i,
-                                   const mbd_joint_type type)
+ * the two forms agree (S^T (S qd x* mu) = 0, or the Cardan dS/dq terms make up for it).
+ * mu = mu_i, v = v_i; g = g_i from g_parent (NULL at a root: the gravity's). */
+MBD_INLINE void LANE_FN(momentum_rate_step)(const mbd_model *model, lane_work *work, const lane *mu,
+                                             const lane *v, const lane *g_parent, lane *g,
+                                             const lane *qd, const lane *tau, lane *pd, int i,
+                                             const mbd_joint_type type)
 {
-    const int p = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
+    const int v0 = model->v0[i], nv = joint_dofs(type);
     const lane *S = work->S + 6 * v0, *hm = work->g[i];
     lane g0[3], fB[6], w[6], wxmu[6], dT[MBD_MAX_JOINT_DOF];
     for (int r = 0; r < 3; r++)
         g0[r] = LANE_FN(lane_splat)(model->gravity[r]);
-    lane *g = work->a[i];
-    LANE_FN(body_rotate)(g, model, work, i, type, 0, p < 0 ? g0 : work->a[p]);
+    LANE_FN(body_rotate)(g, model, work, i, type, 0, g_parent ? g_parent : g0);
     LANE_FN(vec3_cross)(fB, hm, g);
     for (int r = 0; r < 3; r++)
         fB[3 + r] = hm[3] * g[r];
     for (int k = 0; k < nv; k++)
         dT[k] = LANE_FN(lane_splat)(0.0);
-    memcpy(w, work->v[i], sizeof w);
+    memcpy(w, v, sizeof w);
     if (!joint_has_quaternion(type))
         for (int k = 0; k < nv; k++)
             LANE_FN(column_add)(w, type, S, k, -qd[v0 + k]);
-    LANE_FN(cross_force)(wxmu, w, mu[i]);
+    LANE_FN(cross_force)(wxmu, w, mu);
     if (type == MBD_CARDAN)
-        LANE_FN(joint_dS_dq_dot)(dT, &model->joint[i], S, qd + v0, mu[i]);
+        LANE_FN(joint_dS_dq_dot)(dT, &model->joint[i], S, qd + v0, mu);
     for (int k = 0; k < nv; k++)
         pd[v0 + k] = (tau ? tau[v0 + k] : LANE_FN(lane_splat)(0.0)) + LANE_FN(column_dot)(type, S, k, fB) -
                      LANE_FN(column_dot)(type, S, k, wxmu) + dT[k];

@@ -44,8 +44,8 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     return MBD_OK;
 }
 
-/* qd_i, v_i = w + S_i qd_i with w = X_i v_lambda, mu_i = I^A_i v_i + phi_i into work->f,
- * and pd_i. */
+/* qd_i, v_i = w + S_i qd_i with w = X_i v_lambda (v and g_i in the bodies sweep's slots:
+ * motion_of), mu_i = I^A_i v_i + phi_i into work->f, and pd_i. */
 MBD_INLINE void LANE_FN(rate_step)(const mbd_model *model, lane_work *work, const lane *tau,
                                    lane *qd, lane *pd, int i, const mbd_joint_type type)
 {
@@ -54,18 +54,22 @@ MBD_INLINE void LANE_FN(rate_step)(const mbd_model *model, lane_work *work, cons
         zero[r] = LANE_FN(lane_splat)(0.0);
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
     const lane *V = work->U + 6 * v0, *L = work->D + model->d0[i];
-    const lane *vp = parent < 0 ? zero : work->v[parent];
-    lane *v = work->v[i], *mu = work->f[i];
+    const lane *vp = parent < 0 ? zero : LANE_FN(motion_of)(model, work->v, parent);
+    lane *v = LANE_FN(motion_of)(model, work->v, i), *mu = work->f[i], w[6];
     for (int k = 0; k < nv; k++)
         qd[v0 + k] = work->u[v0 + k] - (parent < 0 ? LANE_FN(lane_splat)(0.0) : LANE_FN(dot6)(V + 6 * k, vp));
     LANE_FN(small_backward_subst)(L, nv, qd + v0);
-    LANE_FN(body_motion)(v, model, work, i, type, vp);
+    LANE_FN(body_motion)(w, model, work, i, type, vp); /* summed in a local, stored once */
     for (int k = 0; k < nv; k++)
-        LANE_FN(column_add)(v, type, work->S + 6 * v0, k, qd[v0 + k]);
-    LANE_FN(inertia_apply)(mu, &work->IA[i], v);
+        LANE_FN(column_add)(w, type, work->S + 6 * v0, k, qd[v0 + k]);
+    for (int r = 0; r < 6; r++)
+        v[r] = w[r];
+    LANE_FN(inertia_apply)(mu, &work->IA[i], w);
     for (int r = 0; r < 6; r++)
         mu[r] += work->c[i][r];
-    LANE_FN(momentum_rate_step)(model, work, (const lane (*)[6])work->f, qd, tau, pd, i, type);
+    LANE_FN(momentum_rate_step)(model, work, mu, v,
+                                parent < 0 ? NULL : LANE_FN(motion_of)(model, work->a, parent),
+                                LANE_FN(motion_of)(model, work->a, i), qd, tau, pd, i, type);
 }
 
 /* qd and pd from p and tau (NULL: zero) after the position kinematics. */

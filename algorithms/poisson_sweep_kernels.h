@@ -230,7 +230,8 @@ static int LANE_FN(eliminate)(const mbd_model *model, lane_work *work, const lan
     return status;
 }
 
-/* Body i's qd_i, v_i and mu_i (into work->v, work->f), and pd_i, its parent's v known. */
+/* Body i's qd_i, v_i and mu_i (into its slot of work->v, motion_of, and work->f), and pd_i,
+ * its parent's v known. */
 MBD_INLINE void LANE_FN(sweep_rates_step)(const mbd_model *model, lane_work *work, const lane *p,
                                           const lane *tau, lane *qd, lane *pd, int i,
                                           const mbd_joint_type type)
@@ -239,7 +240,8 @@ MBD_INLINE void LANE_FN(sweep_rates_step)(const mbd_model *model, lane_work *wor
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
     const lane *S = work->S + 6 * v0, *Dinv = work->D + model->d0[i], *phi = work->c[i];
     lane w[6], f[6], rhs[MBD_MAX_JOINT_DOF], rate[MBD_MAX_JOINT_DOF];
-    LANE_FN(body_motion)(w, model, work, i, type, parent < 0 ? zero : work->v[parent]);
+    LANE_FN(body_motion)(w, model, work, i, type,
+                         parent < 0 ? zero : LANE_FN(motion_of)(model, work->v, parent));
     LANE_FN(mat6_apply)(f, LANE_FN(general_inertias)(work)[i], w);
     for (int r = 0; r < 6; r++)
         f[r] += phi[r];
@@ -253,16 +255,18 @@ MBD_INLINE void LANE_FN(sweep_rates_step)(const mbd_model *model, lane_work *wor
         qd[v0 + k] = rate[k];
     }
     const lane *U = work->U + 6 * v0; /* v_i = w + S qd, mu_i = I^A v_i + phi = f + U qd */
-    lane vJ[6];
+    lane vJ[6], *v = LANE_FN(motion_of)(model, work->v, i);
     LANE_FN(subspace_times)(vJ, type, S, rate);
     for (int r = 0; r < 6; r++) {
         lane mu = f[r];
         for (int k = 0; k < nv; k++)
             mu += U[6 * k + r] * rate[k];
-        work->v[i][r] = w[r] + vJ[r];
+        v[r] = w[r] + vJ[r];
         work->f[i][r] = mu;
     }
-    LANE_FN(momentum_rate_step)(model, work, (const lane (*)[6])work->f, qd, tau, pd, i, type);
+    LANE_FN(momentum_rate_step)(model, work, work->f[i], v,
+                                parent < 0 ? NULL : LANE_FN(motion_of)(model, work->a, parent),
+                                LANE_FN(motion_of)(model, work->a, i), qd, tau, pd, i, type);
 }
 
 static void LANE_FN(rates_and_momenta)(const mbd_model *model, lane_work *work, const lane *p,
