@@ -132,9 +132,9 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
         for (int k = 0; k < n; k++)
             LANE_FN(body_force_t)(W[k], model, work, i, type, UDinv[k]);
     LANE_FN(bias_force_step)(model, work, work->f, tau, i, type);
+    const unsigned c_rows = 63u & ~bias_zero_rows(type);
     for (int k = 0; k < n; k++)
-        work->u[v0 + k] -= free_joint ? work->c[i][k]
-                                      : LANE_FN(dot_over)(UDinv[k], work->c[i], 1, 63u & ~bias_zero_rows(type));
+        work->u[v0 + k] -= free_joint ? work->c[i][k] : LANE_FN(dot_over)(UDinv[k], work->c[i], 1, c_rows);
     return MBD_OK;
 }
 

@@ -107,8 +107,9 @@ MBD_INLINE void LANE_FN(body_transform)(lane *restrict out, const mbd_model *mod
  * cos q and sin q, body_kinematics); one state's X is whole, and E's product waits on
  * fewer products than two turns in a row (the subtree sums are a chain from body to
  * body). */
-MBD_INLINE void LANE_FN(body_rotate)(lane *restrict out, const mbd_model *model, const lane_work *work,
-                                     int i, mbd_joint_type type, int back, const lane *v)
+MBD_INLINE void LANE_FN(body_rotate)(lane *restrict out, const mbd_model *model,
+                                     const lane_work *work, int i, mbd_joint_type type, int back,
+                                     const lane *v)
 {
     const mbd_tree_form form = LANE_FN(tree_form_of)(model, i, type);
     const lane *E = work->X[i].E;
@@ -241,7 +242,8 @@ MBD_INLINE void LANE_FN(quaternion_kinematics)(lane_xform *X, const mbd_joint *j
  * and r = r_T where the joint does not slide. */
 MBD_INLINE void LANE_FN(fixed_kinematics)(lane_xform *X, mbd_joint_type type, const mbd_xform *XT)
 {
-    const int rows_from = type == MBD_PRISMATIC ? 0 : type == MBD_REVOLUTE || type == MBD_CYLINDRICAL ? 6 : 9;
+    const int turns = type == MBD_REVOLUTE || type == MBD_CYLINDRICAL;
+    const int rows_from = type == MBD_PRISMATIC ? 0 : turns ? 6 : 9;
     for (int k = rows_from; k < 9; k++)
         X->E[k] = LANE_FN(lane_splat)(XT->E[k]);
     if (type != MBD_PRISMATIC && type != MBD_CYLINDRICAL && type != MBD_FREE)

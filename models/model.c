@@ -477,7 +477,8 @@ static mbd_model *model_alloc(int n, int nframes)
     m->joint_type = malloc(count * sizeof *m->joint_type);
     m->inertia = malloc(count * sizeof *m->inertia);
     m->user_rotation = malloc(count * sizeof *m->user_rotation);
-    if (!m->defs || !m->frames || !m->parent || !m->last_child || !m->sum_slot || !m->motion_slot || !m->q0 || !m->v0 || !m->d0 || !m->joint || !m->Xtree ||
+    if (!m->defs || !m->frames || !m->parent || !m->last_child || !m->sum_slot ||
+        !m->motion_slot || !m->q0 || !m->v0 || !m->d0 || !m->joint || !m->Xtree ||
         !m->tree_form || !m->joint_type || !m->inertia || !m->user_rotation) {
         mbd_model_free(m);
         return NULL;
@@ -514,7 +515,13 @@ static int own_descriptions(mbd_model *m, const char *source, const char *name,
     return failed ? -1 : 0;
 }
 
-/* The slots of the bodies sweep (mbd_model.sum_slot, motion_slot), so that a slot
+/* A slot from the free list, or a new one. */
+static int take_slot(const int *free_slots, int *nfree, int *used)
+{
+    return *nfree ? free_slots[--*nfree] : (*used)++;
+}
+
+/* The slots of the O(N) sweeps (mbd_model.sum_slot, motion_slot), so that a slot
  * serves every value that does not live at the same time as another (a chain needs two).
  * The backward pass visits bodies from the highest index down: a body's inertia sum is
  * taken at the step of its highest-index child (a leaf's at its own) and given back after
@@ -524,29 +531,27 @@ static int own_descriptions(mbd_model *m, const char *source, const char *name,
 static void fill_slots(mbd_model *m, int *free_slots)
 {
     int nfree = 0, used = 0;
-#define TAKE_SLOT() (nfree ? free_slots[--nfree] : used++)
     for (int i = m->nb - 1; i >= 0; i--) {
         const int p = m->parent[i];
         if (m->last_child[i] < 0)
-            m->sum_slot[i] = TAKE_SLOT();
+            m->sum_slot[i] = take_slot(free_slots, &nfree, &used);
         if (p >= 0 && m->last_child[p] == i)
-            m->sum_slot[p] = TAKE_SLOT();
+            m->sum_slot[p] = take_slot(free_slots, &nfree, &used);
         free_slots[nfree++] = m->sum_slot[i];
     }
     nfree = used = 0;
     for (int i = 0; i < m->nb; i++) {
         const int p = m->parent[i];
-        m->motion_slot[i] = TAKE_SLOT();
+        m->motion_slot[i] = take_slot(free_slots, &nfree, &used);
         if (p >= 0 && m->last_child[p] == i)
             free_slots[nfree++] = m->motion_slot[p];
         if (m->last_child[i] < 0)
             free_slots[nfree++] = m->motion_slot[i];
     }
-#undef TAKE_SLOT
 }
 
 /* Parents, last children, coordinate offsets, the widest branching (the world counts as a
- * parent) and the batch's slots. */
+ * parent) and the sweeps' slots. */
 static int fill_topology(mbd_model *m)
 {
     int *children = calloc((size_t)m->nb + 1, sizeof *children);
