@@ -47,7 +47,7 @@ struct mbd_model {
     int *sum_slot;             /* (nb) the slot of each body's inertia sum in the batch's
                                   bodies sweep (inertia_sum, joint_kernels.h) */
     int *motion_slot;          /* (nb) that of its velocity and acceleration in the O(N)
-                                  solvers' last pass (motion_of, joint_kernels.h) */
+                                  solvers' forward passes (motion_of, joint_kernels.h) */
     int *q0, *v0;              /* (nb) first coordinate and velocity index of each joint */
     int *d0;                   /* (nb) offset of each joint's nv x nv block */
     int ndd;                   /* sum of nv_i^2 */

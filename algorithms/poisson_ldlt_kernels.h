@@ -44,7 +44,7 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     return MBD_OK;
 }
 
-/* qd_i, v_i = w + S_i qd_i with w = X_i v_lambda (v and g_i in the bodies sweep's slots:
+/* qd_i, v_i = w + S_i qd_i with w = X_i v_lambda (v and g_i in the sweeps' slots:
  * motion_of), mu_i = I^A_i v_i + phi_i into work->f, and pd_i. */
 MBD_INLINE void LANE_FN(rate_step)(const mbd_model *model, lane_work *work, const lane *tau,
                                    lane *qd, lane *pd, int i, const mbd_joint_type type)

@@ -331,11 +331,11 @@ MBD_INLINE void LANE_FN(mat3_turn)(lane M[9], int k, lane c, lane s, unsigned ze
     }
 }
 
-/* The screw kernels below take X = rotz(q) rotx(alpha) xlt(a e_x) apart from X itself:
- * E's row 0 is (cos q, sin q cos alpha, sin q sin alpha), row 1 starts with -sin q, row 2
- * is rotx's (0, -sin alpha, cos alpha), and r = (a, 0, 0). So the passes after the
- * kinematics read no tree transform of the model (at N = 10 000 its bytes come from
- * memory in every pass). twisted: alpha != 0. */
+/* The screw kernels below take X = rotz(q) rotx(alpha) xlt(a e_x) apart from X itself,
+ * reading E[0] = cos q, E[3] = -sin q, row 2's E[7] = -sin alpha and E[8] = cos alpha,
+ * and r[0] = a, nothing else: the batch's lanes form no more of a screw's X per call
+ * (joint_kinematics), and the passes after the kinematics read no tree transform of the
+ * model (at N = 10 000 its bytes came from memory in every pass). twisted: alpha != 0. */
 
 /* M <- E^T M E for the rotation E of such an X: a turn about z, then one about x. M's rows
  * in the bit mask zero_rows are zero. */
