@@ -17,16 +17,20 @@ struct mbd_batch {
     void **lane_works;         /* (threads) the form's workspaces */
 };
 
+int cpu_runs_lanes(int lanes)
+{
+    __builtin_cpu_init();
+    return lanes == 8   ? __builtin_cpu_supports("avx512f")
+           : lanes == 4 ? __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+                        : 0;
+}
+
 /* The lane form of this width that the CPU can run, or NULL. */
 static const mbd_lane_form *lane_form_for_cpu(int lanes)
 {
-    __builtin_cpu_init();
-    if (lanes == 8)
-        return __builtin_cpu_supports("avx512f") ? &mbd_lane_form_x8 : NULL;
-    if (lanes == 4)
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? &mbd_lane_form_x4
-                                                                               : NULL;
-    return NULL;
+    if (!cpu_runs_lanes(lanes))
+        return NULL;
+    return lanes == 8 ? &mbd_lane_form_x8 : &mbd_lane_form_x4;
 }
 
 /* The formulation that the solver has a lane form for, or 0. */

@@ -74,6 +74,8 @@ static size_t work_layout(mbd_work *w, const mbd_model *m, size_t scratch, size_
     w->f = carve(base, &off, nb * 6 * d);
     w->g = carve(base, &off, nb * 6 * d);
     w->IA = carve(base, &off, nb * sizeof *w->IA);
+    w->sin_q = carve(base, &off, (size_t)m->nq * d);
+    w->cos_q = carve(base, &off, (size_t)m->nq * d);
     w->scratch = carve(base, &off, scratch * d);
     w->jv = carve(base, &off, JV_COUNT * nv * d);
     w->loop_scratch = carve(base, &off, loop_scratch * d);

@@ -49,6 +49,8 @@ struct mbd_model {
     int *motion_slot;          /* (nb) that of its velocity and acceleration in the O(N)
                                   solvers' forward passes (motion_of, joint_kernels.h) */
     int *q0, *v0;              /* (nb) first coordinate and velocity index of each joint */
+    int angles_from, angles_to; /* coordinates angles_from to angles_to - 1 hold every
+                                  angle (joint_angles): mbd_kinematics' sines and cosines */
     int *d0;                   /* (nb) offset of each joint's nv x nv block */
     int ndd;                   /* sum of nv_i^2 */
     mbd_joint *joint;          /* (nb) */
@@ -89,6 +91,8 @@ struct mbd_work {
     double (*f)[6];            /* (nb) forces, momenta */
     double (*g)[6];            /* (nb) second force/momentum accumulator */
     mbd_inertia *IA;           /* (nb) articulated or composite inertias */
+    double *sin_q, *cos_q;     /* (nq) of every position coordinate, from mbd_kinematics
+                                  (read where the coordinate is an angle) */
     double *scratch;           /* solver-specific, solver->scratch_doubles(model) */
     double *jv;                /* (JV_COUNT x nv) joint-space vectors of friction.c and
                                   coefficients.c, vector k at k nv */
@@ -204,6 +208,11 @@ typedef struct {
                       double *z);
 } mbd_lane_form;
 extern const mbd_lane_form mbd_lane_form_x4, mbd_lane_form_x8;
+/* The CPU runs the lane form of this width (4: AVX2 and FMA, 8: AVX-512). */
+int cpu_runs_lanes(int lanes);
+/* s[k] = sin x[k], c[k] = cos x[k] for k < n, 4 at a time (lane_sincos; batch_x4.c): for
+ * CPUs that run 4 lanes. */
+void sincos_x4(const double *x, int n, double *s, double *c);
 #define MBD_MAX_LANES 8
 
 /* After mbd_kinematics: the full row-major H^-1, exactly symmetric, by the

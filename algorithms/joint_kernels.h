@@ -183,15 +183,16 @@ MBD_INLINE void LANE_FN(set_column)(lane *col, int k, const double *a)
  * e_z (a unit column of S, written with the workspace) and the first as
  * b = Rz(q2)^T a1 = (s sin q2, s cos q2, c). */
 MBD_INLINE void LANE_FN(cardan_kinematics)(lane_xform *X, lane *S, const mbd_joint *joint,
-                                           const lane *q, const mbd_xform *XT)
+                                           const lane *sin_q, const lane *cos_q,
+                                           const mbd_xform *XT)
 {
     const double *a1 = joint->axis[0];
-    lane R1[9], E1[9], s, c;
-    LANE_FN(rotation_about)(R1, a1, q[0]);
+    const lane s = sin_q[1], c = cos_q[1];
+    lane R1[9], E1[9];
+    LANE_FN(rotation_about)(R1, a1, sin_q[0], cos_q[0]);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             E1[3 * i + j] = R1[i] * XT->E[j] + R1[3 + i] * XT->E[3 + j] + R1[6 + i] * XT->E[6 + j];
-    LANE_FN(lane_sincos)(q[1], &s, &c);
     for (int k = 0; k < 3; k++) {
         X->E[k] = c * E1[k] + s * E1[3 + k];
         X->E[3 + k] = c * E1[3 + k] - s * E1[k];
@@ -259,29 +260,27 @@ MBD_INLINE void LANE_FN(fixed_kinematics)(lane_xform *X, mbd_joint_type type, co
  * E[0] = cos q and E[3] = -sin q are formed (E_T = rotx(alpha) makes them so). */
 static inline void LANE_FN(joint_kinematics)(lane_xform *X, lane *S, mbd_joint_type type,
                                              const mbd_joint *joint, const lane *q,
+                                             const lane *sin_q, const lane *cos_q,
                                              const mbd_xform *XT, int screw)
 {
-    lane s, c;
     switch (type) {
     case MBD_REVOLUTE:
-        LANE_FN(lane_sincos)(q[0], &s, &c);
         if (screw) {
-            X->E[0] = c;
-            X->E[3] = -s;
+            X->E[0] = cos_q[0];
+            X->E[3] = -sin_q[0];
         } else
-            LANE_FN(turn_about_z)(X->E, XT->E, c, s);
+            LANE_FN(turn_about_z)(X->E, XT->E, cos_q[0], sin_q[0]);
         break;
     case MBD_PRISMATIC:
     default: /* the model builder admits no other type */
         LANE_FN(slide_along_z)(X->r, XT, q[0]);
         break;
     case MBD_CYLINDRICAL:
-        LANE_FN(lane_sincos)(q[0], &s, &c);
-        LANE_FN(turn_about_z)(X->E, XT->E, c, s);
+        LANE_FN(turn_about_z)(X->E, XT->E, cos_q[0], sin_q[0]);
         LANE_FN(slide_along_z)(X->r, XT, q[1]);
         break;
     case MBD_CARDAN:
-        LANE_FN(cardan_kinematics)(X, S, joint, q, XT);
+        LANE_FN(cardan_kinematics)(X, S, joint, sin_q, cos_q, XT);
         break;
     case MBD_SPHERICAL:
     case MBD_FREE:
@@ -310,8 +309,16 @@ static inline void LANE_FN(constant_kinematics)(const mbd_model *model, lane_wor
 MBD_INLINE void LANE_FN(body_kinematics)(const mbd_model *model, lane_work *work, const lane *q,
                                          int i, mbd_joint_type type, int screws)
 {
+    const int q0 = model->q0[i];
+#if MBD_LANES == 1 /* mbd_kinematics took every coordinate's at once, 4 in a vector */
+    const lane *sin_q = work->sin_q + q0, *cos_q = work->cos_q + q0;
+#else /* here, while the body's lanes are at hand */
+    lane sin_q[2], cos_q[2];
+    for (int k = 0; k < joint_angles(type); k++)
+        LANE_FN(lane_sincos)(q[q0 + k], sin_q + k, cos_q + k);
+#endif
     LANE_FN(joint_kinematics)(&work->X[i], work->S + 6 * model->v0[i], type, &model->joint[i],
-                              q + model->q0[i], &model->Xtree[i],
+                              q + q0, sin_q, cos_q, &model->Xtree[i],
                               screws && model->tree_form[i] != TREE_GENERAL);
 }
 

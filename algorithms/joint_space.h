@@ -50,6 +50,13 @@ MBD_INLINE int joint_dofs(mbd_joint_type type)
     }
 }
 
+/* The joint's leading position coordinates that are angles (of which the kinematics takes
+ * sines and cosines): a revolute's and a cylindrical's first, a Cardan's two. */
+MBD_INLINE int joint_angles(mbd_joint_type type)
+{
+    return type == MBD_REVOLUTE || type == MBD_CYLINDRICAL ? 1 : type == MBD_CARDAN ? 2 : 0;
+}
+
 /* Whether the joint's velocities are the body's own angular (and linear) velocity rather
  * than the derivatives of its position coordinates (nq != nv): spherical and free. */
 MBD_INLINE int joint_has_quaternion(mbd_joint_type type)

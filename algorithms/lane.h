@@ -6,9 +6,10 @@
  * a gcc vector of W doubles, names get the suffix _x4 or _x8; batch_x4.c, batch_x8.c).
  * Arithmetic on lanes is written with C operators (gcc vector extensions; a double operand
  * is broadcast to every lane). What differs per width is here: splat, the pivot test,
- * square root (one vector instruction for W lanes), sine and cosine (libm for one state;
- * inline polynomials for W lanes, libmvec beyond 1e5 rad: they may differ by a few ulp,
- * so lanes agree with the one-state solver to round-off, not bit for bit).
+ * square root (one vector instruction for W lanes), sine and cosine (inline polynomials for
+ * W lanes, libmvec beyond 1e5 rad; one state takes those of 4 lanes for all its angles at
+ * once (sincos_x4), libm's where the CPU has no AVX2: the two may differ by a few ulp, so
+ * lanes agree with the one-state solver to round-off, not always bit for bit).
  *
  * Include it with MBD_LANES defined, then the kernel headers, then lane_end.h. No include
  * guard: a translation unit may instantiate several widths, one after the other. */

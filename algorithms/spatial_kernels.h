@@ -436,11 +436,10 @@ MBD_INLINE void LANE_FN(screw_force_t)(lane *restrict out, const lane_xform *X, 
     out[2] += a * out[4];
 }
 
-/* Rotation matrix of angle q about unit axis a (Rodrigues). */
-static inline void LANE_FN(rotation_about)(lane *restrict out, const double a[3], lane q)
+/* Rotation matrix of the angle whose sine and cosine are s and c about unit axis a
+ * (Rodrigues). */
+static inline void LANE_FN(rotation_about)(lane *restrict out, const double a[3], lane s, lane c)
 {
-    lane s, c;
-    LANE_FN(lane_sincos)(q, &s, &c);
     const lane k = 1.0 - c;
     out[0] = c + k * a[0] * a[0];
     out[1] = k * a[0] * a[1] - s * a[2];

@@ -124,7 +124,7 @@ static int fill_tree(const double *values, generated *out)
         set_vec3(b->axes[0], 0, 0, 1);
         if (parent > 0) {
             set_vec3(b->origin, pow(taper, parent - 1), 0, 0);
-            rotation_about(&b->rotation[0][0], x_axis, skew);
+            rotation_about(&b->rotation[0][0], x_axis, sin(skew), cos(skew));
         }
         const double length = pow(taper, i - 1), mass = pow(taper, 3.0 * (i - 1));
         b->mass = mass;
@@ -168,13 +168,14 @@ static int fill_chain(const double *values, generated *out)
         if (type == MBD_CARDAN)
             vec3_cross(b->axes[1], directions[k], directions[(k + 1) % 3]);
         set_vec3(b->origin, i > 1 ? 0.3 : 0.0, 0.05 * sin(1.7 * i), 0.05 * cos(1.3 * i));
-        rotation_about(&b->rotation[0][0], frame_turn_axis, 0.5 * sin(0.7 * i));
+        const double turn = 0.5 * sin(0.7 * i);
+        rotation_about(&b->rotation[0][0], frame_turn_axis, sin(turn), cos(turn));
         b->mass = 1.0 + 0.5 * sin(i);
         set_vec3(b->com, 0.15, 0.03 * cos(i), -0.02 * sin(2.0 * i));
         const double p[3] = {0.010 * b->mass, (0.008 + 0.001 * sin(i)) * b->mass,
                              (0.006 + 0.001 * cos(1.3 * i)) * b->mass};
         double Q[9];
-        rotation_about(Q, inertia_turn_axis, 0.9 * i);
+        rotation_about(Q, inertia_turn_axis, sin(0.9 * i), cos(0.9 * i));
         for (int r = 0; r < 3; r++)
             for (int c = 0; c < 3; c++)
                 b->inertia[r][c] = Q[3 * r] * p[0] * Q[3 * c] + Q[3 * r + 1] * p[1] * Q[3 * c + 1] +

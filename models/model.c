@@ -559,7 +559,13 @@ static int fill_topology(mbd_model *m)
         return -1;
     int nq = 0, nv = 0, ndd = 0;
     m->max_children = 0;
+    m->angles_from = m->angles_to = 0;
     for (int i = 0; i < m->nb; i++) {
+        const int angles = joint_angles(m->joint[i].type);
+        if (angles && m->angles_from == m->angles_to)
+            m->angles_from = nq;
+        if (angles)
+            m->angles_to = nq + angles;
         m->parent[i] = m->defs[i].parent;
         m->last_child[i] = -1;
         if (m->parent[i] >= 0)
