@@ -1,7 +1,8 @@
 # summary.awk: the numbers that report/README.md quotes, read from mbd-bench's tables.
 #
 #   awk -v section=S [-v mhz=F] -f report/summary.awk DAT/percall.dat DAT/ratio.dat \
-#       DAT/phases.dat DAT/batch.dat DAT/crossover.dat DAT/scaling.dat [DAT/flops.dat]
+#       DAT/phases.dat DAT/batch.dat DAT/crossover.dat DAT/scaling.dat [DAT/flops.dat] \
+#       [DAT/mujoco.dat]
 #
 # S is one of targets, percall, ratio, phases, batch, crossover, friction, scaling, flops;
 # each prints Markdown. mhz (the clock that flops per cycle assume) is for flops.
@@ -77,6 +78,9 @@ FILENAME ~ /scaling\.dat$/ {
     remember(scale_families, "scale_family", $1)
     remember(scale_variants, "scale_variant", $2)
     remember(scale_ns, "scale_n", $3)
+}
+FILENAME ~ /mujoco\.dat$/ && $2 == "bodies" && $3 == 10 {
+    mujoco_ratio[$1] = $6 / $8
 }
 FILENAME ~ /flops\.dat$/ {
     flops_per_body[$1, $2] = $5
@@ -187,6 +191,19 @@ function simd_target(family, limit, joints,    i, key, worst, where) {
                worst < 0 ? "n/a" : worst <= limit ? "PASS" : "MISS")
 }
 
+# The worst of bodies' time over MuJoCo's at N = 10 (bench/mujoco.sh's table).
+function mujoco_target(limit,    f, worst, where) {
+    worst = -1
+    for (f in mujoco_ratio)
+        if (mujoco_ratio[f] > worst) {
+            worst = mujoco_ratio[f]
+            where = f
+        }
+    target_row(sprintf("`bodies` ≤ %.1f× MuJoCo's forward time at N = 10, every family", limit),
+               worst < 0 ? "not measured" : sprintf("worst %.3f× (%s)", worst, where),
+               worst < 0 ? "n/a" : worst <= limit ? "PASS" : "MISS")
+}
+
 function print_targets() {
     print "| target | measured | result |"
     print "|---|---|---|"
@@ -194,6 +211,7 @@ function print_targets() {
     per_body_target("bodies", "^(chain-cylindrical|chain-cardan)$", 120, "2-DOF joints")
     within_target("poisson-ldlt", 1.25)
     within_target("poisson-sweep", 1.8)
+    mujoco_target(0.3)
     growth_target("t(1000) / t(100)", "frictionless families", call, families, count["family"],
                   variants, count["variant"], 100, 1000, 8.5, 11.5)
     growth_target("t(10 000) / t(1000)", "scaling suite", scale_call, scale_families,
