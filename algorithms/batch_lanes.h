@@ -206,8 +206,8 @@ static unsigned LANE_FN(lanes_solve)(const mbd_model *model, void *opaque, int c
         LANE_FN(tree_kinematics)(model, work, work->q, 1);
     const int status =
         !z                                           ? LANE_FN(bodies_sweep)(model, work, work->q, work->x, tau_lanes, work->y)
-        : work->solver == &mbd_solver_poisson_ldlt ? LANE_FN(ldlt_mom)(model, work, work->x, tau_lanes, work->y, work->z)
-                                                     : LANE_FN(sweep_mom)(model, work, work->x, tau_lanes, work->y, work->z);
+        : work->solver == &mbd_solver_poisson_ldlt ? LANE_FN(ldlt_solve)(model, work, NULL, work->x, tau_lanes, work->y, work->z)
+                                                     : LANE_FN(sweep_solve)(model, work, NULL, work->x, tau_lanes, work->y, work->z);
     if (status)
         return solved | bad;
     LANE_FN(scatter)(y, work->y, nv, solved);

@@ -27,8 +27,15 @@ static int bodies_acc(const mbd_model *model, mbd_work *work, const double *qd, 
     return bodies_sweep(model, work, NULL, qd, tau, qdd);
 }
 
+static int bodies_forward(const mbd_model *model, mbd_work *work, const double *q,
+                          const double *qd, const double *tau, double *qdd)
+{
+    return bodies_sweep(model, work, q, qd, tau, qdd);
+}
+
 const mbd_solver mbd_solver_bodies = {
     .name = "bodies",
     .summary = "separate-bodies sweep (Vereshchagin 1974, articulated-body recursion), O(N)",
     .solve_acc = bodies_acc,
+    .forward_acc = bodies_forward,
 };

@@ -26,16 +26,16 @@
  * in slots, level below. */
 #define SUM_SLOTS (MBD_LANES > 1)
 
-/* q not NULL (the batch's lanes): X_i and S_i from it first (body_kinematics, for the
- * solvers' kernels alone), while the body's lanes are at hand rather than in a pass of
- * their own. */
+/* q not NULL (mbd_forward, and the batch's lanes): X_i and S_i from it first
+ * (body_kinematics; in W lanes for the solvers' kernels alone), while the body's values
+ * are at hand rather than in a pass of their own. */
 MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, const lane *q,
                                        const lane *qd, int i, const mbd_joint_type type)
 {
     const int p = model->parent[i];
     lane c[6], Iv[6], *v = LANE_FN(motion_of)(model, work->v, i);
     if (q)
-        LANE_FN(body_kinematics)(model, work, q, i, type, 1);
+        LANE_FN(body_kinematics)(model, work, q, i, type, MBD_LANES > 1);
     LANE_FN(body_velocity)(v, model, work, p < 0 ? NULL : LANE_FN(motion_of)(model, work->v, p),
                            qd, i, type);
     LANE_FN(velocity_product)(c, v, model, work, qd, i, type); /* in a local: summed in registers */
@@ -164,8 +164,9 @@ MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *wo
         out[r] = a[r];
 }
 
-/* qdd from qd and tau (NULL: zero); the position kinematics from q in the first pass, or
- * with q NULL done before (mbd_kinematics). Inline, so that a constant q = NULL folds. */
+/* qdd from qd and tau (NULL: zero); the position kinematics from q in the first pass
+ * (after start_kinematics for one state), or with q NULL done before (mbd_kinematics).
+ * Inline, so that a constant q = NULL folds. */
 MBD_INLINE int LANE_FN(bodies_sweep)(const mbd_model *model, lane_work *work, const lane *q,
                                      const lane *qd, const lane *tau, lane *qdd)
 {

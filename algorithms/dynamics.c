@@ -124,18 +124,40 @@ static int require_solver(const mbd_model *model, const mbd_work *work, mbd_form
     return mbd_solver_formulations(work->solver) & form ? MBD_OK : MBD_EUNSUPPORTED;
 }
 
-int mbd_solve(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
-              double *qdd)
+/* mbd_solve after require_solver; q not NULL: by the solver's forward_acc, after
+ * start_kinematics(q). */
+static int solve_acc(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+                     const double *tau, double *qdd)
 {
-    int status = require_solver(model, work, MBD_ACCELERATION);
-    if (status)
-        return status;
     if (check_finite(qd, model->nv) || (tau && check_finite(tau, model->nv)))
         return MBD_ENONFINITE;
     work->failed_body = -1;
     const mbd_solve_acc_fn solve = model->has_friction ? friction_solve_acc : work->solver->solve_acc;
-    status = solve(model, work, qd, tau, qdd);
+    const int status = q ? work->solver->forward_acc(model, work, q, qd, tau, qdd)
+                         : solve(model, work, qd, tau, qdd);
     if (status == MBD_OK && check_finite(qdd, model->nv))
+        return MBD_ENONFINITE;
+    return status;
+}
+
+int mbd_solve(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
+              double *qdd)
+{
+    const int status = require_solver(model, work, MBD_ACCELERATION);
+    return status ? status : solve_acc(model, work, NULL, qd, tau, qdd);
+}
+
+/* mbd_solve_momentum after require_solver; q as in solve_acc (forward_mom). */
+static int solve_mom(const mbd_model *model, mbd_work *work, const double *q, const double *p,
+                     const double *tau, double *qd, double *pd)
+{
+    if (check_finite(p, model->nv) || (tau && check_finite(tau, model->nv)))
+        return MBD_ENONFINITE;
+    work->failed_body = -1;
+    const mbd_solve_mom_fn solve = model->has_friction ? friction_solve_mom : work->solver->solve_mom;
+    const int status = q ? work->solver->forward_mom(model, work, q, p, tau, qd, pd)
+                         : solve(model, work, p, tau, qd, pd);
+    if (status == MBD_OK && (check_finite(qd, model->nv) || check_finite(pd, model->nv)))
         return MBD_ENONFINITE;
     return status;
 }
@@ -143,35 +165,30 @@ int mbd_solve(const mbd_model *model, mbd_work *work, const double *qd, const do
 int mbd_solve_momentum(const mbd_model *model, mbd_work *work, const double *p,
                        const double *tau, double *qd, double *pd)
 {
-    int status = require_solver(model, work, MBD_MOMENTUM);
-    if (status)
-        return status;
-    if (check_finite(p, model->nv) || (tau && check_finite(tau, model->nv)))
-        return MBD_ENONFINITE;
-    work->failed_body = -1;
-    const mbd_solve_mom_fn solve = model->has_friction ? friction_solve_mom : work->solver->solve_mom;
-    status = solve(model, work, p, tau, qd, pd);
-    if (status == MBD_OK && (check_finite(qd, model->nv) || check_finite(pd, model->nv)))
-        return MBD_ENONFINITE;
-    return status;
+    const int status = require_solver(model, work, MBD_MOMENTUM);
+    return status ? status : solve_mom(model, work, NULL, p, tau, qd, pd);
 }
 
 int mbd_forward(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                 const double *tau, double *qdd)
 {
     int status = require_solver(model, work, MBD_ACCELERATION);
-    if (status == MBD_OK)
-        status = mbd_kinematics(model, work, q);
-    return status ? status : mbd_solve(model, work, qd, tau, qdd);
+    if (status)
+        return status;
+    const int fused = work->solver->forward_acc && !model->has_friction;
+    status = fused ? start_kinematics(model, work, q) : mbd_kinematics(model, work, q);
+    return status ? status : solve_acc(model, work, fused ? q : NULL, qd, tau, qdd);
 }
 
 int mbd_forward_momentum(const mbd_model *model, mbd_work *work, const double *q,
                          const double *p, const double *tau, double *qd, double *pd)
 {
     int status = require_solver(model, work, MBD_MOMENTUM);
-    if (status == MBD_OK)
-        status = mbd_kinematics(model, work, q);
-    return status ? status : mbd_solve_momentum(model, work, p, tau, qd, pd);
+    if (status)
+        return status;
+    const int fused = work->solver->forward_mom && !model->has_friction;
+    status = fused ? start_kinematics(model, work, q) : mbd_kinematics(model, work, q);
+    return status ? status : solve_mom(model, work, fused ? q : NULL, p, tau, qd, pd);
 }
 
 /* The common start of the entry points below: a workspace of this model, position

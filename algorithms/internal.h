@@ -107,14 +107,23 @@ typedef int (*mbd_solve_acc_fn)(const mbd_model *model, mbd_work *work, const do
                                 const double *tau, double *qdd);
 typedef int (*mbd_solve_mom_fn)(const mbd_model *model, mbd_work *work, const double *p,
                                 const double *tau, double *qd, double *pd);
+typedef int (*mbd_forward_acc_fn)(const mbd_model *model, mbd_work *work, const double *q,
+                                  const double *qd, const double *tau, double *qdd);
+typedef int (*mbd_forward_mom_fn)(const mbd_model *model, mbd_work *work, const double *q,
+                                  const double *p, const double *tau, double *qd, double *pd);
 
-/* One row of the solver table. Each function runs after mbd_kinematics(q). */
+/* One row of the solver table. Each solve function runs after mbd_kinematics(q). */
 struct mbd_solver {
     const char *name;
     const char *summary;
     mbd_scratch_fn scratch_doubles;  /* may be NULL: no scratch */
     mbd_solve_acc_fn solve_acc;      /* NULL if the acceleration form is not offered */
     mbd_solve_mom_fn solve_mom;      /* NULL if the momentum form is not offered */
+    /* May be NULL: solve_acc and solve_mom with each body's X_i and S_i formed in their
+     * first pass, after start_kinematics(q) (mbd_forward, mbd_forward_momentum), instead
+     * of in a pass of their own: at N = 10 000 X then stays in L1 between the two. */
+    mbd_forward_acc_fn forward_acc;
+    mbd_forward_mom_fn forward_mom;
 };
 
 /* ---- joints and joint-space blocks: the one-state kernels (see joint_kernels.h) ---- */
@@ -135,6 +144,9 @@ void joint_position_rates(double *qdot, const mbd_joint *joint, const double *q,
 /* ---- kinematics and shared passes (kinematics.c) ---- */
 
 int check_finite(const double *x, int n);
+/* mbd_kinematics before the bodies' X_i and S_i: q checked, its angles' sines and cosines
+ * taken (work->sin_q, cos_q). */
+int start_kinematics(const mbd_model *model, mbd_work *work, const double *q);
 /* After mbd_kinematics: v_i for all bodies from qd. */
 void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *qd);
 /* mu_i: momentum of the subtree rooted at i (from work->v), into mu (nb x 6). */

@@ -32,8 +32,7 @@ static void coordinate_sincos(const double *q, int n, double *s, double *c)
             lane_sincos(q[k], s + k, c + k);
 }
 
-/* X_i = X_J(q_i) X_T(i) and S_i(q_i) for every body. */
-int mbd_kinematics(const mbd_model *model, mbd_work *work, const double *q)
+int start_kinematics(const mbd_model *model, mbd_work *work, const double *q)
 {
     if (check_finite(q, model->nq))
         return MBD_ENONFINITE;
@@ -42,8 +41,16 @@ int mbd_kinematics(const mbd_model *model, mbd_work *work, const double *q)
             return MBD_EINVAL;
     const int from = model->angles_from, n = model->angles_to - from;
     coordinate_sincos(q + from, n, work->sin_q + from, work->cos_q + from);
-    tree_kinematics(model, work, q, 0);
     return MBD_OK;
+}
+
+/* X_i = X_J(q_i) X_T(i) and S_i(q_i) for every body. */
+int mbd_kinematics(const mbd_model *model, mbd_work *work, const double *q)
+{
+    const int status = start_kinematics(model, work, q);
+    if (status == MBD_OK)
+        tree_kinematics(model, work, q, 0);
+    return status;
 }
 
 int body_of_dof(const mbd_model *model, int dof)

@@ -11,14 +11,17 @@
  * Written once over the lane type of lane.h (no include guard; poisson_ldlt.c instantiates
  * one state, batch_x4.c and batch_x8.c W lanes). */
 
-MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, const lane *p, int i,
-                              const mbd_joint_type type)
+/* q not NULL: X_i and S_i from it first (as the bodies sweep's velocity_step). */
+MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, const lane *q,
+                                       const lane *p, int i, const mbd_joint_type type)
 {
     lane (*phi)[6] = work->c;
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
     const lane *S = work->S + 6 * v0;
     lane *V = work->U + 6 * v0, *L = work->D + model->d0[i], *x = work->u + v0;
     lane U[MBD_MAX_JOINT_DOF][6], t[6];
+    if (q)
+        LANE_FN(body_kinematics)(model, work, q, i, type, MBD_LANES > 1);
     LANE_FN(start_inertia_sum)(model, work, i, 0);
     LANE_FN(start_force_sum)(model, phi, i);
     LANE_FN(subtree_mass_step)(model, work, i, type);
@@ -72,13 +75,14 @@ MBD_INLINE void LANE_FN(rate_step)(const mbd_model *model, lane_work *work, cons
                                 LANE_FN(motion_of)(model, work->a, i), qd, tau, pd, i, type);
 }
 
-/* qd and pd from p and tau (NULL: zero) after the position kinematics. */
-static int LANE_FN(ldlt_mom)(const mbd_model *model, lane_work *work, const lane *p, const lane *tau,
-                    lane *qd, lane *pd)
+/* qd and pd from p and tau (NULL: zero); the position kinematics from q in the first pass
+ * (after start_kinematics for one state), or with q NULL done before. */
+MBD_INLINE int LANE_FN(ldlt_solve)(const mbd_model *model, lane_work *work, const lane *q,
+                                   const lane *p, const lane *tau, lane *qd, lane *pd)
 {
     int status = MBD_OK;
     for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
-        DISPATCH_JOINT(model->joint_type[i], status = LANE_FN(eliminate_step), model, work, p, i);
+        DISPATCH_JOINT(model->joint_type[i], status = LANE_FN(eliminate_step), model, work, q, p, i);
     if (status)
         return status;
     for (int i = 0; i < model->nb; i++)

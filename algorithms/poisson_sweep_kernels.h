@@ -149,8 +149,8 @@ static lane (*LANE_FN(general_inertias)(lane_work *work))[36] { return (lane (*)
  * columns off S's support are those of E (h_row_times): H I^A and H phi read I^A's and
  * phi's rows there instead of multiplying by ones and zeros (5 x 6 x 6 multiplications
  * become 5 x 6 for a revolute joint). */
-MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *work, const lane *p,
-                                             int i, const mbd_joint_type type)
+MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *work, const lane *q,
+                                             const lane *p, int i, const mbd_joint_type type)
 {
     lane (*phi)[6] = work->c, (*IAs)[36] = LANE_FN(general_inertias)(work);
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
@@ -162,6 +162,8 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
     const lane *S = work->S + 6 * v0, *IA = IAs[i];
     lane *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
     lane D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
+    if (q) /* X_i and S_i from q first (as the bodies sweep's velocity_step) */
+        LANE_FN(body_kinematics)(model, work, q, i, type, MBD_LANES > 1);
     if (model->last_child[i] < 0) /* a leaf; the other sums are started by their last child */
         LANE_FN(rigid_to_matrix)(IAs[i], &model->inertia[i]);
     LANE_FN(start_force_sum)(model, phi, i);
@@ -222,11 +224,11 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
     return MBD_OK;
 }
 
-static int LANE_FN(eliminate)(const mbd_model *model, lane_work *work, const lane *p)
+static int LANE_FN(eliminate)(const mbd_model *model, lane_work *work, const lane *q, const lane *p)
 {
     int status = MBD_OK;
     for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
-        DISPATCH_JOINT(model->joint_type[i], status = LANE_FN(sweep_eliminate_step), model, work, p, i);
+        DISPATCH_JOINT(model->joint_type[i], status = LANE_FN(sweep_eliminate_step), model, work, q, p, i);
     return status;
 }
 
@@ -277,10 +279,12 @@ static void LANE_FN(rates_and_momenta)(const mbd_model *model, lane_work *work, 
 }
 
 /* qd and pd from p and tau (NULL: zero) after the position kinematics. */
-static int LANE_FN(sweep_mom)(const mbd_model *model, lane_work *work, const lane *p, const lane *tau,
-                     lane *qd, lane *pd)
+/* qd and pd from p and tau (NULL: zero); the position kinematics from q in the first pass
+ * (after start_kinematics for one state), or with q NULL done before. */
+static int LANE_FN(sweep_solve)(const mbd_model *model, lane_work *work, const lane *q,
+                                const lane *p, const lane *tau, lane *qd, lane *pd)
 {
-    int status = LANE_FN(eliminate)(model, work, p);
+    int status = LANE_FN(eliminate)(model, work, q, p);
     if (status)
         return status;
     LANE_FN(rates_and_momenta)(model, work, p, tau, qd, pd);
