@@ -2,6 +2,7 @@
 
 #include <lapacke.h>
 #undef I /* complex.h's imaginary unit, from lapacke.h: I is an inertia here */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,7 +285,9 @@ void check_against_dense_at(const mbd_model *model, const mbd_solver *solver, st
     mbd_work_free(dense);
 }
 
-/* cond(H) = largest / smallest eigenvalue, by LAPACK (dsyev). */
+/* cond(H) = largest / smallest eigenvalue, by LAPACK (dsyev); where the smallest computed
+ * eigenvalue is below eps times the largest (even negative: H is then singular to working
+ * precision) it counts as that, so that cond is at most 1/eps. */
 double condition_number(const mbd_model *model, const double *q)
 {
     const int nv = mbd_model_nv(model);
@@ -292,7 +295,7 @@ double condition_number(const mbd_model *model, const double *q)
     mbd_work *work = mbd_work_new(model, NULL);
     assert_int_equal(mbd_mass_matrix(model, work, q, H), MBD_OK);
     assert_int_equal(LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'L', nv, H, nv, w), 0);
-    const double cond = w[nv - 1] / w[0];
+    const double cond = w[nv - 1] / fmax(w[0], DBL_EPSILON * w[nv - 1]);
     mbd_work_free(work);
     free(H);
     free(w);
