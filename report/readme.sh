@@ -86,9 +86,13 @@ OpenBLAS included), over this run's median time per body at N = 100 and the
 $(field mhz_per_cpu) MHz that the machine reports (a core that runs faster, turbo, makes
 the true figure lower). The counts depend on the joint types and the tree's shape, not
 on the numbers. A core of this class retires at most 4 scalar double operations per
-cycle (two fused multiply-adds), 16 with 256-bit and 32 with 512-bit vectors: the O(N)
-solvers are scalar code, so 4 is their ceiling; OpenBLAS's factorization in \`dense\` is
-vectorized.
+cycle (two fused multiply-adds), 16 with 256-bit and 32 with 512-bit vectors. The O(N)
+solvers are scalar code but for two kernels that one state runs in 256-bit vectors where
+the build targets AVX2 (the joints' sines and cosines, and the inertia congruence
+X^T I X across general tree transforms: [algorithms/README.md](../algorithms/README.md),
+steps 32 and 34), which the scalar build counts as scalar operations: 4 per cycle is
+their ceiling but for those kernels, whose share is largest on the general chains.
+OpenBLAS's factorization in \`dense\` is vectorized.
 
 $(summary flops)
 
