@@ -132,9 +132,9 @@ static int solve_acc(const mbd_model *model, mbd_work *work, const double *q, co
     if (check_finite(qd, model->nv) || (tau && check_finite(tau, model->nv)))
         return MBD_ENONFINITE;
     work->failed_body = -1;
-    const mbd_solve_acc_fn solve = model->has_friction ? friction_solve_acc : work->solver->solve_acc;
-    const int status = q ? work->solver->forward_acc(model, work, q, qd, tau, qdd)
-                         : solve(model, work, qd, tau, qdd);
+    const int status = q                    ? work->solver->forward_acc(model, work, q, qd, tau, qdd)
+                       : model->has_friction ? friction_solve_acc(model, work, qd, tau, qdd)
+                                             : work->solver->solve_acc(model, work, qd, tau, qdd);
     if (status == MBD_OK && check_finite(qdd, model->nv))
         return MBD_ENONFINITE;
     return status;
@@ -154,9 +154,9 @@ static int solve_mom(const mbd_model *model, mbd_work *work, const double *q, co
     if (check_finite(p, model->nv) || (tau && check_finite(tau, model->nv)))
         return MBD_ENONFINITE;
     work->failed_body = -1;
-    const mbd_solve_mom_fn solve = model->has_friction ? friction_solve_mom : work->solver->solve_mom;
-    const int status = q ? work->solver->forward_mom(model, work, q, p, tau, qd, pd)
-                         : solve(model, work, p, tau, qd, pd);
+    const int status = q                    ? work->solver->forward_mom(model, work, q, p, tau, qd, pd)
+                       : model->has_friction ? friction_solve_mom(model, work, p, tau, qd, pd)
+                                             : work->solver->solve_mom(model, work, p, tau, qd, pd);
     if (status == MBD_OK && (check_finite(qd, model->nv) || check_finite(pd, model->nv)))
         return MBD_ENONFINITE;
     return status;

@@ -50,7 +50,7 @@ struct mbd_model {
                                   solvers' forward passes (motion_of, joint_kernels.h) */
     int *q0, *v0;              /* (nb) first coordinate and velocity index of each joint */
     int angles_from, angles_to; /* coordinates angles_from to angles_to - 1 hold every
-                                  angle (joint_angles): mbd_kinematics' sines and cosines */
+                                  angle (joint_angles): start_kinematics' sines and cosines */
     int *d0;                   /* (nb) offset of each joint's nv x nv block */
     int ndd;                   /* sum of nv_i^2 */
     mbd_joint *joint;          /* (nb) */
@@ -91,8 +91,8 @@ struct mbd_work {
     double (*f)[6];            /* (nb) forces, momenta */
     double (*g)[6];            /* (nb) second force/momentum accumulator */
     mbd_inertia *IA;           /* (nb) articulated or composite inertias */
-    double *sin_q, *cos_q;     /* (nq) of every position coordinate, from mbd_kinematics
-                                  (read where the coordinate is an angle) */
+    double *sin_q, *cos_q;     /* (nq) of the coordinates angles_from to angles_to - 1,
+                                  from start_kinematics (read where one is an angle) */
     double *scratch;           /* solver-specific, solver->scratch_doubles(model) */
     double *jv;                /* (JV_COUNT x nv) joint-space vectors of friction.c and
                                   coefficients.c, vector k at k nv */

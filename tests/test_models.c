@@ -660,8 +660,8 @@ static void test_kinematics_sines(void **state)
                 fixed_kinematics(&X, model->joint_type[i], &model->Xtree[i]);
                 joint_kinematics(&X, S, model->joint_type[i], &model->joint[i], qi, sin_q, cos_q,
                                  &model->Xtree[i], 0);
-                assert_close(work->X[i].E, X.E, 9, 2e-15, "E");
-                assert_close(work->X[i].r, X.r, 3, 2e-15, "r");
+                assert_close(work->X[i].E, X.E, 9, 1e-14, "E");
+                assert_close(work->X[i].r, X.r, 3, 1e-14, "r");
             }
         }
         free(q);
