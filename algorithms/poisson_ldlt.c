@@ -11,20 +11,14 @@
 #include "lane_end.h"
 
 static int ldlt_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
-                   double *qd, double *pd)
+                    double *qd, double *pd)
 {
     return ldlt_solve(model, work, NULL, p, tau, qd, pd);
-}
-
-static int ldlt_forward(const mbd_model *model, mbd_work *work, const double *q, const double *p,
-                       const double *tau, double *qd, double *pd)
-{
-    return ldlt_solve(model, work, q, p, tau, qd, pd);
 }
 
 const mbd_solver mbd_solver_poisson_ldlt = {
     .name = "poisson-ldlt",
     .summary = "Poisson-impulse block LDL^T (Ivanov 2017 sec. 4: Cholesky of S^T I^A S, rank-n downdate), O(N); momentum form",
     .solve_mom = ldlt_mom,
-    .forward_mom = ldlt_forward,
+    .forward_mom = ldlt_solve,
 };

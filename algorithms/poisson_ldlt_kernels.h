@@ -77,8 +77,8 @@ MBD_INLINE void LANE_FN(rate_step)(const mbd_model *model, lane_work *work, cons
 
 /* qd and pd from p and tau (NULL: zero); the position kinematics from q in the first pass
  * (after start_kinematics for one state), or with q NULL done before. */
-MBD_INLINE int LANE_FN(ldlt_solve)(const mbd_model *model, lane_work *work, const lane *q,
-                                   const lane *p, const lane *tau, lane *qd, lane *pd)
+static int LANE_FN(ldlt_solve)(const mbd_model *model, lane_work *work, const lane *q,
+                               const lane *p, const lane *tau, lane *qd, lane *pd)
 {
     int status = MBD_OK;
     for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)

@@ -14,15 +14,9 @@
 static size_t sweep_scratch(const mbd_model *model) { return 36 * (size_t)model->nb; }
 
 static int sweep_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
-                   double *qd, double *pd)
+                     double *qd, double *pd)
 {
     return sweep_solve(model, work, NULL, p, tau, qd, pd);
-}
-
-static int sweep_forward(const mbd_model *model, mbd_work *work, const double *q, const double *p,
-                       const double *tau, double *qd, double *pd)
-{
-    return sweep_solve(model, work, q, p, tau, qd, pd);
 }
 
 const mbd_solver mbd_solver_poisson_sweep = {
@@ -30,5 +24,5 @@ const mbd_solver mbd_solver_poisson_sweep = {
     .summary = "Poisson-impulse sweep (Ivanov 2017 sec. 3: explicit D^-1, 6x6 H_i), O(N); momentum form",
     .scratch_doubles = sweep_scratch,
     .solve_mom = sweep_mom,
-    .forward_mom = sweep_forward,
+    .forward_mom = sweep_solve,
 };
