@@ -203,7 +203,7 @@ static unsigned LANE_FN(lanes_solve)(const mbd_model *model, void *opaque, int c
     const int nv = model->nv;
     const lane *tau_lanes = tau ? work->tau : NULL;
     if (z) /* the bodies sweep does the kinematics in its first pass */
-        LANE_FN(tree_kinematics)(model, work, work->q, 1);
+        LANE_FN(tree_kinematics)(model, work, work->q);
     const int status =
         !z                                           ? LANE_FN(bodies_sweep)(model, work, work->q, work->x, tau_lanes, work->y)
         : work->solver == &mbd_solver_poisson_ldlt ? LANE_FN(ldlt_solve)(model, work, NULL, work->x, tau_lanes, work->y, work->z)

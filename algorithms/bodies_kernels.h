@@ -35,7 +35,7 @@ MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, 
     const int p = model->parent[i];
     lane c[6], Iv[6], *v = LANE_FN(motion_of)(model, work->v, i);
     if (q)
-        LANE_FN(body_kinematics)(model, work, q, i, type, MBD_LANES > 1);
+        LANE_FN(body_kinematics)(model, work, q, i, type);
     LANE_FN(body_velocity)(v, model, work, p < 0 ? NULL : LANE_FN(motion_of)(model, work->v, p),
                            qd, i, type);
     LANE_FN(velocity_product)(c, v, model, work, qd, i, type); /* in a local: summed in registers */

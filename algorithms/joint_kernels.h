@@ -305,30 +305,30 @@ static inline void LANE_FN(constant_kinematics)(const mbd_model *model, lane_wor
     }
 }
 
-/* X_i = X_J(q_i) X_T(i) and S_i(q_i) for body i; screws: only the solvers' kernels read X
- * (the batch's lanes), so that an axial screw's is formed for them alone (joint_kinematics). */
+/* X_i = X_J(q_i) X_T(i) and S_i(q_i) for body i. In W lanes only the solvers' kernels
+ * read X, so that an axial screw's is formed for them alone (joint_kinematics); one
+ * state's X is whole, for every consumer. */
 MBD_INLINE void LANE_FN(body_kinematics)(const mbd_model *model, lane_work *work, const lane *q,
-                                         int i, mbd_joint_type type, int screws)
+                                         int i, mbd_joint_type type)
 {
     const int q0 = model->q0[i];
-#if MBD_LANES == 1 /* mbd_kinematics took every coordinate's at once, 4 in a vector */
+#if MBD_LANES == 1 /* start_kinematics took the angles' at once, 4 in a vector */
     const lane *sin_q = work->sin_q + q0, *cos_q = work->cos_q + q0;
-#else /* here, while the body's lanes are at hand */
-    lane sin_q[2], cos_q[2];
+#else /* here, while the body's lanes are at hand (zeros, unread, where there are none) */
+    lane sin_q[2] = {LANE_FN(lane_splat)(0.0)}, cos_q[2] = {LANE_FN(lane_splat)(0.0)};
     for (int k = 0; k < joint_angles(type); k++)
         LANE_FN(lane_sincos)(q[q0 + k], sin_q + k, cos_q + k);
 #endif
     LANE_FN(joint_kinematics)(&work->X[i], work->S + 6 * model->v0[i], type, &model->joint[i],
                               q + q0, sin_q, cos_q, &model->Xtree[i],
-                              screws && model->tree_form[i] != TREE_GENERAL);
+                              MBD_LANES > 1 && model->tree_form[i] != TREE_GENERAL);
 }
 
 /* The same for every body. */
-static inline void LANE_FN(tree_kinematics)(const mbd_model *model, lane_work *work, const lane *q,
-                                            int screws)
+static inline void LANE_FN(tree_kinematics)(const mbd_model *model, lane_work *work, const lane *q)
 {
     for (int i = 0; i < model->nb; i++)
-        LANE_FN(body_kinematics)(model, work, q, i, model->joint_type[i], screws);
+        LANE_FN(body_kinematics)(model, work, q, i, model->joint_type[i]);
 }
 
 /* c_J = (dS/dt) qd in body coordinates (zero where S is constant); S = S(q).

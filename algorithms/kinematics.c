@@ -49,7 +49,7 @@ int mbd_kinematics(const mbd_model *model, mbd_work *work, const double *q)
 {
     const int status = start_kinematics(model, work, q);
     if (status == MBD_OK)
-        tree_kinematics(model, work, q, 0);
+        tree_kinematics(model, work, q);
     return status;
 }
 

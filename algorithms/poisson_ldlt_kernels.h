@@ -21,7 +21,7 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     lane *V = work->U + 6 * v0, *L = work->D + model->d0[i], *x = work->u + v0;
     lane U[MBD_MAX_JOINT_DOF][6], t[6];
     if (q)
-        LANE_FN(body_kinematics)(model, work, q, i, type, MBD_LANES > 1);
+        LANE_FN(body_kinematics)(model, work, q, i, type);
     LANE_FN(start_inertia_sum)(model, work, i, 0);
     LANE_FN(start_force_sum)(model, phi, i);
     LANE_FN(subtree_mass_step)(model, work, i, type);

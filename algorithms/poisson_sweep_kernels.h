@@ -163,7 +163,7 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
     lane *U = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
     lane D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
     if (q) /* X_i and S_i from q first (as the bodies sweep's velocity_step) */
-        LANE_FN(body_kinematics)(model, work, q, i, type, MBD_LANES > 1);
+        LANE_FN(body_kinematics)(model, work, q, i, type);
     if (model->last_child[i] < 0) /* a leaf; the other sums are started by their last child */
         LANE_FN(rigid_to_matrix)(IAs[i], &model->inertia[i]);
     LANE_FN(start_force_sum)(model, phi, i);

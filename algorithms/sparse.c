@@ -36,11 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The passes keep 3-vectors in the first three lanes of a 4-lane vector (the fourth stays
- * 0), so that a rotation, an inertia times a vector or a cross product is a few vector
- * operations instead of a dozen scalar ones. */
-typedef double v4 __attribute__((vector_size(32)));
-/* No call passes a v4 (the helpers are static and always inlined), so the note on the
+/* The passes keep 3-vectors in 4-lane vectors (v4, spatial.h; the fourth lane stays 0).
+ * No call passes a v4 (the helpers are static and always inlined), so the note on the
  * ABI of 32-byte vectors that compilers give for targets without AVX does not apply. */
 #pragma GCC diagnostic ignored "-Wpsabi"
 
@@ -117,11 +114,6 @@ static size_t sparse_scratch(const mbd_model *model)
     return vector_doubles(model) + index_doubles(nv) + nv + factor_size(model);
 }
 
-MBD_INLINE v4 v4_of(const double *x)
-{
-    return (v4){x[0], x[1], x[2], 0.0};
-}
-
 static void rigid4_of(rigid4 *out, const mbd_rigid *I)
 {
     for (int r = 0; r < 3; r++)
@@ -161,15 +153,6 @@ static sparse_layout layout(const mbd_model *model, mbd_work *work)
     if (s.adr[nv] == 0)
         fill_model_part(model, &s);
     return s;
-}
-
-/* __builtin_shufflevector: gcc (12 on) and clang both have it. */
-#define YZX(a) __builtin_shufflevector(a, a, 1, 2, 0, 3)
-#define ZXY(a) __builtin_shufflevector(a, a, 2, 0, 1, 3)
-
-MBD_INLINE v4 cross4(const v4 *a, const v4 *b)
-{
-    return YZX(*a) * ZXY(*b) - ZXY(*a) * YZX(*b);
 }
 
 MBD_INLINE double dot4(const v4 *a, const v4 *b)

@@ -36,6 +36,32 @@ typedef struct {
 /* Index of entry (i, j) of a symmetric 3x3 stored as its upper triangle. */
 #define SYM3(i, j) ((i) <= (j) ? (i) * (5 - (i)) / 2 + (j) : (j) * (5 - (j)) / 2 + (i))
 
+/* A 3-vector in the first three lanes of a 4-lane vector (the fourth unused), so that a
+ * rotation, an inertia times a vector or a cross product is a few vector operations
+ * instead of a dozen scalar ones: sparse.c's passes, and one state's inertia congruence
+ * where the build targets AVX2 (spatial_kernels.h). */
+typedef double v4 __attribute__((vector_size(32)));
+
+/* No call passes a v4 (the helpers are always inlined), so the note on the ABI of 32-byte
+ * vectors that gcc gives for targets without AVX does not apply. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+MBD_INLINE v4 v4_of(const double *x)
+{
+    return (v4){x[0], x[1], x[2], 0.0};
+}
+
+/* __builtin_shufflevector: gcc (12 on) and clang both have it. */
+#define YZX(a) __builtin_shufflevector(a, a, 1, 2, 0, 3)
+#define ZXY(a) __builtin_shufflevector(a, a, 2, 0, 1, 3)
+
+MBD_INLINE v4 cross4(const v4 *a, const v4 *b)
+{
+    return YZX(*a) * ZXY(*b) - ZXY(*a) * YZX(*b);
+}
+#pragma GCC diagnostic pop
+
 /* The kernels, one state (lane = double); batch_x4.c and batch_x8.c instantiate them
  * again over W lanes. */
 #define MBD_LANES 1

@@ -253,42 +253,30 @@ MBD_INLINE void LANE_FN(mat3_rotate_back)(lane *restrict out, const lane *M, int
  * unit columns (inertia_zero_subspace); compile-time constants where they are not 0. */
 #if MBD_LANES == 1 && defined(__AVX2__) && defined(__FMA__)
 /* One state, where the build targets AVX2 and FMA: each block's rows as 3-vectors in
- * 256-bit vectors (lane 3 unused), E^T M E as two products of rows with broadcast entries
+ * 4-lane vectors (v4, spatial.h), E^T M E as two products of rows with broadcast entries
  * (18 vector multiply-adds per block, fewer by the zero rows) instead of about 45 scalar
- * ones, the shift's r x by lane permutations. 6-10% off `bodies` and `poisson-ldlt` on
+ * ones, the shift's r x by lane permutations. 6-14% off `bodies` and `poisson-ldlt` on
  * general chains, within 3% either way on the autoTree families (algorithms/README.md,
  * step 34). W lanes keep the scalar form below, vectors across states. */
-typedef double congruence_v4 __attribute__((vector_size(32)));
-typedef double congruence_row __attribute__((vector_size(32), aligned(8), may_alias));
-
-MBD_INLINE congruence_v4 v4_splat(double x) { return (congruence_v4){x, x, x, x}; }
-
-/* r x b of the 3-vectors in lanes 0-2, r given as (r_y, r_z, r_x) and (r_z, r_x, r_y) */
-MBD_INLINE congruence_v4 v4_cross(congruence_v4 r_yzx, congruence_v4 r_zxy, congruence_v4 b)
-{
-    const congruence_v4 b_yzx = __builtin_shufflevector(b, b, 1, 2, 0, 3);
-    const congruence_v4 b_zxy = __builtin_shufflevector(b, b, 2, 0, 1, 3);
-    return r_yzx * b_zxy - r_zxy * b_yzx;
-}
+typedef double v4_unaligned __attribute__((vector_size(32), aligned(8), may_alias));
 
 /* Rows of E^T M E (e: E's rows) for M symmetric (upper triangle) or full (row-major),
  * whose rows in zero_rows and columns in zero_cols are zero. */
-MBD_INLINE void v4_rotate_back(congruence_v4 out[3], const double *M, int symmetric,
-                               const double *E, const congruence_v4 e[3], unsigned zero_rows,
-                               unsigned zero_cols)
+MBD_INLINE void v4_rotate_back(v4 out[3], const double *M, int symmetric, const double *E,
+                               const v4 e[3], unsigned zero_rows, unsigned zero_cols)
 {
-    congruence_v4 ME[3];
+    v4 ME[3];
     for (int i = 0; i < 3; i++) {
-        ME[i] = v4_splat(0.0);
+        ME[i] = (v4){0.0};
         for (int k = 0; k < 3; k++)
             if (!(zero_rows >> i & 1) && !(zero_cols >> k & 1))
-                ME[i] += v4_splat(M[symmetric ? SYM3(i, k) : 3 * i + k]) * e[k];
+                ME[i] += M[symmetric ? SYM3(i, k) : 3 * i + k] * e[k];
     }
     for (int i = 0; i < 3; i++) {
-        out[i] = v4_splat(0.0);
+        out[i] = (v4){0.0};
         for (int k = 0; k < 3; k++)
             if (!(zero_rows >> k & 1))
-                out[i] += v4_splat(E[3 * k + i]) * ME[k];
+                out[i] += E[3 * k + i] * ME[k];
     }
 }
 
@@ -297,25 +285,25 @@ MBD_INLINE void inertia_add_congruence(mbd_inertia *out, const mbd_inertia *base
                                        unsigned zero_a, unsigned zero_c)
 {
     const double *E = X->E, *r = X->r;
-    const congruence_v4 e[3] = {*(const congruence_row *)E, *(const congruence_row *)(E + 3),
-                                *(const congruence_row *)(E + 6)}; /* lane 3: r[0], unused */
-    const congruence_v4 r_yzx = {r[1], r[2], r[0], 0.0}, r_zxy = {r[2], r[0], r[1], 0.0};
-    congruence_v4 C1[3], B1[3], A1[3];
+    const v4 e[3] = {*(const v4_unaligned *)E, *(const v4_unaligned *)(E + 3),
+                     *(const v4_unaligned *)(E + 6)}; /* lane 3: r[0], unused */
+    const v4 r4 = v4_of(r);
+    v4 C1[3], B1[3], A1[3];
     v4_rotate_back(C1, I->C, 1, E, e, zero_c, zero_c);
     v4_rotate_back(B1, I->B, 0, E, e, zero_a, zero_c);
     v4_rotate_back(A1, I->A, 1, E, e, zero_a, zero_a);
-    const congruence_v4 K[3] = {/* rx C1, row by row */
-                                r[1] * C1[2] - r[2] * C1[1], r[2] * C1[0] - r[0] * C1[2],
-                                r[0] * C1[1] - r[1] * C1[0]};
+    const v4 K[3] = {/* rx C1, row by row */
+                     r[1] * C1[2] - r[2] * C1[1], r[2] * C1[0] - r[0] * C1[2],
+                     r[0] * C1[1] - r[1] * C1[0]};
     /* rows of C1, B' = B1 + K, P = M^T (row j: r x row j of B1) and A1 + P - rx C1 rx
      * (row i of -rx C1 rx: r x row i of K); A' = that + P^T, upper triangles only */
     double c[3][4], b[3][4], p[3][4], a[3][4];
     for (int i = 0; i < 3; i++) {
-        const congruence_v4 P = v4_cross(r_yzx, r_zxy, B1[i]);
-        *(congruence_row *)c[i] = C1[i];
-        *(congruence_row *)b[i] = B1[i] + K[i];
-        *(congruence_row *)p[i] = P;
-        *(congruence_row *)a[i] = A1[i] + P + v4_cross(r_yzx, r_zxy, K[i]);
+        const v4 P = cross4(&r4, &B1[i]);
+        *(v4_unaligned *)c[i] = C1[i];
+        *(v4_unaligned *)b[i] = B1[i] + K[i];
+        *(v4_unaligned *)p[i] = P;
+        *(v4_unaligned *)a[i] = A1[i] + P + cross4(&r4, &K[i]);
     }
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
