@@ -16,7 +16,8 @@ void bodies_inverse_times(const mbd_model *model, mbd_work *work, const double *
     const double zero[6] = {0};
     memset(work->g, 0, (size_t)model->nb * sizeof *work->g);
     for (int i = model->nb - 1; i >= 0; i--)
-        DISPATCH_JOINT(model->joint_type[i], bias_force_step, model, work, work->g, b, i);
+        DISPATCH_JOINT(model->joint_type[i], bias_force_step, model, work, work->g,
+                       work->D + model->d0[i], b, i);
     for (int i = 0; i < model->nb; i++)
         DISPATCH_JOINT(model->joint_type[i], acceleration_step, model, work, zero, NULL, x, i);
 }

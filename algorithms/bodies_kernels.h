@@ -50,10 +50,11 @@ MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, 
  * (= X_i^T (p_i + U_i D_i^-1 u_i)): the bias forces' part of the backward pass, once W_i
  * and D_i^-1 are known (p: p^A with I^a c added). */
 MBD_INLINE void LANE_FN(bias_force_step)(const mbd_model *model, lane_work *work, lane (*p)[6],
-                                const lane *tau, int i, const mbd_joint_type type)
+                                         const lane *Dinv, const lane *tau, int i,
+                                         const mbd_joint_type type)
 {
     const int parent = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
-    const lane *S = work->S + 6 * v0, *W = work->U + 6 * v0, *Dinv = work->D + model->d0[i];
+    const lane *S = work->S + 6 * v0, *W = work->U + 6 * v0;
     lane u[MBD_MAX_JOINT_DOF], t[6];
     for (int k = 0; k < n; k++)
         u[k] = (tau ? tau[v0 + k] : LANE_FN(lane_splat)(0.0)) - LANE_FN(column_dot)(type, S, k, p[i]);
@@ -98,7 +99,9 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
     const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const lane *S = work->S + 6 * v0;
     lane (*W)[6] = (lane (*)[6])(work->U + 6 * v0);
-    lane *restrict Dinv = work->D + model->d0[i];
+    /* D^-1 kept for bodies_inverse_times in one state; the lanes' only here */
+    lane Dinv_here[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
+    lane *restrict Dinv = MBD_LANES > 1 ? Dinv_here : work->D + model->d0[i];
     /* U in a local, not in work->U: a store to I^a could alias it there, and every
      * product of inertia_sub_outer would reload its operand */
     lane U[MBD_MAX_JOINT_DOF][6], D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
@@ -131,7 +134,7 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
     else
         for (int k = 0; k < n; k++)
             LANE_FN(body_force_t)(W[k], model, work, i, type, UDinv[k]);
-    LANE_FN(bias_force_step)(model, work, work->f, tau, i, type);
+    LANE_FN(bias_force_step)(model, work, work->f, Dinv, tau, i, type);
     const unsigned c_rows = 63u & ~bias_zero_rows(type);
     for (int k = 0; k < n; k++)
         work->u[v0 + k] -= free_joint ? work->c[i][k] : LANE_FN(dot_over)(UDinv[k], work->c[i], 1, c_rows);
