@@ -36,6 +36,14 @@ typedef struct {
 /* Index of entry (i, j) of a symmetric 3x3 stored as its upper triangle. */
 #define SYM3(i, j) ((i) <= (j) ? (i) * (5 - (i)) / 2 + (j) : (j) * (5 - (j)) / 2 + (i))
 
+/* The zero rows (and columns) of a 3x3 block that stay zero across a turn about axis k
+ * (bit masks): k's, and the other two only together. */
+MBD_INLINE unsigned zero_after_turn(unsigned zero, int k)
+{
+    const unsigned plane = 7u & ~(1u << k);
+    return (zero & 1u << k) | ((zero & plane) == plane ? plane : 0);
+}
+
 /* A 3-vector in the first three lanes of a 4-lane vector (the fourth unused), so that a
  * rotation, an inertia times a vector or a cross product is a few vector operations
  * instead of a dozen scalar ones: sparse.c's passes, and one state's inertia congruence

@@ -361,11 +361,25 @@ MBD_INLINE void LANE_FN(inertia_add_congruence)(lane_inertia *out, const lane_in
  * j only. */
 
 /* S <- R^T S R for a symmetric S (upper triangle), with cc = c^2 - s^2 and ss = 2 c s:
- * 6 multiplications, 10 unless S's row and column k are zero (bit k of zero). */
+ * 6 multiplications, 10 unless S's row and column k are zero, 3 to 5 where those of i
+ * or j are (bits of zero; gcc folds no product with a zero, since x could be NaN). */
 MBD_INLINE void LANE_FN(sym3_turn)(lane S[6], int k, lane c, lane s, lane cc, lane ss,
                                    unsigned zero)
 {
     const int i = (k + 1) % 3, j = (k + 2) % 3;
+    const int zero_i = zero >> i & 1, zero_j = zero >> j & 1;
+    if (zero_i != zero_j) { /* one nonzero index of the plane: S_nn and S_nk turn */
+        const int n = zero_i ? j : i;
+        const lane h = 0.5 * S[SYM3(n, n)], snk = S[SYM3(n, k)], hcc = h * cc;
+        S[SYM3(i, i)] = zero_i ? h - hcc : h + hcc; /* S_nn c^2 or S_nn s^2 */
+        S[SYM3(j, j)] = zero_i ? h + hcc : h - hcc;
+        S[SYM3(i, j)] = zero_i ? -(h * ss) : h * ss;
+        if (!(zero >> k & 1)) {
+            S[SYM3(i, k)] = zero_i ? -s * snk : c * snk;
+            S[SYM3(j, k)] = zero_i ? c * snk : s * snk;
+        }
+        return;
+    }
     const lane mean = 0.5 * (S[SYM3(i, i)] + S[SYM3(j, j)]);
     const lane half = 0.5 * (S[SYM3(i, i)] - S[SYM3(j, j)]), sij = S[SYM3(i, j)];
     const lane d = half * cc - sij * ss;
@@ -391,8 +405,16 @@ MBD_INLINE void LANE_FN(mat3_turn)(lane M[9], int k, lane c, lane s, unsigned ze
         }
     for (int col = 0; col < 3; col++) { /* R^T (M R): rows i and j */
         const lane mi = M[3 * i + col], mj = M[3 * j + col];
-        M[3 * i + col] = c * mi - s * mj;
-        M[3 * j + col] = s * mi + c * mj;
+        if (zero_rows >> j & 1 && !(zero_rows >> i & 1)) {
+            M[3 * i + col] = c * mi;
+            M[3 * j + col] = s * mi;
+        } else if (zero_rows >> i & 1 && !(zero_rows >> j & 1)) {
+            M[3 * i + col] = -s * mj;
+            M[3 * j + col] = c * mj;
+        } else {
+            M[3 * i + col] = c * mi - s * mj;
+            M[3 * j + col] = s * mi + c * mj;
+        }
     }
 }
 
@@ -409,7 +431,7 @@ MBD_INLINE void LANE_FN(mat3_screw_turn)(lane M[9], const lane_xform *X, int twi
 {
     LANE_FN(mat3_turn)(M, 2, X->E[0], -X->E[3], zero_rows);
     if (twisted)
-        LANE_FN(mat3_turn)(M, 0, X->E[8], -X->E[7], 0);
+        LANE_FN(mat3_turn)(M, 0, X->E[8], -X->E[7], zero_after_turn(zero_rows, 2));
 }
 
 /* out = base + X^T I X for X = rotz(q) rotx(alpha) xlt(a e_x): a revolute joint's turn
@@ -430,8 +452,8 @@ MBD_INLINE void LANE_FN(inertia_add_screw_congruence)(lane_inertia *out, const l
     if (twisted) {
         const lane ca = X->E[8], sa = -X->E[7];
         const lane cca = ca * ca - sa * sa, ssa = 2.0 * ca * sa;
-        LANE_FN(sym3_turn)(T.A, 0, ca, sa, cca, ssa, 0);
-        LANE_FN(sym3_turn)(T.C, 0, ca, sa, cca, ssa, 0);
+        LANE_FN(sym3_turn)(T.A, 0, ca, sa, cca, ssa, zero_after_turn(zero_a, 2));
+        LANE_FN(sym3_turn)(T.C, 0, ca, sa, cca, ssa, zero_after_turn(zero_c, 2));
     }
     const lane a = X->r[0], a2 = a * a;
     const lane *A1 = T.A, *B1 = T.B, *C1 = T.C;

@@ -567,6 +567,46 @@ static void test_chain_generator(void **state)
     }
 }
 
+static void assert_inertia_close(const mbd_inertia *got, const mbd_inertia *want, double tol)
+{
+    const double *blocks[3][2] = {{want->A, got->A}, {want->B, got->B}, {want->C, got->C}};
+    for (int block = 0; block < 3; block++)
+        for (int k = 0; k < (block == 1 ? 9 : 6); k++) {
+            const double a = blocks[block][0][k], b = blocks[block][1][k];
+            assert_true(fabs(a - b) <= tol * (1.0 + fabs(a)));
+        }
+}
+
+/* The turns of symmetric and general 3x3 blocks about each axis skip the products with
+ * rows (and columns) known to be zero: the same result as the full turn of the block
+ * with those zeros, for every pattern of zeros. */
+static void test_turns_skip_zeros(void **state)
+{
+    (void)state;
+    const double c = cos(0.7), s = sin(0.7);
+    for (int k = 0; k < 3; k++)
+        for (unsigned zero = 0; zero < 8; zero++) {
+            double sym[6], full_sym[6], M[9], full_M[9];
+            for (int r = 0; r < 3; r++)
+                for (int col = r; col < 3; col++)
+                    sym[SYM3(r, col)] = zero >> r & 1 || zero >> col & 1 ? 0.0 : 1.0 + r + 0.3 * col;
+            for (int e = 0; e < 9; e++)
+                M[e] = zero >> (e / 3) & 1 ? 0.0 : 0.5 + 0.25 * e;
+            memcpy(full_sym, sym, sizeof sym);
+            memcpy(full_M, M, sizeof M);
+            sym3_turn(sym, k, c, s, c * c - s * s, 2.0 * c * s, zero);
+            sym3_turn(full_sym, k, c, s, c * c - s * s, 2.0 * c * s, 0);
+            mat3_turn(M, k, c, s, zero);
+            mat3_turn(full_M, k, c, s, 0);
+            assert_close(sym, full_sym, 6, 1e-15, "sym3_turn");
+            assert_close(M, full_M, 9, 1e-15, "mat3_turn");
+            for (int r = 0; r < 3; r++) /* the zeros that a turn keeps are kept */
+                if (zero_after_turn(zero, k) >> r & 1)
+                    for (int col = 0; col < 3; col++)
+                        assert_true(sym[SYM3(r, col)] == 0.0 && M[3 * r + col] == 0.0);
+        }
+}
+
 /* The tree transforms that the builder marks as axial screws (tree_form), and the
  * screw congruence and motion and force transforms against the general ones across them,
  * at several joint angles. */
@@ -588,12 +628,15 @@ static void check_screw_congruence(const mbd_model *m, int i)
         inertia_add_congruence(&general, &I, &X, &I, 0, 0);
         const int twisted = m->tree_form[i] == TREE_SCREW;
         inertia_add_screw_congruence(&screw, &I, &X, twisted, &I, 0, 0);
-        const double *blocks[3][2] = {{general.A, screw.A}, {general.B, screw.B}, {general.C, screw.C}};
-        for (int block = 0; block < 3; block++)
-            for (int k = 0; k < (block == 1 ? 9 : 6); k++) {
-                const double a = blocks[block][0][k], b = blocks[block][1][k];
-                assert_true(fabs(a - b) <= 1e-13 * (1.0 + fabs(a)));
-            }
+        assert_inertia_close(&screw, &general, 1e-13);
+        /* an articulated inertia of a turn about z (A's row and column 2 and B's row 2
+         * zero), whose zeros the screw kernel skips across both turns */
+        mbd_inertia Ia = I;
+        Ia.A[SYM3(0, 2)] = Ia.A[SYM3(1, 2)] = Ia.A[SYM3(2, 2)] = 0.0;
+        Ia.B[6] = Ia.B[7] = Ia.B[8] = 0.0;
+        inertia_add_congruence(&general, &I, &X, &Ia, 0, 0);
+        inertia_add_screw_congruence(&screw, &I, &X, twisted, &Ia, 4, 0);
+        assert_inertia_close(&screw, &general, 1e-13);
         const double x[6] = {0.3, -1.2, 0.7, 2.0, 0.4, -0.9};
         double by_matrix[6], by_screw[6];
         xform_motion(by_matrix, &X, x);
@@ -761,6 +804,7 @@ int main(void)
         cmocka_unit_test(test_chain_generator),
         cmocka_unit_test(test_rods_generator),
         cmocka_unit_test(test_tree_forms),
+        cmocka_unit_test(test_turns_skip_zeros),
         cmocka_unit_test(test_kinematics_sines),
         cmocka_unit_test(test_bad_specs),
         cmocka_unit_test(test_generators_help),
