@@ -33,7 +33,7 @@ MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, 
                                        const lane *qd, int i, const mbd_joint_type type)
 {
     const int p = model->parent[i];
-    lane c[6], Iv[6], *v = LANE_FN(motion_of)(model, work->v, i);
+    lane c[6], *v = LANE_FN(motion_of)(model, work->v, i);
     if (q)
         LANE_FN(body_kinematics)(model, work, q, i, type);
     LANE_FN(body_velocity)(v, model, work, p < 0 ? NULL : LANE_FN(motion_of)(model, work->v, p),
@@ -42,8 +42,7 @@ MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, 
     for (int r = 0; r < 6; r++)
         if (!(bias_zero_rows(type) >> r & 1)) /* nor read by the passes after */
             work->c[i][r] = c[r];
-    LANE_FN(rigid_inertia_apply)(Iv, &model->inertia[i], v);
-    LANE_FN(cross_force)(work->f[i], v, Iv); /* p^A */
+    LANE_FN(rigid_bias_force)(work->f[i], &model->inertia[i], v); /* p^A */
 }
 
 /* u_i = tau_i - S_i^T p_i; work->u keeps D_i^-1 u_i, and p_lambda += X_i^T p_i + W_i u_i

@@ -82,7 +82,7 @@ MBD_INLINE void rnea_forward_step(const mbd_model *model, mbd_work *work, const 
                                   const mbd_joint_type type)
 {
     const int p = model->parent[i], v0 = model->v0[i];
-    double *v = work->v[i], *a = work->a[i], *f = work->f[i], c[6], Iv[6], vxIv[6];
+    double *v = work->v[i], *a = work->a[i], *f = work->f[i], c[6], vxIv[6];
     body_velocity(v, model, work, p < 0 ? NULL : work->v[p], qd, i, type);
     velocity_product(c, v, model, work, qd, i, type);
     xform_motion(a, &work->X[i], p < 0 ? a0 : work->a[p]);
@@ -91,8 +91,7 @@ MBD_INLINE void rnea_forward_step(const mbd_model *model, mbd_work *work, const 
     for (int k = 0; k < joint_dofs(type); k++)
         column_add(a, type, work->S + 6 * v0, k, qdd[v0 + k]);
     rigid_inertia_apply(f, &model->inertia[i], a);
-    rigid_inertia_apply(Iv, &model->inertia[i], v);
-    cross_force(vxIv, v, Iv);
+    rigid_bias_force(vxIv, &model->inertia[i], v);
     for (int r = 0; r < 6; r++)
         f[r] += vxIv[r];
 }

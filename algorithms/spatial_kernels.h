@@ -205,6 +205,26 @@ MBD_INLINE void LANE_FN(rigid_inertia_apply)(lane *restrict out, const mbd_rigid
     }
 }
 
+/* out = v x* (I v) for a rigid inertia I: the bias force of a body moving at v = (w; v_o).
+ * By the Jacobi identity, w x (h x v_o) - v_o x (h x w) = h x (w x v_o), so with
+ * g = w x v_o it is (w x I-bar w + h x g; m g - w x (h x w)): 36 multiplications against
+ * 45 for I v and then v x* (I v). */
+MBD_INLINE void LANE_FN(rigid_bias_force)(lane *restrict out, const mbd_rigid *I, const lane *v)
+{
+    lane A[6], h[3], Iw[3], g[3], hxw[3];
+    for (int k = 0; k < 6; k++)
+        A[k] = LANE_FN(lane_splat)(I->Ibar[k]);
+    LANE_FN(rigid_first_moment)(h, I);
+    LANE_FN(sym3_apply)(Iw, A, v);
+    LANE_FN(vec3_cross)(g, v, v + 3);
+    LANE_FN(vec3_cross)(hxw, h, v);
+    for (int k = 0; k < 3; k++) {
+        const int i = (k + 1) % 3, j = (k + 2) % 3;
+        out[k] = (v[i] * Iw[j] - v[j] * Iw[i]) + (h[i] * g[j] - h[j] * g[i]);
+        out[3 + k] = I->m * g[k] - (v[i] * hxw[j] - v[j] * hxw[i]);
+    }
+}
+
 /* out = E^T S E for a symmetric S (upper triangles in and out) whose rows and columns in
  * the bit mask zero are zero */
 MBD_INLINE void LANE_FN(sym3_rotate_back)(lane *restrict out, const lane *S, const lane *E,
