@@ -183,11 +183,34 @@ static unsigned LANE_FN(gather_states)(const mbd_model *model, lane_work *work, 
     return bad & solved;
 }
 
+/* Where the rows of the next ahead states are (at most W, after the group's rows), for
+ * prefetch_next: the regions of lines of q, x, tau (read) and y, z (written) that there
+ * are, and the lines of each per body that cover them in one pass. */
+static void LANE_FN(plan_prefetch)(const mbd_model *model, lane_work *work, int ahead,
+                                   const double *q, const double *x, const double *tau,
+                                   const double *y, const double *z)
+{
+    const size_t rows = ahead < MBD_LANES ? (size_t)(ahead > 0 ? ahead : 0) : MBD_LANES;
+    const size_t nq = (size_t)model->nq, nv = (size_t)model->nv;
+    const double *from[5] = {q, x, tau, y, z};
+    size_t most = 0;
+    work->next_regions = work->next_reads = 0;
+    for (int r = 0; r < 5 && rows; r++)
+        if (from[r]) {
+            const size_t n = r ? nv : nq, lines = (rows * n * sizeof(double) + 63) / 64;
+            work->next[work->next_regions].at = (const char *)(from[r] + MBD_LANES * n);
+            work->next[work->next_regions++].lines = lines;
+            work->next_reads += r < 3;
+            most = lines > most ? lines : most;
+        }
+    work->next_step = (most + (size_t)model->nb - 1) / (size_t)model->nb;
+}
+
 /* The group's states in (x: qd or p; z NULL in the acceleration form), its results out:
  * see mbd_lane_form. A state with a non-finite input is left out like those in skip. */
 static unsigned LANE_FN(lanes_solve)(const mbd_model *model, void *opaque, int count,
                                      unsigned skip, const double *q, const double *x,
-                                     const double *tau, double *y, double *z)
+                                     const double *tau, double *y, double *z, int ahead)
 {
     lane_work *work = opaque;
     unsigned solved = ((1u << count) - 1) & ~skip;
@@ -202,6 +225,7 @@ static unsigned LANE_FN(lanes_solve)(const mbd_model *model, void *opaque, int c
     }
     const int nv = model->nv;
     const lane *tau_lanes = tau ? work->tau : NULL;
+    LANE_FN(plan_prefetch)(model, work, ahead, q, x, tau, y, z);
     if (z) /* the bodies sweep does the kinematics in its first pass */
         LANE_FN(tree_kinematics)(model, work, work->q);
     const int status =

@@ -181,8 +181,10 @@ MBD_INLINE int LANE_FN(bodies_sweep)(const mbd_model *model, lane_work *work, co
         DISPATCH_JOINT(model->joint_type[i], LANE_FN(velocity_step), model, work, q, qd, i);
     for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
         DISPATCH_JOINT(model->joint_type[i], status = LANE_FN(articulated_step), model, work, tau, i);
-    for (int i = 0; i < model->nb && status == MBD_OK; i++)
+    for (int i = 0; i < model->nb && status == MBD_OK; i++) {
+        LANE_FN(prefetch_next)(work, i);
         DISPATCH_JOINT(model->joint_type[i], LANE_FN(acceleration_step), model, work, a0, c, qdd, i);
+    }
     return status;
 }
 

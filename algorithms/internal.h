@@ -217,7 +217,7 @@ typedef struct {
     void (*work_free)(void *work);
     unsigned (*solve)(const mbd_model *model, void *work, int count, unsigned skip,
                       const double *q, const double *x, const double *tau, double *y,
-                      double *z);
+                      double *z, int ahead);
 } mbd_lane_form;
 extern const mbd_lane_form mbd_lane_form_x4, mbd_lane_form_x8;
 /* The CPU runs the lane form of this width (4: AVX2 and FMA, 8: AVX-512). */

@@ -274,11 +274,12 @@ MBD_INLINE void LANE_FN(sweep_rates_step)(const mbd_model *model, lane_work *wor
 static void LANE_FN(rates_and_momenta)(const mbd_model *model, lane_work *work, const lane *p,
                                        const lane *tau, lane *qd, lane *pd)
 {
-    for (int i = 0; i < model->nb; i++)
+    for (int i = 0; i < model->nb; i++) {
+        LANE_FN(prefetch_next)(work, i);
         DISPATCH_JOINT(model->joint_type[i], LANE_FN(sweep_rates_step), model, work, p, tau, qd, pd, i);
+    }
 }
 
-/* qd and pd from p and tau (NULL: zero) after the position kinematics. */
 /* qd and pd from p and tau (NULL: zero); the position kinematics from q in the first pass
  * (after start_kinematics for one state), or with q NULL done before. */
 static int LANE_FN(sweep_solve)(const mbd_model *model, lane_work *work, const lane *q,
