@@ -12,6 +12,10 @@ typedef struct {
     mbd_joint_type type;
     int nq, nv;
     double axis[2][3];
+    /* Cardan: its first turn R1 = Rot(axis[0], q1) applied to the body's tree transform,
+     * R1^T E_T = E_T - (1 - cos q1) turn_rest - sin q1 turn_cross (Rodrigues), with
+     * turn_rest = (1 - a1 a1^T) E_T and turn_cross = a1 x E_T (cardan_kinematics) */
+    double turn_rest[9], turn_cross[9];
 } mbd_joint;
 
 /* How an inertia is carried across a body's tree transform X_T (in the solvers' frames):

@@ -179,20 +179,19 @@ MBD_INLINE void LANE_FN(set_column)(lane *col, int k, const double *a)
 }
 
 /* Cardan: R_J = R1 Rz(q2) with R1 = Rot(a1, q1), the first axis a1 = (0, s, c) in the
- * y-z plane and the second axis z; E = Rz(q2)^T R1^T E_T. The body sees the second axis as
- * e_z (a unit column of S, written with the workspace) and the first as
- * b = Rz(q2)^T a1 = (s sin q2, s cos q2, c). */
+ * y-z plane and the second axis z; E = Rz(q2)^T R1^T E_T, R1^T E_T from the joint's
+ * turn_rest and turn_cross (18 multiplications instead of 16 for R1 and 27 for the
+ * product). The body sees the second axis as e_z (a unit column of S, written with the
+ * workspace) and the first as b = Rz(q2)^T a1 = (s sin q2, s cos q2, c). */
 MBD_INLINE void LANE_FN(cardan_kinematics)(lane_xform *X, lane *S, const mbd_joint *joint,
                                            const lane *sin_q, const lane *cos_q,
                                            const mbd_xform *XT)
 {
     const double *a1 = joint->axis[0];
-    const lane s = sin_q[1], c = cos_q[1];
-    lane R1[9], E1[9];
-    LANE_FN(rotation_about)(R1, a1, sin_q[0], cos_q[0]);
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            E1[3 * i + j] = R1[i] * XT->E[j] + R1[3 + i] * XT->E[3 + j] + R1[6 + i] * XT->E[6 + j];
+    const lane s = sin_q[1], c = cos_q[1], versine = 1.0 - cos_q[0];
+    lane E1[9];
+    for (int k = 0; k < 9; k++)
+        E1[k] = XT->E[k] - versine * joint->turn_rest[k] - sin_q[0] * joint->turn_cross[k];
     for (int k = 0; k < 3; k++) {
         X->E[k] = c * E1[k] + s * E1[3 + k];
         X->E[3 + k] = c * E1[3 + k] - s * E1[k];

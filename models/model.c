@@ -658,6 +658,24 @@ static mbd_tree_form tree_form(const mbd_joint *joint, const mbd_xform *XT)
     return E[5] == 0.0 && E[4] == 1.0 ? TREE_OFFSET : TREE_SCREW;
 }
 
+/* A Cardan joint's turn_rest = (1 - a1 a1^T) E_T and turn_cross = a1 x E_T (mbd_joint),
+ * column by column. */
+static void cardan_first_turn(mbd_joint *joint, const double *ET)
+{
+    if (joint->type != MBD_CARDAN)
+        return;
+    const double *a = joint->axis[0];
+    for (int j = 0; j < 3; j++) {
+        const double col[3] = {ET[j], ET[3 + j], ET[6 + j]}, along = vec3_dot(a, col);
+        double cross[3];
+        vec3_cross(cross, a, col);
+        for (int i = 0; i < 3; i++) {
+            joint->turn_rest[3 * i + j] = col[i] - a[i] * along;
+            joint->turn_cross[3 * i + j] = cross[i];
+        }
+    }
+}
+
 /* Tree transforms and spatial inertias in the solvers' frames. The user's tree transform is
  * x_parent = origin + R x_joint; with x_parent = Q_p x'_parent and x_joint = Q_i x'_joint it
  * becomes origin' = Q_p^T origin, R' = Q_p^T R Q_i, and X_T = (R'^T, origin'). The centre of
@@ -676,6 +694,7 @@ static void fill_geometry(mbd_model *m)
             for (int c = 0; c < 3; c++)
                 m->Xtree[i].E[3 * r + c] = R[3 * c + r];
         mat3_apply_t(m->Xtree[i].r, Qp, b->origin);
+        cardan_first_turn(&m->joint[i], m->Xtree[i].E);
         m->tree_form[i] = tree_form(&m->joint[i], &m->Xtree[i]);
         m->joint_type[i] = m->joint[i].type;
         symmetrized(Ic, &b->inertia[0][0]);
