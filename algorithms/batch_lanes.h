@@ -64,7 +64,7 @@ static void LANE_FN(lane_work_free)(void *opaque)
     free(work);
 }
 
-/* The mask of the lanes that are 0 in finite (compare results: all ones or 0). */
+/* The mask of the lanes that are 0 in finite (comparison results: all ones or 0). */
 static unsigned LANE_FN(false_lanes)(LANE_FN(mbd_lane_mask) finite)
 {
     unsigned bad = 0;
@@ -73,16 +73,38 @@ static unsigned LANE_FN(false_lanes)(LANE_FN(mbd_lane_mask) finite)
     return bad;
 }
 
-/* Lanes that are finite: x - x is 0 for finite x, NaN for an infinity or NaN. */
-MBD_INLINE LANE_FN(mbd_lane_mask) LANE_FN(finite_lanes)(lane x) { return x - x == 0.0; }
+/* A tally of entries that is NaN in the lanes where one was not finite: x * 0 is NaN for
+ * an infinity or NaN, and a NaN stays in a sum. One multiply-add per entry, into 4 sums
+ * that do not wait on each other, instead of a comparison and a mask (at N = 10 the
+ * gather's tests took 2% of a batch). */
+typedef struct {
+    lane sum[4];
+} LANE_FN(finite_tally);
+
+MBD_INLINE void LANE_FN(tally_start)(LANE_FN(finite_tally) *tally)
+{
+    for (int k = 0; k < 4; k++)
+        tally->sum[k] = LANE_FN(lane_splat)(0.0);
+}
+
+/* Entry j of the tally is x. */
+MBD_INLINE void LANE_FN(tally_add)(LANE_FN(finite_tally) *tally, int j, lane x) { tally->sum[j % 4] += x * 0.0; }
+
+/* The mask of the lanes where an entry was not finite. */
+MBD_INLINE unsigned LANE_FN(tally_nonfinite)(const LANE_FN(finite_tally) *tally)
+{
+    const lane sum = (tally->sum[0] + tally->sum[1]) + (tally->sum[2] + tally->sum[3]);
+    return LANE_FN(false_lanes)(sum == sum);
+}
 
 /* The mask of the lanes where some of in[0 .. n - 1] is not finite. */
 static unsigned LANE_FN(nonfinite_lanes)(const lane *in, int n)
 {
-    LANE_FN(mbd_lane_mask) finite = LANE_FN(finite_lanes)(LANE_FN(lane_splat)(0.0));
+    LANE_FN(finite_tally) tally;
+    LANE_FN(tally_start)(&tally);
     for (int j = 0; j < n; j++)
-        finite &= LANE_FN(finite_lanes)(in[j]);
-    return LANE_FN(false_lanes)(finite);
+        LANE_FN(tally_add)(&tally, j, in[j]);
+    return LANE_FN(tally_nonfinite)(&tally);
 }
 
 /* Step s of a W x W transposition in registers: lanes (a, b) = rows (i, i + s) swap the
@@ -125,7 +147,8 @@ static unsigned LANE_FN(gather)(lane *out, const double *rows, int n, const int 
     const double *from[MBD_LANES];
     for (int w = 0; w < MBD_LANES; w++)
         from[w] = rows + (size_t)row[w] * (size_t)n;
-    LANE_FN(mbd_lane_mask) finite = LANE_FN(finite_lanes)(LANE_FN(lane_splat)(0.0));
+    LANE_FN(finite_tally) tally;
+    LANE_FN(tally_start)(&tally);
     int j = 0;
     for (; j + MBD_LANES <= n; j += MBD_LANES) {
         lane m[MBD_LANES];
@@ -134,7 +157,7 @@ static unsigned LANE_FN(gather)(lane *out, const double *rows, int n, const int 
         LANE_FN(transpose)(m);
         for (int c = 0; c < MBD_LANES; c++) {
             out[j + c] = m[c];
-            finite &= LANE_FN(finite_lanes)(m[c]);
+            LANE_FN(tally_add)(&tally, c, m[c]);
         }
     }
     for (; j < n; j++) {
@@ -142,9 +165,9 @@ static unsigned LANE_FN(gather)(lane *out, const double *rows, int n, const int 
         for (int w = 0; w < MBD_LANES; w++)
             v[w] = from[w][j];
         out[j] = v;
-        finite &= LANE_FN(finite_lanes)(v);
+        LANE_FN(tally_add)(&tally, j, v);
     }
-    return LANE_FN(false_lanes)(finite);
+    return LANE_FN(tally_nonfinite)(&tally);
 }
 
 /* Row w's entry j = lane w of in[j], for the rows w in the mask (as gather, backwards). */
