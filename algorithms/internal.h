@@ -214,7 +214,9 @@ extern const mbd_solver mbd_solver_sparse;
  * count, compute a copy of a solved state, so that what a lane computes never depends on
  * its neighbours), writes their results, and returns the mask of those it could not
  * solve (a non-finite input or result; all of them at a singular joint block in any
- * lane): the caller solves those one at a time, which gives each its own status. */
+ * lane): the caller solves those one at a time, which gives each its own status. ahead:
+ * how many states follow the group in the arrays (0: none to fetch), whose rows it brings
+ * into the cache while it computes (prefetch_next, lane.h). */
 typedef struct {
     int lanes;
     void *(*work_new)(const mbd_model *model, const mbd_solver *solver);
