@@ -211,17 +211,19 @@ MBD_INLINE void LANE_FN(rigid_inertia_apply)(lane *restrict out, const mbd_rigid
  * 45 for I v and then v x* (I v). */
 MBD_INLINE void LANE_FN(rigid_bias_force)(lane *restrict out, const mbd_rigid *I, const lane *v)
 {
-    lane A[6], h[3], Iw[3], g[3], hxw[3];
+    lane A[6], h[3], Iw[3], g[3], hxw[3], wxIw[3], hxg[3], wxhxw[3];
     for (int k = 0; k < 6; k++)
         A[k] = LANE_FN(lane_splat)(I->Ibar[k]);
     LANE_FN(rigid_first_moment)(h, I);
     LANE_FN(sym3_apply)(Iw, A, v);
     LANE_FN(vec3_cross)(g, v, v + 3);
     LANE_FN(vec3_cross)(hxw, h, v);
+    LANE_FN(vec3_cross)(wxIw, v, Iw);
+    LANE_FN(vec3_cross)(hxg, h, g);
+    LANE_FN(vec3_cross)(wxhxw, v, hxw);
     for (int k = 0; k < 3; k++) {
-        const int i = (k + 1) % 3, j = (k + 2) % 3;
-        out[k] = (v[i] * Iw[j] - v[j] * Iw[i]) + (h[i] * g[j] - h[j] * g[i]);
-        out[3 + k] = I->m * g[k] - (v[i] * hxw[j] - v[j] * hxw[i]);
+        out[k] = wxIw[k] + hxg[k];
+        out[3 + k] = I->m * g[k] - wxhxw[k];
     }
 }
 
