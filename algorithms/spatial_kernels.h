@@ -141,17 +141,16 @@ MBD_INLINE void LANE_FN(inertia_apply_skipping)(lane *restrict out, const lane_i
                                                 const lane *m, unsigned zero_a, unsigned zero_c,
                                                 unsigned m_zero)
 {
-    const unsigned skip_top = zero_a | (m_zero & 7u), skip_bottom = zero_c | m_zero >> 3;
+    /* the terms of m that count: one sum of up to 6 products per row (two sums of 3 and
+     * their sum take one operation more) */
+    const unsigned support = 63u & ~(zero_a | zero_c << 3 | m_zero);
     for (int i = 0; i < 3; i++) {
-        const lane a[3] = {I->A[SYM3(i, 0)], I->A[SYM3(i, 1)], I->A[SYM3(i, 2)]};
-        const lane c[3] = {I->C[SYM3(i, 0)], I->C[SYM3(i, 1)], I->C[SYM3(i, 2)]};
-        const lane b_column[3] = {I->B[i], I->B[3 + i], I->B[6 + i]};
-        out[i] = zero_a >> i & 1 ? LANE_FN(lane_splat)(0.0)
-                                 : LANE_FN(sum3_skipping)(a, m, skip_top) +
-                                       LANE_FN(sum3_skipping)(I->B + 3 * i, m + 3, skip_bottom);
-        out[3 + i] = zero_c >> i & 1 ? LANE_FN(lane_splat)(0.0)
-                                     : LANE_FN(sum3_skipping)(b_column, m, skip_top) +
-                                           LANE_FN(sum3_skipping)(c, m + 3, skip_bottom);
+        const lane top[6] = {I->A[SYM3(i, 0)], I->A[SYM3(i, 1)], I->A[SYM3(i, 2)],
+                             I->B[3 * i],      I->B[3 * i + 1],  I->B[3 * i + 2]};
+        const lane bottom[6] = {I->B[i],          I->B[3 + i],      I->B[6 + i],
+                                I->C[SYM3(i, 0)], I->C[SYM3(i, 1)], I->C[SYM3(i, 2)]};
+        out[i] = zero_a >> i & 1 ? LANE_FN(lane_splat)(0.0) : LANE_FN(dot_over)(top, m, 1, support);
+        out[3 + i] = zero_c >> i & 1 ? LANE_FN(lane_splat)(0.0) : LANE_FN(dot_over)(bottom, m, 1, support);
     }
 }
 
