@@ -153,9 +153,11 @@ MBD_INLINE int LANE_FN(lanes_within)(lane x, double limit)
 }
 
 /* Sine and cosine of W angles inline, both from one range reduction: q = k pi/2 + r with
- * |r| <= pi/4 (pi/2 in three parts, Cody and Waite, exact enough for |q| <= 1e5), Taylor
- * polynomials in r (the first omitted terms, r^19/19! and r^18/18!, are below 1e-17
- * relative), then the quadrant k mod 4 swaps and signs them. Two libmvec calls cost as
+ * |r| <= pi/4 (pi/2 in three parts, Cody and Waite, exact enough for |q| <= 1e5),
+ * polynomials in r^2 of degree 6 and 7 (the Taylor series economized on that interval by
+ * Chebyshev's polynomials: below 4e-18 relative from sin and cos, two and one
+ * multiply-adds fewer than Taylor's of the same accuracy), then the quadrant k mod 4 swaps
+ * and signs them. Two libmvec calls cost as
  * much again, and as calls they made the velocity pass save and restore every live
  * vector register; larger angles take them. */
 MBD_INLINE void LANE_FN(lane_sincos)(lane q, lane *s, lane *c)
@@ -172,22 +174,19 @@ MBD_INLINE void LANE_FN(lane_sincos)(lane q, lane *s, lane *c)
     r = r - k * 0x1.1a62633145c07p-54;
     r = r - k * -0x1.f1976b7ed8fbcp-110;
     const lane r2 = r * r;
-    lane ps = LANE_FN(lane_splat)(1.0 / 355687428096000.0); /* 1/17! */
-    ps = -1.0 / 1307674368000.0 + r2 * ps;                 /* 1/15! */
-    ps = 1.0 / 6227020800.0 + r2 * ps;                     /* 1/13! */
-    ps = -1.0 / 39916800.0 + r2 * ps;
-    ps = 1.0 / 362880.0 + r2 * ps;
-    ps = -1.0 / 5040.0 + r2 * ps;
-    ps = 1.0 / 120.0 + r2 * ps;
-    ps = -1.0 / 6.0 + r2 * ps;
+    lane ps = LANE_FN(lane_splat)(0x1.5d87732d7eadap-33); /* sin r / r - 1 over r^2 */
+    ps = -0x1.ae5e380bb0f29p-26 + r2 * ps;
+    ps = 0x1.71de3530db2e8p-19 + r2 * ps;
+    ps = -0x1.a01a019ba995ap-13 + r2 * ps;
+    ps = 0x1.111111110f3dep-7 + r2 * ps;
+    ps = -0x1.5555555555543p-3 + r2 * ps;
     const lane sin_r = r + r * r2 * ps;
-    lane pc = LANE_FN(lane_splat)(1.0 / 20922789888000.0);  /* 1/16! */
-    pc = -1.0 / 87178291200.0 + r2 * pc;                   /* 1/14! */
-    pc = 1.0 / 479001600.0 + r2 * pc;
-    pc = -1.0 / 3628800.0 + r2 * pc;
-    pc = 1.0 / 40320.0 + r2 * pc;
-    pc = -1.0 / 720.0 + r2 * pc;
-    pc = 1.0 / 24.0 + r2 * pc;
+    lane pc = LANE_FN(lane_splat)(-0x1.8f762f90d0ba6p-37); /* (cos r - 1) / r^2 */
+    pc = 0x1.1ee96d13ea1f8p-29 + r2 * pc;
+    pc = -0x1.27e4f72810294p-22 + r2 * pc;
+    pc = 0x1.a01a019b1e593p-16 + r2 * pc;
+    pc = -0x1.6c16c16c13a08p-10 + r2 * pc;
+    pc = 0x1.5555555555536p-5 + r2 * pc;
     pc = -0.5 + r2 * pc;
     const lane cos_r = 1.0 + r2 * pc;
     /* k mod 4 = n: sin q = (sin r, cos r, -sin r, -cos r)[n], cos q = (cos r, -sin r,

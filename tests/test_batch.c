@@ -2,7 +2,9 @@
  * non-finite state among good ones, both formulations, every solver; and the lane forms
  * (bodies, poisson-ldlt, poisson-sweep) at each width the CPU runs (1, 4, 8): lane by lane on random
  * models of every joint type and shape, K = 1, W - 1, W + 1, 1000, unaligned rows,
- * threads 1..4 bit-identical, a singular and a NaN lane among good ones. */
+ * threads 1..4 bit-identical, a singular and a NaN lane among good ones; the lanes' sine
+ * and cosine against libm. */
+#include "internal.h"
 #include "support.h"
 
 #include <math.h>
@@ -256,6 +258,39 @@ static void test_lanes_all_angles(void **state)
     }
 }
 
+/* |x - want| in units of want's last place. */
+static double ulps(double x, double want)
+{
+    return fabs(x - want) / (nextafter(fabs(want), INFINITY) - fabs(want));
+}
+
+/* The lanes' inline sine and cosine (sincos_x4, which one state uses for its angles where
+ * the CPU runs 4 lanes) within 2 units in the last place of libm's over a sweep of 16
+ * turns, the quadrants' edges and angles to 1e5; within 4 beyond (libmvec), in groups of 4
+ * that mix both. */
+static void test_lane_sines(void **state)
+{
+    (void)state;
+    enum { SWEEP = 1 << 16, EDGES = 4 * 64, N = SWEEP + EDGES + 512 };
+    static double x[N], s[N], c[N];
+    uint64_t seed = 31;
+    for (int k = 0; k < SWEEP; k++)
+        x[k] = -16.0 * M_PI + 32.0 * M_PI * (k + 0.5) / SWEEP;
+    for (int k = 0; k < EDGES; k++) /* k pi/4 for k = -32..31, and one ulp either side */
+        x[SWEEP + k] = nextafter((k / 4 - 32) * M_PI / 4, k % 4 < 2 ? -INFINITY : INFINITY);
+    test_fill(&seed, x + SWEEP + EDGES, 256, -1e5, 1e5);
+    test_fill(&seed, x + SWEEP + EDGES + 256, 256, 1e5, 3e5);
+    x[SWEEP + EDGES + 1] = 1e-300;
+    x[SWEEP + EDGES + 258] = 0.5; /* a group of the libmvec path with a small angle */
+    sincos_x4(x, N, s, c);
+    for (int k = 0; k < N; k++) {
+        const double most = fabs(x[k]) <= 1e5 ? 2.0 : 4.0;
+        if (ulps(s[k], sin(x[k])) > most || ulps(c[k], cos(x[k])) > most)
+            fail_msg("sincos_x4(%.17g) = (%.17g, %.17g), libm (%.17g, %.17g)", x[k], s[k], c[k],
+                     sin(x[k]), cos(x[k]));
+    }
+}
+
 /* The good states of b (all but bad1, bad2) give the same bits as when the bad states'
  * rows are copies of state 0: a state's result does not depend on its group-mates. */
 static void check_group_mates(const mbd_model *model, const mbd_solver *solver,
@@ -407,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_lanes_random_models),
         cmocka_unit_test(test_lanes_thousand_states),
         cmocka_unit_test(test_lanes_all_angles),
+        cmocka_unit_test(test_lane_sines),
         cmocka_unit_test(test_lanes_bad_states),
         cmocka_unit_test(test_lanes_alignment_and_threads),
         cmocka_unit_test(test_lanes_choice),
