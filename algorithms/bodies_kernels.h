@@ -10,7 +10,8 @@
  *   root -> leaves:  a'_i = X_i a_l + c_i (a_0 = -a_g),  qdd_i = D_i^-1 (u_i - U_i^T a'_i),
  *                    a_i = a'_i + S_i qdd_i
  *                    (computed as qdd_i = u'_i - W_i^T a_l with W_i = X_i^T U_i D_i^-1 and
- *                    u'_i = D_i^-1 (u_i - U_i^T c_i), both from the backward pass)
+ *                    u'_i = D_i^-1 (u_i - U_i^T c_i), both from the backward pass; in W
+ *                    lanes as u'_i - (U_i D_i^-1)^T X_i a_l, KEEP_UDINV)
  * Only matrices of size <= 6 appear; O(N). Each pass is a loop over bodies calling one
  * inline step, specialized for each joint type by DISPATCH_JOINT. What makes it fast (see
  * algorithms/README.md): inertias as symmetric 3x3 blocks (mbd_inertia), joint frames
@@ -25,6 +26,13 @@
  * stores just made to the same two addresses), and 2% faster at N = 10 000 with v and a
  * in slots, level below. */
 #define SUM_SLOTS (MBD_LANES > 1)
+
+/* In W lanes work->U keeps U D^-1 itself, and the last pass takes qdd = u' - (U D^-1)^T
+ * X a_lambda from the X a_lambda that it forms anyway: no X^T (U D^-1) in the backward
+ * pass (per column 18 operations across an axial screw, 30 across a general transform).
+ * One state keeps W = X^T U D^-1 (step 5 of the README's first round): its last pass
+ * waits on the chain of accelerations, and W^T a_lambda does not wait on X a_lambda. */
+#define KEEP_UDINV (MBD_LANES > 1)
 
 /* q not NULL (mbd_forward, and the batch's lanes): X_i and S_i from it first
  * (body_kinematics; in W lanes for the solvers' kernels alone), while the body's values
@@ -64,10 +72,20 @@ MBD_INLINE void LANE_FN(bias_force_step)(const mbd_model *model, lane_work *work
     }
     if (parent < 0)
         return;
-    LANE_FN(body_force_t)(t, model, work, i, type, p[i]);
-    for (int k = 0; k < n; k++)
-        for (int r = 0; r < 6; r++)
-            t[r] += W[6 * k + r] * u[k];
+    if (KEEP_UDINV) { /* X^T (p_i + U_i D_i^-1 u_i) */
+        lane pu[6];
+        for (int r = 0; r < 6; r++) {
+            pu[r] = p[i][r];
+            for (int k = 0; k < n; k++)
+                pu[r] += W[6 * k + r] * u[k];
+        }
+        LANE_FN(body_force_t)(t, model, work, i, type, pu);
+    } else {
+        LANE_FN(body_force_t)(t, model, work, i, type, p[i]);
+        for (int k = 0; k < n; k++)
+            for (int r = 0; r < 6; r++)
+                t[r] += W[6 * k + r] * u[k];
+    }
     for (int r = 0; r < 6; r++)
         p[parent][r] += t[r];
 }
@@ -88,7 +106,7 @@ MBD_INLINE void LANE_FN(transpose_columns)(lane (*W)[6], const lane_xform *X)
 
 /* U, D^-1; I^a = I^A - U D^-1 U^T carried to the parent, and p^A + I^a c with the bias
  * forces (S^T I^a c = 0, so u is unchanged by the I^a c term). U D^-1 is then kept in the
- * parent's coordinates, W = X^T U D^-1 (in work->U), and D^-1 u as
+ * parent's coordinates, W = X^T U D^-1 (in work->U; in W lanes U D^-1 itself), and D^-1 u as
  * u' = D^-1 u - (U D^-1)^T c (in work->u), so that the last pass's
  * qdd = u' - W^T a_lambda waits only on the parent's acceleration. A free joint's
  * U D^-1 = 1 is not multiplied out (transpose_columns). */
@@ -128,7 +146,11 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
         for (int r = 0; r < 6; r++)
             work->f[i][r] += Iac[r];
     }
-    if (free_joint)
+    if (KEEP_UDINV)
+        for (int k = 0; k < n; k++)
+            for (int r = 0; r < 6; r++)
+                W[k][r] = UDinv[k][r];
+    else if (free_joint)
         LANE_FN(transpose_columns)(W, &work->X[i]);
     else
         for (int k = 0; k < n; k++)
@@ -140,7 +162,8 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
     return MBD_OK;
 }
 
-/* qdd_i = u'_i - W_i^T a_lambda, a_i = X_i a_lambda + c_i + S_i qdd_i (c NULL: zero;
+/* qdd_i = u'_i - W_i^T a_lambda (in W lanes (U_i D_i^-1)^T X_i a_lambda),
+ * a_i = X_i a_lambda + c_i + S_i qdd_i (c NULL: zero;
  * a_lambda = a0 at a root); a_i summed in a local and stored once, as in body_velocity.
  * A free joint's W^T a_lambda is X_i a_lambda (transpose_columns). */
 MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *work, const lane *a0,
@@ -154,7 +177,7 @@ MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *wo
     LANE_FN(body_motion)(a, model, work, i, type, ap);
     for (int k = 0; k < n; k++)
         qdd[v0 + k] = qdd_i[k] =
-            work->u[v0 + k] - (type == MBD_FREE ? a[k] : LANE_FN(dot6)(W + 6 * k, ap));
+            work->u[v0 + k] - (type == MBD_FREE ? a[k] : LANE_FN(dot6)(W + 6 * k, KEEP_UDINV ? a : ap));
     if (c)
         for (int r = 0; r < 6; r++)
             if (!(bias_zero_rows(type) >> r & 1))
