@@ -401,8 +401,8 @@ MBD_INLINE void LANE_FN(inertia_zero_subspace)(lane_inertia *I, mbd_joint_type t
 {
     for (int col = 0; col < joint_dofs(type); col++) {
         const int k = unit_column(type, col);
-        if (k < 0)
-            return;
+        if (k < 0) /* Cardan's first column */
+            continue;
         lane *block = k < 3 ? I->A : I->C;
         const int j = k % 3;
         for (int r = 0; r < 3; r++) {
