@@ -16,6 +16,9 @@ typedef struct {
      * R1^T E_T = E_T - (1 - cos q1) turn_rest - sin q1 turn_cross (Rodrigues), with
      * turn_rest = (1 - a1 a1^T) E_T and turn_cross = a1 x E_T (cardan_kinematics) */
     double turn_rest[9], turn_cross[9];
+    /* TREE_SCREW (below): cos 2 alpha and sin 2 alpha of its twist, for the turns of
+     * symmetric blocks (inertia_add_screw_congruence) */
+    double twice_twist[2];
 } mbd_joint;
 
 /* How an inertia is carried across a body's tree transform X_T (in the solvers' frames):

@@ -74,7 +74,8 @@ MBD_INLINE void LANE_FN(add_congruence)(const mbd_model *model, lane_work *work,
     if (model->tree_form[i] == TREE_GENERAL)
         LANE_FN(inertia_add_congruence)(out, sum, &work->X[i], I, zero_a, zero_c);
     else
-        LANE_FN(inertia_add_screw_congruence)(out, sum, &work->X[i], model->tree_form[i] == TREE_SCREW,
+        LANE_FN(inertia_add_screw_congruence)(out, sum, &work->X[i],
+                                              model->tree_form[i] == TREE_SCREW ? model->joint[i].twice_twist : NULL,
                                               I, zero_a, zero_c);
 }
 

@@ -8,6 +8,8 @@
 #ifndef MBD_SPATIAL_H
 #define MBD_SPATIAL_H
 
+#include <stddef.h>
+
 /* For kernels that must inline into their caller, so that constant sizes unroll. */
 #define MBD_INLINE static inline __attribute__((always_inline))
 

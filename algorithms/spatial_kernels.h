@@ -459,9 +459,11 @@ MBD_INLINE void LANE_FN(mat3_screw_turn)(lane M[9], const lane_xform *X, int twi
  * after an axial-screw tree transform. The blocks turn about z, then about x, then
  * shift along x (inertia_add_congruence with r = (a, 0, 0)):
  *   A' = A1 + M + M^T - rx C1 rx with M = rx B1^T,  B' = B1 + rx C1,  C' = C1,
- * about 50 multiplications (70 twisted) against 150-200. zero_a, zero_c as there. */
+ * about 50 multiplications (70 twisted) against 150-200. twice: a twisted screw's
+ * (cos 2 alpha, sin 2 alpha) (mbd_joint), NULL where alpha = 0; zero_a, zero_c as in
+ * inertia_add_congruence. */
 MBD_INLINE void LANE_FN(inertia_add_screw_congruence)(lane_inertia *out, const lane_inertia *base,
-                                                      const lane_xform *X, int twisted,
+                                                      const lane_xform *X, const double *twice,
                                                       const lane_inertia *I,
                                                       unsigned zero_a, unsigned zero_c)
 {
@@ -469,10 +471,10 @@ MBD_INLINE void LANE_FN(inertia_add_screw_congruence)(lane_inertia *out, const l
     const lane c = X->E[0], s = -X->E[3], cc = c * c - s * s, ss = 2.0 * c * s;
     LANE_FN(sym3_turn)(T.A, 2, c, s, cc, ss, zero_a);
     LANE_FN(sym3_turn)(T.C, 2, c, s, cc, ss, zero_c);
-    LANE_FN(mat3_screw_turn)(T.B, X, twisted, zero_a);
-    if (twisted) {
+    LANE_FN(mat3_screw_turn)(T.B, X, twice != NULL, zero_a);
+    if (twice) {
         const lane ca = X->E[8], sa = -X->E[7];
-        const lane cca = ca * ca - sa * sa, ssa = 2.0 * ca * sa;
+        const lane cca = LANE_FN(lane_splat)(twice[0]), ssa = LANE_FN(lane_splat)(twice[1]);
         LANE_FN(sym3_turn)(T.A, 0, ca, sa, cca, ssa, zero_after_turn(zero_a, 2));
         LANE_FN(sym3_turn)(T.C, 0, ca, sa, cca, ssa, zero_after_turn(zero_c, 2));
     }
