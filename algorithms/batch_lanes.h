@@ -64,15 +64,6 @@ static void LANE_FN(lane_work_free)(void *opaque)
     free(work);
 }
 
-/* The mask of the lanes that are 0 in finite (comparison results: all ones or 0). */
-static unsigned LANE_FN(false_lanes)(LANE_FN(mbd_lane_mask) finite)
-{
-    unsigned bad = 0;
-    for (int w = 0; w < MBD_LANES; w++)
-        bad |= (unsigned)!finite[w] << w;
-    return bad;
-}
-
 /* A tally of entries that is NaN in the lanes where one was not finite: x * 0 is NaN for
  * an infinity or NaN, and a NaN stays in a sum. One multiply-add per entry, into 4 sums
  * that do not wait on each other, instead of a comparison and a mask (at N = 10 the
@@ -94,7 +85,7 @@ MBD_INLINE void LANE_FN(tally_add)(LANE_FN(finite_tally) *tally, int j, lane x) 
 MBD_INLINE unsigned LANE_FN(tally_nonfinite)(const LANE_FN(finite_tally) *tally)
 {
     const lane sum = (tally->sum[0] + tally->sum[1]) + (tally->sum[2] + tally->sum[3]);
-    return LANE_FN(false_lanes)(sum == sum);
+    return LANE_FN(nan_lanes)(sum);
 }
 
 /* The mask of the lanes where some of in[0 .. n - 1] is not finite. */

@@ -77,7 +77,6 @@ MBD_INLINE void prefetch_next(const void *work, int i) { (void)work, (void)i; }
 #endif
 
 typedef double lane __attribute__((vector_size(8 * MBD_LANES)));
-typedef long long LANE_FN(mbd_lane_mask) __attribute__((vector_size(8 * MBD_LANES)));
 
 typedef struct {
     lane E[9];
@@ -114,19 +113,26 @@ typedef struct {
  * -0.0 + 0.0 is +0.0, and spent a scalar addition before each broadcast). */
 MBD_INLINE lane LANE_FN(lane_splat)(double x) { return LANE_MM(set1_pd)(x); }
 
-/* Every lane of a comparison's result (all ones or 0) is true: one test of the lanes'
- * sign bits (movemask, or vptestmq into a mask register), not a test per lane. */
-MBD_INLINE int LANE_FN(all_lanes)(LANE_FN(mbd_lane_mask) verdict)
-{
+/* The lanes where x compares to y as the _CMP_ predicate says, as bits (lane w: bit w):
+ * AVX-512's comparison into a mask register, AVX2's comparison and movemask. gcc's
+ * vector comparisons give all-ones lanes instead, and turned them back into a mask with
+ * two more instructions. */
 #if MBD_LANES == 4
-    return _mm256_movemask_pd((lane)verdict) == 0xf;
+#define LANES_WHERE(x, y, predicate) ((unsigned)_mm256_movemask_pd(_mm256_cmp_pd(x, y, predicate)))
 #else
-    return _mm512_test_epi64_mask((__m512i)verdict, (__m512i)verdict) == 0xff;
+#define LANES_WHERE(x, y, predicate) ((unsigned)_mm512_cmp_pd_mask(x, y, predicate))
 #endif
-}
+#define LANES_ALL ((1u << MBD_LANES) - 1)
 
 /* Some lane's pivot is not > 0 or not finite. */
-MBD_INLINE int LANE_FN(lane_bad_pivot)(lane x) { return !LANE_FN(all_lanes)((x > 0.0) & (x < INFINITY)); }
+MBD_INLINE int LANE_FN(lane_bad_pivot)(lane x)
+{
+    return (LANES_WHERE(x, LANE_FN(lane_splat)(0.0), _CMP_GT_OQ) &
+            LANES_WHERE(x, LANE_FN(lane_splat)(INFINITY), _CMP_LT_OQ)) != LANES_ALL;
+}
+
+/* The lanes where x is NaN. */
+MBD_INLINE unsigned LANE_FN(nan_lanes)(lane x) { return LANES_WHERE(x, x, _CMP_UNORD_Q); }
 
 /* One vector square root, correctly rounded as libm's sqrt, instead of a libm call per
  * lane (each behind its errno test): W scalar roots one after the other on the divider. */
@@ -149,7 +155,8 @@ lane _ZGVeN8v_cos(lane q);
 /* Every lane's |x| <= limit (false for NaN). */
 MBD_INLINE int LANE_FN(lanes_within)(lane x, double limit)
 {
-    return LANE_FN(all_lanes)((x <= limit) & (x >= -limit));
+    return (LANES_WHERE(x, LANE_FN(lane_splat)(limit), _CMP_LE_OQ) &
+            LANES_WHERE(x, LANE_FN(lane_splat)(-limit), _CMP_GE_OQ)) == LANES_ALL;
 }
 
 /* Sine and cosine of W angles inline, both from one range reduction: q = k pi/2 + r with
@@ -226,4 +233,6 @@ MBD_INLINE int LANE_FN(singular_joint)(lane_work *work, int body)
     return MBD_ESINGULAR;
 }
 #undef LANE_MM
+#undef LANES_WHERE
+#undef LANES_ALL
 #endif
