@@ -140,31 +140,38 @@ static int in_lanes(const mbd_batch *batch, const double *z)
     return batch->form && lane_formulation(batch->solver) == (z ? MBD_MOMENTUM : MBD_ACCELERATION);
 }
 
-/* The states k0 .. k0 + count - 1, except those in skip, by the lane form, which fetches
- * the rows of up to ahead states after them meanwhile; returns the mask of those it could
- * not solve (all of them without a lane form). */
+/* Where a group's states lie: k0 .. k0 + count - 1; next_count and ahead as
+ * mbd_lane_form's. */
+typedef struct {
+    int k0, count, next_count, ahead;
+} group_span;
+
+/* The group's states, except those in skip, by the lane form; returns the mask of those
+ * it could not solve (all of them without a lane form). */
 static unsigned solve_lanes(const mbd_model *model, const mbd_batch *batch, void *lane_work,
-                            int k0, int count, int ahead, unsigned skip, const double *q,
-                            const double *x, const double *tau, double *y, double *z)
+                            group_span span, unsigned skip, const double *q, const double *x,
+                            const double *tau, double *y, double *z)
 {
-    const size_t nq = (size_t)model->nq, nv = (size_t)model->nv, k = (size_t)k0;
+    const size_t nq = (size_t)model->nq, nv = (size_t)model->nv, k = (size_t)span.k0;
     if (!in_lanes(batch, z))
-        return ((1u << count) - 1) & ~skip;
-    return batch->form->solve(model, lane_work, count, skip, q + k * nq, x + k * nv,
-                              tau ? tau + k * nv : NULL, y + k * nv, z ? z + k * nv : NULL, ahead);
+        return ((1u << span.count) - 1) & ~skip;
+    return batch->form->solve(model, lane_work, span.count, skip, q + k * nq, x + k * nv,
+                              tau ? tau + k * nv : NULL, y + k * nv, z ? z + k * nv : NULL,
+                              span.next_count, span.ahead);
 }
 
 /* One group of states into rc (count statuses): in lanes, then one at a time those that
  * the lanes could not solve. A state that fails alone too (singular, non-finite) is left
  * out of a second lane pass over the others, so that a state's result never depends on
  * which states share its group. */
-static void solve_group(const mbd_model *model, const mbd_batch *batch, int thread, int k0,
-                        int count, int ahead, const double *q, const double *x,
-                        const double *tau, double *y, double *z, int *rc)
+static void solve_group(const mbd_model *model, const mbd_batch *batch, int thread,
+                        group_span span, const double *q, const double *x, const double *tau,
+                        double *y, double *z, int *rc)
 {
     mbd_work *work = batch->works[thread];
     void *lane_work = batch->lane_works[thread];
-    const unsigned again = solve_lanes(model, batch, lane_work, k0, count, ahead, 0, q, x, tau, y, z);
+    const int k0 = span.k0, count = span.count;
+    const unsigned again = solve_lanes(model, batch, lane_work, span, 0, q, x, tau, y, z);
     unsigned failed = 0;
     for (int w = 0; w < count; w++) {
         rc[w] = again >> w & 1 ? solve_state(model, work, (size_t)(k0 + w), q, x, tau, y, z) : MBD_OK;
@@ -172,7 +179,8 @@ static void solve_group(const mbd_model *model, const mbd_batch *batch, int thre
     }
     if (!in_lanes(batch, z) || !(again & ~failed) || !failed)
         return;
-    const unsigned still = solve_lanes(model, batch, lane_work, k0, count, 0, failed, q, x, tau, y, z);
+    const group_span alone = {k0, count, 0, 0};
+    const unsigned still = solve_lanes(model, batch, lane_work, alone, failed, q, x, tau, y, z);
     for (int w = 0; w < count; w++)
         if (still >> w & 1)
             rc[w] = solve_state(model, work, (size_t)(k0 + w), q, x, tau, y, z);
@@ -190,7 +198,8 @@ static int rows_outgrow_l2(const mbd_model *model, int K, const double *tau, con
 }
 
 /* Groups of W states over the threads (a fixed grouping, so that results do not depend
- * on the thread count). The first failed state is found by a min-reduction of
+ * on the thread count), each thread a run of consecutive groups, so that each group
+ * knows the one it solves next. The first failed state is found by a min-reduction of
  * k * 32 - status (statuses lie in -31..0), so that its status comes with it. */
 static int batch_run(const mbd_model *model, mbd_batch *batch, int K, const double *q,
                      const double *x, const double *tau, double *y, double *z, int *status)
@@ -202,13 +211,14 @@ static int batch_run(const mbd_model *model, mbd_batch *batch, int K, const doub
     long long first_failure = (long long)K * 32;
 #pragma omp parallel num_threads(batch->threads) reduction(min : first_failure)
     {
-        const int thread = omp_get_thread_num();
-#pragma omp for schedule(static)
-        for (int g = 0; g < groups; g++) {
-            const int k0 = g * W, count = K - k0 < W ? K - k0 : W;
+        const int thread = omp_get_thread_num(), threads = omp_get_num_threads();
+        const int end = (int)((long long)groups * (thread + 1) / threads);
+        for (int g = (int)((long long)groups * thread / threads); g < end; g++) {
+            const int k0 = g * W, count = K - k0 < W ? K - k0 : W, left = K - k0 - count;
+            const group_span span = {k0, count, g + 1 < end ? (left < W ? left : W) : 0,
+                                     fetch_ahead ? left : 0};
             int rc[MBD_MAX_LANES];
-            solve_group(model, batch, thread, k0, count, fetch_ahead ? K - k0 - count : 0, q, x,
-                        tau, y, z, rc);
+            solve_group(model, batch, thread, span, q, x, tau, y, z, rc);
             for (int w = 0; w < count; w++) {
                 const int k = k0 + w;
                 if (status)

@@ -37,31 +37,42 @@ static size_t LANE_FN(lay_out)(lane_work *work, lane *block, const mbd_model *mo
     return used;
 }
 
+/* A thread's lane workspace, and what it holds of the group that the thread solves next:
+ * its rows (their q; NULL: nothing), its states and those of them with a non-finite
+ * input, whose first pass the bodies sweep ran within the last pass of the group before
+ * (bodies_lanes). */
+typedef struct {
+    lane_work work;
+    const double *prepared_q;
+    unsigned prepared_states, prepared_bad;
+} LANE_FN(group_work);
+
 /* The lane workspace of a model and solver: one 64-byte-aligned block, X first. */
-static void *LANE_FN(lane_work_new)(const mbd_model *model, const mbd_solver *solver)
+static void *LANE_FN(group_work_new)(const mbd_model *model, const mbd_solver *solver)
 {
     const size_t scratch = solver->scratch_doubles ? solver->scratch_doubles(model) : 0;
-    lane_work *work = calloc(1, sizeof *work);
-    if (!work)
+    LANE_FN(group_work) *group = calloc(1, sizeof *group);
+    if (!group)
         return NULL;
+    lane_work *work = &group->work;
     const size_t bytes = LANE_FN(lay_out)(work, NULL, model, scratch) * sizeof(lane);
     lane *block = aligned_alloc(64, (bytes + 63) / 64 * 64); /* whole lines */
     if (!block) {
-        free(work);
+        free(group);
         return NULL;
     }
     LANE_FN(lay_out)(work, block, model, scratch);
     work->solver = solver;
     LANE_FN(constant_kinematics)(model, work);
-    return work;
+    return group;
 }
 
-static void LANE_FN(lane_work_free)(void *opaque)
+static void LANE_FN(group_work_free)(void *opaque)
 {
-    lane_work *work = opaque;
-    if (work)
-        free(work->X);
-    free(work);
+    LANE_FN(group_work) *group = opaque;
+    if (group)
+        free(group->work.X);
+    free(group);
 }
 
 /* A tally of entries that is NaN in the lanes where one was not finite: x * 0 is NaN for
@@ -197,53 +208,106 @@ static unsigned LANE_FN(gather_states)(const mbd_model *model, lane_work *work, 
     return bad & solved;
 }
 
-/* Where the rows of the next ahead states are (at most W, after the group's rows), for
- * prefetch_next: the regions of lines of q, x, tau (read) and y, z (written) that there
- * are, and the lines of each per body that cover them in one pass. */
+/* Where the rows that the group's next call reads and writes are, for prefetch_next, of
+ * the ahead states that follow the group: the next group's (at most W states), or
+ * pipelined (bodies_lanes) the reads of the group after it, since the next group's
+ * are read within this call; the regions of lines of q, x, tau (read) and y, z
+ * (written) that there are, and the lines of each per body that cover them in one pass. */
 static void LANE_FN(plan_prefetch)(const mbd_model *model, lane_work *work, int ahead,
-                                   const double *q, const double *x, const double *tau,
-                                   const double *y, const double *z)
+                                   int pipelined, const double *q, const double *x,
+                                   const double *tau, const double *y, const double *z)
 {
-    const size_t rows = ahead < MBD_LANES ? (size_t)(ahead > 0 ? ahead : 0) : MBD_LANES;
     const size_t nq = (size_t)model->nq, nv = (size_t)model->nv;
     const double *from[5] = {q, x, tau, y, z};
     size_t most = 0;
     work->next_regions = work->next_reads = 0;
-    for (int r = 0; r < 5 && rows; r++)
-        if (from[r]) {
+    for (int r = 0; r < 5; r++) {
+        const int lead = r < 3 && pipelined ? 2 : 1; /* groups ahead */
+        const int left = ahead - (lead - 1) * MBD_LANES;
+        const size_t rows = left < MBD_LANES ? (size_t)(left > 0 ? left : 0) : MBD_LANES;
+        if (from[r] && rows) {
             const size_t n = r ? nv : nq, lines = (rows * n * sizeof(double) + 63) / 64;
-            work->next[work->next_regions].at = (const char *)(from[r] + MBD_LANES * n);
+            work->next[work->next_regions].at = (const char *)(from[r] + (size_t)lead * MBD_LANES * n);
             work->next[work->next_regions++].lines = lines;
             work->next_reads += r < 3;
             most = lines > most ? lines : most;
         }
+    }
     work->next_step = (most + (size_t)model->nb - 1) / (size_t)model->nb;
+}
+
+/* The states in *solved into work's lanes; those with a non-finite input leave *solved
+ * (and are gathered again without them, so that no lane computes one): returns their
+ * mask. */
+static unsigned LANE_FN(gather_solved)(const mbd_model *model, lane_work *work, unsigned *solved,
+                                       const double *q, const double *x, const double *tau)
+{
+    const unsigned bad = LANE_FN(gather_states)(model, work, *solved, q, x, tau);
+    if (bad) { /* rare */
+        *solved &= ~bad;
+        if (*solved)
+            LANE_FN(gather_states)(model, work, *solved, q, x, tau);
+    }
+    return bad;
+}
+
+/* The bodies sweep of the group in the lanes (its first pass already done where
+ * prepared). With next_count states after the group's rows to solve next, their rows come
+ * into the lanes once the backward pass is done, and their first pass runs within the
+ * last pass (bodies_acceleration_pass). */
+static int LANE_FN(bodies_lanes)(const mbd_model *model, LANE_FN(group_work) *group, int prepared,
+                                 int next_count, const double *q, const double *x,
+                                 const double *tau)
+{
+    lane_work *work = &group->work;
+    int pipelined = 0;
+    if (!prepared)
+        LANE_FN(bodies_velocity_pass)(model, work, work->q, work->x);
+    const int status = LANE_FN(bodies_articulated_pass)(model, work, tau ? work->tau : NULL);
+    if (status)
+        return status;
+    if (next_count) {
+        const size_t nq = (size_t)model->nq, nv = (size_t)model->nv;
+        const unsigned states = (1u << next_count) - 1;
+        unsigned solved = states;
+        group->prepared_bad = LANE_FN(gather_solved)(model, work, &solved, q + MBD_LANES * nq,
+                                                     x + MBD_LANES * nv, tau ? tau + MBD_LANES * nv : NULL);
+        if (solved) {
+            group->prepared_q = q + MBD_LANES * nq;
+            group->prepared_states = states;
+            pipelined = 1;
+        }
+    }
+    LANE_FN(bodies_acceleration_pass)(model, work, work->y, work->q, pipelined ? work->x : NULL);
+    return MBD_OK;
 }
 
 /* The group's states in (x: qd or p; z NULL in the acceleration form), its results out:
  * see mbd_lane_form. A state with a non-finite input is left out like those in skip. */
 static unsigned LANE_FN(lanes_solve)(const mbd_model *model, void *opaque, int count,
                                      unsigned skip, const double *q, const double *x,
-                                     const double *tau, double *y, double *z, int ahead)
+                                     const double *tau, double *y, double *z, int next_count,
+                                     int ahead)
 {
-    lane_work *work = opaque;
-    unsigned solved = ((1u << count) - 1) & ~skip;
+    LANE_FN(group_work) *group = opaque;
+    lane_work *work = &group->work;
+    unsigned solved = ((1u << count) - 1) & ~skip, bad = 0;
     if (!solved)
         return 0;
-    const unsigned bad = LANE_FN(gather_states)(model, work, solved, q, x, tau);
-    if (bad) { /* rare: again without them, so that no lane computes a non-finite input */
+    const int prepared = group->prepared_q == q && group->prepared_states == solved;
+    group->prepared_q = NULL;
+    if (prepared) {
+        bad = group->prepared_bad;
         solved &= ~bad;
-        if (!solved)
-            return bad;
-        LANE_FN(gather_states)(model, work, solved, q, x, tau);
-    }
-    const int nv = model->nv;
+    } else if ((bad = LANE_FN(gather_solved)(model, work, &solved, q, x, tau), !solved))
+        return bad;
+    const int nv = model->nv, pipelined = !z && next_count; /* z NULL: the bodies sweep */
     const lane *tau_lanes = tau ? work->tau : NULL;
-    LANE_FN(plan_prefetch)(model, work, ahead, q, x, tau, y, z);
-    if (z) /* the bodies sweep does the kinematics in its first pass */
+    LANE_FN(plan_prefetch)(model, work, ahead, pipelined, q, x, tau, y, z);
+    if (z)
         LANE_FN(tree_kinematics)(model, work, work->q);
     const int status =
-        !z                                           ? LANE_FN(bodies_sweep)(model, work, work->q, work->x, tau_lanes, work->y)
+        !z                                           ? LANE_FN(bodies_lanes)(model, group, prepared, next_count, q, x, tau)
         : work->solver == &mbd_solver_poisson_ldlt ? LANE_FN(ldlt_solve)(model, work, NULL, work->x, tau_lanes, work->y, work->z)
                                                      : LANE_FN(sweep_solve)(model, work, NULL, work->x, tau_lanes, work->y, work->z);
     if (status)
@@ -259,7 +323,7 @@ static unsigned LANE_FN(lanes_solve)(const mbd_model *model, void *opaque, int c
 
 const mbd_lane_form LANE_FN(mbd_lane_form) = {
     .lanes = MBD_LANES,
-    .work_new = LANE_FN(lane_work_new),
-    .work_free = LANE_FN(lane_work_free),
+    .work_new = LANE_FN(group_work_new),
+    .work_free = LANE_FN(group_work_free),
     .solve = LANE_FN(lanes_solve),
 };

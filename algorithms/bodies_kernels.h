@@ -189,25 +189,54 @@ MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *wo
         out[r] = a[r];
 }
 
-/* qdd from qd and tau (NULL: zero); the position kinematics from q in the first pass
- * (after start_kinematics for one state), or with q NULL done before (mbd_kinematics).
- * Inline, so that a constant q = NULL folds. */
-MBD_INLINE int LANE_FN(bodies_sweep)(const mbd_model *model, lane_work *work, const lane *q,
-                                     const lane *qd, const lane *tau, lane *qdd)
+/* The first pass: velocities, c and p^A from qd, and X and S from q (not NULL, after
+ * start_kinematics for one state; NULL: done before, mbd_kinematics). */
+MBD_INLINE void LANE_FN(bodies_velocity_pass)(const mbd_model *model, lane_work *work,
+                                              const lane *q, const lane *qd)
+{
+    for (int i = 0; i < model->nb; i++)
+        DISPATCH_JOINT(model->joint_type[i], LANE_FN(velocity_step), model, work, q, qd, i);
+}
+
+/* The backward pass: MBD_OK, or the status of a singular joint block. */
+MBD_INLINE int LANE_FN(bodies_articulated_pass)(const mbd_model *model, lane_work *work,
+                                                const lane *tau)
+{
+    int status = MBD_OK;
+    for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
+        DISPATCH_JOINT(model->joint_type[i], status = LANE_FN(articulated_step), model, work, tau, i);
+    return status;
+}
+
+/* The last pass; next_qd not NULL (W lanes): the first pass of the next lane group too,
+ * from its q and qd, body by body, each of its steps after the last pass's step of the
+ * same body, which has read what it overwrites. The last pass waits on the chain of
+ * accelerations from body to body, and the next group's work, which does not wait on
+ * it, fills the wait (bodies_lanes, batch_lanes.h). */
+MBD_INLINE void LANE_FN(bodies_acceleration_pass)(const mbd_model *model, lane_work *work,
+                                                  lane *qdd, const lane *next_q,
+                                                  const lane *next_qd)
 {
     lane a0[6];
     for (int r = 0; r < 6; r++)
         a0[r] = LANE_FN(lane_splat)(r < 3 ? 0.0 : -model->gravity[r - 3]);
     const lane (*c)[6] = (const lane (*)[6])work->c;
-    int status = MBD_OK;
-    for (int i = 0; i < model->nb; i++)
-        DISPATCH_JOINT(model->joint_type[i], LANE_FN(velocity_step), model, work, q, qd, i);
-    for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
-        DISPATCH_JOINT(model->joint_type[i], status = LANE_FN(articulated_step), model, work, tau, i);
-    for (int i = 0; i < model->nb && status == MBD_OK; i++) {
+    for (int i = 0; i < model->nb; i++) {
         LANE_FN(prefetch_next)(work, i);
         DISPATCH_JOINT(model->joint_type[i], LANE_FN(acceleration_step), model, work, a0, c, qdd, i);
+        if (next_qd)
+            DISPATCH_JOINT(model->joint_type[i], LANE_FN(velocity_step), model, work, next_q, next_qd, i);
     }
-    return status;
 }
 
+/* qdd from qd and tau (NULL: zero), q as bodies_velocity_pass's. Inline, so that a
+ * constant q = NULL folds. */
+MBD_INLINE int LANE_FN(bodies_sweep)(const mbd_model *model, lane_work *work, const lane *q,
+                                     const lane *qd, const lane *tau, lane *qdd)
+{
+    LANE_FN(bodies_velocity_pass)(model, work, q, qd);
+    const int status = LANE_FN(bodies_articulated_pass)(model, work, tau);
+    if (status == MBD_OK)
+        LANE_FN(bodies_acceleration_pass)(model, work, qdd, NULL, NULL);
+    return status;
+}

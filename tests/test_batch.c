@@ -343,6 +343,42 @@ static void test_lanes_bad_states(void **state)
     mbd_model_free(model);
 }
 
+/* The bodies sweep runs each group's first pass within the last pass of the group before
+ * (batch_lanes.h): groups with a lane whose result overflows, with a NaN lane, all NaN,
+ * good, with a singular lane (its first pass run by the good group, the group solved
+ * again in lanes without it) and a tail, on one thread and two, against the one-state
+ * solver. */
+static void test_lanes_pipelined_failures(void **state)
+{
+    (void)state;
+    mbd_model *model = random_model(9, 7, MIXED_COORDINATE_JOINTS, SHAPE_CHAIN);
+    for (int w = 0; w < 3; w++) {
+        const int W = widths[w];
+        batch_states b = states_new(model, 6 * W + 3, 13);
+        for (int j = 0; j < b.nv; j++)
+            b.qd[(W + 1) * b.nv + j] = 1e160; /* v x I v overflows */
+        b.q[(2 * W + 1) * b.nq] = NAN;
+        for (int k = 3 * W; k < 4 * W; k++)
+            b.qd[k * b.nv] = NAN;
+        for (int j = 0; j < b.nq; j++) /* as in test_lanes_bad_states */
+            b.q[(5 * W + 1) * b.nq + j] = j % 2 ? 1e200 : -1e200;
+        memset(b.qd + (5 * W + 1) * b.nv, 0, (size_t)b.nv * sizeof *b.qd);
+        for (int threads = 1; threads <= 2; threads++) {
+            check_lanes(model, mbd_solver_find("bodies"), &b, threads, W);
+            if (cpu_runs(W)) {
+                assert_int_not_equal(b.status[W + 1], MBD_OK);
+                assert_int_equal(b.status[2 * W + 1], MBD_ENONFINITE);
+                assert_int_equal(b.status[4 * W - 1], MBD_ENONFINITE);
+                assert_int_equal(b.status[4 * W], MBD_OK);
+                assert_int_equal(b.status[5 * W + 1], MBD_ESINGULAR);
+                assert_int_equal(b.status[6 * W + 1], MBD_OK);
+            }
+        }
+        states_free(&b);
+    }
+    mbd_model_free(model);
+}
+
 /* Rows at addresses that are not multiples of 16, 32 or 64 bytes give the same bits;
  * so do 1, 2, 3 and 4 threads. */
 static void test_lanes_alignment_and_threads(void **state)
@@ -444,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_lanes_all_angles),
         cmocka_unit_test(test_lane_sines),
         cmocka_unit_test(test_lanes_bad_states),
+        cmocka_unit_test(test_lanes_pipelined_failures),
         cmocka_unit_test(test_lanes_alignment_and_threads),
         cmocka_unit_test(test_lanes_choice),
         cmocka_unit_test(test_recommend_ranks_simd),
