@@ -175,27 +175,34 @@ MBD_INLINE void LANE_FN(lane_sincos)(lane q, lane *s, lane *c)
         *c = LANE_COS(q);
         return;
     }
+    /* multiply-adds written out, so that every build rounds as the -ffp-contract=fast one:
+     * the reduction needs k times each part of pi/2 exactly */
+#define FMA(a, b, c) LANE_MM(fmadd_pd)(a, LANE_FN(lane_splat)(b), c)
+#define HORNER(p, coefficient) p = LANE_MM(fmadd_pd)(r2, p, LANE_FN(lane_splat)(coefficient))
     const double shifter = 0x1.8p52; /* k + shifter keeps the integer k in its low bits */
-    const lane t = q * 0x1.45f306dc9c883p-1 + shifter, k = t - shifter; /* 2 / pi */
-    lane r = q - k * 0x1.921fb54442d18p+0;
-    r = r - k * 0x1.1a62633145c07p-54;
-    r = r - k * -0x1.f1976b7ed8fbcp-110;
+    const lane t = FMA(q, 0x1.45f306dc9c883p-1, LANE_FN(lane_splat)(shifter)); /* 2 / pi */
+    const lane k = t - shifter;
+    lane r = FMA(k, -0x1.921fb54442d18p+0, q);
+    r = FMA(k, -0x1.1a62633145c07p-54, r);
+    r = FMA(k, 0x1.f1976b7ed8fbcp-110, r);
     const lane r2 = r * r;
     lane ps = LANE_FN(lane_splat)(0x1.5d87732d7eadap-33); /* sin r / r - 1 over r^2 */
-    ps = -0x1.ae5e380bb0f29p-26 + r2 * ps;
-    ps = 0x1.71de3530db2e8p-19 + r2 * ps;
-    ps = -0x1.a01a019ba995ap-13 + r2 * ps;
-    ps = 0x1.111111110f3dep-7 + r2 * ps;
-    ps = -0x1.5555555555543p-3 + r2 * ps;
-    const lane sin_r = r + r * r2 * ps;
+    HORNER(ps, -0x1.ae5e380bb0f29p-26);
+    HORNER(ps, 0x1.71de3530db2e8p-19);
+    HORNER(ps, -0x1.a01a019ba995ap-13);
+    HORNER(ps, 0x1.111111110f3dep-7);
+    HORNER(ps, -0x1.5555555555543p-3);
+    const lane sin_r = LANE_MM(fmadd_pd)(r * r2, ps, r);
     lane pc = LANE_FN(lane_splat)(-0x1.8f762f90d0ba6p-37); /* (cos r - 1) / r^2 */
-    pc = 0x1.1ee96d13ea1f8p-29 + r2 * pc;
-    pc = -0x1.27e4f72810294p-22 + r2 * pc;
-    pc = 0x1.a01a019b1e593p-16 + r2 * pc;
-    pc = -0x1.6c16c16c13a08p-10 + r2 * pc;
-    pc = 0x1.5555555555536p-5 + r2 * pc;
-    pc = -0.5 + r2 * pc;
-    const lane cos_r = 1.0 + r2 * pc;
+    HORNER(pc, 0x1.1ee96d13ea1f8p-29);
+    HORNER(pc, -0x1.27e4f72810294p-22);
+    HORNER(pc, 0x1.a01a019b1e593p-16);
+    HORNER(pc, -0x1.6c16c16c13a08p-10);
+    HORNER(pc, 0x1.5555555555536p-5);
+    HORNER(pc, -0.5);
+    const lane cos_r = LANE_MM(fmadd_pd)(r2, pc, LANE_FN(lane_splat)(1.0));
+#undef FMA
+#undef HORNER
     /* k mod 4 = n: sin q = (sin r, cos r, -sin r, -cos r)[n], cos q = (cos r, -sin r,
      * -cos r, sin r)[n] */
     const bits n = (bits)t, odd = -(n & 1), sb = (bits)sin_r, cb = (bits)cos_r;
