@@ -30,7 +30,7 @@
 /* In W lanes work->U keeps U D^-1 itself, and the last pass takes qdd = u' - (U D^-1)^T
  * X a_lambda from the X a_lambda that it forms anyway: no X^T (U D^-1) in the backward
  * pass (per column 18 operations across an axial screw, 30 across a general transform).
- * One state keeps W = X^T U D^-1 (step 5 of the README's first round): its last pass
+ * One state keeps W = X^T U D^-1 (algorithms/README.md, step 7): its last pass
  * waits on the chain of accelerations, and W^T a_lambda does not wait on X a_lambda. */
 #define KEEP_UDINV (MBD_LANES > 1)
 

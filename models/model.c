@@ -658,10 +658,12 @@ static mbd_tree_form tree_form(const mbd_joint *joint, const mbd_xform *XT)
     return E[5] == 0.0 && E[4] == 1.0 ? TREE_OFFSET : TREE_SCREW;
 }
 
-/* A joint's twice_twist (mbd_joint) from the tree transform's turn about x, E = rotx(alpha)
- * (cos alpha = E[8], sin alpha = -E[7]; zero where that is no turn). */
-static void screw_twist(mbd_joint *joint, const double *ET)
+/* A twisted screw's twice_twist (mbd_joint) from its tree transform's turn about x,
+ * E = rotx(alpha): cos alpha = E[8], sin alpha = -E[7]. */
+static void screw_twist(mbd_joint *joint, mbd_tree_form form, const double *ET)
 {
+    if (form != TREE_SCREW)
+        return;
     const double c = ET[8], s = -ET[7];
     joint->twice_twist[0] = c * c - s * s;
     joint->twice_twist[1] = 2.0 * c * s;
@@ -705,7 +707,7 @@ static void fill_geometry(mbd_model *m)
         mat3_apply_t(m->Xtree[i].r, Qp, b->origin);
         cardan_first_turn(&m->joint[i], m->Xtree[i].E);
         m->tree_form[i] = tree_form(&m->joint[i], &m->Xtree[i]);
-        screw_twist(&m->joint[i], m->Xtree[i].E);
+        screw_twist(&m->joint[i], m->tree_form[i], m->Xtree[i].E);
         m->joint_type[i] = m->joint[i].type;
         symmetrized(Ic, &b->inertia[0][0]);
         mat3_mul(IcQ, Ic, Q);

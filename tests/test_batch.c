@@ -271,20 +271,22 @@ static double ulps(double x, double want)
 static void test_lane_sines(void **state)
 {
     (void)state;
-    enum { SWEEP = 1 << 16, EDGES = 4 * 64, N = SWEEP + EDGES + 512 };
+    enum { SWEEP = 1 << 16, EDGES = 3 * 64, BEYOND = SWEEP + EDGES + 256, N = BEYOND + 256 };
     static double x[N], s[N], c[N];
     uint64_t seed = 31;
     for (int k = 0; k < SWEEP; k++)
         x[k] = -16.0 * M_PI + 32.0 * M_PI * (k + 0.5) / SWEEP;
-    for (int k = 0; k < EDGES; k++) /* k pi/4 for k = -32..31, and one ulp either side */
-        x[SWEEP + k] = nextafter((k / 4 - 32) * M_PI / 4, k % 4 < 2 ? -INFINITY : INFINITY);
+    for (int k = 0; k < EDGES; k++) { /* j pi/4 for j = -32..31, and one ulp below and above */
+        const double edge = (k / 3 - 32) * M_PI / 4;
+        x[SWEEP + k] = k % 3 ? nextafter(edge, k % 3 == 1 ? -INFINITY : INFINITY) : edge;
+    }
     test_fill(&seed, x + SWEEP + EDGES, 256, -1e5, 1e5);
-    test_fill(&seed, x + SWEEP + EDGES + 256, 256, 1e5, 3e5);
+    test_fill(&seed, x + BEYOND, 256, 1e5, 3e5);
     x[SWEEP + EDGES + 1] = 1e-300;
-    x[SWEEP + EDGES + 258] = 0.5; /* a group of the libmvec path with a small angle */
+    x[BEYOND + 2] = 0.5; /* libmvec's too: its group of 4 has angles beyond 1e5 */
     sincos_x4(x, N, s, c);
     for (int k = 0; k < N; k++) {
-        const double most = fabs(x[k]) <= 1e5 ? 2.0 : 4.0;
+        const double most = k < BEYOND ? 2.0 : 4.0;
         if (ulps(s[k], sin(x[k])) > most || ulps(c[k], cos(x[k])) > most)
             fail_msg("sincos_x4(%.17g) = (%.17g, %.17g), libm (%.17g, %.17g)", x[k], s[k], c[k],
                      sin(x[k]), cos(x[k]));
@@ -366,7 +368,7 @@ static void test_lanes_pipelined_failures(void **state)
         for (int threads = 1; threads <= 2; threads++) {
             check_lanes(model, mbd_solver_find("bodies"), &b, threads, W);
             if (cpu_runs(W)) {
-                assert_int_not_equal(b.status[W + 1], MBD_OK);
+                assert_int_equal(b.status[W + 1], MBD_ENONFINITE);
                 assert_int_equal(b.status[2 * W + 1], MBD_ENONFINITE);
                 assert_int_equal(b.status[4 * W - 1], MBD_ENONFINITE);
                 assert_int_equal(b.status[4 * W], MBD_OK);
