@@ -109,39 +109,6 @@ static unsigned LANE_FN(nonfinite_lanes)(const lane *in, int n)
     return LANE_FN(tally_nonfinite)(&tally);
 }
 
-/* Step s of a W x W transposition in registers: lanes (a, b) = rows (i, i + s) swap the
- * entries whose row and column indices differ in bit s (the indices select from a's lanes,
- * then b's). After the steps s = 1, 2, 4 (< W), row i holds column i. */
-#if MBD_LANES == 4
-#define LANE_STEPS(step) step(1, 0, 4, 2, 6, 1, 5, 3, 7) step(2, 0, 1, 4, 5, 2, 3, 6, 7)
-#define LANE_STEP(s, l0, l1, l2, l3, h0, h1, h2, h3)                                       \
-    for (int i = 0; i < MBD_LANES; i++)                                                     \
-        if (!(i & s)) {                                                                     \
-            const lane a = m[i], b = m[i + s];                                              \
-            m[i] = __builtin_shufflevector(a, b, l0, l1, l2, l3);                           \
-            m[i + s] = __builtin_shufflevector(a, b, h0, h1, h2, h3);                       \
-        }
-#else
-#define LANE_STEPS(step)                                                                    \
-    step(1, 0, 8, 2, 10, 4, 12, 6, 14, 1, 9, 3, 11, 5, 13, 7, 15)                           \
-    step(2, 0, 1, 8, 9, 4, 5, 12, 13, 2, 3, 10, 11, 6, 7, 14, 15)                           \
-    step(4, 0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15)
-#define LANE_STEP(s, l0, l1, l2, l3, l4, l5, l6, l7, h0, h1, h2, h3, h4, h5, h6, h7)         \
-    for (int i = 0; i < MBD_LANES; i++)                                                     \
-        if (!(i & s)) {                                                                     \
-            const lane a = m[i], b = m[i + s];                                              \
-            m[i] = __builtin_shufflevector(a, b, l0, l1, l2, l3, l4, l5, l6, l7);           \
-            m[i + s] = __builtin_shufflevector(a, b, h0, h1, h2, h3, h4, h5, h6, h7);       \
-        }
-#endif
-
-MBD_INLINE void LANE_FN(transpose)(lane m[MBD_LANES]) { LANE_STEPS(LANE_STEP) }
-#undef LANE_STEPS
-#undef LANE_STEP
-
-/* W doubles at any address (a row's), read or written as one lane. */
-typedef double LANE_FN(row_chunk) __attribute__((vector_size(8 * MBD_LANES), aligned(8), may_alias));
-
 /* Lane w of out[j] = entry j of row row[w] (rows of n doubles), W entries at a time
  * transposed in registers; returns the mask of the lanes that got a non-finite entry. */
 static unsigned LANE_FN(gather)(lane *out, const double *rows, int n, const int *row)
@@ -172,23 +139,16 @@ static unsigned LANE_FN(gather)(lane *out, const double *rows, int n, const int 
     return LANE_FN(tally_nonfinite)(&tally);
 }
 
-/* Row w's entry j = lane w of in[j], for the rows w in the mask (as gather, backwards). */
-static void LANE_FN(scatter)(double *rows, const lane *in, int n, unsigned mask)
+/* The results' entries that scatter_ready has not written, from work->out_from on, out to
+ * their rows (as gather, backwards). */
+static void LANE_FN(scatter_rest)(const mbd_model *model, lane_work *work)
 {
-    int j = 0;
-    for (; j + MBD_LANES <= n; j += MBD_LANES) {
-        lane m[MBD_LANES];
-        for (int c = 0; c < MBD_LANES; c++)
-            m[c] = in[j + c];
-        LANE_FN(transpose)(m);
-        for (int w = 0; w < MBD_LANES; w++)
-            if (mask >> w & 1)
-                *(LANE_FN(row_chunk) *)(rows + (size_t)w * (size_t)n + (size_t)j) = m[w];
-    }
-    for (; j < n; j++)
-        for (int w = 0; w < MBD_LANES; w++)
-            if (mask >> w & 1)
-                rows[(size_t)w * (size_t)n + (size_t)j] = in[j][w];
+    LANE_FN(scatter_ready)(model, work, model->nb - 1);
+    for (int o = 0; o < work->outs; o++)
+        for (int j = work->out_from; j < model->nv; j++)
+            for (int w = 0; w < MBD_LANES; w++)
+                if (work->out_mask >> w & 1)
+                    work->out[o].rows[(size_t)w * (size_t)model->nv + (size_t)j] = work->out[o].lanes[j][w];
 }
 
 /* The states in the mask solved (not empty) into the lanes, each of the others' lanes a
@@ -306,18 +266,19 @@ static unsigned LANE_FN(lanes_solve)(const mbd_model *model, void *opaque, int c
     LANE_FN(plan_prefetch)(model, work, ahead, pipelined, q, x, tau, y, z);
     if (z)
         LANE_FN(tree_kinematics)(model, work, work->q);
+    work->out[0].rows = y, work->out[0].lanes = work->y;
+    work->out[1].rows = z, work->out[1].lanes = work->z;
+    work->outs = z ? 2 : 1, work->out_from = 0, work->out_mask = solved;
     const int status =
         !z                                           ? LANE_FN(bodies_lanes)(model, group, prepared, next_count, q, x, tau)
         : work->solver == &mbd_solver_poisson_ldlt ? LANE_FN(ldlt_solve)(model, work, NULL, work->x, tau_lanes, work->y, work->z)
                                                      : LANE_FN(sweep_solve)(model, work, NULL, work->x, tau_lanes, work->y, work->z);
     if (status)
         return solved | bad;
-    LANE_FN(scatter)(y, work->y, nv, solved);
+    LANE_FN(scatter_rest)(model, work);
     unsigned failed = LANE_FN(nonfinite_lanes)(work->y, nv);
-    if (z) {
-        LANE_FN(scatter)(z, work->z, nv, solved);
+    if (z)
         failed |= LANE_FN(nonfinite_lanes)(work->z, nv);
-    }
     return (failed & solved) | bad;
 }
 

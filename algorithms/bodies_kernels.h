@@ -224,6 +224,7 @@ MBD_INLINE void LANE_FN(bodies_acceleration_pass)(const mbd_model *model, lane_w
     for (int i = 0; i < model->nb; i++) {
         LANE_FN(prefetch_next)(work, i);
         DISPATCH_JOINT(model->joint_type[i], LANE_FN(acceleration_step), model, work, a0, c, qdd, i);
+        LANE_FN(scatter_ready)(model, work, i);
         if (next_qd)
             DISPATCH_JOINT(model->joint_type[i], LANE_FN(velocity_step), model, work, next_q, next_qd, i);
     }

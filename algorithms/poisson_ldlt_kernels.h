@@ -85,7 +85,7 @@ static int LANE_FN(ldlt_solve)(const mbd_model *model, lane_work *work, const la
         DISPATCH_JOINT(model->joint_type[i], status = LANE_FN(eliminate_step), model, work, q, p, i);
     if (status)
         return status;
-    for (int i = 0; i < model->nb; i++) {
+    for (int i = 0; i < model->nb; i++) { /* scatter_ready here: 1-4% slower in W lanes */
         LANE_FN(prefetch_next)(work, i);
         DISPATCH_JOINT(model->joint_type[i], LANE_FN(rate_step), model, work, tau, qd, pd, i);
     }

@@ -277,6 +277,7 @@ static void LANE_FN(rates_and_momenta)(const mbd_model *model, lane_work *work, 
     for (int i = 0; i < model->nb; i++) {
         LANE_FN(prefetch_next)(work, i);
         DISPATCH_JOINT(model->joint_type[i], LANE_FN(sweep_rates_step), model, work, p, tau, qd, pd, i);
+        LANE_FN(scatter_ready)(model, work, i);
     }
 }
 
