@@ -223,9 +223,12 @@ MBD_INLINE void LANE_FN(lane_sincos)(lane q, lane *s, lane *c)
 #undef LANE_COS
 
 /* Body i's share of the next rows (work->next: next_step lines of each region) into the
- * L1 cache, called at each body of a solver's last pass where the batch's rows do not fit
+ * cache, called at each body of a solver's last pass where the batch's rows do not fit
  * in L2 (batch.c): they come from memory while this group computes, rather than at its
- * gather and scatter (N = 200, 1024 states: 13% of the time went there, 8% after). */
+ * gather and scatter (N = 200, 1024 states: 13% of the time went there, 8% after). The
+ * rows to read go into L2 only: a pass or more (pipelined: a whole group) runs before
+ * they are gathered, and in L1 they would evict its workspace (0-3% faster in alternating
+ * runs); those to write into L1. */
 MBD_INLINE void LANE_FN(prefetch_next)(const lane_work *work, int i)
 {
     const size_t from = work->next_step * (size_t)i;
@@ -234,7 +237,7 @@ MBD_INLINE void LANE_FN(prefetch_next)(const lane_work *work, int i)
         const size_t to = from + work->next_step < end ? from + work->next_step : end;
         for (size_t l = from; l < to; l++) {
             if (r < work->next_reads)
-                __builtin_prefetch(work->next[r].at + 64 * l, 0, 3);
+                __builtin_prefetch(work->next[r].at + 64 * l, 0, 2);
             else
                 __builtin_prefetch(work->next[r].at + 64 * l, 1, 3);
         }
