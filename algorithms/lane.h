@@ -227,8 +227,8 @@ MBD_INLINE void LANE_FN(lane_sincos)(lane q, lane *s, lane *c)
  * in L2 (batch.c): they come from memory while this group computes, rather than at its
  * gather and scatter (N = 200, 1024 states: 13% of the time went there, 8% after). The
  * rows to read go into L2 only: a pass or more (pipelined: a whole group) runs before
- * they are gathered, and in L1 they would evict its workspace (0-3% faster in alternating
- * runs); those to write into L1. */
+ * they are gathered, and in L1 they would evict the lanes' workspace (level to 1% faster in
+ * alternating runs); those to write into L1. */
 MBD_INLINE void LANE_FN(prefetch_next)(const lane_work *work, int i)
 {
     const size_t from = work->next_step * (size_t)i;
