@@ -195,6 +195,23 @@ void cli_result_free(cli_result *result)
     free(result->err);
 }
 
+char temp_dir[64];
+
+int make_temp_dir(void **state)
+{
+    (void)state;
+    snprintf(temp_dir, sizeof temp_dir, "/tmp/mbd-test-XXXXXX");
+    return mkdtemp(temp_dir) ? 0 : -1;
+}
+
+int remove_temp_dir(void **state)
+{
+    (void)state;
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf '%s'", temp_dir);
+    return system(command) == 0 ? 0 : -1;
+}
+
 const char *temp_file_with(const char *text, const char *suffix)
 {
     static char path[64];

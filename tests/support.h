@@ -90,5 +90,11 @@ void expect_model_rejected(const char *path, const char *field, const char *valu
 /* The whole file as a NUL-terminated string (malloc'ed); fails the test if unreadable. */
 char *read_text_file(const char *path);
 
+/* A temporary directory for a group of tests (cmocka's group setup and teardown):
+ * make_temp_dir makes it and names it in temp_dir, remove_temp_dir removes it and all in it. */
+extern char temp_dir[64];
+int make_temp_dir(void **state);
+int remove_temp_dir(void **state);
+
 /* Writes text to a new temporary file, returns its path (static buffer, one at a time). */
 const char *temp_file_with(const char *text, const char *suffix);

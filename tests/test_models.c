@@ -15,24 +15,8 @@
 
 #define MAX_FILES 128
 
-static char temp_dir[64];
 static char temp_files[MAX_FILES][96];
 static int ntemp_files;
-
-static int make_temp_dir(void **state)
-{
-    (void)state;
-    snprintf(temp_dir, sizeof temp_dir, "/tmp/mbd-test-models-XXXXXX");
-    return mkdtemp(temp_dir) ? 0 : -1;
-}
-
-static int remove_temp_dir(void **state)
-{
-    (void)state;
-    for (int k = 0; k < ntemp_files; k++)
-        unlink(temp_files[k]);
-    return rmdir(temp_dir);
-}
 
 /* A new empty file in the temporary directory, open for writing in *file; returns its path. */
 static const char *new_temp_file(FILE **file)

@@ -23,23 +23,6 @@
 #define ENSEMBLE "simulate chain:n=3,joint=cardan,base=free --integrator rk4 --t1 0.2 --dt 0.01 " \
                  "--sample 0.05 --ensemble 13 --spread 0.3 --seed 5 --threads 1"
 
-static char dir[] = "/tmp/mbd-mpi-XXXXXX";
-
-
-static int make_dir(void **unused)
-{
-    (void)unused;
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **unused)
-{
-    (void)unused;
-    char command[128];
-    snprintf(command, sizeof command, "rm -rf %s", dir);
-    return system(command) == 0 ? 0 : -1;
-}
-
 static void skip_without_mpi(void)
 {
     if (!MBD_WITH_MPI) {
@@ -62,7 +45,7 @@ static cli_result run_ranks(int P, const char *args)
 static char *file_at(const char *name)
 {
     char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(path, sizeof path, "%s/%s", temp_dir, name);
     return read_text_file(path);
 }
 
@@ -71,7 +54,7 @@ static char *file_at(const char *name)
 static void run_ensemble(int P, const char *out_flags)
 {
     char flags[256], args[512];
-    snprintf(flags, sizeof flags, out_flags, dir);
+    snprintf(flags, sizeof flags, out_flags, temp_dir);
     snprintf(args, sizeof args, ENSEMBLE " %s", flags);
     cli_result r = run_ranks(P, args);
     if (r.status != 0)
@@ -153,7 +136,7 @@ static void test_single_run_refused_over_ranks(void **unused)
     cli_result_free(&r);
 }
 
-/* Fails unless the file in dir holds text. */
+/* Fails unless the file in temp_dir holds text. */
 static void expect_untouched(const char *name, const char *text)
 {
     char *now = file_at(name);
@@ -168,8 +151,8 @@ static void test_bad_argument_on_one_rank(void **unused)
     (void)unused;
     skip_without_mpi();
     char path[256], states[256], command[2048];
-    snprintf(path, sizeof path, "%s/kept.csv", dir);
-    snprintf(states, sizeof states, "%s/states.csv", dir);
+    snprintf(path, sizeof path, "%s/kept.csv", temp_dir);
+    snprintf(states, sizeof states, "%s/states.csv", temp_dir);
     FILE *f = fopen(path, "w");
     fputs("complete\n", f);
     fclose(f);
@@ -199,7 +182,7 @@ static void test_rank_that_dies(void **unused)
     (void)unused;
     skip_without_mpi();
     char path[256], command[2048];
-    snprintf(path, sizeof path, "%s/survivor.csv", dir);
+    snprintf(path, sizeof path, "%s/survivor.csv", temp_dir);
     FILE *f = fopen(path, "w");
     fputs("complete\n", f);
     fclose(f);
@@ -256,8 +239,8 @@ static void test_bench_over_ranks(void **unused)
     (void)unused;
     skip_without_mpi();
     char command[2048], one[256], two[256];
-    snprintf(one, sizeof one, "%s/one.json", dir);
-    snprintf(two, sizeof two, "%s/two.json", dir);
+    snprintf(one, sizeof one, "%s/one.json", temp_dir);
+    snprintf(two, sizeof two, "%s/two.json", temp_dir);
     snprintf(command, sizeof command, "./mbd-bench " BENCH_ARGS " --json %s", one);
     cli_result r = shell_run(command);
     assert_int_equal(r.status, 0);
@@ -275,7 +258,7 @@ static void test_bench_over_ranks(void **unused)
     json_t *root = json_load_file(two, 0, &error);
     assert_int_equal(json_integer_value(json_object_get(json_object_get(root, "context"), "ranks")), 2);
     json_decref(root);
-    snprintf(command, sizeof command, MPIRUN " -n 2 ./mbd-bench --dat %s", dir);
+    snprintf(command, sizeof command, MPIRUN " -n 2 ./mbd-bench --dat %s", temp_dir);
     r = shell_run(command);
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "--dat: not over MPI ranks"));
@@ -294,5 +277,5 @@ int main(void)
         cmocka_unit_test(test_single_run_refused_over_ranks),
         cmocka_unit_test(test_bench_bad_argument_on_one_rank),
     };
-    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+    return cmocka_run_group_tests(tests, make_temp_dir, remove_temp_dir);
 }

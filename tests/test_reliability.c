@@ -27,23 +27,6 @@
 
 /* ---- helpers ---- */
 
-static char temp_dir[64];
-
-static int make_temp_dir(void **state)
-{
-    (void)state;
-    snprintf(temp_dir, sizeof temp_dir, "/tmp/mbd-test-reliability-XXXXXX");
-    return mkdtemp(temp_dir) ? 0 : -1;
-}
-
-static int remove_temp_dir(void **state)
-{
-    (void)state;
-    char command[128];
-    snprintf(command, sizeof command, "rm -rf '%s'", temp_dir);
-    return system(command) == 0 ? 0 : -1;
-}
-
 /* temp_dir/name, in a static buffer of its own per slot (0..3). */
 static const char *temp_path(int slot, const char *name)
 {
