@@ -71,9 +71,11 @@ double bench_quoted_time(const bench_record *record, int r)
     return record->key.suite == SUITE_BATCH ? record->timing.real[r] : record->timing.cpu[r];
 }
 
-static void add_standard_counters(bench_record *record, int states)
+void bench_count(bench_record *record)
 {
     const timing_result *t = &record->timing;
+    const int states = record->states;
+    record->ncounters = 0;
     double *bodies = bench_add_counter(record, "bodies");
     double *dofs = bench_add_counter(record, "dofs");
     double *ns_per_body = bench_add_counter(record, "ns_per_body");
@@ -105,9 +107,10 @@ bench_record *bench_add(bench_results *results, const bench_key *key, int bodies
     bench_key_name(key, record->name, sizeof record->name);
     record->bodies = bodies;
     record->dofs = dofs;
+    record->states = states;
     record->timing = *timing;
     assign_family(results, record);
-    add_standard_counters(record, states);
+    bench_count(record);
     results->count++;
     return record;
 }
@@ -120,7 +123,7 @@ static int same_key(const bench_key *a, const bench_key *b)
            (a->phase && b->phase ? strcmp(a->phase, b->phase) == 0 : a->phase == b->phase);
 }
 
-const bench_record *bench_find(const bench_results *results, const bench_key *key)
+bench_record *bench_find(const bench_results *results, const bench_key *key)
 {
     for (int k = 0; k < results->count; k++)
         if (same_key(&results->records[k].key, key))

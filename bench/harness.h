@@ -37,6 +37,7 @@ typedef struct {
                            rank 0 puts every rank's records back in that order */
     int instance_index; /* within the family, in order of appearance */
     int bodies, dofs;
+    int states;         /* evaluated per iteration; 0: none (a phase of a step) */
     timing_result timing;
     int ncounters;
     bench_counter counter[BENCH_MAX_COUNTERS];
@@ -56,11 +57,15 @@ void bench_key_name(const bench_key *key, char *out, size_t size);
  * memory. */
 bench_record *bench_add(bench_results *results, const bench_key *key, int bodies, int dofs,
                         int states, const timing_result *timing);
+
+/* The standard counters anew from the record's repetitions, in place of all it had: for
+ * a caller that appends repetitions after bench_add. */
+void bench_count(bench_record *record);
 /* Adds a counter (BENCH_MAX_COUNTERS in all, the standard ones included) and returns its
  * per-repetition values for the caller to fill. */
 double *bench_add_counter(bench_record *record, const char *name);
 /* The first record whose key equals key, or NULL. */
-const bench_record *bench_find(const bench_results *results, const bench_key *key);
+bench_record *bench_find(const bench_results *results, const bench_key *key);
 /* The median real time per iteration, in seconds. */
 double bench_median_real(const bench_record *record);
 /* The time a record quotes at repetition r, in seconds per iteration: the thread's cpu

@@ -33,6 +33,8 @@ static const char usage[] =
     "                      (default 300)\n"
     "  --min-time S        seconds per repetition, at least (default 0.05)\n"
     "  --repetitions R     repetitions of each measurement (default 5)\n"
+    "  --interleave        repetition r of every measurement before r + 1 of any (a slow\n"
+    "                      spell of the machine spreads over all); the table at the end\n"
     "  --seed S            seed of the random states (default 1)\n"
     "  --filter REGEX      only measurements whose name matches (POSIX extended)\n"
     "  --json PATHS        write Google Benchmark JSON to each comma-separated path\n"
@@ -153,6 +155,7 @@ static int parse_flags(cli_flag *flags, bench_config *config, regex_t *filter)
         return CLI_USAGE_ERROR;
     }
     config->filter = pattern ? filter : NULL;
+    config->interleave = cli_get(flags, "--interleave") != NULL;
     return 0;
 }
 
@@ -167,9 +170,9 @@ static void add_settings(json_t *context, const bench_config *config, int blas_d
     snprintf(note, sizeof note, "dense (O(N^3)), and sparse on chains (O(N^3) there), are timed "
              "up to N = %d only: beyond it the cubic cost makes it pointless", config->dense_max_n);
     json_object_update_new(context, json_pack(
-        "{s:o, s:o, s:f, s:i, s:I, s:i, s:i, s:s, s:i, s:i, s:s}", "suites", suites,
-        "families", bench_families_json(), "min_time",
-        config->timing.min_time, "repetitions", config->timing.repetitions, "seed",
+        "{s:o, s:o, s:f, s:i, s:b, s:I, s:i, s:i, s:s, s:i, s:i, s:s}", "suites", suites,
+        "families", bench_families_json(), "min_time", config->timing.min_time,
+        "repetitions", config->timing.repetitions, "interleaved", config->interleave, "seed",
         (json_int_t)config->seed, "batch_k", config->batch_k, "dense_max_n", config->dense_max_n,
         "dense_note", note, "openblas_threads", openblas_get_num_threads(),
         "openblas_threads_default", blas_default, "openblas_note",
@@ -205,7 +208,8 @@ static int run_bench(int argc, char **argv)
                         {"--loops-k", NULL, 0},     {"--scaling-n", NULL, 0},
                         {"--dense-max-n", NULL, 0}, {"--min-time", NULL, 0},   {"--repetitions", NULL, 0},
                         {"--seed", NULL, 0},        {"--filter", NULL, 0},     {"--json", NULL, 0},
-                        {"--dat", NULL, 0},         {"--help", NULL, 1},       {NULL, NULL, 0}};
+                        {"--dat", NULL, 0},         {"--interleave", NULL, 1}, {"--help", NULL, 1},
+                        {NULL, NULL, 0}};
     bench_config config = {0};
     regex_t filter;
     int npos, rc = cli_parse(CMD, argc, argv, 1, flags, NULL, 0, &npos);

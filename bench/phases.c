@@ -141,7 +141,7 @@ static int phase_body(void *ctx, long iterations)
 }
 
 int rk4_measure(const workload *w, rk4_phase phase, const timing_options *options,
-                timing_result *result)
+                timing_step step, timing_result *result)
 {
     if (mbd_model_nq(w->model) != mbd_model_nv(w->model))
         return MBD_EUNSUPPORTED;
@@ -151,7 +151,7 @@ int rk4_measure(const workload *w, rk4_phase phase, const timing_options *option
         status = rk4_step(&r, 1);
     phase_ctx ctx = {&r, phase};
     if (status == MBD_OK)
-        status = timing_measure(options, phase_body, &ctx, result);
+        status = step(options, phase_body, &ctx, result);
     free(r.block);
     return status;
 }

@@ -10,11 +10,11 @@ typedef enum { PHASE_INTEGRATOR, PHASE_KINEMATICS, PHASE_SOLVE, PHASE_STEP, PHAS
 
 const char *rk4_phase_name(rk4_phase phase);
 
-/* Times one phase of an RK4 step from w's state 0, per step: 4 kinematics calls, 4
- * solves, or the stage and final updates; PHASE_STEP is the whole step, to check that
- * the parts add up. Needs nq == nv (the update treats q as a vector). Returns 0 or a
- * status. */
+/* Times one phase of an RK4 step from w's state 0, per step, by step (timing_measure, or
+ * one of its parts): 4 kinematics calls, 4 solves, or the stage and final updates;
+ * PHASE_STEP is the whole step, to check that the parts add up. Needs nq == nv (the
+ * update treats q as a vector). Returns 0 or a status. */
 int rk4_measure(const workload *w, rk4_phase phase, const timing_options *options,
-                timing_result *result);
+                timing_step step, timing_result *result);
 
 #endif

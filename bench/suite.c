@@ -144,7 +144,7 @@ static void add_efficiency(bench_results *results, bench_record *record)
 }
 
 static int measure(const bench_config *config, const bench_job *job, const workload *w,
-                   timing_result *result)
+                   timing_step step, timing_result *result)
 {
     timing_options options = config->timing;
     options.cpu_clock = job->key.suite == SUITE_BATCH ? CLOCK_PROCESS_CPUTIME_ID
@@ -153,11 +153,11 @@ static int measure(const bench_config *config, const bench_job *job, const workl
     case SUITE_PERCALL:
     case SUITE_SCALING:
     case SUITE_LOOPS:
-        return timing_measure(&options, workload_call_body, (void *)w, result);
+        return step(&options, workload_call_body, (void *)w, result);
     case SUITE_PHASES:
-        return rk4_measure(w, job->phase, &options, result);
+        return rk4_measure(w, job->phase, &options, step, result);
     case SUITE_BATCH:
-        return timing_measure(&options, workload_batch_body, (void *)w, result);
+        return step(&options, workload_batch_body, (void *)w, result);
     case SUITE_COUNT:
         break;
     }
@@ -167,6 +167,7 @@ static int measure(const bench_config *config, const bench_job *job, const workl
 typedef struct {
     bench_results *results;
     int done, total;
+    int pass; /* interleaved: the repetition that every measurement makes now; -1: all at once */
 } run_state;
 
 /* On a terminal, the measurement under way on one rewritten line; in a log, one line
@@ -194,6 +195,15 @@ static int states_per_iteration(const bench_key *key)
                                                                        : 0;
 }
 
+/* The counters of a record whose repetitions are all in. */
+static void count_record(bench_results *results, bench_record *record)
+{
+    bench_count(record);
+    if (record->key.suite == SUITE_BATCH)
+        add_efficiency(results, record);
+}
+
+/* A new record; shown at once when its repetitions are all in (not interleaved). */
 static int record_result(run_state *state, const bench_job *job, const mbd_model *model,
                          const timing_result *result)
 {
@@ -202,17 +212,33 @@ static int record_result(run_state *state, const bench_job *job, const mbd_model
     if (!record)
         return MBD_ENOMEM;
     record->group = job->group;
-    if (job->key.suite == SUITE_BATCH)
-        add_efficiency(state->results, record);
+    if (state->pass >= 0)
+        return MBD_OK;
+    count_record(state->results, record);
     if (isatty(STDERR_FILENO))
         fprintf(stderr, "\r\033[K");
     bench_print_record(stdout, record);
     return MBD_OK;
 }
 
+/* The measurement's record in a pass after the first, or NULL where an earlier pass
+ * failed (it has fewer repetitions than passes done). */
+static bench_record *record_to_extend(const run_state *state, const bench_job *job)
+{
+    bench_record *record = bench_find(state->results, &job->key);
+    return record && record->timing.repetitions == state->pass ? record : NULL;
+}
+
+/* All repetitions of a measurement (pass -1), or its first (pass 0: a new record), or one
+ * more (later passes), each on a model and workload set up anew. */
 static int run_job(const bench_config *config, const bench_job *job, void *ctx)
 {
     run_state *state = ctx;
+    bench_record *extend = state->pass > 0 ? record_to_extend(state, job) : NULL;
+    if (state->pass > 0 && !extend) {
+        state->done++;
+        return 0;
+    }
     char spec[128], err[512];
     show_progress(state, job);
     snprintf(spec, sizeof spec, job->family->spec, job->key.n);
@@ -223,15 +249,18 @@ static int run_job(const bench_config *config, const bench_job *job, void *ctx)
     }
     const int batch = job->key.suite == SUITE_BATCH;
     const int nstates = batch ? config->batch_k : job->key.suite == SUITE_PHASES ? 1 : WORKLOAD_CALL_STATES;
+    const timing_step step = state->pass < 0    ? timing_measure
+                             : state->pass == 0 ? timing_calibrate
+                                                : timing_rerun;
     workload w;
     timing_result result;
     int status = workload_init(&w, model, job->variant, nstates, job->key.threads, config->seed);
     if (status == MBD_OK) {
         w.threads = job->key.threads;
-        status = measure(config, job, &w, &result);
+        status = measure(config, job, &w, step, extend ? &extend->timing : &result);
         workload_free(&w);
     }
-    if (status == MBD_OK)
+    if (status == MBD_OK && !extend)
         status = record_result(state, job, model, &result);
     if (status != MBD_OK) {
         char name[192];
@@ -244,10 +273,35 @@ static int run_job(const bench_config *config, const bench_job *job, void *ctx)
     return status != MBD_OK;
 }
 
+/* Interleaved, repetition r of every measurement before repetition r + 1 of any, as
+ * Google Benchmark's random interleaving: a slow spell of the machine then spreads over
+ * all measurements instead of taking every repetition of a few. The table comes at the
+ * end. */
+static int run_interleaved(const bench_config *config, run_state *state)
+{
+    int failed = 0;
+    for (state->pass = 0; state->pass < config->timing.repetitions && !bench_stop; state->pass++)
+        failed |= for_each_job(config, run_job, state);
+    if (isatty(STDERR_FILENO))
+        fprintf(stderr, "\r\033[K");
+    bench_print_header(stdout);
+    for (int k = 0; k < state->results->count; k++) {
+        count_record(state->results, &state->results->records[k]);
+        bench_print_record(stdout, &state->results->records[k]);
+    }
+    return failed;
+}
+
 int bench_run(const bench_config *config, bench_results *results)
 {
-    run_state state = {results, 0, 0};
+    run_state state = {results, 0, 0, config->interleave ? 0 : -1};
     for_each_job(config, count_job, &state.total);
+    if (config->interleave) {
+        fprintf(stderr, "%d measurements, their %d repetitions interleaved\n", state.total,
+                config->timing.repetitions);
+        state.total *= config->timing.repetitions;
+        return run_interleaved(config, &state);
+    }
     fprintf(stderr, "%d measurements\n", state.total);
     bench_print_header(stdout);
     return for_each_job(config, run_job, &state);

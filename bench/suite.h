@@ -27,6 +27,7 @@ typedef struct {
     int dense_max_n;              /* dense, and sparse on chains (both O(N^3)), run up to this N only */
     unsigned long seed;
     timing_options timing;        /* cpu_clock is chosen per suite */
+    int interleave;               /* repetition r of every measurement before r + 1 of any */
     const regex_t *filter;        /* only names that match; NULL: all */
     int rank, ranks;              /* MPI: this rank makes the measurements of every ranks-th
                                      (suite, family, variant, n), all its instances (1, 0 alone) */
@@ -36,7 +37,8 @@ typedef struct {
 json_t *bench_families_json(void);
 
 /* Runs every selected measurement until done or bench_stop; prints each on stdout as it
- * finishes. Returns 0, or 1 if any measurement failed (the others still run). */
+ * finishes (interleaved: all at the end). Returns 0, or 1 if any measurement failed (the
+ * others still run). */
 int bench_run(const bench_config *config, bench_results *results);
 
 #endif

@@ -40,34 +40,67 @@ static long next_iterations(long iterations, double real, double min_time)
     return next < TIMING_MAX_ITERATIONS ? next : TIMING_MAX_ITERATIONS;
 }
 
-int timing_measure(const timing_options *options, timing_body body, void *ctx,
-                   timing_result *result)
+/* Appends one run of `iterations` as a repetition. */
+static void append(timing_result *result, double real, double cpu)
+{
+    result->real[result->repetitions] = real / (double)result->iterations;
+    result->cpu[result->repetitions] = cpu / (double)result->iterations;
+    result->repetitions++;
+    result->spent += real;
+}
+
+int timing_calibrate(const timing_options *options, timing_body body, void *ctx,
+                     timing_result *result)
 {
     long iterations = 1;
-    double real, cpu, total = 0;
-    for (;;) { /* the run that reaches min_time is the first repetition */
+    double real, cpu, calibration = 0;
+    for (;;) {
         int status = run_once(options, body, ctx, iterations, &real, &cpu);
         if (status)
             return status;
-        total += real;
         if (real >= options->min_time || iterations == TIMING_MAX_ITERATIONS)
             break;
+        calibration += real;
         iterations = next_iterations(iterations, real, options->min_time);
     }
     result->iterations = iterations;
     result->repetitions = 0;
-    for (;;) {
-        result->real[result->repetitions] = real / (double)iterations;
-        result->cpu[result->repetitions] = cpu / (double)iterations;
-        result->repetitions++;
-        if (result->repetitions == options->repetitions ||
-            (options->max_total > 0 && total >= options->max_total))
-            return 0;
-        int status = run_once(options, body, ctx, iterations, &real, &cpu);
-        if (status)
-            return status;
-        total += real;
-    }
+    result->spent = calibration;
+    append(result, real, cpu);
+    return 0;
+}
+
+int timing_repeat(const timing_options *options, timing_body body, void *ctx,
+                  timing_result *result)
+{
+    if (result->repetitions == TIMING_MAX_REPETITIONS)
+        return 0;
+    double real, cpu;
+    int status = run_once(options, body, ctx, result->iterations, &real, &cpu);
+    if (!status)
+        append(result, real, cpu);
+    return status;
+}
+
+/* The untimed iteration where it costs a tenth of the repetition or less: a longer one
+ * outlasts the cold start by far (and warming up a 0.3 s iteration doubled the run). */
+#define TIMING_WARM_UP_FROM 10
+
+int timing_rerun(const timing_options *options, timing_body body, void *ctx,
+                 timing_result *result)
+{
+    int status = result->iterations >= TIMING_WARM_UP_FROM ? body(ctx, 1) : 0;
+    return status ? status : timing_repeat(options, body, ctx, result);
+}
+
+int timing_measure(const timing_options *options, timing_body body, void *ctx,
+                   timing_result *result)
+{
+    int status = timing_calibrate(options, body, ctx, result);
+    while (!status && result->repetitions < options->repetitions &&
+           !(options->max_total > 0 && result->spent >= options->max_total))
+        status = timing_repeat(options, body, ctx, result);
+    return status;
 }
 
 const char *timing_stat_name(timing_stat stat)

@@ -23,6 +23,7 @@ typedef struct {
 typedef struct {
     long iterations;  /* per repetition */
     int repetitions;  /* done: fewer than asked only when max_total cut the run short */
+    double spent;     /* seconds of real time in all runs, the calibration's included */
     double real[TIMING_MAX_REPETITIONS]; /* seconds per iteration */
     double cpu[TIMING_MAX_REPETITIONS];
 } timing_result;
@@ -33,6 +34,23 @@ typedef int (*timing_body)(void *ctx, long iterations);
 /* Measures body; returns 0, or the body's status (result then undefined). */
 int timing_measure(const timing_options *options, timing_body body, void *ctx,
                    timing_result *result);
+
+/* timing_measure's two parts, for a caller that interleaves the repetitions of many
+ * measurements: the calibration, whose last run (the first to last min_time) is the first
+ * repetition, and one more repetition of result->iterations appended. A workload set up
+ * anew for it runs one untimed iteration first (timing_rerun), to warm the caches as the
+ * calibration's runs did, unless one iteration is a tenth of the repetition or more. All
+ * return 0, or the body's status. */
+int timing_calibrate(const timing_options *options, timing_body body, void *ctx,
+                     timing_result *result);
+int timing_repeat(const timing_options *options, timing_body body, void *ctx,
+                  timing_result *result);
+int timing_rerun(const timing_options *options, timing_body body, void *ctx,
+                 timing_result *result);
+
+/* Any of the four: how a caller's measurement is to be made. */
+typedef int (*timing_step)(const timing_options *options, timing_body body, void *ctx,
+                           timing_result *result);
 
 /* The aggregates of Google Benchmark, in its order. cv = stddev / mean (a fraction). */
 typedef enum { STAT_MEAN, STAT_MEDIAN, STAT_STDDEV, STAT_CV, STAT_COUNT } timing_stat;

@@ -21,7 +21,9 @@ results=results
 dat=$results/dat
 mkdir -p "$dat" report
 
-./mbd-bench "${sweep[@]}" --json "$results/$(hostname)-$(date +%Y-%m-%d).json,$results/latest.json" \
+# Interleaved: a slow spell of a shared machine spreads over every measurement's
+# repetitions instead of taking all of a few (bench/README.md).
+./mbd-bench "${sweep[@]}" --interleave --json "$results/$(hostname)-$(date +%Y-%m-%d).json,$results/latest.json" \
     --dat "$dat"
 report/flops.sh "$results"  # operations per body, counted under Valgrind: dat/flops.dat
 bench/hyperfine.sh "$results" ${1:+--quick}
