@@ -1,7 +1,8 @@
 /* cmd_recommend.c: mbd recommend, which times every applicable solver on the user's model
  * on this machine with mbd-bench's timing core (bench/timing.c, bench/workload.c) and
  * ranks them: one call on one thread, or with --batch K, K states per OpenMP batch on all
- * threads. A few seconds at most: each solver gets at most RECOMMEND_BUDGET seconds. */
+ * threads. A few seconds at most: each solver gets at most RECOMMEND_BUDGET seconds, its
+ * repetitions interleaved with the others'. */
 #include "cli.h"
 
 #include "../bench/timing.h"
@@ -21,6 +22,7 @@
 
 typedef struct {
     workload_variant variant;
+    timing_result timing;
     double seconds; /* median per state */
     double cv;
 } ranked;
@@ -54,8 +56,9 @@ static int parse_forms(const char *cmd, const cli_flag *flags, unsigned *forms)
     return CLI_USAGE_ERROR;
 }
 
-/* Median seconds per state of one variant, or a status. */
-static int time_variant(const recommendation *rec, ranked *row)
+/* One repetition of a variant by step (timing_calibrate, then timing_rerun), on a
+ * workload set up anew; 0 or a status. */
+static int time_once(const recommendation *rec, ranked *row, timing_step step)
 {
     workload w;
     const int nstates = rec->batch ? rec->batch : WORKLOAD_CALL_STATES;
@@ -63,19 +66,21 @@ static int time_variant(const recommendation *rec, ranked *row)
     if (status)
         return status;
     w.threads = rec->threads;
-    timing_options options = {RECOMMEND_MIN_TIME, RECOMMEND_REPETITIONS, RECOMMEND_BUDGET,
-                              rec->batch ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID};
-    timing_result t;
-    status = timing_measure(&options, rec->batch ? workload_batch_body : workload_call_body, &w, &t);
+    const timing_options options = {RECOMMEND_MIN_TIME, RECOMMEND_REPETITIONS, RECOMMEND_BUDGET,
+                                    rec->batch ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID};
+    status = step(&options, rec->batch ? workload_batch_body : workload_call_body, &w, &row->timing);
     workload_free(&w);
-    /* As mbd-bench quotes them: a batch by real time, one call by the thread's cpu time,
-     * which other load on the machine does not inflate. */
-    const double *quoted = rec->batch ? t.real : t.cpu;
-    if (status == MBD_OK) {
-        row->seconds = timing_statistic(STAT_MEDIAN, quoted, t.repetitions) / (rec->batch ? rec->batch : 1);
-        row->cv = timing_statistic(STAT_CV, quoted, t.repetitions);
-    }
     return status;
+}
+
+/* Median seconds per state and cv, as mbd-bench quotes them: a batch by real time, one
+ * call by the thread's cpu time, which other load on the machine does not inflate. */
+static void summarize(const recommendation *rec, ranked *row)
+{
+    const timing_result *t = &row->timing;
+    const double *quoted = rec->batch ? t->real : t->cpu;
+    row->seconds = timing_statistic(STAT_MEDIAN, quoted, t->repetitions) / (rec->batch ? rec->batch : 1);
+    row->cv = timing_statistic(STAT_CV, quoted, t->repetitions);
 }
 
 static int by_time(const void *a, const void *b)
@@ -84,8 +89,14 @@ static int by_time(const void *a, const void *b)
     return (ta > tb) - (ta < tb);
 }
 
-/* Times every variant asked for; one that fails is reported and left out. */
-static int rank_variants(const char *cmd, recommendation *rec)
+static void leave_out(const char *cmd, const ranked *row, int status)
+{
+    fprintf(stderr, "mbd %s: %s: %s (left out)\n", cmd, row->variant.name, mbd_strerror(status));
+}
+
+/* The first repetition of every variant asked for, in rec->rows; one that fails is
+ * reported and left out. */
+static void calibrate_variants(const char *cmd, recommendation *rec)
 {
     workload_variant variants[MAX_VARIANTS];
     const int count = rec->batch ? workload_batch_variants(variants, MAX_VARIANTS)
@@ -96,12 +107,34 @@ static int rank_variants(const char *cmd, recommendation *rec)
             continue;
         ranked *row = &rec->rows[rec->count];
         row->variant = variants[k];
-        int status = time_variant(rec, row);
+        const int status = time_once(rec, row, timing_calibrate);
         if (status == MBD_OK)
             rec->count++;
         else
-            fprintf(stderr, "mbd %s: %s: %s (left out)\n", cmd, variants[k].name, mbd_strerror(status));
+            leave_out(cmd, row, status);
     }
+}
+
+/* Times every variant asked for, the repetitions interleaved as mbd-bench --interleave
+ * makes them (the second of every variant after the first of all, ...: a slow spell of
+ * the machine cannot reorder the ranking), each variant's within RECOMMEND_BUDGET
+ * seconds; ranks them by median. */
+static int rank_variants(const char *cmd, recommendation *rec)
+{
+    calibrate_variants(cmd, rec);
+    for (int pass = 1; pass < RECOMMEND_REPETITIONS; pass++)
+        for (int k = 0; k < rec->count; k++) {
+            ranked *row = &rec->rows[k];
+            if (row->timing.spent >= RECOMMEND_BUDGET)
+                continue;
+            const int status = time_once(rec, row, timing_rerun);
+            if (status != MBD_OK) { /* rare: its first repetition ran */
+                leave_out(cmd, row, status);
+                rec->rows[k--] = rec->rows[--rec->count];
+            }
+        }
+    for (int k = 0; k < rec->count; k++)
+        summarize(rec, &rec->rows[k]);
     qsort(rec->rows, (size_t)rec->count, sizeof rec->rows[0], by_time);
     if (rec->count > 0)
         return 0;
