@@ -22,7 +22,7 @@ typedef struct {
 
 typedef struct {
     long iterations;  /* per repetition */
-    int repetitions;  /* done: fewer than asked only when max_total cut the run short */
+    int repetitions;  /* done: fewer than asked when max_total, or a stop, cut the run short */
     double spent;     /* seconds of real time in all runs, the calibration's included */
     double real[TIMING_MAX_REPETITIONS]; /* seconds per iteration */
     double cpu[TIMING_MAX_REPETITIONS];
