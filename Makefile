@@ -67,7 +67,7 @@ $(LIB): $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
 $(BUILD)/src/par_mpi.o: CFLAGS += $(MPI_CFLAGS)
-$(BUILD)/src/%.o: src/par.h
+$(CLI_OBJ): $(wildcard src/*.h)
 
 mbd: $(CLI_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
@@ -97,15 +97,15 @@ clean:
 # `make test` and `make test-sanitize`) and times both (bench/mujoco.sh, a step of
 # report/make_report.sh; alone: `make report-mujoco`). It alone links Debian's libmujoco.
 PEER_MUJOCO     := $(BUILD)/peer-mujoco
-PEER_MUJOCO_OBJ := $(addprefix $(BUILD)/bench/,peer_mujoco.o context.o harness.o timing.o \
-                     workload.o json.o) $(BUILD)/src/cli.o
+PEER_MUJOCO_OBJ := $(addprefix $(BUILD)/bench/,peer_mujoco.o context.o harness.o json.o) \
+                   $(addprefix $(BUILD)/src/,cli.o timing.o workload.o)
 DEPS_TEST       += libmujoco-dev
 DEPS_REPORT     += libmujoco-dev
 
 .PHONY: deps-mujoco report-mujoco
 deps-mujoco: ; $(call ensure_packages,$(DEPS_BUILD) libmujoco-dev)
 
-$(BUILD)/bench/peer_mujoco.o: $(wildcard bench/*.h) src/cli.h | deps-mujoco
+$(BUILD)/bench/peer_mujoco.o: $(wildcard bench/*.h) $(wildcard src/*.h) | deps-mujoco
 
 $(PEER_MUJOCO): $(PEER_MUJOCO_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $^ $(LDLIBS) -lmujoco -o $@
@@ -116,18 +116,16 @@ report-mujoco: deps-report $(PEER_MUJOCO)
 	bench/mujoco.sh
 
 # ---- benchmarks, `mbd recommend` and the report (bench/, report/; see bench/README.md) --
-# mbd links the timing core and the workloads too, for `mbd recommend`. Its rule lists
-# them after $(LIB) in $^, so the library is named once more after them.
-BENCH_SHARED_OBJ := $(BUILD)/bench/timing.o $(BUILD)/bench/workload.o
-BENCH_INFO       := $(BUILD)/bench/build-info
-QUICK            ?=
+# The timing core and the workloads (src/timing.c, src/workload.c) are mbd's, for `mbd
+# recommend`, and mbd-bench's, which sits above src/ as it does for the CLI and MPI.
+BENCH_CORE_OBJ := $(addprefix $(BUILD)/src/,cli.o timing.o workload.o)
+BENCH_INFO     := $(BUILD)/bench/build-info
+QUICK          ?=
 
 .PHONY: bench-info-force
-mbd: $(BENCH_SHARED_OBJ)
-mbd: LDLIBS := $(LIB) $(LDLIBS)
-$(BENCH_OBJ) $(BUILD)/src/cmd_recommend.o: $(wildcard bench/*.h) src/cli.h
+$(BENCH_OBJ): $(wildcard bench/*.h) $(wildcard src/*.h)
 
-mbd-bench: $(BENCH_OBJ) $(BUILD)/src/cli.o $(PAR_SRC:%.c=$(BUILD)/%.o) $(LIB)
+mbd-bench: $(BENCH_OBJ) $(BENCH_CORE_OBJ) $(PAR_SRC:%.c=$(BUILD)/%.o) $(LIB)
 	$(CC) $(CFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
 
 # The compiler, flags and commit that the JSON context reports. $(BENCH_INFO) holds them,
@@ -186,13 +184,12 @@ $(ASAN_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h) | deps-build
 $(ASAN_LIB): $(LIB_SRC:%.c=$(ASAN_BUILD)/%.o)
 	$(AR) rcs $@ $^
 
-# mbd's own objects (the CLI and what other sections add to it, such as the benchmark
-# core), mirrored into build-asan/; the library is named again after them.
-ASAN_MBD_OBJ := $(patsubst $(BUILD)/%,$(ASAN_BUILD)/%,$(CLI_OBJ) $(filter %.o,$(BENCH_SHARED_OBJ)))
+# mbd's own objects, mirrored into build-asan/.
+ASAN_MBD_OBJ := $(patsubst $(BUILD)/%,$(ASAN_BUILD)/%,$(CLI_OBJ))
 $(ASAN_BUILD)/src/par_mpi.o: ASAN_CFLAGS += $(MPI_CFLAGS)
 $(ASAN_BUILD)/tests/test_mpi: ASAN_CFLAGS += -DMBD_WITH_MPI=$(if $(MPI_LIBS),1,0)
 $(ASAN_MBD): $(ASAN_MBD_OBJ) $(ASAN_LIB)
-	$(CC) $(ASAN_CFLAGS) $^ $(ASAN_LIB) $(LDLIBS) $(MPI_LIBS) -o $@
+	$(CC) $(ASAN_CFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
 
 $(ASAN_BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(ASAN_LIB) | deps-test
 	@mkdir -p $(dir $@)

@@ -2,7 +2,7 @@
 #define _GNU_SOURCE /* dladdr */
 #include "context.h"
 
-#include "workload.h"
+#include "../src/workload.h"
 
 #include <dlfcn.h>
 #include <omp.h>

@@ -3,7 +3,7 @@
 #ifndef MBD_BENCH_HARNESS_H
 #define MBD_BENCH_HARNESS_H
 
-#include "timing.h"
+#include "../src/timing.h"
 
 #include <jansson.h>
 #include <signal.h>

@@ -2,10 +2,10 @@
 #include "context.h"
 #include "ranks.h"
 #include "suite.h"
-#include "workload.h"
 
 #include "../src/cli.h"
 #include "../src/par.h"
+#include "../src/workload.h"
 
 #include <errno.h>
 #include <limits.h>

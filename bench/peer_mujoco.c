@@ -19,9 +19,9 @@
  * (on a child of the world) differs in its coordinates too: see the free-joint section. */
 #include "context.h"
 #include "harness.h"
-#include "workload.h"
 
 #include "../src/cli.h"
+#include "../src/workload.h"
 
 #include <dirent.h>
 #include <float.h>

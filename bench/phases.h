@@ -3,8 +3,8 @@
 #ifndef MBD_BENCH_PHASES_H
 #define MBD_BENCH_PHASES_H
 
-#include "timing.h"
-#include "workload.h"
+#include "../src/timing.h"
+#include "../src/workload.h"
 
 typedef enum { PHASE_INTEGRATOR, PHASE_KINEMATICS, PHASE_SOLVE, PHASE_STEP, PHASE_COUNT } rk4_phase;
 

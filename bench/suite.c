@@ -2,7 +2,8 @@
 #include "suite.h"
 
 #include "phases.h"
-#include "workload.h"
+
+#include "../src/workload.h"
 
 #include <string.h>
 #include <unistd.h>

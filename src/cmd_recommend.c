@@ -1,12 +1,12 @@
 /* cmd_recommend.c: mbd recommend, which times every applicable solver on the user's model
- * on this machine with mbd-bench's timing core (bench/timing.c, bench/workload.c) and
+ * on this machine with mbd-bench's timing core (src/timing.c, src/workload.c) and
  * ranks them: one call on one thread, or with --batch K, K states per OpenMP batch on all
  * threads. A few seconds at most: each solver gets at most RECOMMEND_BUDGET seconds, its
  * repetitions interleaved with the others'. */
 #include "cli.h"
 
-#include "../bench/timing.h"
-#include "../bench/workload.h"
+#include "timing.h"
+#include "workload.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* batch_race: the OpenMP batch pattern of bench/workload.c (one mbd_work per thread,
+/* batch_race: the OpenMP batch pattern of src/workload.c (one mbd_work per thread,
  * schedule(static), the model shared read-only) under ThreadSanitizer, built by
  * `make test-tsan` with clang, LLVM's libomp and its TSan annotations (libarcher, which
  * makes the runtime's own barriers and locks visible to TSan; libgomp is not instrumented).

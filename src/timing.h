@@ -5,8 +5,8 @@
  * are comparable. Times are per iteration, in seconds: real time from CLOCK_MONOTONIC,
  * cpu time from the clock the caller names (the thread's for one thread, the process's
  * for an OpenMP batch). */
-#ifndef MBD_BENCH_TIMING_H
-#define MBD_BENCH_TIMING_H
+#ifndef MBD_TIMING_H
+#define MBD_TIMING_H
 
 #include <stddef.h>
 #include <time.h>

@@ -1,8 +1,8 @@
 /* workload.h: what mbd-bench and `mbd recommend` time: random states of one model,
  * evaluated by one solver in one formulation, one call at a time or as an OpenMP batch.
  * Every input is drawn (and, for the momentum form, p = H(q) qd computed) before timing. */
-#ifndef MBD_BENCH_WORKLOAD_H
-#define MBD_BENCH_WORKLOAD_H
+#ifndef MBD_WORKLOAD_H
+#define MBD_WORKLOAD_H
 
 #include "mbd.h"
 
