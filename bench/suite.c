@@ -274,10 +274,10 @@ static int run_job(const bench_config *config, const bench_job *job, void *ctx)
     return status != MBD_OK;
 }
 
-/* Interleaved, repetition r of every measurement before repetition r + 1 of any, as
- * Google Benchmark's random interleaving: a slow spell of the machine then spreads over
- * all measurements instead of taking every repetition of a few. The table comes at the
- * end. */
+/* Interleaved, repetition r of every measurement before repetition r + 1 of any (after
+ * Google Benchmark's random interleaving, in a fixed order): a slow spell of the machine
+ * then spreads over all measurements instead of taking every repetition of a few. The
+ * table comes at the end. */
 static int run_interleaved(const bench_config *config, run_state *state)
 {
     int failed = 0;
