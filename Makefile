@@ -32,6 +32,9 @@ MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
 PAR_SRC    := src/$(if $(MPI_LIBS),par_mpi,par_serial).c
 CLI_SRC := $(filter-out src/par_%.c,$(wildcard src/*.c)) $(PAR_SRC)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+# What mbd-bench and the MuJoCo peer take from src/ (they sit above it): the CLI helpers,
+# the timing core and the workloads, which `mbd recommend` uses too.
+SRC_SHARED_OBJ := $(addprefix $(BUILD)/src/,cli.o timing.o workload.o)
 BENCH_SRC := $(filter-out bench/peer_%.c,$(wildcard bench/*.c))
 BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
@@ -98,7 +101,7 @@ clean:
 # report/make_report.sh; alone: `make report-mujoco`). It alone links Debian's libmujoco.
 PEER_MUJOCO     := $(BUILD)/peer-mujoco
 PEER_MUJOCO_OBJ := $(addprefix $(BUILD)/bench/,peer_mujoco.o context.o harness.o json.o) \
-                   $(addprefix $(BUILD)/src/,cli.o timing.o workload.o)
+                   $(SRC_SHARED_OBJ)
 DEPS_TEST       += libmujoco-dev
 DEPS_REPORT     += libmujoco-dev
 
@@ -116,16 +119,13 @@ report-mujoco: deps-report $(PEER_MUJOCO)
 	bench/mujoco.sh
 
 # ---- benchmarks, `mbd recommend` and the report (bench/, report/; see bench/README.md) --
-# The timing core and the workloads (src/timing.c, src/workload.c) are mbd's, for `mbd
-# recommend`, and mbd-bench's, which sits above src/ as it does for the CLI and MPI.
-BENCH_CORE_OBJ := $(addprefix $(BUILD)/src/,cli.o timing.o workload.o)
-BENCH_INFO     := $(BUILD)/bench/build-info
-QUICK          ?=
+BENCH_INFO := $(BUILD)/bench/build-info
+QUICK      ?=
 
 .PHONY: bench-info-force
 $(BENCH_OBJ): $(wildcard bench/*.h) $(wildcard src/*.h)
 
-mbd-bench: $(BENCH_OBJ) $(BENCH_CORE_OBJ) $(PAR_SRC:%.c=$(BUILD)/%.o) $(LIB)
+mbd-bench: $(BENCH_OBJ) $(SRC_SHARED_OBJ) $(PAR_SRC:%.c=$(BUILD)/%.o) $(LIB)
 	$(CC) $(CFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
 
 # The compiler, flags and commit that the JSON context reports. $(BENCH_INFO) holds them,
