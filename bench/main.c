@@ -208,15 +208,14 @@ static int run_bench(int argc, char **argv)
                         {"--loops-k", NULL, 0},     {"--scaling-n", NULL, 0},
                         {"--dense-max-n", NULL, 0}, {"--min-time", NULL, 0},   {"--repetitions", NULL, 0},
                         {"--seed", NULL, 0},        {"--filter", NULL, 0},     {"--json", NULL, 0},
-                        {"--dat", NULL, 0},         {"--interleave", NULL, 1}, {"--help", NULL, 1},
-                        {NULL, NULL, 0}};
+                        {"--dat", NULL, 0},         {"--interleave", NULL, 1}, {NULL, NULL, 0}};
     bench_config config = {0};
     regex_t filter;
-    int npos, rc = cli_parse(CMD, argc, argv, 1, flags, NULL, 0, &npos);
-    if (!rc && cli_get(flags, "--help")) {
+    if (cli_wants_help(argc, argv, 1)) {
         fputs(usage, stdout);
         return 0;
     }
+    int npos, rc = cli_parse(CMD, argc, argv, 1, flags, NULL, 0, &npos);
     if (!rc)
         rc = parse_flags(flags, &config, &filter);
     /* before any other collective call: all ranks go on, or none */

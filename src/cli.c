@@ -55,6 +55,14 @@ int cli_parse(const char *cmd, int argc, char **argv, int first, cli_flag *flags
     return 0;
 }
 
+int cli_wants_help(int argc, char **argv, int first)
+{
+    for (int k = first; k < argc; k++)
+        if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0)
+            return 1;
+    return 0;
+}
+
 const char *cli_get(const cli_flag *flags, const char *name)
 {
     return find_flag((cli_flag *)flags, name)->value;

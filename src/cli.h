@@ -26,6 +26,9 @@ typedef struct {
 int cli_parse(const char *cmd, int argc, char **argv, int first, cli_flag *flags,
               const char **pos, int max_pos, int *npos);
 const char *cli_get(const cli_flag *flags, const char *name);
+/* Whether argv[first..] holds --help or -h: the caller prints its usage and exits 0,
+ * whatever else the line holds (as git and Google Benchmark do). */
+int cli_wants_help(int argc, char **argv, int first);
 
 /* Parses the flag's comma-separated list into n finite numbers (zeros if absent). */
 int cli_vector(const char *cmd, const cli_flag *flags, const char *name, int n, double *out);

@@ -376,32 +376,66 @@ static const command commands[] = {
                            "                                 MuJoCo model of MODEL (deep trees add FILE.partK.xml)"},
     {"recommend", cmd_recommend, "mbd recommend MODEL [--formulation acceleration|momentum] [--batch K] [--json]\n"
                                  "                                 time every solver here and rank them"},
-    {"help", cmd_help, "mbd help                         this text"},
+    {"help", cmd_help, "mbd help [CMD]                   this text, or CMD's part (also mbd CMD --help)"},
 };
 
-static int cmd_help(const char *cmd, int argc, char **argv)
+static const command *find_command(const char *name)
 {
-    (void)cmd, (void)argc, (void)argv;
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+        if (strcmp(name, commands[k].name) == 0)
+            return &commands[k];
+    return NULL;
+}
+
+/* The usage of the commands (all: every command's), and what MODEL and L are where one
+ * of them takes those. */
+static void print_usage(const command *only)
+{
     printf("usage:\n");
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
-        printf("  %s\n", commands[k].usage);
-    printf("\nMODEL is a JSON model file, a URDF robot or a generator spec:\n%s", mbd_generators_help());
-    printf("Every command that takes one MODEL also takes %s.\n", CLI_FLOATING_BASE_HELP);
-    printf("L is a comma-separated list of numbers; omitted vectors are zero.\n");
+        if (!only || only == &commands[k])
+            printf("  %s\n", commands[k].usage);
+    if (!only || strstr(only->usage, "MODEL")) {
+        printf("\nMODEL is a JSON model file, a URDF robot or a generator spec:\n%s", mbd_generators_help());
+        printf("Every command that takes one MODEL also takes %s.\n", CLI_FLOATING_BASE_HELP);
+    }
+    if (!only || strstr(only->usage, " L]"))
+        printf("L is a comma-separated list of numbers; omitted vectors are zero.\n");
+}
+
+/* mbd help [CMD] */
+static int cmd_help(const char *cmd, int argc, char **argv)
+{
+    const char *pos[1];
+    cli_flag flags[] = {END_FLAGS};
+    int npos, rc = cli_parse(cmd, argc, argv, 2, flags, pos, 1, &npos);
+    if (rc)
+        return rc;
+    const command *only = npos ? find_command(pos[0]) : NULL;
+    if (npos && !only) {
+        fprintf(stderr, "mbd help: unknown command '%.60s'\n", pos[0]);
+        return CLI_USAGE_ERROR;
+    }
+    print_usage(only);
     return 0;
 }
 
 static int run_command(int argc, char **argv)
 {
     if (argc < 2) {
-        cmd_help("help", argc, argv);
+        print_usage(NULL);
         return CLI_USAGE_ERROR;
     }
-    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
-        if (strcmp(argv[1], commands[k].name) == 0)
-            return commands[k].run(commands[k].name, argc, argv);
-    fprintf(stderr, "mbd: unknown command '%.60s' (see 'mbd help')\n", argv[1]);
-    return CLI_USAGE_ERROR;
+    const command *cmd = find_command(argv[1]);
+    if (cli_wants_help(argc, argv, 1)) { /* mbd --help, mbd CMD ... -h */
+        print_usage(cmd);
+        return 0;
+    }
+    if (!cmd) {
+        fprintf(stderr, "mbd: unknown command '%.60s' (see 'mbd help')\n", argv[1]);
+        return CLI_USAGE_ERROR;
+    }
+    return cmd->run(cmd->name, argc, argv);
 }
 
 /* Under mpirun every rank runs the command (mbd simulate --ensemble splits its runs). */

@@ -1,7 +1,7 @@
 /* test_bench.c: mbd-bench's repetitions made one measurement after another and
  * interleaved (--interleave) give the same rows in the same order, each measurement's
  * repetitions with one iteration count, and an interleaved run stopped by a signal writes
- * what it has, whole and marked partial. */
+ * what it has, whole and marked partial; -h and --help print the flags. */
 #include "support.h"
 
 #include <jansson.h>
@@ -112,11 +112,26 @@ static void test_interleaved_stop_writes_partial(void **unused)
     json_decref(root);
 }
 
+/* -h and --help, with other flags or alone, print the flags and exit 0 without a run. */
+static void test_help(void **unused)
+{
+    (void)unused;
+    const char *lines[] = {"./mbd-bench -h", "./mbd-bench --suite batch --help"};
+    for (int k = 0; k < 2; k++) {
+        cli_result r = shell_run(lines[k]);
+        assert_int_equal(r.status, 0);
+        assert_non_null(strstr(r.out, "usage: mbd-bench"));
+        assert_string_equal(r.err, ""); /* a run prints its context there */
+        cli_result_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_interleaved_rows_as_consecutive),
         cmocka_unit_test(test_interleaved_stop_writes_partial),
+        cmocka_unit_test(test_help),
     };
     return cmocka_run_group_tests(tests, make_temp_dir, remove_temp_dir);
 }

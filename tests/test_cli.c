@@ -158,6 +158,42 @@ static void test_solvers_and_info(void **state)
     cli_result_free(&r);
 }
 
+/* --help and -h anywhere print the usage on stdout and exit 0: the whole of it, or one
+ * command's with what MODEL and L are where it takes them; mbd help CMD the same. */
+static void test_help(void **state)
+{
+    (void)state;
+    const char *whole[] = {"--help", "-h", "help"};
+    for (int k = 0; k < 3; k++) {
+        cli_result r = mbd_run(whole[k]);
+        assert_int_equal(r.status, 0);
+        assert_non_null(strstr(r.out, "mbd simulate MODEL"));
+        assert_non_null(strstr(r.out, "mbd recommend MODEL"));
+        cli_result_free(&r);
+    }
+    const char *one[] = {"fd --help", "fd rods:n=3 --q 1 -h", "help fd"};
+    for (int k = 0; k < 3; k++) {
+        cli_result r = mbd_run(one[k]);
+        assert_int_equal(r.status, 0);
+        assert_non_null(strstr(r.out, "mbd fd MODEL"));
+        assert_non_null(strstr(r.out, "MODEL is a JSON model file"));
+        assert_non_null(strstr(r.out, "L is a comma-separated list"));
+        assert_null(strstr(r.out, "mbd simulate"));
+        cli_result_free(&r);
+    }
+    cli_result r = mbd_run("solvers -h");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "mbd solvers"));
+    assert_null(strstr(r.out, "MODEL is"));
+    cli_result_free(&r);
+    r = mbd_run("");
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.out, "usage:"));
+    cli_result_free(&r);
+    expect_rejected("help frobnicate", (const char *const[]){"frobnicate", NULL});
+    expect_rejected("help fd id", (const char *const[]){"id", NULL});
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -166,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_outputs_match_library),
         cmocka_unit_test(test_minv),
         cmocka_unit_test(test_solvers_and_info),
+        cmocka_unit_test(test_help),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }
