@@ -17,7 +17,9 @@
 #define RECOMMEND_MIN_TIME 0.02
 #define RECOMMEND_REPETITIONS 5
 #define RECOMMEND_BUDGET 1.0
-#define RECOMMEND_NOISE 1.05 /* closer than 5% is within the noise of such timings */
+/* closer than 5% is within the noise of such timings on a quiet machine; on a busy one,
+ * closer than the two solvers' cv added (recommend_noise) */
+#define RECOMMEND_NOISE 1.05
 #define MAX_VARIANTS 16
 
 typedef struct {
@@ -142,6 +144,13 @@ static int rank_variants(const char *cmd, recommendation *rec)
     return CLI_RUNTIME_ERROR;
 }
 
+/* The ratio of two solvers' medians under which they are not told apart: RECOMMEND_NOISE,
+ * or more where their repetitions spread more (a busy machine: mbd-bench's cv). */
+static double recommend_noise(const ranked *a, const ranked *b)
+{
+    return fmax(RECOMMEND_NOISE, 1 + a->cv + b->cv);
+}
+
 static void write_advice(recommendation *rec)
 {
     const ranked *best = &rec->rows[0];
@@ -157,10 +166,12 @@ static void write_advice(recommendation *rec)
     }
     const ranked *next = &rec->rows[1];
     const double ratio = next->seconds / best->seconds;
-    if (ratio < RECOMMEND_NOISE)
+    if (ratio < recommend_noise(best, next))
         snprintf(rec->advice, sizeof rec->advice, "%s and %s are within %.0f%% of each other %s "
-                 "on this model, about the noise of such timings: either will do, so choose by "
-                 "formulation.", best->variant.name, next->variant.name, 100 * (ratio - 1), where);
+                 "on this model, inside the noise of these timings (cv %.1f%% and %.1f%%): either "
+                 "will do, so choose by formulation%s.", best->variant.name, next->variant.name,
+                 100 * (ratio - 1), where, 100 * best->cv, 100 * next->cv,
+                 recommend_noise(best, next) > RECOMMEND_NOISE ? ", or run again on a quieter machine" : "");
     else
         snprintf(rec->advice, sizeof rec->advice, "Use %s (%s form) %s on this model: it is %.2fx "
                  "faster than the runner-up, %s.", best->variant.name, form_name(best->variant.form),

@@ -3,6 +3,7 @@
 #include "support.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,27 @@ static void test_help(void **state)
     expect_rejected("help fd id", (const char *const[]){"id", NULL});
 }
 
+/* mbd recommend names one solver only where the two fastest are further apart than the
+ * noise: 5%, or their cv added where the repetitions spread more. */
+static void test_recommend_advice_follows_noise(void **state)
+{
+    (void)state;
+    json_t *root = run_json("recommend rods:n=4 --json");
+    json_t *ranking = json_object_get(root, "ranking");
+    assert_true(json_array_size(ranking) >= 2);
+    const json_t *best = json_array_get(ranking, 0), *next = json_array_get(ranking, 1);
+    const double ratio = json_real_value(json_object_get(next, "ratio_to_fastest"));
+    const double noise = fmax(0.05, json_real_value(json_object_get(best, "cv")) +
+                                        json_real_value(json_object_get(next, "cv")));
+    const char *advice = json_string_value(json_object_get(root, "advice"));
+    assert_non_null(advice);
+    if (ratio < 1 + noise)
+        assert_non_null(strstr(advice, "inside the noise"));
+    else
+        assert_non_null(strstr(advice, "faster than the runner-up"));
+    json_decref(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -203,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_minv),
         cmocka_unit_test(test_solvers_and_info),
         cmocka_unit_test(test_help),
+        cmocka_unit_test(test_recommend_advice_follows_noise),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }
