@@ -387,20 +387,20 @@ static const command *find_command(const char *name)
     return NULL;
 }
 
-/* The usage of the commands (all: every command's), and what MODEL and L are where one
- * of them takes those. */
-static void print_usage(const command *only)
+/* The usage of the commands (all: every command's) on out, and what MODEL and L are where
+ * one of them takes those. */
+static void print_usage(FILE *out, const command *only)
 {
-    printf("usage:\n");
+    fprintf(out, "usage:\n");
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         if (!only || only == &commands[k])
-            printf("  %s\n", commands[k].usage);
+            fprintf(out, "  %s\n", commands[k].usage);
     if (!only || strstr(only->usage, "MODEL")) {
-        printf("\nMODEL is a JSON model file, a URDF robot or a generator spec:\n%s", mbd_generators_help());
-        printf("Every command that takes one MODEL also takes %s.\n", CLI_FLOATING_BASE_HELP);
+        fprintf(out, "\nMODEL is a JSON model file, a URDF robot or a generator spec:\n%s", mbd_generators_help());
+        fprintf(out, "Every command that takes one MODEL also takes %s.\n", CLI_FLOATING_BASE_HELP);
     }
     if (!only || strstr(only->usage, " L]"))
-        printf("L is a comma-separated list of numbers; omitted vectors are zero.\n");
+        fprintf(out, "L is a comma-separated list of numbers; omitted vectors are zero.\n");
 }
 
 /* mbd help [CMD] */
@@ -416,23 +416,26 @@ static int cmd_help(const char *cmd, int argc, char **argv)
         fprintf(stderr, "mbd help: unknown command '%.60s'\n", pos[0]);
         return CLI_USAGE_ERROR;
     }
-    print_usage(only);
+    print_usage(stdout, only);
     return 0;
 }
 
 static int run_command(int argc, char **argv)
 {
     if (argc < 2) {
-        print_usage(NULL);
+        print_usage(stderr, NULL);
         return CLI_USAGE_ERROR;
     }
     const command *cmd = find_command(argv[1]);
     if (cli_wants_help(argc, argv, 1)) { /* mbd --help, mbd CMD ... -h */
-        print_usage(cmd);
+        print_usage(stdout, cmd);
         return 0;
     }
     if (!cmd) {
-        fprintf(stderr, "mbd: unknown command '%.60s' (see 'mbd help')\n", argv[1]);
+        fprintf(stderr, "mbd: unknown command '%.60s' (one of:", argv[1]);
+        for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+            fprintf(stderr, " %s", commands[k].name);
+        fprintf(stderr, "; see 'mbd help')\n");
         return CLI_USAGE_ERROR;
     }
     return cmd->run(cmd->name, argc, argv);
