@@ -36,7 +36,7 @@ typedef struct {
     int threads;
     ranked rows[MAX_VARIANTS];
     int count;
-    char advice[320];
+    char advice[512];
 } recommendation;
 
 static const char *form_name(mbd_formulation form)
