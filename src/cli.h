@@ -53,6 +53,9 @@ const mbd_solver *cli_solver(const char *cmd, const cli_flag *flags, const char 
 /* Models with loops (the constrained forward dynamics; see mbd_forward_constrained). */
 #define CLI_BAUMGARTE_DEFAULT 10.0 /* alpha = beta, 1/s: critically damped, time constant 0.1 s */
 #define CLI_BAUMGARTE_HELP "--baumgarte: Baumgarte's ALPHA,BETA in 1/s (default 10,10; 0,0: none)"
+/* The solver of fd and simulate when --solver is not given: dense, the reference. */
+#define CLI_DEFAULT_SOLVER "dense"
+#define CLI_SOLVER_HELP "--solver: default " CLI_DEFAULT_SOLVER " (the reference, O(N^3)); 'mbd recommend MODEL' ranks the O(N) ones"
 /* --solver must have a constrained route (dense, bodies) on a model with loops. */
 int cli_check_loop_solver(const char *cmd, const mbd_model *model, const mbd_solver *solver);
 /* --baumgarte ALPHA,BETA: two finite numbers >= 0, for models with loops only; the default

@@ -327,7 +327,7 @@ int cmd_simulate(const char *cmd, int argc, char **argv)
     int rc = cli_open_model(cmd, argc, argv, flags, &model);
     if (rc)
         return rc;
-    const mbd_solver *solver = cli_solver(cmd, flags, "dense");
+    const mbd_solver *solver = cli_solver(cmd, flags, CLI_DEFAULT_SOLVER);
     if (!solver) {
         mbd_model_free(model);
         return CLI_USAGE_ERROR;

@@ -226,7 +226,7 @@ static int cmd_fd(const char *cmd, int argc, char **argv)
     int rc = cli_open_model(cmd, argc, argv, flags, &model);
     if (rc)
         return rc;
-    const mbd_solver *solver = cli_solver(cmd, flags, "dense");
+    const mbd_solver *solver = cli_solver(cmd, flags, CLI_DEFAULT_SOLVER);
     const int n = mbd_model_nq(model) + 5 * mbd_model_nv(model);
     double *buf = malloc(sizeof(double) * (size_t)n);
     mbd_baumgarte unused;
@@ -354,6 +354,7 @@ static const command commands[] = {
                    "                                 friction of MODEL: friction_iterations); a model\n"
                    "                                 with loops (dense or bodies) prints qdd, lambda and\n"
                    "                                 each loop's wrench (n; f) on body_a in frame a's axes;\n"
+                   "                                 " CLI_SOLVER_HELP "\n"
                    "                                 " CLI_BAUMGARTE_HELP},
     {"coeffs", cmd_coeffs, "mbd coeffs MODEL [--q L] [--qd L] [--json]\n"
                            "                                 H, Christoffel Coriolis matrix C, g and C qd of\n"
@@ -367,6 +368,7 @@ static const command commands[] = {
                                "                                 with loops (dense or bodies, acceleration) adds |Phi| and |dPhi/dt|\n"
                                "                                 columns and must start on its constraints (|Phi|, |dPhi/dt| <= 1e-8)\n"
                                "                                 unless --project-initial moves it there (Gauss-Newton);\n"
+                               "                                 " CLI_SOLVER_HELP "\n"
                                "                                 " CLI_BAUMGARTE_HELP "\n"
                                "                                 --ensemble: K runs of rk4 (fixed-width CSV run, t, q, qd, status),\n"
                                "                                 split over the ranks under mpirun; see README.md, Ensembles"},
