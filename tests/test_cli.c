@@ -196,6 +196,23 @@ static void test_help(void **state)
     expect_rejected("help fd id", (const char *const[]){"id", NULL});
 }
 
+/* fd without --solver is fd --solver dense, as its usage says. */
+static void test_default_solver(void **state)
+{
+    (void)state;
+    const char *args = "fd chain:n=3,joint=cardan --q 0.1,-0.2,0.3,0.4,-0.5,0.6 --qd 1,2,3,-1,-2,-3";
+    char with[256];
+    snprintf(with, sizeof with, "%s --solver dense", args);
+    cli_result plain = mbd_run(args), dense = mbd_run(with), usage = mbd_run("fd --help");
+    assert_int_equal(plain.status, 0);
+    assert_int_equal(dense.status, 0);
+    assert_string_equal(plain.out, dense.out);
+    assert_non_null(strstr(usage.out, "--solver: default dense"));
+    cli_result_free(&plain);
+    cli_result_free(&dense);
+    cli_result_free(&usage);
+}
+
 /* mbd recommend names one solver only where the two fastest are further apart than the
  * noise: 5%, or their cv added where the repetitions spread more. */
 static void test_recommend_advice_follows_noise(void **state)
@@ -227,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_solvers_and_info),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_recommend_advice_follows_noise),
+        cmocka_unit_test(test_default_solver),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }
