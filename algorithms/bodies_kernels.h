@@ -132,7 +132,7 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
     const int free_joint = type == MBD_FREE;
     if (free_joint)
         for (int k = 0; k < n; k++)
-            LANE_FN(set_column)(UDinv[k], k, NULL);
+            LANE_FN(set_unit_column)(UDinv[k], k);
     else
         LANE_FN(times_inverse)(UDinv, (const lane (*)[6])U, Dinv, n);
     if (p >= 0) {

@@ -172,11 +172,11 @@ MBD_INLINE void LANE_FN(fixed_offset)(lane *restrict r, const mbd_xform *XT)
         r[k] = LANE_FN(lane_splat)(XT->r[k]);
 }
 
-/* col = the unit vector e_k (a), or (a; 0) for an axis a */
-MBD_INLINE void LANE_FN(set_column)(lane *col, int k, const double *a)
+/* col = the unit vector e_k */
+MBD_INLINE void LANE_FN(set_unit_column)(lane *col, int k)
 {
     for (int r = 0; r < 6; r++)
-        col[r] = LANE_FN(lane_splat)(k >= 0 ? r == k : r < 3 ? a[r] : 0.0);
+        col[r] = LANE_FN(lane_splat)(r == k);
 }
 
 /* Cardan: R_J = R1 Rz(q2) with R1 = Rot(a1, q1), the first axis a1 = (0, s, c) in the
@@ -300,7 +300,7 @@ static inline void LANE_FN(constant_kinematics)(const mbd_model *model, lane_wor
         const mbd_joint_type type = model->joint_type[i];
         for (int k = 0; k < model->joint[i].nv; k++)
             if (unit_column(type, k) >= 0)
-                LANE_FN(set_column)(work->S + 6 * (model->v0[i] + k), unit_column(type, k), NULL);
+                LANE_FN(set_unit_column)(work->S + 6 * (model->v0[i] + k), unit_column(type, k));
         LANE_FN(fixed_kinematics)(&work->X[i], type, &model->Xtree[i]);
     }
 }
