@@ -39,6 +39,7 @@ static const char usage[] =
     "  --filter REGEX      only measurements whose name matches (POSIX extended)\n"
     "  --json PATHS        write Google Benchmark JSON to each comma-separated path\n"
     "  --dat DIR           write the charts' .dat tables into DIR\n"
+    "  -h, --help          this text\n"
     "The table goes to stdout; context and progress to stderr. SIGINT/SIGTERM stop the run\n"
     "after the current measurement and write what finished, marked \"partial\": true.\n"
     "Under mpirun -n P the ranks share the measurements (one node per rank keeps timings\n"
