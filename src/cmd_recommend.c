@@ -165,13 +165,13 @@ static void write_advice(recommendation *rec)
         return;
     }
     const ranked *next = &rec->rows[1];
-    const double ratio = next->seconds / best->seconds;
-    if (ratio < recommend_noise(best, next))
+    const double ratio = next->seconds / best->seconds, noise = recommend_noise(best, next);
+    if (ratio < noise)
         snprintf(rec->advice, sizeof rec->advice, "%s and %s are within %.0f%% of each other %s "
                  "on this model, inside the noise of these timings (cv %.1f%% and %.1f%%): either "
                  "will do, so choose by formulation%s.", best->variant.name, next->variant.name,
                  100 * (ratio - 1), where, 100 * best->cv, 100 * next->cv,
-                 recommend_noise(best, next) > RECOMMEND_NOISE ? ", or run again on a quieter machine" : "");
+                 noise > RECOMMEND_NOISE ? ", or run again on a quieter machine" : "");
     else
         snprintf(rec->advice, sizeof rec->advice, "Use %s (%s form) %s on this model: it is %.2fx "
                  "faster than the runner-up, %s.", best->variant.name, form_name(best->variant.form),
