@@ -9,15 +9,39 @@
 
 volatile sig_atomic_t bench_stop = 0;
 
-static void request_stop(int signo) { bench_stop = signo; }
+static double stop_time; /* CLOCK_MONOTONIC seconds of the first signal */
+
+static double monotonic_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now); /* async-signal-safe */
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+/* The first signal asks for a stop after the current measurement; one a second or more
+ * later ends the run at once. A second signal within that second is the same request:
+ * timeout(1) sends its signal to the program and then to its whole process group, and
+ * ending the run there lost the partial file. */
+static void request_stop(int signo)
+{
+    const double now = monotonic_seconds();
+    if (!bench_stop) {
+        stop_time = now;
+        bench_stop = signo;
+    } else if (now - stop_time >= 1.0) {
+        signal(signo, SIG_DFL);
+        raise(signo);
+    }
+}
 
 void bench_catch_signals(void)
 {
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_handler = request_stop;
-    action.sa_flags = SA_RESETHAND; /* a second signal ends the run at once */
     sigemptyset(&action.sa_mask);
+    sigaddset(&action.sa_mask, SIGINT); /* one handler at a time */
+    sigaddset(&action.sa_mask, SIGTERM);
     sigaction(SIGINT, &action, NULL);
     sigaction(SIGTERM, &action, NULL);
 }

@@ -85,7 +85,8 @@ void bench_print_header(FILE *out);
 void bench_print_record(FILE *out, const bench_record *record);
 
 /* The number of the SIGINT or SIGTERM that asked the run to stop after the current
- * measurement; 0 while none has. A second signal takes its default action. */
+ * measurement; 0 while none has. A second signal a second or more later takes its default
+ * action (bench_catch_signals). */
 extern volatile sig_atomic_t bench_stop;
 void bench_catch_signals(void);
 

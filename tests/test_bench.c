@@ -97,13 +97,14 @@ static void test_interleaved_rows_as_consecutive(void **unused)
     json_decref(two);
 }
 
-/* SIGTERM two seconds into the first pass: exit 128 + 15, and the measurements made so far
- * in a whole file, marked partial. */
+/* SIGTERM two seconds into the first pass, and again 0.05 s later, within the measurement
+ * under way (timeout(1) sends it twice, to the program and then to its process group):
+ * exit 128 + 15, and the measurements made so far in a whole file, marked partial. */
 static void test_interleaved_stop_writes_partial(void **unused)
 {
     (void)unused;
-    json_t *root = bench_json("timeout --preserve-status -s TERM 2 ./mbd-bench --suite percall "
-                              "--min-time 0.05 --repetitions 3 --interleave",
+    json_t *root = bench_json("sh -c './mbd-bench \"$@\" & pid=$!; sleep 2; kill -TERM $pid; sleep 0.05; kill -TERM $pid; "
+                              "wait $pid' sh --suite percall --min-time 0.5 --repetitions 3 --interleave",
                               "stopped.json", 128 + 15);
     assert_true(json_is_true(json_object_get(json_object_get(root, "context"), "partial")));
     const json_t *rows = json_object_get(root, "benchmarks");
