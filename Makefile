@@ -22,7 +22,7 @@ LDLIBS  += -lsundials_arkode -lsundials_cvode -lsundials_nvecserial -ljansson $(
 
 BUILD   := build
 LIB     := $(BUILD)/libmbd.a
-LIB_SRC := $(wildcard algorithms/*.c models/*.c)
+LIB_SRC := $(wildcard algorithms/*/*.c models/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 # MPI (src/par.h): where Open MPI's compiler wrapper is found, mbd and mbd-bench join MPI
 # jobs (src/par_mpi.c); without it they run alone (src/par_serial.c). `make test` installs
@@ -62,7 +62,7 @@ deps-build:  ; $(call ensure_packages,$(DEPS_BUILD))
 deps-test:   ; $(call ensure_packages,$(DEPS_TEST))
 deps-report: ; $(call ensure_packages,$(DEPS_REPORT))
 
-$(BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h) | deps-build
+$(BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-build
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -200,7 +200,7 @@ DEPS_FUZZ    := $(DEPS_BUILD) clang-14 libclang-rt-14-dev
 .PHONY: test-sanitize fuzz fuzz-build deps-fuzz
 deps-fuzz: ; $(call ensure_packages,$(DEPS_FUZZ))
 
-$(ASAN_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h) | deps-build
+$(ASAN_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-build
 	@mkdir -p $(dir $@)
 	$(CC) $(ASAN_CFLAGS) -c $< -o $@
 
@@ -225,7 +225,7 @@ test-sanitize: deps-test $(ASAN_MBD) $(ASAN_TESTS)
 	done; \
 	echo "test-sanitize: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
 
-$(FUZZ_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h) | deps-fuzz
+$(FUZZ_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-fuzz
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
@@ -254,7 +254,7 @@ DEPS_TSAN   := $(DEPS_BUILD) clang-14 libclang-rt-14-dev libomp-14-dev
 .PHONY: test-tsan deps-tsan
 deps-tsan: ; $(call ensure_packages,$(DEPS_TSAN))
 
-$(TSAN_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h) | deps-tsan
+$(TSAN_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-tsan
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(TSAN_CFLAGS) -c $< -o $@
 

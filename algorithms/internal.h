@@ -4,8 +4,8 @@
 #define MBD_INTERNAL_H
 
 #include "mbd.h"
-#include "spatial.h"
-#include "joint_space.h"
+#include "spatial/spatial.h"
+#include "spatial/joint_space.h"
 
 /* A joint as the solvers see it: type, unit axes (joint frame = body frame at q = 0). */
 typedef struct {
@@ -135,9 +135,9 @@ struct mbd_solver {
 
 /* ---- joints and joint-space blocks: the one-state kernels (see joint_kernels.h) ---- */
 #define MBD_LANES 1
-#include "lane.h"
-#include "joint_kernels.h"
-#include "lane_end.h"
+#include "spatial/lane.h"
+#include "spatial/joint_kernels.h"
+#include "spatial/lane_end.h"
 
 /* ---- joints (joints.c) ---- */
 

@@ -149,7 +149,7 @@ int mbd_joint_type_nq(mbd_joint_type type);
 /* Writes a human-readable summary: bodies, joints, DOFs, parameters. */
 void mbd_model_print(const mbd_model *model, FILE *out);
 
-/* ---- closed loops (algorithms/loops.c) ------------------------------------------ */
+/* ---- closed loops (algorithms/dynamics/loops.c) ------------------------------------------ */
 
 /* A cut joint closing a kinematic loop: frame a is fixed in body_a, frame b in body_b
  * (or the world, -1); x_body = origin + rotation x_frame. spherical: the two origins
@@ -231,7 +231,7 @@ int mbd_work_friction_iterations(const mbd_work *work);
 
 /* Friction (mbd_friction) in the forward calls below and mbd_inverse: the joint reactions
  * depend on qdd and the friction on the reactions. For a model with Coulomb friction every
- * solver's forward call iterates on the friction forces tau_f (algorithms/friction.c):
+ * solver's forward call iterates on the friction forces tau_f (algorithms/dynamics/friction.c):
  * qdd_k = FD(tau + tau_f,k), reactions by RNEA at qdd_k, tau_f,k+1 from them, until
  * max |tau_f,k+1 - tau_f,k| <= 1e-12 (1 + max |tau_f,k+1|) (or <= 1e-9 (...) where it
  * stops falling: the solve's rounding floor), at most 100 iterations; otherwise
@@ -256,7 +256,7 @@ int mbd_solve(const mbd_model *model, mbd_work *work, const double *qd, const do
 int mbd_solve_momentum(const mbd_model *model, mbd_work *work, const double *p,
                        const double *tau, double *qd, double *pd);
 
-/* ---- many states at once (algorithms/batch.c) ------------------------------------ */
+/* ---- many states at once (algorithms/batch/batch.c) ------------------------------------ */
 
 /* A batch workspace: one solver on one model for K states per call, spread over OpenMP
  * threads, each thread running W states in lockstep (one per SIMD lane) where the solver
@@ -292,7 +292,7 @@ int mbd_batch_forward_momentum(const mbd_model *model, mbd_batch *batch, int K,
                                const double *q, const double *p, const double *tau,
                                double *qd, double *pd, int *status);
 
-/* ---- forward dynamics with closed loops (algorithms/loops.c) ------------------------ */
+/* ---- forward dynamics with closed loops (algorithms/dynamics/loops.c) ------------------------ */
 
 /* Baumgarte's stabilization: Phi_q qdd = gamma - 2 alpha dPhi/dt - beta^2 Phi (1/s). */
 typedef struct {
@@ -377,7 +377,7 @@ int mbd_momentum(const mbd_model *model, mbd_work *work, const double *q, const 
  * friction): H (nv x nv), the Coriolis matrix C (nv x nv) of the Christoffel symbols of H,
  * C_ij = sum_k 1/2 (dH_ij/dq_k + dH_ik/dq_j - dH_jk/dq_i) qd_k, so that dH/dt - 2 C is
  * skew-symmetric, g (nv) and C qd (nv); row-major, none NULL. O(N^2) (2 nv RNEA passes;
- * how: algorithms/coefficients.c). MBD_EUNSUPPORTED for models with spherical or free
+ * how: algorithms/dynamics/coefficients.c). MBD_EUNSUPPORTED for models with spherical or free
  * joints: their velocities are not the derivatives of coordinates, so the Christoffel
  * symbols of H in q are not defined for them (H is mbd_mass_matrix's). */
 int mbd_coefficients(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
@@ -387,7 +387,7 @@ int mbd_coefficients(const mbd_model *model, mbd_work *work, const double *q, co
 int mbd_energy(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                double *kinetic, double *potential);
 
-/* ---- time integration (algorithms/integrate.c; SUNDIALS ARKODE and CVODE) ---------- */
+/* ---- time integration (algorithms/simulate/integrate.c; SUNDIALS ARKODE and CVODE) ---------- */
 
 typedef enum {
     MBD_RK4,    /* classic 4th-order Runge-Kutta, fixed step dt (ARKODE ARKStep) */
@@ -441,7 +441,7 @@ typedef struct {
 /* Integrates the free motion (tau = 0) from (q0, qd0) at t = 0 to options->t1 with one
  * workspace of solver; the momentum formulation starts from p0 = H(q0) qd0. The state is
  * (q, qd) or (q, p) with q' = G(q) qd (mbd_position_rates); q0's quaternions are
- * normalized first, and every reported q has unit quaternions (how: algorithms/integrate.c).
+ * normalized first, and every reported q has unit quaternions (how: algorithms/simulate/integrate.c).
  * A model with loops runs mbd_forward_constrained with options->baumgarte
  * (acceleration formulation only). Allocates nothing per step. Returns MBD_OK, MBD_EINVAL
  * (bad options; a zero quaternion), MBD_EUNSUPPORTED (formulation not offered by solver, or a model
@@ -454,7 +454,7 @@ int mbd_simulate(const mbd_model *model, const mbd_solver *solver,
                  const mbd_sim_options *options, const double *q0, const double *qd0,
                  mbd_sim_callback callback, void *ctx, mbd_sim_stats *stats);
 
-/* ---- ensembles (algorithms/ensemble.c) --------------------------------------------- */
+/* ---- ensembles (algorithms/simulate/ensemble.c) --------------------------------------------- */
 
 /* K runs of the free motion (tau = 0, acceleration formulation), each from its own
  * (q0, qd0), by classic RK4 with one fixed step dt on a batch (mbd_batch_new(model,

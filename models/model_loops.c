@@ -1,5 +1,5 @@
 /* model_loops.c: the cut joints that close a model's kinematic loops: validation, their
- * equations in the solvers' body frames (mbd_loop, see algorithms/loops.c), description.
+ * equations in the solvers' body frames (mbd_loop, see algorithms/dynamics/loops.c), description.
  *
  * A loop's frames come in the user's body frames (x_body = origin + R x_frame); the
  * solvers' frame of body i is turned by Q_i (x_user = Q_i x_internal), so a point or axis

@@ -168,7 +168,7 @@ $(summary crossover)
 \`chain-revolute-friction\` is \`chain:n=N,joint=revolute,friction=0.2\`: the revolute chain
 with Coulomb friction 0.2 on every joint (pins of radius 0.05 m, smoothing 0.01 rad/s), whose
 forward call iterates the solver and RNEA until the friction forces settle
-(algorithms/friction.c; a momentum-only solver also pays one RNEA for C q̇ + g and one more
+(algorithms/dynamics/friction.c; a momentum-only solver also pays one RNEA for C q̇ + g and one more
 momentum solve). Time per call with friction, and in brackets over the same call without:
 
 $(summary friction)

@@ -1,4 +1,4 @@
-/* Closed loops (cut joints, algorithms/loops.c): the four-bar and the slider-crank against
+/* Closed loops (cut joints, algorithms/dynamics/loops.c): the four-bar and the slider-crank against
  * their one-degree-of-freedom equations derived here by hand, Phi_q and gamma against
  * finite differences, the two routes against each other, the constraint residual,
  * redundant and inconsistent constraints, O(N) H^-1 b against the dense solve, and the

@@ -1,5 +1,5 @@
-/* The tree-sparse solver (algorithms/sparse.c) and H^-1 (mbd_mass_matrix_inverse,
- * algorithms/minverse.c): sparse equals dense to 1e-12 cond(H) on every family and joint
+/* The tree-sparse solver (algorithms/solvers/sparse.c) and H^-1 (mbd_mass_matrix_inverse,
+ * algorithms/dynamics/minverse.c): sparse equals dense to 1e-12 cond(H) on every family and joint
  * type, the L^T D L factor of H has no fill outside the ancestor pattern, H^-1 equals
  * LAPACK's inverse, and a branched prismatic tree whose H^-1 and qdd follow by hand. */
 #include "support.h"

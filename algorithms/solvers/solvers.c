@@ -1,4 +1,4 @@
-/* dynamics.c: the workspace, the solver table and the public entry points. */
+/* solvers.c: the workspace, the solver table and the public entry points. */
 #include "internal.h"
 
 #include <math.h>

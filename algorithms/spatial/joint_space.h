@@ -5,7 +5,7 @@
 #define MBD_JOINT_SPACE_H
 
 #include "mbd.h"
-#include "spatial.h"
+#include "spatial/spatial.h"
 
 #define MBD_MAX_JOINT_DOF 6
 

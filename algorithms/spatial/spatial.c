@@ -1,5 +1,5 @@
 /* spatial.c: the spatial-algebra kernels too long to inline. */
-#include "spatial.h"
+#include "spatial/spatial.h"
 
 #include <math.h>
 

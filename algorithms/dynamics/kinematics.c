@@ -7,9 +7,9 @@
 #include <string.h>
 
 #define MBD_LANES 1
-#include "lane.h"
-#include "momentum_kernels.h"
-#include "lane_end.h"
+#include "spatial/lane.h"
+#include "solvers/momentum_kernels.h"
+#include "spatial/lane_end.h"
 
 /* No early exit: inputs are normally finite, and the loop then vectorizes. */
 int check_finite(const double *x, int n)

@@ -75,9 +75,9 @@ MBD_INLINE v4 cross4(const v4 *a, const v4 *b)
 /* The kernels, one state (lane = double); batch_x4.c and batch_x8.c instantiate them
  * again over W lanes. */
 #define MBD_LANES 1
-#include "lane.h"
-#include "spatial_kernels.h"
-#include "lane_end.h"
+#include "spatial/lane.h"
+#include "spatial/spatial_kernels.h"
+#include "spatial/lane_end.h"
 
 /* out = A B: first B (frame 0 -> 1), then A (1 -> 2) */
 static inline void xform_compose(mbd_xform *restrict out, const mbd_xform *A, const mbd_xform *B)

@@ -5,10 +5,10 @@
 #include <string.h>
 
 #define MBD_LANES 1
-#include "lane.h"
-#include "momentum_kernels.h"
-#include "poisson_sweep_kernels.h"
-#include "lane_end.h"
+#include "spatial/lane.h"
+#include "solvers/momentum_kernels.h"
+#include "solvers/poisson_sweep_kernels.h"
+#include "spatial/lane_end.h"
 
 /* The general 6x6 I^A_i of every body. */
 static size_t sweep_scratch(const mbd_model *model) { return 36 * (size_t)model->nb; }

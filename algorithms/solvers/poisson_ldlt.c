@@ -5,10 +5,10 @@
 #include <string.h>
 
 #define MBD_LANES 1
-#include "lane.h"
-#include "momentum_kernels.h"
-#include "poisson_ldlt_kernels.h"
-#include "lane_end.h"
+#include "spatial/lane.h"
+#include "solvers/momentum_kernels.h"
+#include "solvers/poisson_ldlt_kernels.h"
+#include "spatial/lane_end.h"
 
 static int ldlt_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
                     double *qd, double *pd)

@@ -15,14 +15,14 @@
 #endif
 
 #define MBD_LANES 4
-#include "lane.h"
-#include "spatial_kernels.h"
-#include "joint_kernels.h"
-#include "bodies_kernels.h"
-#include "momentum_kernels.h"
-#include "poisson_ldlt_kernels.h"
-#include "poisson_sweep_kernels.h"
-#include "batch_lanes.h"
+#include "spatial/lane.h"
+#include "spatial/spatial_kernels.h"
+#include "spatial/joint_kernels.h"
+#include "solvers/bodies_kernels.h"
+#include "solvers/momentum_kernels.h"
+#include "solvers/poisson_ldlt_kernels.h"
+#include "solvers/poisson_sweep_kernels.h"
+#include "batch/batch_lanes.h"
 
 /* The one-state kinematics' sines and cosines, all coordinates in one pass (kinematics.c).
  * 4 lanes, not 8, though the CPU may have them: with 512-bit vectors in a one-state call
@@ -47,7 +47,7 @@ void sincos_x4(const double *x, int n, double *s, double *c)
         memcpy(c + j, &cos_x, bytes);
     }
 }
-#include "lane_end.h"
+#include "spatial/lane_end.h"
 
 #if defined(__clang__)
 #pragma clang attribute pop

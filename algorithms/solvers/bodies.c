@@ -5,9 +5,9 @@
 #include <string.h>
 
 #define MBD_LANES 1
-#include "lane.h"
-#include "bodies_kernels.h"
-#include "lane_end.h"
+#include "spatial/lane.h"
+#include "solvers/bodies_kernels.h"
+#include "spatial/lane_end.h"
 
 /* x = H^-1 b: the last two passes again, with no velocity, gravity or bias (p^A = 0,
  * c = 0, tau = b), on the W, D^-1 and X of the preceding solve. Overwrites work->u, a, g. */

@@ -7,7 +7,7 @@
  * are those of the same run integrated by itself, whatever K or the thread count.
  *
  * The state is (q, v) with q' = G(q) v (mbd_position_rates), as in mbd_simulate's RK4
- * (algorithms/integrate.c): q0's quaternions are normalized once, the integrated ones are
+ * (algorithms/simulate/integrate.c): q0's quaternions are normalized once, the integrated ones are
  * left to drift (the motion does not depend on |quat|), and every report carries a copy
  * with unit quaternions.
  */

@@ -15,15 +15,15 @@
 #endif
 
 #define MBD_LANES 8
-#include "lane.h"
-#include "spatial_kernels.h"
-#include "joint_kernels.h"
-#include "bodies_kernels.h"
-#include "momentum_kernels.h"
-#include "poisson_ldlt_kernels.h"
-#include "poisson_sweep_kernels.h"
-#include "batch_lanes.h"
-#include "lane_end.h"
+#include "spatial/lane.h"
+#include "spatial/spatial_kernels.h"
+#include "spatial/joint_kernels.h"
+#include "solvers/bodies_kernels.h"
+#include "solvers/momentum_kernels.h"
+#include "solvers/poisson_ldlt_kernels.h"
+#include "solvers/poisson_sweep_kernels.h"
+#include "batch/batch_lanes.h"
+#include "spatial/lane_end.h"
 
 #if defined(__clang__)
 #pragma clang attribute pop
