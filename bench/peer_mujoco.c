@@ -417,7 +417,7 @@ static int compare_terms(checker *c, const double *q, const double *qd, const do
     const int *dof = c->p->dof_of;
     int status = mbd_mass_matrix(c->model, c->aux, q, c->H);
     if (status == MBD_OK)
-        status = mbd_inverse(c->model, c->aux, q, qd, c->zero, c->bias, NULL);
+        status = mbd_inverse_dynamics(c->model, c->aux, q, qd, c->zero, c->bias, NULL);
     if (status != MBD_OK)
         return status;
     mj_fullM(c->p->m, c->H_mj, c->p->d->qM);

@@ -197,8 +197,8 @@ static inline void fuzz_exercise_model(const mbd_model *model)
         }
         if (mbd_model_nloops(model) > 0)
             fuzz_exercise_loops(model, work, solver, q, qd, tau, out);
-        int status = mbd_inverse(model, work, q, qd, qdd, tau2, reactions);
-        fuzz_require(fuzz_status_valid(status), "mbd_inverse status");
+        int status = mbd_inverse_dynamics(model, work, q, qd, qdd, tau2, reactions);
+        fuzz_require(fuzz_status_valid(status), "mbd_inverse_dynamics status");
         status = mbd_mass_matrix(model, work, q, H);
         fuzz_require(fuzz_status_valid(status), "mbd_mass_matrix status");
         status = mbd_coefficients(model, work, q, qd, H, C, g, Cqd);

@@ -229,8 +229,8 @@ int mbd_work_failed_body(const mbd_work *work);
  * model without Coulomb friction (viscous friction needs no iteration). */
 int mbd_work_friction_iterations(const mbd_work *work);
 
-/* Friction (mbd_friction) in the forward calls below and mbd_inverse: the joint reactions
- * depend on qdd and the friction on the reactions. For a model with Coulomb friction every
+/* Friction (mbd_friction) in the forward calls below and mbd_inverse_dynamics: the joint
+ * reactions depend on qdd and the friction on the reactions. For a model with Coulomb friction every
  * solver's forward call iterates on the friction forces tau_f (algorithms/dynamics/friction.c):
  * qdd_k = FD(tau + tau_f,k), reactions by RNEA at qdd_k, tau_f,k+1 from them, until
  * max |tau_f,k+1 - tau_f,k| <= 1e-12 (1 + max |tau_f,k+1|) (or <= 1e-9 (...) where it
@@ -346,8 +346,8 @@ int mbd_project_constraints(const mbd_model *model, mbd_work *work, double *q, d
  * With friction, tau is the actuator force: what the joint transmits along its axes
  * (S^T f) minus the friction that the reactions and qd give, so that mbd_forward(tau)
  * returns qdd again. No iteration: the reactions follow from qdd directly. */
-int mbd_inverse(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
-                const double *qdd, double *tau, double *reactions);
+int mbd_inverse_dynamics(const mbd_model *model, mbd_work *work, const double *q,
+                         const double *qd, const double *qdd, double *tau, double *reactions);
 
 /* qdot = G(q) v: the rates of the nq position coordinates from the nv velocities (qdot = v
  * for every joint but spherical and free ones, whose quaternion moves as 1/2 quat (0, w)

@@ -105,7 +105,7 @@ static int cmd_id(const char *cmd, int argc, char **argv)
     else if (!(rc = cli_positions(cmd, flags, "--q", model, q)) &&
              !(rc = cli_vector(cmd, flags, "--qd", nv, qd)) &&
              !(rc = cli_vector(cmd, flags, "--qdd", nv, qdd))) {
-        int status = mbd_inverse(model, work, q, qd, qdd, tau, reactions);
+        int status = mbd_inverse_dynamics(model, work, q, qd, qdd, tau, reactions);
         if (status) {
             rc = cli_fail(cmd, "inverse dynamics", status);
         } else {

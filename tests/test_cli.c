@@ -101,7 +101,7 @@ static void test_outputs_match_library(void **state)
     for (int i = 0; i < 3; i++)
         read_json_array(json_array_get(rows, (size_t)i), printed + 6 * i, 6);
     const double zero[6] = {0};
-    assert_int_equal(mbd_inverse(model, work, q, qd, zero, tau, reactions), MBD_OK);
+    assert_int_equal(mbd_inverse_dynamics(model, work, q, qd, zero, tau, reactions), MBD_OK);
     assert_memory_equal(printed, reactions, sizeof reactions);
     assert_memory_equal(tau_id, tau, sizeof tau);
     json_decref(fd);

@@ -59,7 +59,7 @@ static void test_equations_match_rnea(void **unused)
         coeff_state s = coeff_state_new(model, &seed);
         const int n = s.nv;
         coefficients(model, work, &s);
-        assert_int_equal(mbd_inverse(model, work, s.q, s.qd, s.qdd, s.tau, NULL), MBD_OK);
+        assert_int_equal(mbd_inverse_dynamics(model, work, s.q, s.qd, s.qdd, s.tau, NULL), MBD_OK);
         double *lhs = s.scratch, *Cqd = lhs + n;
         for (int i = 0; i < n; i++) {
             Cqd[i] = 0.0;

@@ -51,7 +51,7 @@ static void test_single_pendulum(void **state)
     const double expected = (tau - m * g0 * lc * cos(q)) / (Izz + m * lc * lc);
     assert_int_equal(mbd_forward(model, work, &q, &qd, &tau, &qdd), MBD_OK);
     assert_close(&qdd, &expected, 1, 1e-14, "qdd");
-    assert_int_equal(mbd_inverse(model, work, &q, &qd, &expected, &tau_out, NULL), MBD_OK);
+    assert_int_equal(mbd_inverse_dynamics(model, work, &q, &qd, &expected, &tau_out, NULL), MBD_OK);
     assert_close(&tau_out, &tau, 1, 1e-14, "tau");
     mbd_work_free(work);
     mbd_model_free(model);
@@ -75,7 +75,7 @@ static void test_double_pendulum(void **state)
                            H[1] * qdd[0] + H[3] * qdd[1] + C[1] + G[1]};
     double tau_out[2], H_out[4];
     const double H_full[4] = {H[0], H[1], H[1], H[3]};
-    assert_int_equal(mbd_inverse(model, work, q, qd, qdd, tau_out, NULL), MBD_OK);
+    assert_int_equal(mbd_inverse_dynamics(model, work, q, qd, qdd, tau_out, NULL), MBD_OK);
     assert_close(tau_out, tau, 2, 1e-14, "tau");
     assert_int_equal(mbd_mass_matrix(model, work, q, H_out), MBD_OK);
     assert_close(H_out, H_full, 4, 1e-14, "H");
@@ -142,10 +142,10 @@ static void check_mass_matrix_identities(fixture *f)
     for (int r = 0; r < nv; r++)
         for (int c = 0; c < r; c++)
             assert_true(f->H[r * nv + c] == f->H[c * nv + r]);
-    assert_int_equal(mbd_inverse(f->model, f->work, f->q, zero, zero, at_rest, NULL), MBD_OK);
+    assert_int_equal(mbd_inverse_dynamics(f->model, f->work, f->q, zero, zero, at_rest, NULL), MBD_OK);
     for (int j = 0; j < nv; j++) {
         f->qdd[j] = 1.0;
-        assert_int_equal(mbd_inverse(f->model, f->work, f->q, zero, f->qdd, f->col, NULL), MBD_OK);
+        assert_int_equal(mbd_inverse_dynamics(f->model, f->work, f->q, zero, f->qdd, f->col, NULL), MBD_OK);
         f->qdd[j] = 0.0;
         for (int r = 0; r < nv; r++)
             f->col[r] -= at_rest[r];
@@ -177,7 +177,7 @@ static void check_mass_matrix_identities(fixture *f)
 static void check_inverse_of_forward(fixture *f)
 {
     assert_int_equal(mbd_forward(f->model, f->work, f->q, f->qd, f->tau, f->qdd), MBD_OK);
-    assert_int_equal(mbd_inverse(f->model, f->work, f->q, f->qd, f->qdd, f->col, NULL), MBD_OK);
+    assert_int_equal(mbd_inverse_dynamics(f->model, f->work, f->q, f->qd, f->qdd, f->col, NULL), MBD_OK);
     assert_close(f->col, f->tau, f->nv, 1e-11, "RNEA(FD(tau))");
 }
 
@@ -228,7 +228,7 @@ static void check_reactions_project_to_tau(fixture *f)
     const int nb = mbd_model_nbodies(f->model);
     double *reactions = malloc(sizeof(double) * 6 * (size_t)nb);
     test_fill(&(uint64_t){7}, f->qdd, f->nv, -1.0, 1.0);
-    assert_int_equal(mbd_inverse(f->model, f->work, f->q, f->qd, f->qdd, f->tau, reactions), MBD_OK);
+    assert_int_equal(mbd_inverse_dynamics(f->model, f->work, f->q, f->qd, f->qdd, f->tau, reactions), MBD_OK);
     int qi = 0, vi = 0;
     for (int i = 0; i < nb; i++) {
         mbd_body_def b = *mbd_model_body(f->model, i);
@@ -258,7 +258,7 @@ static void check_base_carries_weight(fixture *f)
     int roots = 0;
     memset(f->qd, 0, sizeof(double) * (size_t)f->nv);
     memset(f->qdd, 0, sizeof(double) * (size_t)f->nv);
-    assert_int_equal(mbd_inverse(f->model, f->work, f->q, f->qd, f->qdd, f->tau, reactions), MBD_OK);
+    assert_int_equal(mbd_inverse_dynamics(f->model, f->work, f->q, f->qd, f->qdd, f->tau, reactions), MBD_OK);
     mbd_model_gravity(f->model, g);
     for (int i = 0; i < nb; i++) {
         total += mbd_model_body(f->model, i)->mass;

@@ -283,7 +283,7 @@ static void test_painleve_fails(void **state)
 
 /* ---- identities ---- */
 
-/* mbd_inverse gives the actuator force that mbd_forward turns back into qdd, without
+/* mbd_inverse_dynamics gives the actuator force that mbd_forward turns back into qdd, without
  * iterating: a check of the iteration by a direct computation. Errors are relative to
  * |tau| + |g(q)|, the size of the joint forces: the chain of 1000 links, whose gravity
  * torques dwarf tau, converges only at the rounding floor of its ill-conditioned solve. */
@@ -307,8 +307,8 @@ static void test_inverse_of_forward(void **state)
         mbd_work *work = mbd_work_new(model, mbd_solver_find("bodies"));
         assert_int_equal(mbd_forward(model, work, q, qd, tau, qdd), MBD_OK);
         assert_true(mbd_work_friction_iterations(work) >= 2);
-        assert_int_equal(mbd_inverse(model, work, q, qd, qdd, tau_back, NULL), MBD_OK);
-        assert_int_equal(mbd_inverse(model, work, q, zero, zero, g, NULL), MBD_OK);
+        assert_int_equal(mbd_inverse_dynamics(model, work, q, qd, qdd, tau_back, NULL), MBD_OK);
+        assert_int_equal(mbd_inverse_dynamics(model, work, q, zero, zero, g, NULL), MBD_OK);
         const double scale = norm(tau, nv) + norm(g, nv);
         const double error = rel_error(tau_back, tau, nv, 0.0) * norm(tau, nv) / scale;
         if (!(error <= 1e-12))

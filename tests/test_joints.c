@@ -199,7 +199,7 @@ static void test_spherical_at_rest(void **state)
         apply(lhs, IO, qdd);
         assert_close(lhs, torque, 3, 1e-14, mbd_solver_name(mbd_solver_at(s)));
         double tau[3], reactions[6], accel[3], wxc[3], expected_force[3];
-        assert_int_equal(mbd_inverse(model, work, q, qd, qdd, tau, reactions), MBD_OK);
+        assert_int_equal(mbd_inverse_dynamics(model, work, q, qd, qdd, tau, reactions), MBD_OK);
         for (int k = 0; k < 3; k++)
             assert_true(fabs(tau[k]) <= 1e-14);
         cross(wxc, qdd, com); /* the centre of mass accelerates at w' x c (at rest) */

@@ -119,7 +119,7 @@ static void check_inverse(const reference *ref, json_t *c, case_buffers *b)
     read_array(json_object_get(inv, "tau"), b->tau, nv);
     read_rows(json_object_get(inv, "reactions"), reactions, nb, 6);
     mbd_work *work = mbd_work_new(ref->model, NULL);
-    assert_int_equal(mbd_inverse(ref->model, work, b->q, b->qd, b->qdd, b->out, b->reactions), MBD_OK);
+    assert_int_equal(mbd_inverse_dynamics(ref->model, work, b->q, b->qd, b->qdd, b->out, b->reactions), MBD_OK);
     assert_close(b->out, b->tau, nv, 1e-12, "tau");
     assert_close(b->reactions, reactions, 6 * nb, 1e-12, "reactions");
     mbd_work_free(work);

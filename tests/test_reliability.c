@@ -176,7 +176,7 @@ static void test_massless_leaf_and_subtree_singular(void **state)
                 const int body = mbd_work_failed_body(work);
                 assert_true(body >= 2 && body < n);
             }
-            assert_int_equal(mbd_inverse(model, work, s.q, s.qd, s.tau, s.out, NULL), MBD_OK);
+            assert_int_equal(mbd_inverse_dynamics(model, work, s.q, s.qd, s.tau, s.out, NULL), MBD_OK);
             assert_int_equal(mbd_momentum(model, work, s.q, s.qd, s.p), MBD_OK);
             assert_true(all_finite_values(s.out, s.nv) && all_finite_values(s.p, s.nv));
             mbd_work_free(work);
@@ -581,11 +581,11 @@ static void test_nonfinite_everywhere(void **state)
                         assert_int_equal(mbd_forward_momentum(model, work, s.q, s.qd, s.tau, s.out, s.out2),
                                          MBD_ENONFINITE);
                     if (which < 2) {
-                        assert_int_equal(mbd_inverse(model, work, s.q, s.qd, s.tau, s.out, NULL), MBD_ENONFINITE);
+                        assert_int_equal(mbd_inverse_dynamics(model, work, s.q, s.qd, s.tau, s.out, NULL), MBD_ENONFINITE);
                         assert_int_equal(mbd_momentum(model, work, s.q, s.qd, s.p), MBD_ENONFINITE);
                         assert_int_equal(mbd_energy(model, work, s.q, s.qd, &T, &V), MBD_ENONFINITE);
                     } else { /* tau as qdd */
-                        assert_int_equal(mbd_inverse(model, work, s.q, s.qd, s.tau, s.out, NULL), MBD_ENONFINITE);
+                        assert_int_equal(mbd_inverse_dynamics(model, work, s.q, s.qd, s.tau, s.out, NULL), MBD_ENONFINITE);
                     }
                     if (which == 0) {
                         assert_int_equal(mbd_mass_matrix(model, work, s.q, H), MBD_ENONFINITE);

@@ -239,9 +239,9 @@ static void check_long_chain(const char *spec, double pd_tol)
     mbd_work *bw = mbd_work_new(pr->model, bodies), *sw = mbd_work_new(pr->model, sweep);
     mbd_work *lw = mbd_work_new(pr->model, ldlt);
     assert_int_equal(mbd_forward(pr->model, bw, pr->q, pr->qd, pr->tau, pr->ref2), MBD_OK);
-    assert_int_equal(mbd_inverse(pr->model, bw, pr->q, pr->qd, pr->ref2, pr->out, NULL), MBD_OK);
+    assert_int_equal(mbd_inverse_dynamics(pr->model, bw, pr->q, pr->qd, pr->ref2, pr->out, NULL), MBD_OK);
     double *bias = calloc((size_t)pr->nv, sizeof(double)), *zero = calloc((size_t)pr->nv, sizeof(double));
-    assert_int_equal(mbd_inverse(pr->model, bw, pr->q, pr->qd, zero, bias, NULL), MBD_OK);
+    assert_int_equal(mbd_inverse_dynamics(pr->model, bw, pr->q, pr->qd, zero, bias, NULL), MBD_OK);
     /* relative to the forces at play (gravity on a long chain dwarfs tau) */
     assert_true(rel_error(pr->out, pr->tau, pr->nv, 0.0) * norm2(pr->tau, pr->nv) <= 1e-12 * norm2(bias, pr->nv));
     free(bias);

@@ -371,7 +371,7 @@ static void check_robot_identities(mbd_model *model)
         }
         state_buf s = robot_state(model, seed);
         assert_int_equal(mbd_forward(model, dense, s.q, s.qd, s.tau, s.out), MBD_OK);
-        assert_int_equal(mbd_inverse(model, dense, s.q, s.qd, s.out, s.ref, NULL), MBD_OK);
+        assert_int_equal(mbd_inverse_dynamics(model, dense, s.q, s.qd, s.out, s.ref, NULL), MBD_OK);
         assert_close(s.ref, s.tau, nv, 1e-10, "RNEA(FD(tau))");
         state_free(&s);
     }

@@ -206,7 +206,7 @@ static int start_state(const mbd_model *model, mbd_work *work, const double *q, 
     return MBD_OK;
 }
 
-int mbd_inverse(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+int mbd_inverse_dynamics(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                 const double *qdd, double *tau, double *reactions)
 {
     int status = start_state(model, work, q, qd, qdd);
