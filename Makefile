@@ -66,8 +66,9 @@ $(BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | de
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# Made anew each time, so that a source moved or removed leaves no stale member behind.
 $(LIB): $(LIB_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/src/par_mpi.o: CFLAGS += $(MPI_CFLAGS)
 $(CLI_OBJ): $(wildcard src/*.h)
@@ -205,7 +206,7 @@ $(ASAN_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h)
 	$(CC) $(ASAN_CFLAGS) -c $< -o $@
 
 $(ASAN_LIB): $(LIB_SRC:%.c=$(ASAN_BUILD)/%.o)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 # mbd's own objects, mirrored into build-asan/.
 ASAN_MBD_OBJ := $(patsubst $(BUILD)/%,$(ASAN_BUILD)/%,$(CLI_OBJ))
@@ -230,7 +231,7 @@ $(FUZZ_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_exercise.h $(FUZZ_BUILD)/src/cli.o $(FUZZ_LIB) | deps-fuzz
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_BUILD)/src/cli.o $(FUZZ_LIB) \
