@@ -93,7 +93,7 @@ on the numbers. A core of this class retires at most 4 scalar double operations 
 cycle (two fused multiply-adds), 16 with 256-bit and 32 with 512-bit vectors. The O(N)
 solvers are scalar code but for two kernels that one state runs in 256-bit vectors where
 the build targets AVX2 (the joints' sines and cosines, and the inertia congruence
-X^T I X across general tree transforms: [algorithms/README.md](../algorithms/README.md),
+X^T I X across general tree transforms: [algorithms/PERFORMANCE.md](../algorithms/PERFORMANCE.md),
 steps 32 and 34), which the scalar build counts as scalar operations: 4 per cycle is
 their ceiling but for those kernels, whose share is largest on the general chains.
 OpenBLAS's factorization in \`dense\` is vectorized.

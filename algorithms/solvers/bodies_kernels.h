@@ -14,7 +14,7 @@
  *                    lanes as u'_i - (U_i D_i^-1)^T X_i a_l, KEEP_UDINV)
  * Only matrices of size <= 6 appear; O(N). Each pass is a loop over bodies calling one
  * inline step, specialized for each joint type by DISPATCH_JOINT. What makes it fast (see
- * algorithms/README.md): inertias as symmetric 3x3 blocks (mbd_inertia), joint frames
+ * algorithms/PERFORMANCE.md): inertias as symmetric 3x3 blocks (mbd_inertia), joint frames
  * turned so that S has unit columns (U is a column of I^A, D an entry), and the explicit
  * D^-1 of a 1x1 or 2x2 block. A singular block in any lane stops the sweep
  * (joint_block_inverse); the batch then solves that group's states one at a time. */
@@ -30,7 +30,7 @@
 /* In W lanes work->U keeps U D^-1 itself, and the last pass takes qdd = u' - (U D^-1)^T
  * X a_lambda from the X a_lambda that it forms anyway: no X^T (U D^-1) in the backward
  * pass (per column 18 operations across an axial screw, 30 across a general transform).
- * One state keeps W = X^T U D^-1 (algorithms/README.md, step 7): its last pass
+ * One state keeps W = X^T U D^-1 (algorithms/PERFORMANCE.md, step 7): its last pass
  * waits on the chain of accelerations, and W^T a_lambda does not wait on X a_lambda. */
 #define KEEP_UDINV (MBD_LANES > 1)
 

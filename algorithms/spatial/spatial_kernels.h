@@ -277,7 +277,7 @@ MBD_INLINE void LANE_FN(mat3_rotate_back)(lane *restrict out, const lane *M, int
  * 4-lane vectors (v4, spatial.h), E^T M E as two products of rows with broadcast entries
  * (18 vector multiply-adds per block, fewer by the zero rows) instead of about 45 scalar
  * ones, the shift's r x by lane permutations. 6-14% off `bodies` and `poisson-ldlt` on
- * general chains, within 3% either way on the autoTree families (algorithms/README.md,
+ * general chains, within 3% either way on the autoTree families (algorithms/PERFORMANCE.md,
  * step 34). W lanes keep the scalar form below, vectors across states. */
 typedef double v4_unaligned __attribute__((vector_size(32), aligned(8), may_alias));
 
