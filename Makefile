@@ -274,7 +274,7 @@ clean: clean-reliability
 .PHONY: clean-reliability
 clean-reliability: ; rm -rf $(ASAN_BUILD) $(FUZZ_BUILD) $(TSAN_BUILD)
 
-# ---- seed 000's rods, reproduced (report/rods.sh) ----------------------------------------
+# ---- Yudintsev's ten rods, reproduced (report/rods.sh) -----------------------------------
 # Ten rods over 10 s with CVODE's Adams method by three solvers: the charts
 # report/rods-angles.png/.svg, report/rods-energy.png and the paragraph report/rods.md.
 .PHONY: rods

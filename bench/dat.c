@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The seed's Fig. 3 pair: sweep over block LDL^T. */
+/* The pair of Ivanov 2017, Fig. 3: sweep over block LDL^T. */
 #define RATIO_NUMERATOR "poisson-sweep"
 #define RATIO_DENOMINATOR "poisson-ldlt"
 
@@ -72,7 +72,7 @@ static int write_phases(FILE *out, void *ctx)
     return ferror(out);
 }
 
-/* Seed 002 Fig. 3: the sweep's time over block LDL^T's, of the solve phase (what the seed
+/* Ivanov 2017, Fig. 3: the sweep's time over block LDL^T's, of the solve phase (what the paper
  * compares) and of a whole call (kinematics included). */
 static int write_ratio(FILE *out, void *ctx)
 {

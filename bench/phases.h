@@ -1,4 +1,4 @@
-/* phases.h: one classic RK4 step split as seed 002's Figs. 1-2 split it: the
+/* phases.h: one classic RK4 step split as Ivanov 2017 splits it (Figs. 1-2): the
  * integrator's own vector updates, position kinematics, and the solve. */
 #ifndef MBD_BENCH_PHASES_H
 #define MBD_BENCH_PHASES_H

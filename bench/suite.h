@@ -2,7 +2,7 @@
  *
  *   percall  every solver in every formulation, one call on one thread, on five model
  *            families over a list of body counts;
- *   phases   one RK4 step split into integrator, kinematics and solve (seed 002, Figs.
+ *   phases   one RK4 step split into integrator, kinematics and solve (Ivanov 2017, Figs.
  *            1-2) on Cardan and revolute chains;
  *   batch    K states per OpenMP batch, one workspace per thread, over thread counts. */
 #ifndef MBD_BENCH_SUITE_H

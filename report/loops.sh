@@ -1,5 +1,5 @@
 #!/bin/sh
-# loops.sh [RESULTS_JSON]: seed 004's point about closed loops. The four-bar (models/four-bar.json,
+# loops.sh [RESULTS_JSON]: closed loops (Chang 2007). The four-bar (models/four-bar.json,
 # crank spun up to 2 rad/s and projected onto its constraints) over 10 s with Dormand-Prince
 # at rtol 1e-8, without stabilization and with Baumgarte's terms: the drift of |Phi|
 # (report/loops-drift.png/.svg); and the cost of the two constrained routes against the number
@@ -58,7 +58,7 @@ cost_table() {
 
 {
 cat <<MD
-### Seed 004: closed loops and Baumgarte's stabilization
+### Closed loops and Baumgarte's stabilization (Chang 2007)
 
 \`report/loops.sh\` (a step of \`make report\`). The four-bar crank–rocker of
 \`models/four-bar.json\` (crank 0.3 m, coupler 1 m, rocker 0.8 m, ground 0.9 m; a revolute cut

@@ -53,7 +53,7 @@ for chart in percall ratio phases batch crossover; do
     done
 done
 
-report/loops.sh "$results/latest.json"  # seed 004: |Phi| drift chart, cost of both routes
+report/loops.sh "$results/latest.json"  # Chang 2007: |Phi| drift chart, cost of both routes
 report/ensemble.sh ${1:+--quick}        # issue 17: ensembles over MPI ranks, report/ensemble.md
 
 report/readme.sh "$results" ${1:+--quick} > report/.README.md.tmp

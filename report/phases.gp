@@ -1,4 +1,4 @@
-# phases.gp: chart 3, seed 002 Figs. 1-2 again: one RK4 step split into the integrator's
+# phases.gp: chart 3, Figs. 1-2 of Ivanov 2017 again: one RK4 step split into the integrator's
 # own updates, kinematics and the solve, per solver and N; stacked bars, absolute (top)
 # and as shares of the step (bottom). Needs phase_ns, the body counts of phases.dat.
 eval terminal(1500, 1000)
@@ -22,7 +22,7 @@ do for [v = 1:nvariants] {
     }
 }
 set bmargin 5
-set multiplot layout 2, 2 title "One classic RK4 step (4 right-hand sides), split as seed 002 Figs. 1-2; bars per solver over N = ".phase_ns
+set multiplot layout 2, 2 title "One classic RK4 step (4 right-hand sides), split as Ivanov 2017 Figs. 1-2; bars per solver over N = ".phase_ns
 do for [row = 1:2] {
     do for [f in "chain-cardan chain-revolute"] {
         unset label

@@ -109,10 +109,10 @@ $(summary scaling)
 
 EOF
 
-chart ratio "2. Poisson-impulse sweep over block LDLᵀ (seed 002, Fig. 3)"
+chart ratio "2. Poisson-impulse sweep over block LDLᵀ (Ivanov 2017, Fig. 3)"
 cat <<EOF
-$(summary ratio) Seed 002 reports 1.3–1.4 for Cardan chains of 5–50 bodies (shaded).
-Why the two differ as they do: the sweep, written as the seed writes it, forms the 6×6
+$(summary ratio) Ivanov (2017) reports 1.3–1.4 for Cardan chains of 5–50 bodies (shaded).
+Why the two differ as they do: the sweep, written as Ivanov writes it, forms the 6×6
 H_i = E − I^A_i S_i D_i⁻¹ S_iᵀ and the product H_i I^A_i (216 multiply-adds) and carries a
 non-symmetric 6×6 to the parent, whatever n_i; the block LDLᵀ variant factors the n_i×n_i
 block and downdates I^A by the symmetric rank-n_i V_iᵀ V_i (21 n_i multiply-adds). The
@@ -122,7 +122,7 @@ to coincide, and smaller for 2-DOF Cardan joints.
 
 EOF
 
-chart phases "3. One RK4 step: integrator, kinematics, solve (seed 002, Figs. 1–2)"
+chart phases "3. One RK4 step: integrator, kinematics, solve (Ivanov 2017, Figs. 1–2)"
 cat <<EOF
 One classic RK4 step is four right-hand sides. Kinematics is timed as four
 \`mbd_kinematics\` calls on the four stage states, the solve as four \`mbd_solve\` (or

@@ -1,4 +1,4 @@
-# rods.gp: the charts of seed 000's rod chain (rods.sh runs it with -e "dir='...'").
+# rods.gp: the charts of Yudintsev's rod chain (rods.sh runs it with -e "dir='...'").
 #   dir/dense.csv: t, q0..q9, qd0..qd9, kinetic, potential, total (dense, adams)
 #   dir/drift-NAME.dat: t and (E(t) - E(0)) / |E(0)| for NAME = dense, bodies, momentum
 # Writes report/rods-angles.png and .svg, report/rods-energy.png.
@@ -18,7 +18,7 @@ do for [k = 1:10] {
 angles_plot = "plot for [k = 1:10] dir.'/dense.csv' skip 1 using 1:(column(k + 1)) " . \
               "with lines lt k title sprintf('φ_{%d}', k)"
 
-set title "Ten rods released from φ_1 = −1 rad (seed 000): joint angles, CVODE Adams"
+set title "Ten rods released from φ_1 = −1 rad (Yudintsev): joint angles, CVODE Adams"
 set ylabel "joint angle φ_k [rad]"
 set terminal pngcairo size 1100,600 enhanced font "DejaVu Sans,11" background rgb "white"
 set output "report/rods-angles.png"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# rods.sh: seed 000's MATLAB example reproduced. Ten rods (rods:n=10), the first at -1 rad,
+# rods.sh: Yudintsev's MATLAB example reproduced. Ten rods (rods:n=10), the first at -1 rad,
 # all at rest, integrated over [0, 10] s with CVODE's Adams method (ode113's counterpart)
 # by three solvers: dense and bodies in the acceleration form, poisson-ldlt in the
 # momentum form. Writes report/rods-angles.png/.svg, report/rods-energy.png and
@@ -55,13 +55,13 @@ dense_vs_bodies=$(max_angle_diff dense bodies)
 dense_vs_momentum=$(max_angle_diff dense momentum)
 adams_vs_reference=$(max_angle_diff dense reference)
 cat >report/rods.md <<EOF
-### Seed 000's example: ten rods under gravity
+### Yudintsev's example: ten rods under gravity
 
 \`report/rods.sh\` (run by \`make rods\`, part of \`make report\`) reproduces the MATLAB
-example of seed 000: ten rods (\`rods:n=10\`: total length 1 m, mass 10 kg, gravity −y),
-the first joint at −1 rad, everything at rest, integrated over [0, 10] s with CVODE's
-variable-order Adams method, the counterpart of the seed's \`ode113\`, at rtol = atol =
-$TOL, sampled every 0.01 s from its dense output.
+example of Yudintsev's slides on Vereshchagin's method: ten rods (\`rods:n=10\`: total
+length 1 m, mass 10 kg, gravity −y), the first joint at −1 rad, everything at rest,
+integrated over [0, 10] s with CVODE's variable-order Adams method, the counterpart of
+the slides' \`ode113\`, at rtol = atol = $TOL, sampled every 0.01 s from its dense output.
 
 ![joint angles of the ten rods](rods-angles.svg)
 

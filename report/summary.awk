@@ -271,7 +271,7 @@ function print_percall(    f, v, n_max, best, best_v, second, second_v, key, lin
 
 # ---- chart 2: sweep over LDL^T --------------------------------------------------------
 
-# "from lo to hi (mean m), inside the seed's band" over the N of family in table.
+# "from lo to hi (mean m), inside Ivanov's band" over the N of family in table.
 function ratio_range(family, table,    i, r, lo, hi, sum, k) {
     lo = 1e300; hi = -1
     for (i = 1; i <= count["ratio_n"]; i++) {
@@ -282,7 +282,7 @@ function ratio_range(family, table,    i, r, lo, hi, sum, k) {
         sum += r; k++
     }
     if (!k) return "not measured"
-    return sprintf("from %.2f to %.2f (mean %.2f), %s the seed's 1.3–1.4", lo, hi, sum / k,
+    return sprintf("from %.2f to %.2f (mean %.2f), %s Ivanov's 1.3–1.4", lo, hi, sum / k,
                    hi < 1.3 ? "below" : lo > 1.4 ? "above" : lo >= 1.3 && hi <= 1.4 ? "inside" : "straddling")
 }
 

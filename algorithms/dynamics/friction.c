@@ -1,4 +1,4 @@
-/* friction.c: joint friction coupled to the joint reactions (seed 001), for every solver.
+/* friction.c: joint friction coupled to the joint reactions (Zhao and Gu), for every solver.
  *
  * Coordinate k of joint i has the unit axis a_k of its motion-subspace column S_k (the
  * angular part for a turning coordinate, the linear part for a sliding one) and the

@@ -1,4 +1,4 @@
-/* loops.c: closed kinematic loops by cut joints (seed 004): the tree's dynamics with the
+/* loops.c: closed kinematic loops by cut joints (Chang 2007): the tree's dynamics with the
  * cut joints' equations Phi(q) = 0 added by Lagrange multipliers, drift stabilized by
  * Baumgarte's terms:
  *

@@ -1,5 +1,5 @@
 /* poisson_sweep_kernels.h: the Poisson-impulse sweep (generalized-momentum form; Ivanov 2017,
- * section 3), written as the seed writes it: D_i^-1 formed explicitly and the 6x6
+ * section 3), written as the paper writes it: D_i^-1 formed explicitly and the 6x6
  * H_i = E - I^A_i S_i D_i^-1 S_i^T, a Gaussian elimination that ignores symmetry.
  *
  * State (q, p). Unknowns v_i, qd_i and the subtree momenta mu_i = I^A_i v_i + phi_i:
