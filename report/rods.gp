@@ -18,7 +18,7 @@ do for [k = 1:10] {
 angles_plot = "plot for [k = 1:10] dir.'/dense.csv' skip 1 using 1:(column(k + 1)) " . \
               "with lines lt k title sprintf('φ_{%d}', k)"
 
-set title "Ten rods released from φ_1 = −1 rad (Yudintsev): joint angles, CVODE Adams"
+set title "Ten rods released from φ_1 = −1 rad (Yudintsev's example): joint angles, CVODE Adams"
 set ylabel "joint angle φ_k [rad]"
 set terminal pngcairo size 1100,600 enhanced font "DejaVu Sans,11" background rgb "white"
 set output "report/rods-angles.png"
