@@ -119,6 +119,14 @@ typedef int (*mbd_forward_acc_fn)(const mbd_model *model, mbd_work *work, const 
 typedef int (*mbd_forward_mom_fn)(const mbd_model *model, mbd_work *work, const double *q,
                                   const double *p, const double *tau, double *qd, double *pd);
 
+/* The lane kernels that solve a solver's states W at a time (batch_lanes.h), if any: the
+ * bodies sweep's in the acceleration form, the Poisson solvers' in the momentum form. */
+typedef enum { LANES_NONE, LANES_BODIES, LANES_POISSON_LDLT, LANES_POISSON_SWEEP } mbd_lane_kernels;
+
+/* How constrained forward dynamics (loops.c) takes H^-1 from a solver, if it can: by
+ * forming and factoring H, or by the bodies sweep's factorization, O(N) per column. */
+typedef enum { LOOPS_NONE, LOOPS_DENSE, LOOPS_BODIES } mbd_loop_route;
+
 /* One row of the solver table. Each solve function runs after mbd_kinematics(q). */
 struct mbd_solver {
     const char *name;
@@ -131,6 +139,8 @@ struct mbd_solver {
      * of in a pass of their own: at N = 10 000 X then stays in L1 between the two. */
     mbd_forward_acc_fn forward_acc;
     mbd_forward_mom_fn forward_mom;
+    mbd_lane_kernels lane_kernels;   /* its lane forms (batch.c); LANES_NONE: one state only */
+    mbd_loop_route loop_route;       /* LOOPS_NONE: it does not close loops */
 };
 
 /* ---- joints and joint-space blocks: the one-state kernels (see joint_kernels.h) ---- */

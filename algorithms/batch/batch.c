@@ -37,9 +37,9 @@ static const mbd_lane_form *lane_form_for_cpu(int lanes)
 /* The formulation that the solver has a lane form for, or 0. */
 static mbd_formulation lane_formulation(const mbd_solver *solver)
 {
-    return solver == &mbd_solver_bodies ? MBD_ACCELERATION
-           : solver == &mbd_solver_poisson_ldlt || solver == &mbd_solver_poisson_sweep ? MBD_MOMENTUM
-                                                                                      : 0;
+    return solver->lane_kernels == LANES_BODIES ? MBD_ACCELERATION
+           : solver->lane_kernels != LANES_NONE ? MBD_MOMENTUM
+                                                : 0;
 }
 
 /* The widest lane form that the CPU runs, or NULL. */

@@ -271,7 +271,7 @@ static unsigned LANE_FN(lanes_solve)(const mbd_model *model, void *opaque, int c
     work->outs = z ? 2 : 1, work->out_from = 0, work->out_mask = solved;
     const int status =
         !z                                           ? LANE_FN(bodies_lanes)(model, group, prepared, next_count, q, x, tau)
-        : work->solver == &mbd_solver_poisson_ldlt ? LANE_FN(ldlt_solve)(model, work, NULL, work->x, tau_lanes, work->y, work->z)
+        : work->solver->lane_kernels == LANES_POISSON_LDLT ? LANE_FN(ldlt_solve)(model, work, NULL, work->x, tau_lanes, work->y, work->z)
                                                      : LANE_FN(sweep_solve)(model, work, NULL, work->x, tau_lanes, work->y, work->z);
     if (status)
         return solved | bad;

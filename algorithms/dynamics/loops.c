@@ -86,7 +86,10 @@ static size_t layout(const mbd_model *model, int dense, double *base, loop_buffe
     return off;
 }
 
-static int is_dense(const mbd_solver *solver) { return solver == &mbd_solver_dense; }
+static int is_dense(const mbd_solver *solver)
+{
+    return solver && solver->loop_route == LOOPS_DENSE;
+}
 
 size_t loops_scratch_doubles(const mbd_model *model, const mbd_solver *solver)
 {
@@ -361,7 +364,7 @@ static int bodies_route(const mbd_model *model, mbd_work *work, loop_buffers *b,
 
 int mbd_solver_closes_loops(const mbd_solver *solver)
 {
-    return is_dense(solver) || solver == &mbd_solver_bodies;
+    return solver && solver->loop_route != LOOPS_NONE;
 }
 
 int mbd_forward_constrained(const mbd_model *model, mbd_work *work, const double *q,
