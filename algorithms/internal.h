@@ -161,6 +161,8 @@ void joint_position_rates(double *qdot, const mbd_joint *joint, const double *q,
 /* ---- kinematics and shared passes (kinematics.c) ---- */
 
 int check_finite(const double *x, int n);
+/* The Euclidean norm of x[0 .. n - 1]. */
+double vector_norm(const double *x, int n);
 /* mbd_kinematics before the bodies' X_i and S_i: q checked, its angles' sines and cosines
  * taken (work->sin_q, cos_q). */
 int start_kinematics(const mbd_model *model, mbd_work *work, const double *q);

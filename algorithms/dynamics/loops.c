@@ -258,14 +258,6 @@ static int constraint_terms(const mbd_model *model, mbd_work *work, loop_buffers
     return MBD_OK;
 }
 
-static double norm(const double *x, int n)
-{
-    double s = 0.0;
-    for (int k = 0; k < n; k++)
-        s += x[k] * x[k];
-    return sqrt(s);
-}
-
 /* out = K^+ s for the symmetric positive semidefinite m x m K in b->K (overwritten by its
  * eigenvectors): eigenvalues at or below RANK_TOL of the largest are dropped. Returns the
  * rank; *residual is the size of the part of s in the dropped eigenspace. */
@@ -393,7 +385,7 @@ int mbd_forward_constrained(const mbd_model *model, mbd_work *work, const double
     times(b.y, b.J, qdd, m, nv);
     for (int r = 0; r < m; r++)
         b.rhs[r] = b.gamma[r] - 2.0 * alpha * b.phid[r] - beta * beta * b.phi[r] - b.y[r];
-    const double scale = norm(b.rhs, m) + norm(b.y, m);
+    const double scale = vector_norm(b.rhs, m) + vector_norm(b.y, m);
     gram(b.K, b.J, b.Y, m, nv);
     double residual;
     if (pseudo_solve(&b, m, b.rhs, b.y, &residual) < 0)
@@ -493,7 +485,7 @@ int mbd_project_constraints(const mbd_model *model, mbd_work *work, double *q, d
         return MBD_OK;
     loop_buffers b = buffers_of(model, work);
     int status = MBD_OK, iteration = 0;
-    while (!(status = constraint_gram(model, work, &b, q)) && norm(b.phi, model->nc) > tol) {
+    while (!(status = constraint_gram(model, work, &b, q)) && vector_norm(b.phi, model->nc) > tol) {
         if (++iteration > PROJECTION_ITERATIONS)
             return MBD_EINCONSISTENT;
         if ((status = minimum_norm_step(model, &b, b.phi, q)))
