@@ -243,7 +243,8 @@ typedef struct {
                       double *z, int next_count, int ahead);
 } mbd_lane_form;
 extern const mbd_lane_form mbd_lane_form_x4, mbd_lane_form_x8;
-/* The CPU runs the lane form of this width (4: AVX2 and FMA, 8: AVX-512). */
+/* The CPU runs the lane form of this width (4: AVX2 and FMA, 8: AVX-512; cpu.c, the one
+ * place that asks the CPU). */
 int cpu_runs_lanes(int lanes);
 /* s[k] = sin x[k], c[k] = cos x[k] for k < n, 4 at a time (lane_sincos; batch_x4.c): for
  * CPUs that run 4 lanes. */

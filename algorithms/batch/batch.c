@@ -18,14 +18,6 @@ struct mbd_batch {
     void **lane_works;         /* (threads) the form's workspaces */
 };
 
-int cpu_runs_lanes(int lanes)
-{
-    __builtin_cpu_init();
-    return lanes == 8   ? __builtin_cpu_supports("avx512f")
-           : lanes == 4 ? __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
-                        : 0;
-}
-
 /* The lane form of this width that the CPU can run, or NULL. */
 static const mbd_lane_form *lane_form_for_cpu(int lanes)
 {
