@@ -93,10 +93,16 @@ struct mbd_work {
     double *D;                 /* (ndd) per-joint nv x nv blocks */
     double *u;                 /* (nv) */
     double (*v)[6];            /* (nb) body velocities */
-    double (*c)[6];            /* (nb) velocity-product accelerations */
+    union {                    /* (nb) by solver: */
+        double (*c)[6];        /* bodies: the velocity-product accelerations c_i */
+        double (*phi)[6];      /* Poisson solvers: phi_i of mu_i = I^A_i v_i + phi_i */
+    };
     double (*a)[6];            /* (nb) accelerations */
     double (*f)[6];            /* (nb) forces, momenta */
-    double (*g)[6];            /* (nb) second force/momentum accumulator */
+    union {                    /* (nb) by pass: */
+        double (*mass_moments)[6]; /* pd's subtree sums (h^C_i; m^C_i, 0, 0) (momentum_kernels.h) */
+        double (*inverse_forces)[6]; /* bodies_inverse_times's p_i, apart from f's reactions */
+    };
     mbd_inertia *IA;           /* (nb) articulated or composite inertias */
     double *sin_q, *cos_q;     /* (nq) of the coordinates angles_from to angles_to - 1,
                                   from start_kinematics (read where one is an angle) */
@@ -142,6 +148,26 @@ struct mbd_solver {
     mbd_lane_kernels lane_kernels;   /* its lane forms (batch.c); LANES_NONE: one state only */
     mbd_loop_route loop_route;       /* LOOPS_NONE: it does not close loops */
 };
+
+/* ---- workspace blocks: the one carver of the one-state workspace (solvers.c), the
+ * lanes' (batch_lanes.h) and the loops' scratch (loops.c) ---- */
+
+/* A block that buffers are carved from one after another, each at a multiple of 64 bytes
+ * from the block's 64-byte-aligned start (its own cache lines): a layout function carves
+ * every buffer once with base NULL, which only measures (used: the block's bytes), then
+ * again over the allocation. */
+typedef struct {
+    char *base;
+    size_t used;
+} carved_block;
+
+/* The next buffer of the block, of the given bytes (NULL while measuring). */
+static inline void *carve(carved_block *block, size_t bytes)
+{
+    void *at = block->base ? block->base + block->used : NULL;
+    block->used += (bytes + 63) & ~(size_t)63;
+    return at;
+}
 
 /* ---- joints and joint-space blocks: the one-state kernels (see joint_kernels.h) ---- */
 #define MBD_LANES 1

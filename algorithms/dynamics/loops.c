@@ -55,35 +55,31 @@ typedef struct {
 static size_t lwork_size(int m) { return 1 + 6 * (size_t)m + 2 * (size_t)m * (size_t)m; }
 static size_t liwork_size(int m) { return 3 + 5 * (size_t)m; }
 
-static double *take(double *base, size_t *offset, size_t count)
-{
-    double *p = base ? base + *offset : NULL;
-    *offset += (count + 7) & ~(size_t)7; /* 64-byte aligned */
-    return p;
-}
-
+/* Points b's buffers into base (NULL: only measures; carve, internal.h); returns the
+ * doubles used. */
 static size_t layout(const mbd_model *model, int dense, double *base, loop_buffers *b)
 {
     const size_t m = (size_t)model->nc, nv = (size_t)model->nv, nb = (size_t)model->nb;
-    size_t off = 0;
-    b->J = take(base, &off, m * nv);
-    b->Y = take(base, &off, m * nv);
-    b->K = take(base, &off, m * m);
-    b->eig = take(base, &off, m);
-    b->lwork = take(base, &off, lwork_size(model->nc));
-    b->iwork = (lapack_int *)take(base, &off, (liwork_size(model->nc) * sizeof(lapack_int) + 7) / 8);
-    b->phi = take(base, &off, m);
-    b->phid = take(base, &off, m);
-    b->gamma = take(base, &off, m);
-    b->rhs = take(base, &off, m);
-    b->y = take(base, &off, m);
-    b->zero = take(base, &off, nv);
-    b->tau = take(base, &off, nv);
-    b->pose = take(base, &off, 12 * nb);
-    b->vel = (double (*)[6])take(base, &off, 6 * nb);
-    b->acc = (double (*)[6])take(base, &off, 6 * nb);
-    b->H = dense ? take(base, &off, nv * nv) : NULL;
-    return off;
+    const size_t d = sizeof(double);
+    carved_block block = {.base = (char *)base};
+    b->J = carve(&block, m * nv * d);
+    b->Y = carve(&block, m * nv * d);
+    b->K = carve(&block, m * m * d);
+    b->eig = carve(&block, m * d);
+    b->lwork = carve(&block, lwork_size(model->nc) * d);
+    b->iwork = carve(&block, liwork_size(model->nc) * sizeof(lapack_int));
+    b->phi = carve(&block, m * d);
+    b->phid = carve(&block, m * d);
+    b->gamma = carve(&block, m * d);
+    b->rhs = carve(&block, m * d);
+    b->y = carve(&block, m * d);
+    b->zero = carve(&block, nv * d);
+    b->tau = carve(&block, nv * d);
+    b->pose = carve(&block, 12 * nb * d);
+    b->vel = carve(&block, 6 * nb * d);
+    b->acc = carve(&block, 6 * nb * d);
+    b->H = dense ? carve(&block, nv * nv * d) : NULL;
+    return block.used / d;
 }
 
 static int is_dense(const mbd_solver *solver)
