@@ -184,7 +184,7 @@ int joint_coordinates_valid(mbd_joint_type type, const double *q);
  * (v itself for joints with nq == nv). */
 void joint_position_rates(double *qdot, const mbd_joint *joint, const double *q, const double *v);
 
-/* ---- kinematics and shared passes (kinematics.c) ---- */
+/* ---- kinematics and the entry points' checks (kinematics.c) ---- */
 
 int check_finite(const double *x, int n);
 /* The Euclidean norm of x[0 .. n - 1]. */
@@ -194,12 +194,17 @@ double vector_norm(const double *x, int n);
 int start_kinematics(const mbd_model *model, mbd_work *work, const double *q);
 /* After mbd_kinematics: v_i for all bodies from qd. */
 void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *qd);
+
+/* ---- the momentum passes (momentum.c) ---- */
+
 /* mu_i: momentum of the subtree rooted at i (from work->v), into mu (nb x 6). */
 void subtree_momenta(const mbd_model *model, mbd_work *work, double (*mu)[6]);
 /* pd = Q + dT/dq for a solver that has qd = H^-1 p: body velocities, subtree momenta
  * (into work->f), the subtree masses, then pd_i body by body (momentum_kernels.h). */
 void momentum_rates_from_qd(const mbd_model *model, mbd_work *work, const double *qd,
                             const double *tau, double *pd);
+
+/* ---- RNEA (rnea.c) and CRBA (crba.c) ---- */
 
 /* RNEA after mbd_kinematics; reactions in work->f. */
 void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double *qdd,
