@@ -91,7 +91,8 @@ MBD_INLINE void LANE_FN(add_block)(lane *out, const lane *base, const lane *bloc
             out[6 * i + j] = base[6 * i + j] + block[3 * i + j];
 }
 
-/* M_parent = base + X^T M X for any 6x6 M (no symmetry assumed; base may be M_parent), M's
+/* M_parent = base + X^T M X for any 6x6 M (no symmetry assumed, unlike the inertias'
+ * congruence of spatial_kernels.h, which keeps upper triangles; base may be M_parent), M's
  * rows in zero_top (0-2) and zero_bottom (3-5) zero; form: X's tree transform
  * (mbd_tree_form). With X = rot(E) xlt(r), each block turns into the parent's axes
  * (turn_block), then shifts by r: M = [A B; C D] becomes
