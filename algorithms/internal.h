@@ -93,10 +93,16 @@ struct mbd_work {
     double *D;                 /* (ndd) per-joint nv x nv blocks */
     double *u;                 /* (nv) */
     double (*v)[6];            /* (nb) body velocities */
-    double (*c)[6];            /* (nb) velocity-product accelerations */
+    union {                    /* (nb) by solver: */
+        double (*c)[6];        /* bodies: the velocity-product accelerations c_i */
+        double (*phi)[6];      /* Poisson solvers: phi_i of mu_i = I^A_i v_i + phi_i */
+    };
     double (*a)[6];            /* (nb) accelerations */
     double (*f)[6];            /* (nb) forces, momenta */
-    double (*g)[6];            /* (nb) second force/momentum accumulator */
+    union {                    /* (nb) by pass: */
+        double (*mass_moments)[6]; /* pd's subtree sums (h^C_i; m^C_i, 0, 0) (momentum_kernels.h) */
+        double (*inverse_forces)[6]; /* bodies_inverse_times's p_i, apart from f's reactions */
+    };
     mbd_inertia *IA;           /* (nb) articulated or composite inertias */
     double *sin_q, *cos_q;     /* (nq) of the coordinates angles_from to angles_to - 1,
                                   from start_kinematics (read where one is an angle) */
@@ -119,6 +125,14 @@ typedef int (*mbd_forward_acc_fn)(const mbd_model *model, mbd_work *work, const 
 typedef int (*mbd_forward_mom_fn)(const mbd_model *model, mbd_work *work, const double *q,
                                   const double *p, const double *tau, double *qd, double *pd);
 
+/* The lane kernels that solve a solver's states W at a time (batch_lanes.h), if any: the
+ * bodies sweep's in the acceleration form, the Poisson solvers' in the momentum form. */
+typedef enum { LANES_NONE, LANES_BODIES, LANES_POISSON_LDLT, LANES_POISSON_SWEEP } mbd_lane_kernels;
+
+/* How constrained forward dynamics (loops.c) takes H^-1 from a solver, if it can: by
+ * forming and factoring H, or by the bodies sweep's factorization, O(N) per column. */
+typedef enum { LOOPS_NONE, LOOPS_DENSE, LOOPS_BODIES } mbd_loop_route;
+
 /* One row of the solver table. Each solve function runs after mbd_kinematics(q). */
 struct mbd_solver {
     const char *name;
@@ -131,7 +145,29 @@ struct mbd_solver {
      * of in a pass of their own: at N = 10 000 X then stays in L1 between the two. */
     mbd_forward_acc_fn forward_acc;
     mbd_forward_mom_fn forward_mom;
+    mbd_lane_kernels lane_kernels;   /* its lane forms (batch.c); LANES_NONE: one state only */
+    mbd_loop_route loop_route;       /* LOOPS_NONE: it does not close loops */
 };
+
+/* ---- workspace blocks: the one carver of the one-state workspace (solvers.c), the
+ * lanes' (batch_lanes.h) and the loops' scratch (loops.c) ---- */
+
+/* A block that buffers are carved from one after another, each at a multiple of 64 bytes
+ * from the block's 64-byte-aligned start (its own cache lines): a layout function carves
+ * every buffer once with base NULL, which only measures (used: the block's bytes), then
+ * again over the allocation. */
+typedef struct {
+    char *base;
+    size_t used;
+} carved_block;
+
+/* The next buffer of the block, of the given bytes (NULL while measuring). */
+static inline void *carve(carved_block *block, size_t bytes)
+{
+    void *at = block->base ? block->base + block->used : NULL;
+    block->used += (bytes + 63) & ~(size_t)63;
+    return at;
+}
 
 /* ---- joints and joint-space blocks: the one-state kernels (see joint_kernels.h) ---- */
 #define MBD_LANES 1
@@ -148,20 +184,27 @@ int joint_coordinates_valid(mbd_joint_type type, const double *q);
  * (v itself for joints with nq == nv). */
 void joint_position_rates(double *qdot, const mbd_joint *joint, const double *q, const double *v);
 
-/* ---- kinematics and shared passes (kinematics.c) ---- */
+/* ---- kinematics and the entry points' checks (kinematics.c) ---- */
 
 int check_finite(const double *x, int n);
+/* The Euclidean norm of x[0 .. n - 1]. */
+double vector_norm(const double *x, int n);
 /* mbd_kinematics before the bodies' X_i and S_i: q checked, its angles' sines and cosines
  * taken (work->sin_q, cos_q). */
 int start_kinematics(const mbd_model *model, mbd_work *work, const double *q);
 /* After mbd_kinematics: v_i for all bodies from qd. */
 void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *qd);
+
+/* ---- the momentum passes (momentum.c) ---- */
+
 /* mu_i: momentum of the subtree rooted at i (from work->v), into mu (nb x 6). */
 void subtree_momenta(const mbd_model *model, mbd_work *work, double (*mu)[6]);
 /* pd = Q + dT/dq for a solver that has qd = H^-1 p: body velocities, subtree momenta
  * (into work->f), the subtree masses, then pd_i body by body (momentum_kernels.h). */
 void momentum_rates_from_qd(const mbd_model *model, mbd_work *work, const double *qd,
                             const double *tau, double *pd);
+
+/* ---- RNEA (rnea.c) and CRBA (crba.c) ---- */
 
 /* RNEA after mbd_kinematics; reactions in work->f. */
 void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double *qdd,
@@ -231,7 +274,8 @@ typedef struct {
                       double *z, int next_count, int ahead);
 } mbd_lane_form;
 extern const mbd_lane_form mbd_lane_form_x4, mbd_lane_form_x8;
-/* The CPU runs the lane form of this width (4: AVX2 and FMA, 8: AVX-512). */
+/* The CPU runs the lane form of this width (4: AVX2 and FMA, 8: AVX-512; cpu.c, the one
+ * place that asks the CPU). */
 int cpu_runs_lanes(int lanes);
 /* s[k] = sin x[k], c[k] = cos x[k] for k < n, 4 at a time (lane_sincos; batch_x4.c): for
  * CPUs that run 4 lanes. */

@@ -141,12 +141,7 @@ static void test_batch_bad_arguments(void **state)
 static const int widths[] = {1, 4, 8};
 
 /* Whether this CPU runs the lane width (as mbd_batch_new decides). */
-static int cpu_runs(int lanes)
-{
-    __builtin_cpu_init();
-    return lanes == 1 || (lanes == 4 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ||
-           (lanes == 8 && __builtin_cpu_supports("avx512f"));
-}
+static int cpu_runs(int lanes) { return lanes == 1 || cpu_runs_lanes(lanes); }
 
 /* A batch of the forced width, or NULL (checked) where the CPU cannot run it. */
 static mbd_batch *lane_batch(const mbd_model *model, const mbd_solver *solver, int threads,

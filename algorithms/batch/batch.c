@@ -18,14 +18,6 @@ struct mbd_batch {
     void **lane_works;         /* (threads) the form's workspaces */
 };
 
-int cpu_runs_lanes(int lanes)
-{
-    __builtin_cpu_init();
-    return lanes == 8   ? __builtin_cpu_supports("avx512f")
-           : lanes == 4 ? __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
-                        : 0;
-}
-
 /* The lane form of this width that the CPU can run, or NULL. */
 static const mbd_lane_form *lane_form_for_cpu(int lanes)
 {
@@ -37,9 +29,9 @@ static const mbd_lane_form *lane_form_for_cpu(int lanes)
 /* The formulation that the solver has a lane form for, or 0. */
 static mbd_formulation lane_formulation(const mbd_solver *solver)
 {
-    return solver == &mbd_solver_bodies ? MBD_ACCELERATION
-           : solver == &mbd_solver_poisson_ldlt || solver == &mbd_solver_poisson_sweep ? MBD_MOMENTUM
-                                                                                      : 0;
+    return solver->lane_kernels == LANES_BODIES ? MBD_ACCELERATION
+           : solver->lane_kernels != LANES_NONE ? MBD_MOMENTUM
+                                                : 0;
 }
 
 /* The widest lane form that the CPU runs, or NULL. */

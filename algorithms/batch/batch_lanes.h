@@ -3,38 +3,31 @@
  * of the solvers (mbd_lane_form, internal.h). Instantiated by batch_x4.c and batch_x8.c
  * between lane.h and lane_end.h, after the kernel headers. */
 
-/* n lanes at *used lanes into block (block NULL: only counts them). */
-static lane *LANE_FN(take)(lane *block, size_t *used, size_t n)
-{
-    lane *p = block ? block + *used : NULL;
-    *used += n;
-    return p;
-}
-
-/* Points work's arrays into block, or with block NULL only counts them: the lanes used. */
-static size_t LANE_FN(lay_out)(lane_work *work, lane *block, const mbd_model *model, size_t scratch)
+/* Points work's arrays into base (NULL: only measures; carve, internal.h), X first;
+ * returns the block's bytes. */
+static size_t LANE_FN(lay_out)(lane_work *work, char *base, const mbd_model *model, size_t scratch)
 {
     const size_t nb = (size_t)model->nb, nq = (size_t)model->nq, nv = (size_t)model->nv;
-    const size_t per_xform = sizeof(lane_xform) / sizeof(lane), per_inertia = sizeof(lane_inertia) / sizeof(lane);
-    size_t used = 0;
-    work->X = (lane_xform *)LANE_FN(take)(block, &used, nb * per_xform);
-    work->IA = (lane_inertia *)LANE_FN(take)(block, &used, nb * per_inertia);
-    work->S = LANE_FN(take)(block, &used, 6 * nv);
-    work->U = LANE_FN(take)(block, &used, 6 * nv);
-    work->D = LANE_FN(take)(block, &used, (size_t)model->ndd);
-    work->u = LANE_FN(take)(block, &used, nv);
-    work->v = (lane (*)[6])LANE_FN(take)(block, &used, 6 * nb);
-    work->c = (lane (*)[6])LANE_FN(take)(block, &used, 6 * nb);
-    work->a = (lane (*)[6])LANE_FN(take)(block, &used, 6 * nb);
-    work->f = (lane (*)[6])LANE_FN(take)(block, &used, 6 * nb);
-    work->g = (lane (*)[6])LANE_FN(take)(block, &used, 6 * nb);
-    work->scratch = LANE_FN(take)(block, &used, scratch);
-    work->q = LANE_FN(take)(block, &used, nq);
-    work->x = LANE_FN(take)(block, &used, nv);
-    work->tau = LANE_FN(take)(block, &used, nv);
-    work->y = LANE_FN(take)(block, &used, nv);
-    work->z = LANE_FN(take)(block, &used, nv);
-    return used;
+    const size_t l = sizeof(lane);
+    carved_block block = {.base = base};
+    work->X = carve(&block, nb * sizeof(lane_xform));
+    work->IA = carve(&block, nb * sizeof(lane_inertia));
+    work->S = carve(&block, 6 * nv * l);
+    work->U = carve(&block, 6 * nv * l);
+    work->D = carve(&block, (size_t)model->ndd * l);
+    work->u = carve(&block, nv * l);
+    work->v = carve(&block, 6 * nb * l);
+    work->c = carve(&block, 6 * nb * l);
+    work->a = carve(&block, 6 * nb * l);
+    work->f = carve(&block, 6 * nb * l);
+    work->mass_moments = carve(&block, 6 * nb * l);
+    work->scratch = carve(&block, scratch * l);
+    work->q = carve(&block, nq * l);
+    work->x = carve(&block, nv * l);
+    work->tau = carve(&block, nv * l);
+    work->y = carve(&block, nv * l);
+    work->z = carve(&block, nv * l);
+    return block.used;
 }
 
 /* A thread's lane workspace, and what it holds of the group that the thread solves next:
@@ -55,8 +48,8 @@ static void *LANE_FN(group_work_new)(const mbd_model *model, const mbd_solver *s
     if (!group)
         return NULL;
     lane_work *work = &group->work;
-    const size_t bytes = LANE_FN(lay_out)(work, NULL, model, scratch) * sizeof(lane);
-    lane *block = aligned_alloc(64, (bytes + 63) / 64 * 64); /* whole lines */
+    const size_t bytes = LANE_FN(lay_out)(work, NULL, model, scratch);
+    char *block = aligned_alloc(64, bytes);
     if (!block) {
         free(group);
         return NULL;
@@ -271,7 +264,7 @@ static unsigned LANE_FN(lanes_solve)(const mbd_model *model, void *opaque, int c
     work->outs = z ? 2 : 1, work->out_from = 0, work->out_mask = solved;
     const int status =
         !z                                           ? LANE_FN(bodies_lanes)(model, group, prepared, next_count, q, x, tau)
-        : work->solver == &mbd_solver_poisson_ldlt ? LANE_FN(ldlt_solve)(model, work, NULL, work->x, tau_lanes, work->y, work->z)
+        : work->solver->lane_kernels == LANES_POISSON_LDLT ? LANE_FN(ldlt_solve)(model, work, NULL, work->x, tau_lanes, work->y, work->z)
                                                      : LANE_FN(sweep_solve)(model, work, NULL, work->x, tau_lanes, work->y, work->z);
     if (status)
         return solved | bad;

@@ -1,8 +1,7 @@
 /* batch_x8.c: the lane forms of bodies, poisson-ldlt and poisson-sweep over 8 lanes
  * (AVX-512 (F) and FMA), from the same kernel sources as the one-state solvers. Compiled
  * for that target by the pragma below whatever the build's -march, so that one binary
- * carries every width; batch.c calls it only where the CPU has it
- * (__builtin_cpu_supports). */
+ * carries every width; batch.c calls it only where the CPU has it (cpu_runs_lanes). */
 #include "internal.h"
 
 #include <stdlib.h>

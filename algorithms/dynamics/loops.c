@@ -55,38 +55,37 @@ typedef struct {
 static size_t lwork_size(int m) { return 1 + 6 * (size_t)m + 2 * (size_t)m * (size_t)m; }
 static size_t liwork_size(int m) { return 3 + 5 * (size_t)m; }
 
-static double *take(double *base, size_t *offset, size_t count)
-{
-    double *p = base ? base + *offset : NULL;
-    *offset += (count + 7) & ~(size_t)7; /* 64-byte aligned */
-    return p;
-}
-
+/* Points b's buffers into base (NULL: only measures; carve, internal.h); returns the
+ * doubles used. */
 static size_t layout(const mbd_model *model, int dense, double *base, loop_buffers *b)
 {
     const size_t m = (size_t)model->nc, nv = (size_t)model->nv, nb = (size_t)model->nb;
-    size_t off = 0;
-    b->J = take(base, &off, m * nv);
-    b->Y = take(base, &off, m * nv);
-    b->K = take(base, &off, m * m);
-    b->eig = take(base, &off, m);
-    b->lwork = take(base, &off, lwork_size(model->nc));
-    b->iwork = (lapack_int *)take(base, &off, (liwork_size(model->nc) * sizeof(lapack_int) + 7) / 8);
-    b->phi = take(base, &off, m);
-    b->phid = take(base, &off, m);
-    b->gamma = take(base, &off, m);
-    b->rhs = take(base, &off, m);
-    b->y = take(base, &off, m);
-    b->zero = take(base, &off, nv);
-    b->tau = take(base, &off, nv);
-    b->pose = take(base, &off, 12 * nb);
-    b->vel = (double (*)[6])take(base, &off, 6 * nb);
-    b->acc = (double (*)[6])take(base, &off, 6 * nb);
-    b->H = dense ? take(base, &off, nv * nv) : NULL;
-    return off;
+    const size_t d = sizeof(double);
+    carved_block block = {.base = (char *)base};
+    b->J = carve(&block, m * nv * d);
+    b->Y = carve(&block, m * nv * d);
+    b->K = carve(&block, m * m * d);
+    b->eig = carve(&block, m * d);
+    b->lwork = carve(&block, lwork_size(model->nc) * d);
+    b->iwork = carve(&block, liwork_size(model->nc) * sizeof(lapack_int));
+    b->phi = carve(&block, m * d);
+    b->phid = carve(&block, m * d);
+    b->gamma = carve(&block, m * d);
+    b->rhs = carve(&block, m * d);
+    b->y = carve(&block, m * d);
+    b->zero = carve(&block, nv * d);
+    b->tau = carve(&block, nv * d);
+    b->pose = carve(&block, 12 * nb * d);
+    b->vel = carve(&block, 6 * nb * d);
+    b->acc = carve(&block, 6 * nb * d);
+    b->H = dense ? carve(&block, nv * nv * d) : NULL;
+    return block.used / d;
 }
 
-static int is_dense(const mbd_solver *solver) { return solver == &mbd_solver_dense; }
+static int is_dense(const mbd_solver *solver)
+{
+    return solver && solver->loop_route == LOOPS_DENSE;
+}
 
 size_t loops_scratch_doubles(const mbd_model *model, const mbd_solver *solver)
 {
@@ -255,14 +254,6 @@ static int constraint_terms(const mbd_model *model, mbd_work *work, loop_buffers
     return MBD_OK;
 }
 
-static double norm(const double *x, int n)
-{
-    double s = 0.0;
-    for (int k = 0; k < n; k++)
-        s += x[k] * x[k];
-    return sqrt(s);
-}
-
 /* out = K^+ s for the symmetric positive semidefinite m x m K in b->K (overwritten by its
  * eigenvectors): eigenvalues at or below RANK_TOL of the largest are dropped. Returns the
  * rank; *residual is the size of the part of s in the dropped eigenspace. */
@@ -361,7 +352,7 @@ static int bodies_route(const mbd_model *model, mbd_work *work, loop_buffers *b,
 
 int mbd_solver_closes_loops(const mbd_solver *solver)
 {
-    return is_dense(solver) || solver == &mbd_solver_bodies;
+    return solver && solver->loop_route != LOOPS_NONE;
 }
 
 int mbd_forward_constrained(const mbd_model *model, mbd_work *work, const double *q,
@@ -390,7 +381,7 @@ int mbd_forward_constrained(const mbd_model *model, mbd_work *work, const double
     times(b.y, b.J, qdd, m, nv);
     for (int r = 0; r < m; r++)
         b.rhs[r] = b.gamma[r] - 2.0 * alpha * b.phid[r] - beta * beta * b.phi[r] - b.y[r];
-    const double scale = norm(b.rhs, m) + norm(b.y, m);
+    const double scale = vector_norm(b.rhs, m) + vector_norm(b.y, m);
     gram(b.K, b.J, b.Y, m, nv);
     double residual;
     if (pseudo_solve(&b, m, b.rhs, b.y, &residual) < 0)
@@ -490,7 +481,7 @@ int mbd_project_constraints(const mbd_model *model, mbd_work *work, double *q, d
         return MBD_OK;
     loop_buffers b = buffers_of(model, work);
     int status = MBD_OK, iteration = 0;
-    while (!(status = constraint_gram(model, work, &b, q)) && norm(b.phi, model->nc) > tol) {
+    while (!(status = constraint_gram(model, work, &b, q)) && vector_norm(b.phi, model->nc) > tol) {
         if (++iteration > PROJECTION_ITERATIONS)
             return MBD_EINCONSISTENT;
         if ((status = minimum_norm_step(model, &b, b.phi, q)))

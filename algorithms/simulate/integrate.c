@@ -20,7 +20,7 @@
  * history), so the steps taken, and the counts, do not depend on the sampling; t1 is a
  * stop time, so the last state is that of a step.
  */
-#include "mbd.h"
+#include "internal.h"
 
 #include <arkode/arkode_arkstep.h>
 #include <arkode/arkode_erkstep.h>
@@ -227,14 +227,6 @@ static void track_energy(simulation *sim, const mbd_sim_state *state)
     sim->stats.energy_drift = scale > 0.0 ? sim->max_energy_change / scale : 0.0;
 }
 
-static double norm(const double *x, int n)
-{
-    double sum = 0.0;
-    for (int k = 0; k < n; k++)
-        sum += x[k] * x[k];
-    return sqrt(sum);
-}
-
 /* Hands the current state to the callback, with qd recovered from p in the momentum
  * formulation and the energies. */
 static int report(simulation *sim, double t)
@@ -254,8 +246,8 @@ static int report(simulation *sim, double t)
     if (status == MBD_OK && sim->m > 0) {
         status = mbd_constraint_violation(sim->model, sim->work, state.q, state.qd, sim->phi,
                                           sim->phi + sim->m);
-        state.phi_norm = norm(sim->phi, sim->m);
-        state.phid_norm = norm(sim->phi + sim->m, sim->m);
+        state.phi_norm = vector_norm(sim->phi, sim->m);
+        state.phid_norm = vector_norm(sim->phi + sim->m, sim->m);
         sim->stats.max_phi_norm = fmax(sim->stats.max_phi_norm, state.phi_norm);
     }
     if (status)

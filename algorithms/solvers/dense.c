@@ -60,4 +60,5 @@ const mbd_solver mbd_solver_dense = {
     .scratch_doubles = dense_scratch,
     .solve_acc = dense_acc,
     .solve_mom = dense_mom,
+    .loop_route = LOOPS_DENSE,
 };

@@ -12,12 +12,12 @@
  * so pd needs no pass of its own: a solver calls subtree_mass_step in a backward pass and
  * momentum_rate_step in its last forward one: 12 multiplications a body for the sums
  * instead of the 24 of carrying each f^B back by X^T, and 18 for g_i and f^B, as the
- * forward pass of the body wrenches took. (h^C, m^C) are kept in work->g, g_i where
+ * forward pass of the body wrenches took. (h^C, m^C) are kept in work->mass_moments, g_i where
  * the caller keeps accelerations (work->a, or the Poisson solvers' slots: motion_of). */
 MBD_INLINE void LANE_FN(subtree_mass_step)(const mbd_model *model, lane_work *work, int i,
                                             mbd_joint_type type)
 {
-    lane (*hm)[6] = work->g;
+    lane (*hm)[6] = work->mass_moments;
     const int p = model->parent[i];
     if (model->last_child[i] < 0) {
         LANE_FN(rigid_first_moment)(hm[i], &model->inertia[i]);
@@ -56,7 +56,7 @@ MBD_INLINE void LANE_FN(momentum_rate_step)(const mbd_model *model, lane_work *w
                                              const mbd_joint_type type)
 {
     const int v0 = model->v0[i], nv = joint_dofs(type);
-    const lane *S = work->S + 6 * v0, *hm = work->g[i];
+    const lane *S = work->S + 6 * v0, *hm = work->mass_moments[i];
     lane g0[3], fB[6], w[6], wxmu[6], dT[MBD_MAX_JOINT_DOF];
     for (int r = 0; r < 3; r++)
         g0[r] = LANE_FN(lane_splat)(model->gravity[r]);

@@ -21,4 +21,5 @@ const mbd_solver mbd_solver_poisson_ldlt = {
     .summary = "Poisson-impulse block LDL^T (Ivanov 2017 sec. 4: Cholesky of S^T I^A S, rank-n downdate), O(N); momentum form",
     .solve_mom = ldlt_mom,
     .forward_mom = ldlt_solve,
+    .lane_kernels = LANES_POISSON_LDLT,
 };

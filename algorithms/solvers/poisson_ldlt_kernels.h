@@ -15,7 +15,7 @@
 MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, const lane *q,
                                        const lane *p, int i, const mbd_joint_type type)
 {
-    lane (*phi)[6] = work->c;
+    lane (*phi)[6] = work->phi;
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
     const lane *S = work->S + 6 * v0;
     lane *V = work->U + 6 * v0, *L = work->D + model->d0[i], *x = work->u + v0;
@@ -69,7 +69,7 @@ MBD_INLINE void LANE_FN(rate_step)(const mbd_model *model, lane_work *work, cons
         v[r] = w[r];
     LANE_FN(inertia_apply)(mu, &work->IA[i], w);
     for (int r = 0; r < 6; r++)
-        mu[r] += work->c[i][r];
+        mu[r] += work->phi[i][r];
     LANE_FN(momentum_rate_step)(model, work, mu, v,
                                 parent < 0 ? NULL : LANE_FN(motion_of)(model, work->a, parent),
                                 LANE_FN(motion_of)(model, work->a, i), qd, tau, pd, i, type);

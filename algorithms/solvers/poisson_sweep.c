@@ -25,4 +25,5 @@ const mbd_solver mbd_solver_poisson_sweep = {
     .scratch_doubles = sweep_scratch,
     .solve_mom = sweep_mom,
     .forward_mom = sweep_solve,
+    .lane_kernels = LANES_POISSON_SWEEP,
 };

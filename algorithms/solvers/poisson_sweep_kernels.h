@@ -91,7 +91,8 @@ MBD_INLINE void LANE_FN(add_block)(lane *out, const lane *base, const lane *bloc
             out[6 * i + j] = base[6 * i + j] + block[3 * i + j];
 }
 
-/* M_parent = base + X^T M X for any 6x6 M (no symmetry assumed; base may be M_parent), M's
+/* M_parent = base + X^T M X for any 6x6 M (no symmetry assumed, unlike the inertias'
+ * congruence of spatial_kernels.h, which keeps upper triangles; base may be M_parent), M's
  * rows in zero_top (0-2) and zero_bottom (3-5) zero; form: X's tree transform
  * (mbd_tree_form). With X = rot(E) xlt(r), each block turns into the parent's axes
  * (turn_block), then shifts by r: M = [A B; C D] becomes
@@ -152,7 +153,7 @@ static lane (*LANE_FN(general_inertias)(lane_work *work))[36] { return (lane (*)
 MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *work, const lane *q,
                                              const lane *p, int i, const mbd_joint_type type)
 {
-    lane (*phi)[6] = work->c, (*IAs)[36] = LANE_FN(general_inertias)(work);
+    lane (*phi)[6] = work->phi, (*IAs)[36] = LANE_FN(general_inertias)(work);
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
     const int exact_inverse = joint_dofs(type) <= 2;
     const unsigned zero_top = exact_inverse ? zero_rows(type, 0) : 0;
@@ -240,7 +241,7 @@ MBD_INLINE void LANE_FN(sweep_rates_step)(const mbd_model *model, lane_work *wor
 {
     static const lane zero[6];
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
-    const lane *S = work->S + 6 * v0, *Dinv = work->D + model->d0[i], *phi = work->c[i];
+    const lane *S = work->S + 6 * v0, *Dinv = work->D + model->d0[i], *phi = work->phi[i];
     lane w[6], f[6], rhs[MBD_MAX_JOINT_DOF], rate[MBD_MAX_JOINT_DOF];
     LANE_FN(body_motion)(w, model, work, i, type,
                          parent < 0 ? zero : LANE_FN(motion_of)(model, work->v, parent));

@@ -49,37 +49,29 @@ unsigned mbd_solver_formulations(const mbd_solver *solver)
     return (solver->solve_acc ? MBD_ACCELERATION : 0u) | (solver->solve_mom ? MBD_MOMENTUM : 0u);
 }
 
-/* Carves one 64-byte-aligned block into the workspace arrays; with base NULL it only
- * measures. */
-static void *carve(char *base, size_t *offset, size_t bytes)
-{
-    void *p = base ? base + *offset : NULL;
-    *offset += (bytes + 63) & ~(size_t)63;
-    return p;
-}
-
+/* Points w's arrays into base (NULL: only measures); returns the block's bytes. */
 static size_t work_layout(mbd_work *w, const mbd_model *m, size_t scratch, size_t loop_scratch,
                           char *base)
 {
-    size_t off = 0;
+    carved_block block = {.base = base};
     const size_t nb = (size_t)m->nb, nv = (size_t)m->nv, d = sizeof(double);
-    w->X = carve(base, &off, nb * sizeof *w->X);
-    w->S = carve(base, &off, 6 * nv * d);
-    w->U = carve(base, &off, 6 * nv * d);
-    w->D = carve(base, &off, (size_t)m->ndd * d);
-    w->u = carve(base, &off, nv * d);
-    w->v = carve(base, &off, nb * 6 * d);
-    w->c = carve(base, &off, nb * 6 * d);
-    w->a = carve(base, &off, nb * 6 * d);
-    w->f = carve(base, &off, nb * 6 * d);
-    w->g = carve(base, &off, nb * 6 * d);
-    w->IA = carve(base, &off, nb * sizeof *w->IA);
-    w->sin_q = carve(base, &off, (size_t)m->nq * d);
-    w->cos_q = carve(base, &off, (size_t)m->nq * d);
-    w->scratch = carve(base, &off, scratch * d);
-    w->jv = carve(base, &off, JV_COUNT * nv * d);
-    w->loop_scratch = carve(base, &off, loop_scratch * d);
-    return off;
+    w->X = carve(&block, nb * sizeof *w->X);
+    w->S = carve(&block, 6 * nv * d);
+    w->U = carve(&block, 6 * nv * d);
+    w->D = carve(&block, (size_t)m->ndd * d);
+    w->u = carve(&block, nv * d);
+    w->v = carve(&block, nb * 6 * d);
+    w->c = carve(&block, nb * 6 * d);
+    w->a = carve(&block, nb * 6 * d);
+    w->f = carve(&block, nb * 6 * d);
+    w->mass_moments = carve(&block, nb * 6 * d);
+    w->IA = carve(&block, nb * sizeof *w->IA);
+    w->sin_q = carve(&block, (size_t)m->nq * d);
+    w->cos_q = carve(&block, (size_t)m->nq * d);
+    w->scratch = carve(&block, scratch * d);
+    w->jv = carve(&block, JV_COUNT * nv * d);
+    w->loop_scratch = carve(&block, loop_scratch * d);
+    return block.used;
 }
 
 mbd_work *mbd_work_new(const mbd_model *model, const mbd_solver *solver)

@@ -203,7 +203,8 @@ MBD_INLINE void column_to_root(spatial4 *out, const xform4 *X0, mbd_joint_type t
         *out = (spatial4){zero, X0->E[k - 3]};
 }
 
-/* out = X^T I X (RBDA §2.13): with h' = E^T h, h_p = h' + m r and
+/* out = X^T I X (RBDA §2.13) on the ten parameters of a rigid inertia (the forms of the
+ * congruence: spatial_kernels.h): with h' = E^T h, h_p = h' + m r and
  * I-bar_p = E^T I-bar E - h' r^T - r h_p^T + (r.h' + r.h_p) 1. */
 MBD_INLINE void rigid_to_root(rigid4 *restrict out, const xform4 *X, const rigid4 *I)
 {

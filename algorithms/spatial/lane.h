@@ -93,7 +93,12 @@ typedef struct {
 typedef struct {
     lane_xform *X;
     lane *S, *U, *D, *u;
-    lane (*v)[6], (*c)[6], (*a)[6], (*f)[6], (*g)[6];
+    lane (*v)[6], (*a)[6], (*f)[6];
+    union { /* as mbd_work's */
+        lane (*c)[6];
+        lane (*phi)[6];
+    };
+    lane (*mass_moments)[6]; /* as mbd_work's (the lanes have no bodies_inverse_times) */
     lane_inertia *IA;
     lane *scratch;             /* the solver's scratch_doubles, in lanes */
     lane *q, *x, *tau, *y, *z; /* (nq) q; (nv) qd or p, tau, qdd or qd, pd */

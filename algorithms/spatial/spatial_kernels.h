@@ -264,6 +264,22 @@ MBD_INLINE void LANE_FN(mat3_rotate_back)(lane *restrict out, const lane *M, int
         }
 }
 
+/* ---- the congruence X^T I X ----
+ * One source, inertia_add_congruence below, serves every inertia sum of a tree transform
+ * (add_congruence, joint_kernels.h: the bodies sweep, poisson-ldlt, CRBA, H^-1), one
+ * state and W lanes. Its other forms are other algorithms for what their callers hold,
+ * each kept because it is cheaper there:
+ *   - one state where the build targets AVX2 and FMA: the same blocks as rows in 256-bit
+ *     vectors (algorithms/README.md, step 34: 6-14% off bodies and poisson-ldlt); W lanes
+ *     keep the scalar form, whose vectors already run across states;
+ *   - inertia_add_screw_congruence (below): across an axial screw, turns of 2x2 blocks
+ *     and a shift along x, about 50 multiplications against 150-200;
+ *   - matrix_add_congruence (poisson_sweep_kernels.h): the sweep's H I^A, a general 6x6
+ *     matrix, not symmetric; it turns its blocks with mat3_rotate_back and
+ *     mat3_screw_turn from here;
+ *   - rigid_to_root (sparse.c): a rigid body's ten parameters (m, h, I-bar) into the root
+ *     frame, under half the multiplications of the blocks' form. */
+
 /* out = base + X^T I X, I in child coordinates (base may be out): about 200
  * multiplications, fewer where I has zero rows and columns. With X = rot(E) xlt(r), rotate
  * back into the parent axes, A1 = E^T A E, B1 = E^T B E, C1 = E^T C E, then shift by r
