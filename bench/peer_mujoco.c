@@ -369,7 +369,8 @@ static void checker_free(checker *c)
 static int checker_init(checker *c, const mbd_model *model, peer *p)
 {
     const size_t nv = (size_t)p->nv;
-    *c = (checker){.model = model, .p = p, .aux = mbd_work_new(model, NULL)};
+    *c = (checker){.model = model, .p = p};
+    mbd_work_new(model, NULL, &c->aux);
     c->H = malloc(3 * nv * nv * sizeof *c->H);
     c->qacc = calloc(6 * nv, sizeof *c->qacc);
     if (!c->aux || !c->H || !c->qacc) {

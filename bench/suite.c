@@ -243,7 +243,8 @@ static int run_job(const bench_config *config, const bench_job *job, void *ctx)
     char spec[128], err[512];
     show_progress(state, job);
     snprintf(spec, sizeof spec, job->family->spec, job->key.n);
-    mbd_model *model = mbd_model_load(spec, err, sizeof err);
+    mbd_model *model;
+    mbd_model_load(spec, NULL, &model, err, sizeof err);
     if (!model) {
         fprintf(stderr, "mbd-bench: %s\n", err);
         return 1;

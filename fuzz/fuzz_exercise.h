@@ -86,7 +86,8 @@ static inline void fuzz_exercise_model(const mbd_model *model);
 static inline void fuzz_load_model_file(const mbd_load_options *options)
 {
     char err[512] = "";
-    mbd_model *model = mbd_model_load_with(fuzz_model_path, options, err, sizeof err);
+    mbd_model *model;
+    mbd_model_load(fuzz_model_path, options, &model, err, sizeof err);
     if (!model) {
         fuzz_check_load_message(err);
         return;
@@ -178,7 +179,8 @@ static inline void fuzz_exercise_model(const mbd_model *model)
     }
     for (int s = 0; s < mbd_solver_count(); s++) {
         const mbd_solver *solver = mbd_solver_at(s);
-        mbd_work *work = mbd_work_new(model, solver);
+        mbd_work *work;
+        mbd_work_new(model, solver, &work);
         fuzz_require(work != NULL, "workspace");
         const unsigned forms = mbd_solver_formulations(solver);
         if (forms & MBD_ACCELERATION) {

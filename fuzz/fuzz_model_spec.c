@@ -23,7 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fuzz_spec_skipped(spec))
         return 0;
     char err[512] = "";
-    mbd_model *model = mbd_model_load(spec, err, sizeof err);
+    mbd_model *model;
+    mbd_model_load(spec, NULL, &model, err, sizeof err);
     if (!model) {
         fuzz_check_message(err);
         return 0;

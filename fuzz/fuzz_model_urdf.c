@@ -1,6 +1,6 @@
 /* fuzz_model_urdf: libFuzzer target for the URDF reader (models/model_urdf.c, libxml2)
- * and the merge of fixed joints (models/model_fixed.c). Each input is written to one
- * temporary file and loaded through mbd_model_load_with twice: with the root fixed to the
+ * and the merge of fixed joints (algorithms/model/fixed.c). Each input is written to one
+ * temporary file and loaded through mbd_model_load twice: with the root fixed to the
  * world and with a floating base; a model that loads is then described and solved
  * (fuzz_exercise.h). A failed load must leave a one-line message naming the file. */
 #include "fuzz_exercise.h"

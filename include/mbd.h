@@ -99,29 +99,63 @@ typedef struct {
     double rotation[3][3];
 } mbd_frame_def;
 
-/* Builds a model from body descriptions. A body whose joint is MBD_FIXED is merged into
+/* A cut joint closing a kinematic loop: frame a is fixed in body_a, frame b in body_b
+ * (or the world, -1); x_body = origin + rotation x_frame. spherical: the two origins
+ * coincide (3 equations); revolute: also frame a's axis (in frame a) stays parallel to the
+ * same axis in frame b (5); weld: the frames coincide (6). */
+typedef enum {
+    MBD_LOOP_SPHERICAL,
+    MBD_LOOP_REVOLUTE,
+    MBD_LOOP_WELD,
+    MBD_LOOP_TYPE_COUNT
+} mbd_loop_type;
+
+typedef struct {
+    const char *name;
+    mbd_loop_type type;
+    int body_a, body_b;        /* body indices; body_b may be -1 (the world) */
+    double origin_a[3], rotation_a[3][3];
+    double origin_b[3], rotation_b[3][3];
+    double axis[3];            /* revolute: in frame a (and frame b); else unused */
+} mbd_loop_def;
+
+/* A model's description: the bodies (parents first) and the cut joints that close loops
+ * among them (nloops 0, loops NULL: a tree). A loop's body_a and body_b index bodies. */
+typedef struct {
+    const char *name;
+    double gravity[3];
+    int nbodies;
+    const mbd_body_def *bodies;
+    int nloops;
+    const mbd_loop_def *loops;
+} mbd_model_def;
+
+/* Builds a model from its description. A body whose joint is MBD_FIXED is merged into
  * its nearest moving ancestor (or the world): masses, centres of mass and inertias are
  * combined exactly, its children hang from that ancestor, and it stays as a named frame;
- * only the moving bodies that result need physical inertias. On failure returns NULL and
- * writes one line naming the body, field and value into err (if err_size > 0). */
-mbd_model *mbd_model_build(const char *name, const double gravity[3], int nbodies,
-                           const mbd_body_def *bodies, char *err, size_t err_size);
+ * only the moving bodies that result need physical inertias. A loop frame in a merged
+ * body moves to the body that carries it (mbd_model_loop gives the loops so placed). A
+ * model with loops cannot have joint friction or spherical or free joints
+ * (MBD_EUNSUPPORTED).
+ * Returns MBD_OK, MBD_EINVAL (NULL def or model), MBD_EPARSE (an invalid description),
+ * MBD_ELIMIT, MBD_EUNSUPPORTED or MBD_ENOMEM; on failure *model is NULL and err (if
+ * err_size > 0) holds one line naming the body or loop, field and value. */
+int mbd_model_build(const mbd_model_def *def, mbd_model **model, char *err, size_t err_size);
 
-/* Loads a model file (JSON or URDF) or a generator spec such as "chain:n=10,joint=cardan"
- * (see mbd_generators_help). On failure returns NULL with a message naming the
- * file, field and value in err. */
-mbd_model *mbd_model_load(const char *path_or_spec, char *err, size_t err_size);
-
-/* Options of mbd_model_load_with; NULL or all zero: the defaults. */
+/* Options of mbd_model_load; NULL or all zero: the defaults. */
 typedef struct {
     int floating_base; /* URDF: the root link moves freely (a free joint) instead of being
                           fixed to the world */
 } mbd_load_options;
 
-/* mbd_model_load with options. A file whose first non-blank character is '<' is read
- * as URDF (models/README.md), any other as JSON. */
-mbd_model *mbd_model_load_with(const char *path_or_spec, const mbd_load_options *options,
-                               char *err, size_t err_size);
+/* Loads a model file or a generator spec such as "chain:n=10,joint=cardan" (see
+ * mbd_generators_help). A file whose first non-blank character is '<' is read as URDF
+ * (models/README.md), any other as JSON. options may be NULL.
+ * Returns MBD_OK, MBD_EIO (a file that cannot be read), MBD_ELIMIT, MBD_ENOMEM, or a
+ * status of mbd_model_build (MBD_EPARSE for a malformed file or spec); on failure *model
+ * is NULL and err holds one line naming the file, field and value. */
+int mbd_model_load(const char *path_or_spec, const mbd_load_options *options,
+                   mbd_model **model, char *err, size_t err_size);
 
 /* One line per generator, for --help. */
 const char *mbd_generators_help(void);
@@ -151,31 +185,6 @@ void mbd_model_print(const mbd_model *model, FILE *out);
 
 /* ---- closed loops (algorithms/dynamics/loops.c) ------------------------------------------ */
 
-/* A cut joint closing a kinematic loop: frame a is fixed in body_a, frame b in body_b
- * (or the world, -1); x_body = origin + rotation x_frame. spherical: the two origins
- * coincide (3 equations); revolute: also frame a's axis (in frame a) stays parallel to the
- * same axis in frame b (5); weld: the frames coincide (6). */
-typedef enum {
-    MBD_LOOP_SPHERICAL,
-    MBD_LOOP_REVOLUTE,
-    MBD_LOOP_WELD,
-    MBD_LOOP_TYPE_COUNT
-} mbd_loop_type;
-
-typedef struct {
-    const char *name;
-    mbd_loop_type type;
-    int body_a, body_b;        /* body indices; body_b may be -1 (the world) */
-    double origin_a[3], rotation_a[3][3];
-    double origin_b[3], rotation_b[3][3];
-    double axis[3];            /* revolute: in frame a (and frame b); else unused */
-} mbd_loop_def;
-
-/* Closes loops in a model just built, before it is shared (a model with joint friction or
- * with spherical or free joints cannot: MBD_EUNSUPPORTED). On failure returns a negative status and writes one line
- * naming the loop, field and value into err. */
-int mbd_model_add_loops(mbd_model *model, int nloops, const mbd_loop_def *loops, char *err,
-                        size_t err_size);
 int mbd_model_nloops(const mbd_model *model);
 const mbd_loop_def *mbd_model_loop(const mbd_model *model, int loop);
 /* m: the number of constraint equations, the length of Phi and lambda. */
@@ -216,8 +225,10 @@ const char *mbd_solver_summary(const mbd_solver *solver);
 /* Bitmask of mbd_formulation values that the solver implements. */
 unsigned mbd_solver_formulations(const mbd_solver *solver);
 
-/* A workspace for one thread running one solver on one model. */
-mbd_work *mbd_work_new(const mbd_model *model, const mbd_solver *solver);
+/* A workspace for one thread running one solver on one model (solver NULL: for the calls
+ * that need none, such as mbd_constraint_rank).
+ * Returns MBD_OK, MBD_EINVAL (NULL model or work) or MBD_ENOMEM; on failure *work is NULL. */
+int mbd_work_new(const mbd_model *model, const mbd_solver *solver, mbd_work **work);
 void mbd_work_free(mbd_work *work);
 
 /* After MBD_ESINGULAR: the body whose joint-space block D_i (or, for the dense solver,
@@ -263,12 +274,14 @@ int mbd_solve_momentum(const mbd_model *model, mbd_work *work, const double *p,
  * has a lane form, one state at a time otherwise. Made once; the calls allocate nothing.
  * threads: 0 means omp_get_max_threads(). lanes: 0 chooses W from the CPU at run time (8
  * with AVX-512, 4 with AVX2, else 1); 1 forces the one-state loop; 4 or 8 force that
- * width (NULL where the CPU cannot run it). A solver or model without a lane form (see
- * mbd_solver_lanes) runs the one-state loop whatever lanes asks, and mbd_batch_lanes
- * says 1. NULL also on bad arguments or no memory. */
+ * width. A solver or model without a lane form (see mbd_solver_lanes) runs the one-state
+ * loop whatever lanes asks, and mbd_batch_lanes says 1.
+ * Returns MBD_OK, MBD_EINVAL (NULL model or batch, threads < 0, lanes not 0, 1, 4 or 8),
+ * MBD_EUNSUPPORTED (lanes 4 or 8 on a CPU that cannot run that width) or MBD_ENOMEM; on
+ * failure *batch is NULL. */
 typedef struct mbd_batch mbd_batch;
-mbd_batch *mbd_batch_new(const mbd_model *model, const mbd_solver *solver, int threads,
-                         int lanes);
+int mbd_batch_new(const mbd_model *model, const mbd_solver *solver, int threads, int lanes,
+                  mbd_batch **batch);
 void mbd_batch_free(mbd_batch *batch);
 /* The W and thread count that the batch runs with. */
 int mbd_batch_lanes(const mbd_batch *batch);

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
 #include "models.h"
+#include "spatial/spatial.h"
 
 #define TWO_PI 6.283185307179586
 
@@ -493,7 +493,16 @@ static int check_scales(const generated *g, char *err, size_t err_size)
     return 0;
 }
 
-mbd_model *generator_load(const char *spec, char *err, size_t err_size)
+static int build_generated(const generated *g, const char *spec, mbd_model **model, char *err,
+                           size_t err_size)
+{
+    mbd_model_def def = {.name = g->name, .nbodies = g->n, .bodies = g->defs,
+                         .nloops = g->loops ? g->nloops : 0, .loops = g->loops};
+    memcpy(def.gravity, g->gravity, sizeof def.gravity);
+    return model_build_labelled(&def, spec, NULL, model, err, err_size);
+}
+
+int generator_load(const char *spec, mbd_model **model, char *err, size_t err_size)
 {
     const generator *gen = find_generator(spec, strcspn(spec, ":"));
     if (!gen || !strchr(spec, ':')) {
@@ -501,36 +510,33 @@ mbd_model *generator_load(const char *spec, char *err, size_t err_size)
                     "%s: neither a model file nor a generator spec (generators: tree, chain, legged, rods, "
                     "ladder)",
                     spec);
-        return NULL;
+        return MBD_EPARSE;
     }
     double values[MAX_PARAMS];
     if (parse_params(spec, gen, values, err, err_size) < 0)
-        return NULL;
+        return MBD_EPARSE;
     generated g = {0};
     char(*names)[16] = NULL;
-    mbd_model *model = NULL;
     const int nbodies = gen->bodies(values);
     char reason[512];
     if (nbodies > MBD_MAX_BODIES) { /* legged: L D + 1 */
         model_error(err, err_size, "%s: %d bodies, over the limit of %d", spec, nbodies,
                     MBD_MAX_BODIES);
-        return NULL;
+        return MBD_ELIMIT;
     }
+    int status = MBD_OK;
     if (generated_alloc(&g, nbodies, &names) < 0 || gen->fill(values, &g) < 0) {
         model_error(err, err_size, "%s: out of memory", spec);
+        status = MBD_ENOMEM;
     } else if (check_scales(&g, reason, sizeof reason) < 0) {
         model_error(err, err_size, "%s: %s", spec, reason);
-    } else if (!(model = model_build_from(spec, g.name, g.gravity, g.n, g.defs, reason,
-                                           sizeof reason))) {
+        status = MBD_EPARSE;
+    } else if ((status = build_generated(&g, spec, model, reason, sizeof reason)) != MBD_OK) {
         model_error(err, err_size, "%s: %s", spec, reason);
-    } else if (g.loops && mbd_model_add_loops(model, g.nloops, g.loops, reason, sizeof reason)) {
-        model_error(err, err_size, "%s: %s", spec, reason);
-        mbd_model_free(model);
-        model = NULL;
     }
     free(g.loops);
     free(g.loop_names);
     free(g.defs);
     free(names);
-    return model;
+    return status;
 }

@@ -18,23 +18,23 @@ typedef struct {
     size_t err_size;
 } loader;
 
-/* The whole file into a new buffer (*size bytes, NUL-terminated), or NULL after a
- * message; the size limit holds also for a file that grows while it is read. */
-static char *read_stream(const loader *ld, FILE *file, size_t *size)
+/* The whole file into *out (*size bytes, NUL-terminated), or a status after a message;
+ * the size limit holds also for a file that grows while it is read. */
+static int read_stream(const loader *ld, FILE *file, char **out, size_t *size)
 {
     struct stat info;
     if (fstat(fileno(file), &info) != 0) {
         model_error(ld->err, ld->err_size, "%s: cannot open: %s", ld->file, strerror(errno));
-        return NULL;
+        return MBD_EIO;
     }
     if (!S_ISREG(info.st_mode)) {
         model_error(ld->err, ld->err_size, "%s: cannot open: not a regular file", ld->file);
-        return NULL;
+        return MBD_EIO;
     }
     if (info.st_size > MAX_FILE_BYTES) {
         model_error(ld->err, ld->err_size, "%s: %lld bytes, over the limit of %ld (64 MiB)",
                     ld->file, (long long)info.st_size, MAX_FILE_BYTES);
-        return NULL;
+        return MBD_ELIMIT;
     }
     /* One byte more than fstat says, to see a file that grew since; never more than the
      * limit plus one byte, to see one that grew past it. */
@@ -49,7 +49,7 @@ static char *read_stream(const loader *ld, FILE *file, size_t *size)
             model_error(ld->err, ld->err_size, "%s: over the limit of %ld bytes (64 MiB)",
                         ld->file, MAX_FILE_BYTES);
             free(text);
-            return NULL;
+            return MBD_ELIMIT;
         }
         capacity = capacity > limit / 2 ? limit : 2 * capacity;
         char *bigger = realloc(text, capacity + 1);
@@ -59,19 +59,20 @@ static char *read_stream(const loader *ld, FILE *file, size_t *size)
     }
     if (!text) {
         model_error(ld->err, ld->err_size, "%s: out of memory", ld->file);
-        return NULL;
+        return MBD_ENOMEM;
     }
     if (ferror(file)) {
         model_error(ld->err, ld->err_size, "%s: cannot read: %s", ld->file, strerror(errno));
         free(text);
-        return NULL;
+        return MBD_EIO;
     }
     text[used] = '\0';
     *size = used;
-    return text;
+    *out = text;
+    return MBD_OK;
 }
 
-char *model_read_file(const char *path, size_t *size, char *err, size_t err_size)
+int model_read_file(const char *path, char **text, size_t *size, char *err, size_t err_size)
 {
     const loader ld = {path, err, err_size};
     /* O_NONBLOCK: opening a FIFO must not wait for a writer (read_stream then rejects it). */
@@ -81,9 +82,9 @@ char *model_read_file(const char *path, size_t *size, char *err, size_t err_size
         model_error(err, err_size, "%s: cannot open: %s", path, strerror(errno));
         if (fd >= 0)
             close(fd);
-        return NULL;
+        return MBD_EIO;
     }
-    char *text = read_stream(&ld, file, size);
+    const int status = read_stream(&ld, file, text, size);
     fclose(file);
-    return text;
+    return status;
 }

@@ -300,9 +300,9 @@ static int read_bodies(const loader *ld, json_t *bodies, json_t *names, mbd_body
     return status;
 }
 
-/* A loop's body_a or body_b: the name of a body (or "world" where allowed). places maps
- * the name of each body of the model to its index, and that of a body merged by a fixed
- * joint to -2 - its frame's index (place_loop_frame resolves it). */
+/* A loop's body_a or body_b: the name of a body (or "world" where allowed); names maps
+ * each name to its index in "bodies" (mbd_model_build places a loop on a body merged by a
+ * fixed joint). */
 static int read_loop_body(const loader *ld, const char *prefix, json_t *loop, const char *field,
                           const json_t *names, bool world_allowed, int *body)
 {
@@ -338,40 +338,8 @@ static int read_loop_frame(const loader *ld, const char *prefix, json_t *loop, c
     return 0;
 }
 
-/* A loop frame in a body merged by a fixed joint (*body = -2 - frame index) becomes the
- * same frame in the body (or world) that carries it; -1 after a message if that is the world
- * and world is not allowed. */
-static int place_loop_frame(const loader *ld, const char *prefix, const char *field,
-                            const mbd_model *model, bool world_allowed, int *body,
-                            double origin[3], double rotation[3][3])
-{
-    if (*body >= -1)
-        return 0;
-    const mbd_frame_def *f = mbd_model_frame(model, -2 - *body);
-    if (f->body < 0 && !world_allowed) {
-        json_t *name = json_string(f->name);
-        reject(ld, prefix, field, "expected a body that moves, not one fixed to the world", name);
-        json_decref(name);
-        return -1;
-    }
-    double o[3], R[3][3];
-    for (int r = 0; r < 3; r++) {
-        o[r] = f->origin[r];
-        for (int c = 0; c < 3; c++) {
-            o[r] += f->rotation[r][c] * origin[c];
-            R[r][c] = 0.0;
-            for (int k = 0; k < 3; k++)
-                R[r][c] += f->rotation[r][k] * rotation[k][c];
-        }
-    }
-    memcpy(origin, o, sizeof o);
-    memcpy(rotation, R, sizeof R);
-    *body = f->body;
-    return 0;
-}
-
 static int read_loop(const loader *ld, size_t l, json_t *loop, const json_t *names,
-                     const mbd_model *model, mbd_loop_def *def)
+                     mbd_loop_def *def)
 {
     static const char *const fields[] = {"name", "type", "body_a", "origin_a", "rotation_a",
                                          "body_b", "origin_b", "rotation_b", "axis", NULL};
@@ -398,57 +366,26 @@ static int read_loop(const loader *ld, size_t l, json_t *loop, const json_t *nam
                         def->rotation_a) < 0 ||
         read_loop_frame(ld, prefix, loop, "origin_b", "rotation_b", def->origin_b,
                         def->rotation_b) < 0 ||
-        (revolute && read_vec3(ld, prefix, loop, "axis", def->axis) < 0) ||
-        place_loop_frame(ld, prefix, "body_a", model, false, &def->body_a, def->origin_a,
-                         def->rotation_a) < 0 ||
-        place_loop_frame(ld, prefix, "body_b", model, true, &def->body_b, def->origin_b,
-                         def->rotation_b) < 0)
+        (revolute && read_vec3(ld, prefix, loop, "axis", def->axis) < 0))
         return -1;
     return 0;
 }
 
-/* The names of the model's bodies and merged frames, as read_loop_body expects them. */
-static json_t *model_places(const mbd_model *model)
-{
-    json_t *places = json_object();
-    int status = places ? 0 : -1;
-    for (int i = 0; i < mbd_model_nbodies(model) && status == 0; i++)
-        status = json_object_set_new(places, mbd_model_body(model, i)->name, json_integer(i));
-    for (int f = 0; f < mbd_model_nframes(model) && status == 0; f++)
-        status = json_object_set_new(places, mbd_model_frame(model, f)->name, json_integer(-2 - f));
-    if (status != 0) {
-        json_decref(places);
-        return NULL;
-    }
-    return places;
-}
-
-/* Reads "loops" (if present) and closes them in model; -1 after a message. */
-static int read_loops(const loader *ld, json_t *root, mbd_model *model)
+/* Reads "loops" (if present) into *defs (free it) and *n; -1 after a message. */
+static int read_loops(const loader *ld, json_t *root, const json_t *names, mbd_loop_def **defs,
+                      size_t *n)
 {
     json_t *loops = json_object_get(root, "loops");
     if (!loops)
         return 0;
     if (!json_is_array(loops))
         return reject(ld, "", "loops", "expected an array of loops", loops);
-    const size_t n = json_array_size(loops);
-    mbd_loop_def *defs = calloc(n + 1, sizeof *defs);
-    json_t *places = defs ? model_places(model) : NULL;
-    if (!places) {
-        free(defs);
+    *n = json_array_size(loops);
+    if (!(*defs = calloc(*n + 1, sizeof **defs)))
         return reject(ld, "", "loops", "out of memory", NULL);
-    }
     int status = 0;
-    for (size_t l = 0; l < n && status == 0; l++)
-        status = read_loop(ld, l, json_array_get(loops, l), places, model, &defs[l]);
-    json_decref(places);
-    char reason[512];
-    if (status == 0 && n > 0 &&
-        mbd_model_add_loops(model, n > INT32_MAX ? INT32_MAX : (int)n, defs, reason, sizeof reason) != MBD_OK) {
-        model_error(ld->err, ld->err_size, "%s: %s", ld->file, reason);
-        status = -1;
-    }
-    free(defs);
+    for (size_t l = 0; l < *n && status == 0; l++)
+        status = read_loop(ld, l, json_array_get(loops, l), names, &(*defs)[l]);
     return status;
 }
 
@@ -463,12 +400,41 @@ static void default_name(const char *path, char *out, size_t size)
     snprintf(out, size, "%.*s", (int)len, base);
 }
 
-static mbd_model *read_model(const loader *ld, json_t *root)
+/* The bodies and loops of the file into a model; an mbd_status after a message. */
+static int build(const loader *ld, json_t *root, json_t *bodies, const char *name,
+                 const double gravity[3], mbd_model **model)
+{
+    const size_t n = json_array_size(bodies);
+    mbd_body_def *defs = calloc(n, sizeof *defs);
+    mbd_loop_def *loops = NULL;
+    size_t nloops = 0;
+    json_t *names = json_object();
+    int status = MBD_EPARSE;
+    if (!defs || !names) {
+        reject(ld, "", "bodies", "out of memory", NULL);
+        status = MBD_ENOMEM;
+    } else if (read_bodies(ld, bodies, names, defs) == 0 &&
+               read_loops(ld, root, names, &loops, &nloops) == 0) {
+        mbd_model_def def = {.name = name, .nbodies = (int)n, .bodies = defs, .loops = loops,
+                             .nloops = nloops > INT32_MAX ? INT32_MAX : (int)nloops};
+        memcpy(def.gravity, gravity, sizeof def.gravity);
+        char reason[512];
+        status = model_build_labelled(&def, ld->file, NULL, model, reason, sizeof reason);
+        if (status != MBD_OK)
+            model_error(ld->err, ld->err_size, "%s: %s", ld->file, reason);
+    }
+    json_decref(names);
+    free(loops);
+    free(defs);
+    return status;
+}
+
+static int read_model(const loader *ld, json_t *root, mbd_model **model)
 {
     static const char *const fields[] = {"name", "gravity", "bodies", "loops", NULL};
     if (!json_is_object(root)) {
         reject(ld, "", "top level", "expected an object", root);
-        return NULL;
+        return MBD_EPARSE;
     }
     char name_buffer[256];
     const char *name = name_buffer;
@@ -477,43 +443,22 @@ static mbd_model *read_model(const loader *ld, json_t *root)
     if (check_fields(ld, "", root, fields) < 0 ||
         (json_object_get(root, "name") && read_string(ld, "", root, "name", &name) < 0) ||
         (json_object_get(root, "gravity") && read_vec3(ld, "", root, "gravity", gravity) < 0))
-        return NULL;
+        return MBD_EPARSE;
     json_t *bodies = require(ld, "", root, "bodies");
     if (!bodies)
-        return NULL;
+        return MBD_EPARSE;
     const size_t n = json_array_size(bodies);
     if (!json_is_array(bodies) || n == 0) {
         reject(ld, "", "bodies", "expected a non-empty array of bodies", bodies);
-        return NULL;
+        return MBD_EPARSE;
     }
     if (n > MBD_MAX_BODIES) {
         char problem[80];
         snprintf(problem, sizeof problem, "%zu bodies, over the limit of %d", n, MBD_MAX_BODIES);
         reject(ld, "", "bodies", problem, NULL);
-        return NULL;
+        return MBD_ELIMIT;
     }
-    mbd_body_def *defs = calloc(n, sizeof *defs);
-    if (!defs) {
-        reject(ld, "", "bodies", "out of memory", NULL);
-        return NULL;
-    }
-    json_t *names = json_object();
-    mbd_model *model = NULL;
-    if (!names)
-        reject(ld, "", "bodies", "out of memory", NULL);
-    else if (read_bodies(ld, bodies, names, defs) == 0) {
-        char reason[512];
-        model = model_build_from(ld->file, name, gravity, (int)n, defs, reason, sizeof reason);
-        if (!model)
-            model_error(ld->err, ld->err_size, "%s: %s", ld->file, reason);
-    }
-    if (model && read_loops(ld, root, model) < 0) {
-        mbd_model_free(model);
-        model = NULL;
-    }
-    json_decref(names);
-    free(defs);
-    return model;
+    return build(ld, root, bodies, name, gravity, model);
 }
 
 /* The line and column (both from 1) of text[at]. */
@@ -562,19 +507,19 @@ static int check_nesting(const loader *ld, const char *text, size_t size)
     return 0;
 }
 
-mbd_model *model_json_from_text(const char *path, const char *text, size_t size, char *err,
-                                size_t err_size)
+int model_json_from_text(const char *path, const char *text, size_t size, mbd_model **model,
+                         char *err, size_t err_size)
 {
     const loader ld = {path, err, err_size};
     if (check_nesting(&ld, text, size) < 0)
-        return NULL;
+        return MBD_EPARSE;
     json_error_t error;
     json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &error);
     if (!root) {
         model_error(err, err_size, "%s:%d:%d: %s", path, error.line, error.column, error.text);
-        return NULL;
+        return MBD_EPARSE;
     }
-    mbd_model *model = read_model(&ld, root);
+    const int status = read_model(&ld, root, model);
     json_decref(root);
-    return model;
+    return status;
 }

@@ -21,7 +21,6 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "internal.h"
 #include "models.h"
 
 /* What links and joints share, first in both. */
@@ -455,18 +454,19 @@ static int make_bodies(urdf_reader *r, const int *order, const mbd_load_options 
 /* A moving link with no mass that carries nothing: its joint would move nothing. */
 static int check_massless_leaves(const urdf_reader *r, const mbd_model *model)
 {
-    char *carries = calloc((size_t)model->nb, 1);
+    const int nb = mbd_model_nbodies(model);
+    char *carries = calloc((size_t)nb, 1);
     if (!carries) {
         model_error(r->err, r->err_size, "%s: out of memory", r->file);
         return -1;
     }
-    for (int i = 0; i < model->nb; i++)
-        if (model->parent[i] >= 0)
-            carries[model->parent[i]] = 1;
+    for (int i = 0; i < nb; i++)
+        if (mbd_model_body(model, i)->parent >= 0)
+            carries[mbd_model_body(model, i)->parent] = 1;
     int status = 0;
-    for (int i = 0; i < model->nb && status == 0; i++)
-        if (model->defs[i].mass == 0.0 && !carries[i]) {
-            const urdf_link *link = &r->links[find_link(r, model->defs[i].name)];
+    for (int i = 0; i < nb && status == 0; i++)
+        if (mbd_model_body(model, i)->mass == 0.0 && !carries[i]) {
+            const urdf_link *link = &r->links[find_link(r, mbd_model_body(model, i)->name)];
             status = fail(r, link->e.node, "link", link->e.name,
                           "moves (joint \"%.80s\") but has no mass and carries no moving link: "
                           "give it an <inertial> or make its joint fixed",
@@ -484,50 +484,58 @@ static int moves(const mbd_body_def *defs, int n)
     return 0;
 }
 
-/* The robot's bodies built into a model; NULL after a message. */
-static mbd_model *build(urdf_reader *r, const xmlNode *robot, const mbd_load_options *options)
+/* The robot's bodies (n of them, labels naming each one's link) built into a model; an
+ * mbd_status after a message. */
+static int build_bodies(urdf_reader *r, const char *robot_name, int n, const mbd_body_def *defs,
+                        const char *const *labels, mbd_model **model)
+{
+    mbd_model_def def = {.name = robot_name && robot_name[0] ? robot_name : r->file,
+                         .gravity = {0, 0, -9.81}, .nbodies = n, .bodies = defs};
+    char reason[512]; /* about a link (its label names the file), or else the robot */
+    int status = model_build_labelled(&def, r->file, labels, model, reason, sizeof reason);
+    if (status != MBD_OK) {
+        const int named = strncmp(reason, r->file, strlen(r->file)) == 0;
+        model_error(r->err, r->err_size, "%s%s%s", named ? "" : r->file, named ? "" : ": ",
+                    reason);
+    } else if (check_massless_leaves(r, *model) < 0) {
+        mbd_model_free(*model);
+        *model = NULL;
+        status = MBD_EPARSE;
+    }
+    return status;
+}
+
+/* The robot's links built into a model; an mbd_status after a message. */
+static int build(urdf_reader *r, const xmlNode *robot, const mbd_load_options *options,
+                 mbd_model **model)
 {
     int root;
     if (collect_elements(r, robot) < 0 ||
         sort_names(r, r->joints, sizeof *r->joints, r->njoints, "joint") < 0 ||
         sort_names(r, r->links, sizeof *r->links, r->nlinks, "link") < 0 ||
         connect_joints(r) < 0 || (root = find_root(r, robot)) < 0)
-        return NULL;
+        return MBD_EPARSE;
     const size_t nl = (size_t)r->nlinks;
     int *order = malloc(nl * sizeof *order);
     mbd_body_def *defs = calloc(nl, sizeof *defs);
     char **labels = calloc(nl, sizeof *labels);
     char *robot_name = attribute(robot, "name");
-    mbd_model *model = NULL;
-    int n = -1;
-    if (!order || !defs || !labels)
+    int n = -1, status = MBD_EPARSE;
+    if (!order || !defs || !labels) {
         fail(r, robot, "robot", NULL, "out of memory for %d links", r->nlinks);
-    else if (order_links(r, root, order) == 0 &&
-             (n = make_bodies(r, order, options, defs, labels)) >= 0 && !moves(defs, n)) {
+        status = MBD_ENOMEM;
+    } else if (order_links(r, root, order) == 0 &&
+               (n = make_bodies(r, order, options, defs, labels)) >= 0 && !moves(defs, n)) {
         fail(r, robot, "robot", NULL, "no joint moves (the root is fixed to the world)");
         n = -1;
     }
-    if (n > 0) {
-        const double gravity[3] = {0, 0, -9.81};
-        const model_input in = {r->file, robot_name && robot_name[0] ? robot_name : r->file,
-                                gravity, n, defs, (const char *const *)labels};
-        char reason[512]; /* about a link (its label names the file), or else the robot */
-        model = model_build_input(&in, reason, sizeof reason);
-        if (!model) {
-            const int named = strncmp(reason, r->file, strlen(r->file)) == 0;
-            model_error(r->err, r->err_size, "%s%s%s", named ? "" : r->file, named ? "" : ": ",
-                        reason);
-        }
-        if (model && check_massless_leaves(r, model) < 0) {
-            mbd_model_free(model);
-            model = NULL;
-        }
-    }
+    if (n > 0)
+        status = build_bodies(r, robot_name, n, defs, (const char *const *)labels, model);
     for (size_t k = 0; labels && k < nl; k++)
         free(labels[k]);
     free(labels), free(defs), free(order);
     xmlFree(robot_name);
-    return model;
+    return status;
 }
 
 /* The parser's first error (later ones follow from it), kept by keep_first_error. */
@@ -579,27 +587,28 @@ static xmlDoc *parse(const urdf_reader *r, const char *text, size_t size)
     return doc;
 }
 
-mbd_model *model_urdf_from_text(const char *path, const char *text, size_t size,
-                                const mbd_load_options *options, char *err, size_t err_size)
+int model_urdf_from_text(const char *path, const char *text, size_t size,
+                         const mbd_load_options *options, mbd_model **model, char *err,
+                         size_t err_size)
 {
     urdf_reader r = {.file = path, .err = err, .err_size = err_size};
     xmlInitParser(); /* once per process; libxml2 makes later calls no-ops */
     xmlDoc *doc = parse(&r, text, size);
     if (!doc)
-        return NULL;
+        return MBD_EPARSE;
     const xmlNode *robot = xmlDocGetRootElement(doc);
-    mbd_model *model = NULL;
+    int status = MBD_EPARSE;
     if (!robot || !is_element(robot, "robot"))
         fail(&r, robot ? robot : (xmlNode *)doc, "robot", NULL,
              "expected <robot> as the root element, got <%.40s>",
              robot ? (const char *)robot->name : "");
     else
-        model = build(&r, robot, options);
+        status = build(&r, robot, options, model);
     for (int k = 0; r.links && k < r.nlinks; k++)
         xmlFree(r.links[k].e.name);
     for (int k = 0; r.joints && k < r.njoints; k++)
         xmlFree(r.joints[k].e.name);
     free(r.links), free(r.joints), free(r.by_name);
     xmlFreeDoc(doc);
-    return model;
+    return status;
 }

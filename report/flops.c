@@ -39,7 +39,8 @@ static int count_pair(const char *spec, const char *variant)
 {
     char err[512];
     int momentum, status = MBD_OK;
-    mbd_model *model = mbd_model_load(spec, err, sizeof err);
+    mbd_model *model;
+    mbd_model_load(spec, NULL, &model, err, sizeof err);
     const mbd_solver *solver = find_variant(variant, &momentum);
     if (!model || !solver) {
         fprintf(stderr, "flops: %s\n", !model ? err : "unknown variant");
@@ -53,7 +54,8 @@ static int count_pair(const char *spec, const char *variant)
         seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
         x[i] = (double)(seed >> 11) * 0x1.0p-52 - 1.0;
     }
-    mbd_work *work = mbd_work_new(model, solver);
+    mbd_work *work;
+    mbd_work_new(model, solver, &work);
     status = call(model, work, momentum, x, x + nq + 2 * nv);
     CALLGRIND_ZERO_STATS;
     if (!status)

@@ -146,7 +146,8 @@ mbd_model *cli_load_model(const char *cmd, const char *path, const cli_flag *fla
     const cli_flag *floating = flags ? find_flag((cli_flag *)flags, "--floating-base") : NULL;
     const mbd_load_options options = {.floating_base = floating && floating->value};
     char err[512];
-    mbd_model *model = mbd_model_load_with(path, &options, err, sizeof err);
+    mbd_model *model;
+    mbd_model_load(path, &options, &model, err, sizeof err);
     if (!model)
         fprintf(stderr, "mbd %s: %s\n", cmd, err);
     return model;

@@ -194,7 +194,8 @@ static int read_golden(const char *cmd, const golden_case *c, int nq, int nv, go
 static int golden_momenta(const mbd_model *model, golden *g)
 {
     const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);
-    mbd_work *work = mbd_work_new(model, mbd_solver_find("dense"));
+    mbd_work *work;
+    mbd_work_new(model, mbd_solver_find("dense"), &work);
     g->p = malloc(sizeof(double) * (size_t)g->rows * (size_t)nv);
     int status = work && g->p ? MBD_OK : MBD_ENOMEM;
     for (int r = 0; status == MBD_OK && r < g->rows; r++) {
@@ -240,8 +241,10 @@ static double disagreement_with_dense(const mbd_model *model, const mbd_solver *
 {
     const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);
     const int n = form == MBD_ACCELERATION ? nv : 2 * nv;
-    mbd_work *work = mbd_work_new(model, solver);
-    mbd_work *ref_work = mbd_work_new(model, mbd_solver_find("dense"));
+    mbd_work *work;
+    mbd_work_new(model, solver, &work);
+    mbd_work *ref_work;
+    mbd_work_new(model, mbd_solver_find("dense"), &ref_work);
     double *p = malloc(sizeof(double) * 5 * (size_t)nv), *out = p + nv, *ref = out + 2 * nv;
     double worst = p && work && ref_work ? 0.0 : INFINITY;
     for (int r = 0; r < g->rows && isfinite(worst); r++) {

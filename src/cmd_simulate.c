@@ -245,7 +245,9 @@ static int initial_state_on_loops(const char *cmd, const cli_flag *flags, const 
     if (m == 0)
         return 0;
     double *phi = malloc(2 * (size_t)m * sizeof *phi);
-    mbd_work *work = phi ? mbd_work_new(model, NULL) : NULL;
+    mbd_work *work = NULL;
+    if (phi)
+        mbd_work_new(model, NULL, &work);
     int rc = 0, status = !work ? MBD_ENOMEM : MBD_OK;
     if (!status && cli_get(flags, "--project-initial"))
         status = mbd_project_constraints(model, work, q0, qd0, PROJECTION_TOL);

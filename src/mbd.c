@@ -99,7 +99,8 @@ static int cmd_id(const char *cmd, int argc, char **argv)
     const int nq = mbd_model_nq(model), nv = mbd_model_nv(model), nb = mbd_model_nbodies(model);
     double *q = malloc(sizeof(double) * ((size_t)nq + 3 * (size_t)nv + 6 * (size_t)nb));
     double *qd = q + nq, *qdd = qd + nv, *tau = qdd + nv, *reactions = tau + nv;
-    mbd_work *work = mbd_work_new(model, NULL);
+    mbd_work *work;
+    mbd_work_new(model, NULL, &work);
     if (!q || !work)
         rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
     else if (!(rc = cli_positions(cmd, flags, "--q", model, q)) &&
@@ -145,7 +146,8 @@ static int run_fd(const char *cmd, const mbd_model *model, const mbd_solver *sol
     if ((rc = cli_positions(cmd, flags, "--q", model, q)) || (rc = cli_vector(cmd, flags, "--qd", nv, qd)) ||
         (rc = cli_vector(cmd, flags, "--p", nv, p)) || (rc = cli_vector(cmd, flags, "--tau", nv, tau)))
         return rc;
-    mbd_work *work = mbd_work_new(model, solver);
+    mbd_work *work;
+    mbd_work_new(model, solver, &work);
     if (!work)
         return cli_fail(cmd, "workspace", MBD_ENOMEM);
     int status = MBD_OK;
@@ -190,7 +192,9 @@ static int run_fd_loops(const char *cmd, const mbd_model *model, const mbd_solve
         return rc;
     double *q = malloc(sizeof(double) * ((size_t)nq + 3 * (size_t)nv + (size_t)m + 6 * (size_t)nloops));
     double *qd = q + nq, *tau = qd + nv, *qdd = tau + nv, *lambda = qdd + nv, *wrench = lambda + m;
-    mbd_work *work = q ? mbd_work_new(model, solver) : NULL;
+    mbd_work *work = NULL;
+    if (q)
+        mbd_work_new(model, solver, &work);
     if (!work)
         rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
     else if (!(rc = cli_positions(cmd, flags, "--q", model, q)) && !(rc = cli_vector(cmd, flags, "--qd", nv, qd)) &&
@@ -283,7 +287,8 @@ static int cmd_coeffs(const char *cmd, int argc, char **argv)
     const size_t nq = (size_t)mbd_model_nq(model), nv = (size_t)mbd_model_nv(model);
     double *q = malloc(sizeof(double) * (nq + 3 * nv + 2 * nv * nv));
     double *qd = q + nq, *g = qd + nv, *Cqd = g + nv, *H = Cqd + nv, *C = H + nv * nv;
-    mbd_work *work = mbd_work_new(model, NULL);
+    mbd_work *work;
+    mbd_work_new(model, NULL, &work);
     const int json = cli_get(flags, "--json") != NULL, n = (int)nv;
     if (!q || !work) {
         rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
@@ -317,7 +322,8 @@ static int cmd_minv(const char *cmd, int argc, char **argv)
         return rc;
     const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);
     double *q = malloc(sizeof(double) * ((size_t)nq + (size_t)nv * (size_t)nv)), *Hinv = q + nq;
-    mbd_work *work = mbd_work_new(model, NULL);
+    mbd_work *work;
+    mbd_work_new(model, NULL, &work);
     if (!q || !work) {
         rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
     } else if (!(rc = cli_positions(cmd, flags, "--q", model, q))) {

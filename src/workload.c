@@ -112,10 +112,11 @@ static int allocate(workload *w)
     w->out = w->tau + ns * nv;
     w->pd = w->out + ns * nv;
     for (int t = 0; t < w->nworks; t++)
-        if (!(w->works[t] = mbd_work_new(w->model, w->variant.solver)))
+        if (mbd_work_new(w->model, w->variant.solver, &w->works[t]) != MBD_OK)
             return MBD_ENOMEM;
     if (mbd_model_nloops(w->model) == 0 &&
-        !(w->batch = mbd_batch_new(w->model, w->variant.solver, w->nworks, w->variant.lanes)))
+        mbd_batch_new(w->model, w->variant.solver, w->nworks, w->variant.lanes,
+                      &w->batch) != MBD_OK)
         return MBD_ENOMEM;
     return MBD_OK;
 }

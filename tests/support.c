@@ -31,10 +31,37 @@ void assert_close_at(const double *a, const double *b, int n, double tol, const 
     }
 }
 
+mbd_model *build_tree(const char *name, const double gravity[3], int nbodies,
+                      const mbd_body_def *bodies, char *err, size_t err_size)
+{
+    mbd_model_def def = {.name = name, .nbodies = nbodies, .bodies = bodies};
+    memcpy(def.gravity, gravity, sizeof def.gravity);
+    mbd_model *model;
+    const int status = mbd_model_build(&def, &model, err, err_size);
+    assert_true(status == MBD_OK ? model != NULL : status < 0 && model == NULL);
+    return model;
+}
+
+int rebuild_with_loops(const mbd_model *tree, int nloops, const mbd_loop_def *loops,
+                       mbd_model **closed, char *err, size_t err_size)
+{
+    const int nb = mbd_model_nbodies(tree);
+    mbd_body_def *bodies = malloc((size_t)nb * sizeof *bodies);
+    assert_non_null(bodies);
+    for (int i = 0; i < nb; i++)
+        bodies[i] = *mbd_model_body(tree, i);
+    mbd_model_def def = {mbd_model_name(tree), {0}, nb, bodies, nloops, loops};
+    mbd_model_gravity(tree, def.gravity);
+    const int status = mbd_model_build(&def, closed, err, err_size);
+    free(bodies);
+    return status;
+}
+
 mbd_model *load_model(const char *spec)
 {
     char err[512];
-    mbd_model *model = mbd_model_load(spec, err, sizeof err);
+    mbd_model *model;
+    mbd_model_load(spec, NULL, &model, err, sizeof err);
     if (!model)
         print_error("cannot load %s: %s\n", spec, err);
     assert_non_null(model);
@@ -134,8 +161,9 @@ mbd_model *random_model(uint64_t seed, int nb, int type, tree_shape shape)
         random_inertia(&s, b->inertia);
     }
     char err[512];
-    const double gravity[3] = {0.3, -9.81, 0.2};
-    mbd_model *model = mbd_model_build("random", gravity, nb, defs, err, sizeof err);
+    const mbd_model_def def = {"random", {0.3, -9.81, 0.2}, nb, defs, 0, NULL};
+    mbd_model *model;
+    mbd_model_build(&def, &model, err, sizeof err);
     if (!model)
         print_error("random_model: %s\n", err);
     assert_non_null(model);
@@ -285,7 +313,9 @@ void state_free(state_buf *s) { free(s->q); }
 void check_against_dense_at(const mbd_model *model, const mbd_solver *solver, state_buf *s,
                             double tol, const char *label)
 {
-    mbd_work *dense = mbd_work_new(model, mbd_solver_find("dense")), *work = mbd_work_new(model, solver);
+    mbd_work *dense, *work;
+    mbd_work_new(model, mbd_solver_find("dense"), &dense);
+    mbd_work_new(model, solver, &work);
     assert_int_equal(mbd_forward(model, dense, s->q, s->qd, s->tau, s->ref), MBD_OK);
     assert_int_equal(mbd_momentum(model, dense, s->q, s->qd, s->p), MBD_OK);
     assert_int_equal(mbd_forward_momentum(model, dense, s->q, s->p, s->tau, s->out, s->ref2), MBD_OK);
@@ -309,7 +339,8 @@ double condition_number(const mbd_model *model, const double *q)
 {
     const int nv = mbd_model_nv(model);
     double *H = malloc(sizeof(double) * (size_t)nv * (size_t)nv), *w = malloc(sizeof(double) * (size_t)nv);
-    mbd_work *work = mbd_work_new(model, NULL);
+    mbd_work *work;
+    mbd_work_new(model, NULL, &work);
     assert_int_equal(mbd_mass_matrix(model, work, q, H), MBD_OK);
     assert_int_equal(LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'L', nv, H, nv, w), 0);
     const double cond = w[nv - 1] / fmax(w[0], DBL_EPSILON * w[nv - 1]);

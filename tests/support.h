@@ -21,6 +21,16 @@ double rel_error(const double *a, const double *b, int n, double floor);
 void assert_close_at(const double *a, const double *b, int n, double tol, const char *label,
                      const char *file, int line);
 
+/* mbd_model_build of a tree (no loops): the model, or NULL with the message in err; fails
+ * the test unless the status agrees (MBD_OK with a model, negative without). */
+mbd_model *build_tree(const char *name, const double gravity[3], int nbodies,
+                      const mbd_body_def *bodies, char *err, size_t err_size);
+
+/* The tree's bodies (as mbd_model_body gives them), gravity and name built again with
+ * loops: mbd_model_build's status, the model in *closed. */
+int rebuild_with_loops(const mbd_model *tree, int nloops, const mbd_loop_def *loops,
+                       mbd_model **closed, char *err, size_t err_size);
+
 /* Loads a model or generator spec; fails the test on error. */
 mbd_model *load_model(const char *spec);
 

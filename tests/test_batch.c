@@ -48,8 +48,10 @@ static void states_free(batch_states *b)
 static void check_batch(const mbd_model *model, const mbd_solver *solver, batch_states *b,
                         int threads, int bad_state)
 {
-    mbd_batch *batch = mbd_batch_new(model, solver, threads, 0);
-    mbd_work *work = mbd_work_new(model, solver);
+    mbd_batch *batch;
+    mbd_batch_new(model, solver, threads, 0, &batch);
+    mbd_work *work;
+    mbd_work_new(model, solver, &work);
     assert_non_null(batch);
     assert_non_null(work);
     const int nq = b->nq, nv = b->nv;
@@ -118,11 +120,21 @@ static void test_batch_bad_arguments(void **state)
     mbd_model *model = load_model("chain:n=3,joint=revolute");
     mbd_model *other = load_model("chain:n=3,joint=revolute");
     const mbd_solver *bodies = mbd_solver_find("bodies");
-    assert_null(mbd_batch_new(NULL, bodies, 1, 0));
-    assert_null(mbd_batch_new(model, NULL, 1, 0));
-    assert_null(mbd_batch_new(model, bodies, -1, 0));
-    assert_null(mbd_batch_new(model, bodies, 1, 3));
-    mbd_batch *batch = mbd_batch_new(model, bodies, 0, 1);
+    mbd_batch *batch;
+    assert_int_equal(mbd_batch_new(NULL, bodies, 1, 0, &batch), MBD_EINVAL);
+    assert_null(batch);
+    assert_int_equal(mbd_batch_new(model, NULL, 1, 0, &batch), MBD_EINVAL);
+    assert_null(batch);
+    assert_int_equal(mbd_batch_new(model, bodies, -1, 0, &batch), MBD_EINVAL);
+    assert_null(batch);
+    assert_int_equal(mbd_batch_new(model, bodies, 1, 3, &batch), MBD_EINVAL);
+    assert_null(batch);
+    assert_int_equal(mbd_batch_new(model, bodies, 1, 0, NULL), MBD_EINVAL);
+    mbd_work *work;
+    assert_int_equal(mbd_work_new(NULL, bodies, &work), MBD_EINVAL);
+    assert_null(work);
+    assert_int_equal(mbd_work_new(model, bodies, NULL), MBD_EINVAL);
+    assert_int_equal(mbd_batch_new(model, bodies, 0, 1, &batch), MBD_OK);
     assert_non_null(batch);
     assert_int_equal(mbd_batch_lanes(batch), 1);
     assert_true(mbd_batch_threads(batch) >= 1);
@@ -147,14 +159,36 @@ static int cpu_runs(int lanes) { return lanes == 1 || cpu_runs_lanes(lanes); }
 static mbd_batch *lane_batch(const mbd_model *model, const mbd_solver *solver, int threads,
                              int lanes)
 {
-    mbd_batch *batch = mbd_batch_new(model, solver, threads, lanes);
+    mbd_batch *batch;
+    const int status = mbd_batch_new(model, solver, threads, lanes, &batch);
     if (!cpu_runs(lanes)) {
+        assert_int_equal(status, MBD_EUNSUPPORTED);
         assert_null(batch);
         return NULL;
     }
+    assert_int_equal(status, MBD_OK);
     assert_non_null(batch);
     assert_int_equal(mbd_batch_lanes(batch), lanes);
     return batch;
+}
+
+/* A width the CPU cannot run is refused as such, not as bad arguments or no memory. */
+static void test_batch_width_unsupported(void **state)
+{
+    (void)state;
+    mbd_model *model = load_model("chain:n=3,joint=revolute");
+    int refused = 0;
+    for (int lanes = 4; lanes <= 8; lanes += 4)
+        if (!cpu_runs(lanes)) {
+            mbd_batch *batch;
+            assert_int_equal(mbd_batch_new(model, mbd_solver_find("bodies"), 1, lanes, &batch),
+                             MBD_EUNSUPPORTED);
+            assert_null(batch);
+            refused++;
+        }
+    if (refused == 0)
+        print_message("this CPU runs every width: nothing to refuse\n");
+    mbd_model_free(model);
 }
 
 /* The batch call of the solver's formulation (bodies: acceleration, the Poisson solvers:
@@ -176,7 +210,8 @@ static void check_lanes(const mbd_model *model, const mbd_solver *solver, batch_
     mbd_batch *batch = lane_batch(model, solver, threads, lanes);
     if (!batch)
         return;
-    mbd_work *work = mbd_work_new(model, solver);
+    mbd_work *work;
+    mbd_work_new(model, solver, &work);
     const int nq = b->nq, nv = b->nv, acc = mbd_solver_formulations(solver) & MBD_ACCELERATION;
     run_lanes(model, batch, solver, b->K, b->q, b->qd, b->tau, b->out, b->out2, b->status);
     for (int k = 0; k < b->K; k++) {
@@ -426,14 +461,15 @@ static void test_lanes_choice(void **state)
         const mbd_solver *solver = mbd_solver_at(s);
         const char *name = mbd_solver_name(solver);
         const int has_lanes = !strcmp(name, "bodies") || !strncmp(name, "poisson-", 8);
-        mbd_batch *batch = mbd_batch_new(model, solver, 1, 0);
+        mbd_batch *batch;
+        mbd_batch_new(model, solver, 1, 0, &batch);
         assert_int_equal(mbd_batch_lanes(batch), has_lanes ? widest : 1);
         mbd_batch_free(batch);
-        batch = mbd_batch_new(friction, solver, 1, 0);
+        mbd_batch_new(friction, solver, 1, 0, &batch);
         assert_int_equal(mbd_batch_lanes(batch), 1);
         mbd_batch_free(batch);
         if (widest > 1) {
-            batch = mbd_batch_new(model, solver, 1, widest);
+            mbd_batch_new(model, solver, 1, widest, &batch);
             assert_int_equal(mbd_batch_lanes(batch), has_lanes ? widest : 1);
             mbd_batch_free(batch);
         }
@@ -472,6 +508,7 @@ int main(void)
         cmocka_unit_test(test_batch_equals_one_state),
         cmocka_unit_test(test_batch_nonfinite_state),
         cmocka_unit_test(test_batch_bad_arguments),
+        cmocka_unit_test(test_batch_width_unsupported),
         cmocka_unit_test(test_lanes_random_models),
         cmocka_unit_test(test_lanes_thousand_states),
         cmocka_unit_test(test_lanes_all_angles),

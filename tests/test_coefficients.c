@@ -55,7 +55,8 @@ static void test_equations_match_rnea(void **unused)
     for (size_t m = 0; m < NSPECS + 3; m++) {
         mbd_model *model = m < NSPECS ? load_model(specs[m])
                                       : random_model(m, 7, MIXED_COORDINATE_JOINTS, m % 2 ? SHAPE_RANDOM : SHAPE_BINARY);
-        mbd_work *work = mbd_work_new(model, NULL);
+        mbd_work *work;
+        mbd_work_new(model, NULL, &work);
         coeff_state s = coeff_state_new(model, &seed);
         const int n = s.nv;
         coefficients(model, work, &s);
@@ -86,7 +87,8 @@ static void test_christoffel_and_skew(void **unused)
     const double h = 1e-5;
     for (size_t m = 0; m < NSPECS; m++) {
         mbd_model *model = load_model(specs[m]);
-        mbd_work *work = mbd_work_new(model, NULL);
+        mbd_work *work;
+        mbd_work_new(model, NULL, &work);
         coeff_state s = coeff_state_new(model, &seed);
         const int n = s.nv;
         const size_t nn = (size_t)n * (size_t)n;
@@ -138,7 +140,8 @@ static void test_no_velocity_no_coriolis(void **unused)
     (void)unused;
     uint64_t seed = 23;
     mbd_model *model = load_model("chain:n=4,joint=cardan");
-    mbd_work *work = mbd_work_new(model, NULL);
+    mbd_work *work;
+    mbd_work_new(model, NULL, &work);
     coeff_state s = coeff_state_new(model, &seed);
     memset(s.qd, 0, (size_t)s.nv * sizeof *s.qd);
     coefficients(model, work, &s);
@@ -174,7 +177,8 @@ static void test_planar_arm_closed_form(void **unused)
 {
     (void)unused;
     mbd_model *model = load_model("models/planar-arm.json");
-    mbd_work *work = mbd_work_new(model, NULL);
+    mbd_work *work;
+    mbd_work_new(model, NULL, &work);
     const double q[2] = {0.4, -1.1}, qd[2] = {0.7, -1.9};
     double H[4], C[4], g[2], Cqd[2], He[4], Ce[4], ge[2];
     arm_closed_form(q, qd, He, Ce, ge);

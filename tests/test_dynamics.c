@@ -31,7 +31,7 @@ static mbd_model *planar_links(int n, const double *len, const double *m, const 
     }
     char err[256];
     const double gravity[3] = {0, -g0, 0};
-    mbd_model *model = mbd_model_build("planar", gravity, n, defs, err, sizeof err);
+    mbd_model *model = build_tree("planar", gravity, n, defs, err, sizeof err);
     if (!model)
         print_error("%s\n", err);
     assert_non_null(model);
@@ -45,7 +45,8 @@ static void test_single_pendulum(void **state)
     const double len = 1.2, m = 2.5, lc = 0.7, Izz = 0.04;
     mbd_model *model = planar_links(1, &len, &m, &lc, &Izz);
     const mbd_solver *dense = mbd_solver_find("dense");
-    mbd_work *work = mbd_work_new(model, dense);
+    mbd_work *work;
+    mbd_work_new(model, dense, &work);
     const double q = 0.4, qd = -1.3, tau = 0.8;
     double qdd, tau_out;
     const double expected = (tau - m * g0 * lc * cos(q)) / (Izz + m * lc * lc);
@@ -63,7 +64,8 @@ static void test_double_pendulum(void **state)
     (void)state;
     const double len[2] = {1.0, 0.8}, m[2] = {1.5, 0.9}, lc[2] = {0.45, 0.35}, I[2] = {0.05, 0.03};
     mbd_model *model = planar_links(2, len, m, lc, I);
-    mbd_work *work = mbd_work_new(model, NULL);
+    mbd_work *work;
+    mbd_work_new(model, NULL, &work);
     const double q[2] = {0.3, -0.7}, qd[2] = {1.1, -0.4}, qdd[2] = {0.5, 2.0};
     const double c2 = cos(q[1]), s2 = sin(q[1]), h = m[1] * len[0] * lc[1];
     const double H[4] = {I[0] + I[1] + m[0] * lc[0] * lc[0] + m[1] * (len[0] * len[0] + lc[1] * lc[1] + 2 * len[0] * lc[1] * c2),
@@ -94,7 +96,7 @@ static fixture *fixture_new(mbd_model *model, const mbd_solver *solver, uint64_t
 {
     fixture *f = calloc(1, sizeof *f);
     f->model = model;
-    f->work = mbd_work_new(model, solver);
+    mbd_work_new(model, solver, &f->work);
     f->nq = mbd_model_nq(model);
     f->nv = mbd_model_nv(model);
     f->q = calloc((size_t)(f->nq + 5 * f->nv + f->nv * f->nv), sizeof(double));

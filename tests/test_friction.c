@@ -57,7 +57,7 @@ static mbd_model *build(int n, const mbd_body_def *defs)
 {
     char err[512];
     const double gravity[3] = {0, 0, -g0};
-    mbd_model *model = mbd_model_build("friction", gravity, n, defs, err, sizeof err);
+    mbd_model *model = build_tree("friction", gravity, n, defs, err, sizeof err);
     if (!model)
         print_error("%s\n", err);
     assert_non_null(model);
@@ -77,7 +77,7 @@ static mbd_model *with_friction(const char *spec, mbd_friction fr)
     char err[512];
     double gravity[3];
     mbd_model_gravity(base, gravity);
-    mbd_model *model = mbd_model_build(spec, gravity, n, defs, err, sizeof err);
+    mbd_model *model = build_tree(spec, gravity, n, defs, err, sizeof err);
     assert_non_null(model);
     free(defs);
     mbd_model_free(base);
@@ -96,7 +96,8 @@ static void forward_all(const mbd_model *model, const double *q, const double *q
     double *p = calloc(4 * (size_t)nv, sizeof *p), *out = p + nv, *qd_out = out + nv;
     for (int s = 0; s < mbd_solver_count(); s++) {
         const mbd_solver *solver = mbd_solver_at(s);
-        mbd_work *work = mbd_work_new(model, solver);
+        mbd_work *work;
+        mbd_work_new(model, solver, &work);
         if (mbd_solver_formulations(solver) & MBD_ACCELERATION) {
             assert_int_equal(mbd_forward(model, work, q, qd, tau, out), MBD_OK);
             check(model, work, MBD_ACCELERATION, out, ctx);
@@ -270,7 +271,8 @@ static void test_painleve_fails(void **state)
     double out[2], qd[2], p[2] = {1, 1};
     for (int s = 0; s < mbd_solver_count(); s++) {
         const mbd_solver *solver = mbd_solver_at(s);
-        mbd_work *work = mbd_work_new(model, solver);
+        mbd_work *work;
+        mbd_work_new(model, solver, &work);
         const int status = mbd_solver_formulations(solver) & MBD_ACCELERATION
                                ? mbd_forward(model, work, c.q, c.qd, c.tau, out)
                                : mbd_forward_momentum(model, work, c.q, p, c.tau, qd, out);
@@ -304,7 +306,8 @@ static void test_inverse_of_forward(void **state)
         test_fill(&seed, q, nq, -1.0, 1.0);
         test_fill(&seed, qd, nv, -1.0, 1.0);
         test_fill(&seed, tau, nv, -2.0, 2.0);
-        mbd_work *work = mbd_work_new(model, mbd_solver_find("bodies"));
+        mbd_work *work;
+        mbd_work_new(model, mbd_solver_find("bodies"), &work);
         assert_int_equal(mbd_forward(model, work, q, qd, tau, qdd), MBD_OK);
         assert_true(mbd_work_friction_iterations(work) >= 2);
         assert_int_equal(mbd_inverse_dynamics(model, work, q, qd, qdd, tau_back, NULL), MBD_OK);
@@ -339,7 +342,9 @@ static void test_zero_friction_bit_identical(void **state)
     test_fill(&seed, p, nv, -1.0, 1.0);
     for (int s = 0; s < mbd_solver_count(); s++) {
         const mbd_solver *solver = mbd_solver_at(s);
-        mbd_work *w_plain = mbd_work_new(plain, solver), *w_zero = mbd_work_new(zero, solver);
+        mbd_work *w_plain, *w_zero;
+        mbd_work_new(plain, solver, &w_plain);
+        mbd_work_new(zero, solver, &w_zero);
         const size_t bytes = (size_t)(2 * nv) * sizeof *out;
         memset(out, 0, bytes), memset(ref, 0, bytes);
         if (mbd_solver_formulations(solver) & MBD_ACCELERATION) {
@@ -445,7 +450,7 @@ static void test_model_file_errors(void **state)
                       .inertia = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, .friction = {.radius = NAN}};
     char err[256];
     const double gravity[3] = {0, 0, -g0};
-    assert_null(mbd_model_build("m", gravity, 1, &b, err, sizeof err));
+    assert_null(build_tree("m", gravity, 1, &b, err, sizeof err));
     assert_non_null(strstr(err, "bodies[0] (\"b\").joint.friction.radius: expected a finite number >= 0"));
 }
 

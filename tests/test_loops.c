@@ -136,12 +136,13 @@ static mbd_model *build(const char *name, int nb, const mbd_body_def *defs, int 
     double gravity[3];
     const double down[3] = {0, -g0, 0};
     apply(gravity, R0, down);
-    mbd_model *model = mbd_model_build(name, gravity, nb, defs, err, sizeof err);
-    if (!model)
+    mbd_model_def def = {name, {0}, nb, defs, nloops, loops};
+    memcpy(def.gravity, gravity, sizeof def.gravity);
+    mbd_model *model; /* the loops closed in the one call */
+    const int status = mbd_model_build(&def, &model, err, sizeof err);
+    if (status != MBD_OK)
         print_error("%s\n", err);
-    assert_non_null(model);
-    if (mbd_model_add_loops(model, nloops, loops, err, sizeof err) != MBD_OK)
-        print_error("%s\n", err);
+    assert_int_equal(status, MBD_OK);
     assert_int_equal(mbd_model_nloops(model), nloops);
     return model;
 }
@@ -262,7 +263,8 @@ static void test_fourbar_against_hand(void **state)
         turn_links(t >= 2);
         mbd_model *model = fourbar_model(types[t % 2]);
         for (int r = 0; r < 2; r++) {
-            mbd_work *work = mbd_work_new(model, mbd_solver_find(routes[r]));
+            mbd_work *work;
+            mbd_work_new(model, mbd_solver_find(routes[r]), &work);
             for (double th1 = -2.5; th1 < 3.0; th1 += 0.9) {
                 double q[3], qd[3], th[3], alpha[3], qdd[3], lambda[5];
                 fourbar_state(th1, 1.7 - th1, q, qd, th);
@@ -336,7 +338,8 @@ static void test_slider_crank_against_hand(void **state)
     for (int r = 0; r < 4; r++) {
         turn_links(r >= 2);
         mbd_model *model = slider_crank_model();
-        mbd_work *work = mbd_work_new(model, mbd_solver_find(routes[r % 2]));
+        mbd_work *work;
+        mbd_work_new(model, mbd_solver_find(routes[r % 2]), &work);
         for (double th1 = -3.0; th1 < 3.0; th1 += 0.7) {
             double q[3], qd[3], expected[3], qdd[3];
             slider_crank_hand(th1, 2.0 + th1, tau, q, qd, expected);
@@ -418,10 +421,12 @@ static mbd_model *random_loop_model(uint64_t seed)
         test_fill(&s, loops[l].axis, 3, -1.0, 1.0);
     }
     char err[512];
-    if (mbd_model_add_loops(model, 3, loops, err, sizeof err) != MBD_OK)
+    mbd_model *closed;
+    if (rebuild_with_loops(model, 3, loops, &closed, err, sizeof err) != MBD_OK)
         print_error("%s\n", err);
-    assert_int_equal(mbd_model_nconstraints(model), 14);
-    return model;
+    mbd_model_free(model);
+    assert_int_equal(mbd_model_nconstraints(closed), 14);
+    return closed;
 }
 
 /* A random state near q = 0 projected onto Phi = 0, Phi_q qd = 0. */
@@ -449,7 +454,8 @@ static void test_jacobian_and_gamma_by_differences(void **state)
     (void)state;
     mbd_model *model = random_loop_model(3);
     const int n = mbd_model_nv(model), m = mbd_model_nconstraints(model);
-    mbd_work *work = mbd_work_new(model, NULL);
+    mbd_work *work;
+    mbd_work_new(model, NULL, &work);
     double *q = calloc((size_t)(6 * n + 6 * m + m * n), sizeof *q);
     double *qd = q + n, *qp = qd + n, *qm = qp + n, *phip = qm + n, *phim = phip + m,
            *dp = phim + m, *dm = dp + m, *gamma = dm + m, *fd = gamma + m, *J = fd + m,
@@ -490,8 +496,9 @@ static void test_routes_agree_and_residual(void **state)
     for (uint64_t seed = 1; seed <= 4; seed++) {
         mbd_model *model = random_loop_model(seed);
         const int n = mbd_model_nv(model), m = mbd_model_nconstraints(model);
-        mbd_work *work[2] = {mbd_work_new(model, mbd_solver_find(routes[0])),
-                             mbd_work_new(model, mbd_solver_find(routes[1]))};
+        mbd_work *work[2];
+        mbd_work_new(model, mbd_solver_find(routes[0]), &work[0]);
+        mbd_work_new(model, mbd_solver_find(routes[1]), &work[1]);
         double *q = calloc((size_t)(6 * n + 6 * m + m * n), sizeof *q);
         double *qd = q + n, *tau = qd + n, *qdd[2] = {tau + n, tau + 2 * n}, *lambda[2] = {tau + 3 * n, tau + 3 * n + m},
                *phi = lambda[1] + m, *phid = phi + m, *gamma = phid + m, *res = gamma + m, *J = res + m;
@@ -534,7 +541,9 @@ static void test_bodies_inverse_times(void **state)
     (void)state;
     mbd_model *model = random_model(5, 30, MIXED_COORDINATE_JOINTS, SHAPE_RANDOM);
     const int n = mbd_model_nv(model);
-    mbd_work *work = mbd_work_new(model, mbd_solver_find("bodies")), *other = mbd_work_new(model, NULL);
+    mbd_work *work, *other;
+    mbd_work_new(model, mbd_solver_find("bodies"), &work);
+    mbd_work_new(model, NULL, &other);
     double *q = calloc((size_t)(5 * n + n * n), sizeof *q);
     double *qd = q + n, *b = qd + n, *x = b + n, *Hx = x + n, *H = Hx + n;
     uint64_t s = 5;
@@ -571,7 +580,8 @@ static void test_inconsistent_constraints(void **state)
         pin.rotation_a[k][k] = pin.rotation_b[k][k] = 1.0;
     mbd_model *model = build("pinned", 1, &rod, 1, &pin);
     for (int r = 0; r < 2; r++) {
-        mbd_work *work = mbd_work_new(model, mbd_solver_find(routes[r]));
+        mbd_work *work;
+        mbd_work_new(model, mbd_solver_find(routes[r]), &work);
         const double q = 0.0, still = 0.0, moving = 1.0;
         double qdd = 1.0, lambda[3], wrench[6], f[3];
         assert_int_equal(mbd_forward_constrained(model, work, &q, &still, NULL, NULL, &qdd, lambda), MBD_OK);
@@ -593,7 +603,8 @@ static void test_unsupported_and_tree(void **state)
 {
     (void)state;
     mbd_model *model = fourbar_model(MBD_LOOP_SPHERICAL);
-    mbd_work *work = mbd_work_new(model, mbd_solver_find("poisson-ldlt"));
+    mbd_work *work;
+    mbd_work_new(model, mbd_solver_find("poisson-ldlt"), &work);
     double q[3] = {0}, qdd[3];
     assert_int_equal(mbd_forward_constrained(model, work, q, q, NULL, NULL, qdd, NULL), MBD_EUNSUPPORTED);
     mbd_work_free(work);
@@ -603,7 +614,7 @@ static void test_unsupported_and_tree(void **state)
     double x[3][12];
     uint64_t s = 2;
     test_fill(&s, x[0], n, -1.0, 1.0);
-    work = mbd_work_new(model, mbd_solver_find("bodies"));
+    mbd_work_new(model, mbd_solver_find("bodies"), &work);
     assert_int_equal(mbd_forward_constrained(model, work, x[0], x[0], NULL, NULL, x[1], NULL), MBD_OK);
     assert_int_equal(mbd_forward(model, work, x[0], x[0], NULL, x[2]), MBD_OK);
     assert_close(x[1], x[2], n, 0.0, "tree qdd");
@@ -620,8 +631,9 @@ static void test_ladder_generator(void **state)
     assert_int_equal(mbd_model_nbodies(model), 28);
     assert_int_equal(mbd_model_nloops(model), 4);
     assert_int_equal(mbd_model_nconstraints(model), 20);
-    mbd_work *work[2] = {mbd_work_new(model, mbd_solver_find(routes[0])),
-                         mbd_work_new(model, mbd_solver_find(routes[1]))};
+    mbd_work *work[2];
+    mbd_work_new(model, mbd_solver_find(routes[0]), &work[0]);
+    mbd_work_new(model, mbd_solver_find(routes[1]), &work[1]);
     double q[28] = {0}, qd[28], phi[20], qdd[2][28];
     int rank = -1;
     assert_int_equal(mbd_constraint_violation(model, work[0], q, NULL, phi, NULL), MBD_OK);
@@ -677,7 +689,8 @@ static void test_projection(void **state)
 {
     (void)state;
     mbd_model *model = slider_crank_model();
-    mbd_work *work = mbd_work_new(model, NULL);
+    mbd_work *work;
+    mbd_work_new(model, NULL, &work);
     double q[3] = {0.5, 0.3, 0.4}, qd[3] = {1.0, -2.0, 0.5}, phi[5], phid[5];
     assert_int_equal(mbd_project_constraints(model, work, q, qd, 1e-13), MBD_OK);
     assert_int_equal(mbd_constraint_violation(model, work, q, qd, phi, phid), MBD_OK);
@@ -699,7 +712,8 @@ static void test_cli_fd(void **state)
     cli_result r = mbd_run("fd models/four-bar.json --solver bodies --q 0.1,-0.2,0.05 --qd 1,0,0 --baumgarte 3,4");
     assert_int_equal(r.status, 0);
     mbd_model *model = load_model("models/four-bar.json");
-    mbd_work *work = mbd_work_new(model, mbd_solver_find("bodies"));
+    mbd_work *work;
+    mbd_work_new(model, mbd_solver_find("bodies"), &work);
     const double q[3] = {0.1, -0.2, 0.05}, qd[3] = {1, 0, 0};
     const mbd_baumgarte stab = {3, 4};
     double qdd[3], lambda[5], wrench[6];
@@ -799,6 +813,31 @@ static void test_loader_errors(void **state)
     expect_model_rejected(temp_file_with(with_friction, ".json"), "loops", "friction");
 }
 
+/* mbd_model_build closes the loops in the one call, and refuses them on a tree with
+ * friction with add_loops' status and message; a failed build leaves no model. */
+static void test_build_with_loops(void **state)
+{
+    (void)state;
+    mbd_model *model = fourbar_model(MBD_LOOP_REVOLUTE);
+    assert_int_equal(mbd_model_nloops(model), 1);
+    assert_int_equal(mbd_model_nconstraints(model), 5);
+    assert_string_equal(mbd_model_loop(model, 0)->name, "pin");
+    mbd_body_def defs[3];
+    for (int i = 0; i < 3; i++)
+        defs[i] = *mbd_model_body(model, i);
+    defs[1].friction = (mbd_friction){.viscous = 0.1};
+    mbd_model_def def = {"four-bar", {0, -9.81, 0}, 3, defs, 1, mbd_model_loop(model, 0)};
+    char err[256];
+    mbd_model *refused;
+    assert_int_equal(mbd_model_build(&def, &refused, err, sizeof err), MBD_EUNSUPPORTED);
+    assert_null(refused);
+    assert_string_equal(err, "loops: joint friction in a model with loops is not supported");
+    def.nloops = -1;
+    assert_int_equal(mbd_model_build(&def, &refused, err, sizeof err), MBD_EINVAL);
+    assert_null(refused);
+    mbd_model_free(model);
+}
+
 int main(void)
 {
     setup_plane();
@@ -816,6 +855,7 @@ int main(void)
         cmocka_unit_test(test_cli_fd),
         cmocka_unit_test(test_cli_simulate_and_info),
         cmocka_unit_test(test_loader_errors),
+        cmocka_unit_test(test_build_with_loops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,9 +47,10 @@ static const char *write_model(const char *text)
 static void expect_load_error_v(const char *path, const char *label, va_list fragments)
 {
     char err[512] = "";
-    mbd_model *model = mbd_model_load(path, err, sizeof err);
-    if (model) {
-        print_error("%s: loaded, expected an error\n", label);
+    mbd_model *model;
+    const int status = mbd_model_load(path, NULL, &model, err, sizeof err);
+    if (model || status >= 0) {
+        print_error("%s: loaded (status %d), expected an error\n", label, status);
         mbd_model_free(model);
         fail();
     }
@@ -369,7 +370,10 @@ static void expect_build_error(const mbd_body_def *bodies, int n, ...)
 {
     static const double gravity[3] = {0, 0, -9.81};
     char err[512] = "";
-    mbd_model *model = mbd_model_build("test", gravity, n, bodies, err, sizeof err);
+    mbd_model_def def = {"test", {0}, n, bodies, 0, NULL};
+    memcpy(def.gravity, gravity, sizeof def.gravity);
+    mbd_model *model;
+    assert_int_equal(mbd_model_build(&def, &model, err, sizeof err), MBD_EPARSE);
     assert_null(model);
     va_list fragments;
     va_start(fragments, n);
@@ -414,11 +418,17 @@ static void test_build_rejects(void **state)
     b[1] = valid_body("a", 0);
     expect_build_error(b, 2, "bodies[1] (\"a\").name: duplicate of bodies[0]", NULL);
 
-    const double bad_gravity[3] = {0, NAN, 0};
+    const mbd_model_def bad_gravity = {"test", {0, NAN, 0}, 1, b, 0, NULL};
     char err[256] = "";
-    assert_null(mbd_model_build("test", bad_gravity, 1, b, err, sizeof err));
+    mbd_model *model;
+    assert_int_equal(mbd_model_build(&bad_gravity, &model, err, sizeof err), MBD_EPARSE);
+    assert_null(model);
     assert_non_null(strstr(err, "gravity"));
-    assert_null(mbd_model_build("test", bad_gravity, 1, b, NULL, 0)); /* no message buffer */
+    /* no message buffer */
+    assert_int_equal(mbd_model_build(&bad_gravity, &model, NULL, 0), MBD_EPARSE);
+    assert_null(model);
+    assert_int_equal(mbd_model_build(NULL, &model, err, sizeof err), MBD_EINVAL);
+    assert_null(model);
     expect_build_error(b, 0, "bodies", "0", NULL);
 }
 
@@ -437,7 +447,10 @@ static void test_build_copies_and_normalizes(void **state)
     b[2].origin[1] = 0.5;
     static const double gravity[3] = {0, 0, -9.81};
     char err[256];
-    mbd_model *model = mbd_model_build("copy", gravity, 3, b, err, sizeof err);
+    mbd_model_def def = {"copy", {0}, 3, b, 0, NULL};
+    memcpy(def.gravity, gravity, sizeof def.gravity);
+    mbd_model *model;
+    assert_int_equal(mbd_model_build(&def, &model, err, sizeof err), MBD_OK);
     assert_non_null(model);
     name[0] = 'X';
     assert_string_equal(mbd_model_body(model, 0)->name, "base");
@@ -668,7 +681,8 @@ static void test_kinematics_sines(void **state)
                                         "chain:n=6,joint=prismatic", "models/cylindrical-tree.json"};
     for (size_t m = 0; m < sizeof specs / sizeof *specs; m++) {
         mbd_model *model = load_model(specs[m]);
-        mbd_work *work = mbd_work_new(model, mbd_solver_find("bodies"));
+        mbd_work *work;
+        mbd_work_new(model, mbd_solver_find("bodies"), &work);
         double *q = malloc((size_t)model->nq * sizeof *q);
         uint64_t seed = 31;
         for (int round = 0; round < 2; round++) {
@@ -758,7 +772,8 @@ static void test_autotree2_mass_matrix(void **state)
 {
     (void)state;
     mbd_model *model = load_model("tree:n=2");
-    mbd_work *work = mbd_work_new(model, mbd_solver_at(0));
+    mbd_work *work;
+    mbd_work_new(model, mbd_solver_at(0), &work);
     assert_non_null(work);
     const double q[2] = {0, 0}, expected[4] = {2.6691667, 0.8345833, 0.8345833, 0.3345833};
     double H[4];

@@ -68,7 +68,7 @@ static mbd_model *build(int n, const mbd_body_def *bodies)
 {
     static const double gravity[3] = {0.5, -1.0, -9.81};
     char err[512] = "";
-    mbd_model *model = mbd_model_build("test", gravity, n, bodies, err, sizeof err);
+    mbd_model *model = build_tree("test", gravity, n, bodies, err, sizeof err);
     if (!model)
         print_error("build: %s\n", err);
     assert_non_null(model);
@@ -80,7 +80,7 @@ static void expect_build_error(int n, const mbd_body_def *bodies, const char *fr
 {
     static const double gravity[3] = {0, 0, -9.81};
     char err[512] = "";
-    mbd_model *model = mbd_model_build("test", gravity, n, bodies, err, sizeof err);
+    mbd_model *model = build_tree("test", gravity, n, bodies, err, sizeof err);
     if (model || !strstr(err, fragment1) || (fragment2 && !strstr(err, fragment2))) {
         print_error("expected an error with \"%s\" and \"%s\", got \"%s\"\n", fragment1,
                     fragment2 ? fragment2 : "", model ? "(model built)" : err);
@@ -126,7 +126,9 @@ static void test_massless_frame_equals_cardan(void **state)
     const double q[3] = {0.3, 0.7, -0.4}, qd[3] = {0.5, -1.2, 0.8}, tau[3] = {0.1, 0.2, -0.3};
     for (int s = 0; s < mbd_solver_count(); s++) {
         const mbd_solver *solver = mbd_solver_at(s);
-        mbd_work *wf = mbd_work_new(with_frame, solver), *wc = mbd_work_new(with_cardan, solver);
+        mbd_work *wf, *wc;
+        mbd_work_new(with_frame, solver, &wf);
+        mbd_work_new(with_cardan, solver, &wc);
         double a[3], b[3], pa[3], pb[3], pda[3], pdb[3];
         if (mbd_solver_formulations(solver) & MBD_ACCELERATION) {
             assert_int_equal(mbd_forward(with_frame, wf, q, qd, tau, a), MBD_OK);
@@ -164,7 +166,8 @@ static void test_massless_leaf_and_subtree_singular(void **state)
         state_buf s = state_new(model, (uint64_t)n);
         for (int k = 0; k < mbd_solver_count(); k++) {
             const mbd_solver *solver = mbd_solver_at(k);
-            mbd_work *work = mbd_work_new(model, solver);
+            mbd_work *work;
+            mbd_work_new(model, solver, &work);
             if (mbd_solver_formulations(solver) & MBD_ACCELERATION) {
                 assert_int_equal(mbd_forward(model, work, s.q, s.qd, s.tau, s.out), MBD_ESINGULAR);
                 const int body = mbd_work_failed_body(work); /* in the massless part */
@@ -188,7 +191,8 @@ static void test_massless_leaf_and_subtree_singular(void **state)
     mbd_body_def one[2] = {body_def("a", -1, MBD_CYLINDRICAL, 1.0), body_def("tip", 0, MBD_CARDAN, 0.0)};
     memset(one[1].inertia, 0, sizeof one[1].inertia);
     mbd_model *model = build(2, one);
-    mbd_work *work = mbd_work_new(model, mbd_solver_find("bodies"));
+    mbd_work *work;
+    mbd_work_new(model, mbd_solver_find("bodies"), &work);
     const double q[4] = {0}, qd[4] = {0};
     double qdd[4];
     assert_int_equal(mbd_forward(model, work, q, qd, NULL, qdd), MBD_ESINGULAR);
@@ -198,7 +202,7 @@ static void test_massless_leaf_and_subtree_singular(void **state)
     one[1] = body_def("tip", 0, MBD_CARDAN, 1.0);
     model = build(2, one);
     mbd_work_free(work);
-    work = mbd_work_new(model, mbd_solver_find("bodies"));
+    mbd_work_new(model, mbd_solver_find("bodies"), &work);
     assert_int_equal(mbd_forward(model, work, q, qd, NULL, qdd), MBD_OK);
     assert_int_equal(mbd_work_failed_body(work), -1);
     mbd_work_free(work);
@@ -221,7 +225,8 @@ static void test_subnormal_joint_block_singular(void **state)
         state_buf s = state_new(model, 7);
         for (int k = 0; k < 3; k++) {
             const mbd_solver *solver = mbd_solver_find(solvers[k]);
-            mbd_work *work = mbd_work_new(model, solver);
+            mbd_work *work;
+            mbd_work_new(model, solver, &work);
             const int status = mbd_solver_formulations(solver) & MBD_ACCELERATION
                                    ? mbd_forward(model, work, s.q, s.qd, s.tau, s.out)
                                    : mbd_forward_momentum(model, work, s.q, s.qd, s.tau, s.out, s.out2);
@@ -362,7 +367,9 @@ static void test_collinear_cardan_axes(void **state)
                      "\"axes\": [[0, 0, 1], [0, 0, -1]]}, \"mass\": 1, \"com\": [0, 0, 0], "
                      "\"inertia\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}]}");
     char err[512] = "";
-    assert_null(mbd_model_load(path, err, sizeof err));
+    mbd_model *refused;
+    assert_int_equal(mbd_model_load(path, NULL, &refused, err, sizeof err), MBD_EPARSE);
+    assert_null(refused);
     assert_non_null(strstr(err, path));
     assert_non_null(strstr(err, "collinear"));
     char args[300];
@@ -374,7 +381,8 @@ static void test_collinear_cardan_axes(void **state)
     mbd_model *model = build(1, &b);
     const double q[2] = {0.1, 0.2}, qd[2] = {0.3, -0.1};
     for (int k = 0; k < mbd_solver_count(); k++) {
-        mbd_work *work = mbd_work_new(model, mbd_solver_at(k));
+        mbd_work *work;
+        mbd_work_new(model, mbd_solver_at(k), &work);
         double out[2], pd[2];
         const int status = mbd_solver_formulations(mbd_solver_at(k)) & MBD_ACCELERATION
                                ? mbd_forward(model, work, q, qd, NULL, out)
@@ -417,7 +425,8 @@ static void *chain_thread(void *arg)
     chain_run *run = arg;
     const long rss0 = resident_kib();
     char err[512];
-    mbd_model *model = mbd_model_load(run->spec, err, sizeof err);
+    mbd_model *model;
+    mbd_model_load(run->spec, NULL, &model, err, sizeof err);
     run->status = MBD_OK;
     run->finite = 0;
     if (!model) {
@@ -432,8 +441,10 @@ static void *chain_thread(void *arg)
         q[k] = 0.2 * sin(0.37 * k);
     for (int k = 0; k < nv; k++)
         qd[k] = 0.1 * cos(0.71 * k);
-    mbd_work *bw = mbd_work_new(model, mbd_solver_find("bodies"));
-    mbd_work *lw = mbd_work_new(model, mbd_solver_find("poisson-ldlt"));
+    mbd_work *bw;
+    mbd_work_new(model, mbd_solver_find("bodies"), &bw);
+    mbd_work *lw;
+    mbd_work_new(model, mbd_solver_find("poisson-ldlt"), &lw);
     if (!buf || !bw || !lw) {
         run->status = MBD_ENOMEM;
         run->where = "allocation";
@@ -524,9 +535,11 @@ static void test_wide_tree_10000(void **state)
     mbd_model *model = load_model(path);
     assert_int_equal(mbd_model_nbodies(model), WIDTH);
     state_buf s = state_new(model, 5);
-    mbd_work *work = mbd_work_new(model, mbd_solver_find("bodies"));
+    mbd_work *work;
+    mbd_work_new(model, mbd_solver_find("bodies"), &work);
     assert_int_equal(mbd_forward(model, work, s.q, s.qd, s.tau, s.out), MBD_OK);
-    mbd_work *lw = mbd_work_new(model, mbd_solver_find("poisson-sweep"));
+    mbd_work *lw;
+    mbd_work_new(model, mbd_solver_find("poisson-sweep"), &lw);
     assert_int_equal(mbd_momentum(model, lw, s.q, s.qd, s.p), MBD_OK);
     assert_int_equal(mbd_forward_momentum(model, lw, s.q, s.p, s.tau, s.ref, s.ref2), MBD_OK);
     assert_close(s.ref, s.qd, s.nv, 1e-12, "poisson-sweep round trip, wide tree");
@@ -535,9 +548,10 @@ static void test_wide_tree_10000(void **state)
     for (int i = 0; i < WIDTH; i += 997) { /* a sample of bodies, each alone */
         mbd_body_def one = *mbd_model_body(model, i);
         char err[256];
-        mbd_model *alone = mbd_model_build("one", gravity, 1, &one, err, sizeof err);
+        mbd_model *alone = build_tree("one", gravity, 1, &one, err, sizeof err);
         assert_non_null(alone);
-        mbd_work *dense = mbd_work_new(alone, mbd_solver_find("dense"));
+        mbd_work *dense;
+        mbd_work_new(alone, mbd_solver_find("dense"), &dense);
         const int v0 = (i / 2) * 3 + (i % 2); /* revolute (1) and Cardan (2) alternate */
         double qdd[2];
         assert_int_equal(mbd_forward(alone, dense, s.q + v0, s.qd + v0, s.tau + v0, qdd), MBD_OK);
@@ -567,7 +581,8 @@ static void test_nonfinite_everywhere(void **state)
     for (int k = 0; k < mbd_solver_count(); k++) {
         const mbd_solver *solver = mbd_solver_at(k);
         const unsigned forms = mbd_solver_formulations(solver);
-        mbd_work *work = mbd_work_new(model, solver);
+        mbd_work *work;
+        mbd_work_new(model, solver, &work);
         for (int which = 0; which < 3; which++)
             for (int b = 0; b < 3; b++) {
                 const int at[3] = {0, sizes[which] / 2, sizes[which] - 1};
@@ -613,7 +628,8 @@ static void test_overflowing_state(void **state)
     double out[3], pd[3];
     for (int k = 0; k < mbd_solver_count(); k++) {
         const mbd_solver *solver = mbd_solver_at(k);
-        mbd_work *work = mbd_work_new(model, solver);
+        mbd_work *work;
+        mbd_work_new(model, solver, &work);
         if (mbd_solver_formulations(solver) & MBD_ACCELERATION)
             assert_int_equal(mbd_forward(model, work, q, qd, NULL, out), MBD_ENONFINITE);
         if (mbd_solver_formulations(solver) & MBD_MOMENTUM) {
@@ -649,7 +665,8 @@ static void test_nonfinite_cli(void **state)
 static void expect_load_error(const char *path, const char *fragment1, const char *fragment2)
 {
     char err[512] = "";
-    mbd_model *model = mbd_model_load(path, err, sizeof err);
+    mbd_model *model;
+    mbd_model_load(path, NULL, &model, err, sizeof err);
     if (model || !strstr(err, fragment1) || (fragment2 && !strstr(err, fragment2)) ||
         strchr(err, '\n')) {
         print_error("%s: expected one line with \"%s\" and \"%s\", got \"%s\"\n", path, fragment1,
@@ -686,7 +703,7 @@ static void test_limits_of_specs_and_builder(void **state)
     mbd_body_def b = body_def("a", -1, MBD_REVOLUTE, 1.0);
     char err[256] = "";
     const double gravity[3] = {0};
-    assert_null(mbd_model_build("big", gravity, 1000001, &b, err, sizeof err));
+    assert_null(build_tree("big", gravity, 1000001, &b, err, sizeof err));
     assert_non_null(strstr(err, "1000001"));
 }
 
@@ -724,7 +741,8 @@ static int replay_model_files(const char *target, int floating_options)
             char path[512], err[512] = "";
             snprintf(path, sizeof path, "%s/%s", dir_path, e->d_name);
             const mbd_load_options options = {.floating_base = floating};
-            mbd_model *model = mbd_model_load_with(path, &options, err, sizeof err);
+            mbd_model *model;
+            mbd_model_load(path, &options, &model, err, sizeof err);
             if (model) {
                 fuzz_exercise_model(model);
                 mbd_model_free(model);
@@ -755,7 +773,9 @@ static void test_fuzz_corpora_replay(void **state)
         char *spec = read_text_file(path);
         assert_non_null(spec);
         spec[strcspn(spec, "\n")] = '\0';
-        mbd_model *model = fuzz_spec_skipped(spec) ? NULL : mbd_model_load(spec, err, sizeof err);
+        mbd_model *model = NULL;
+        if (!fuzz_spec_skipped(spec))
+            mbd_model_load(spec, NULL, &model, err, sizeof err);
         if (model) {
             fuzz_exercise_model(model);
             mbd_model_free(model);
@@ -789,7 +809,8 @@ static void test_regression_inputs(void **state)
         const char *path = temp_path(2, "regression.json");
         write_text(path, json_cases[k].text);
         char err[512] = "";
-        mbd_model *model = mbd_model_load(path, err, sizeof err);
+        mbd_model *model;
+        mbd_model_load(path, NULL, &model, err, sizeof err);
         if (model) {
             assert_null(json_cases[k].fragment);
             fuzz_exercise_model(model);
@@ -851,7 +872,7 @@ static void evaluate_batch(const mbd_model *model, const mbd_solver *solver, int
     const int momentum = !(mbd_solver_formulations(solver) & MBD_ACCELERATION);
     mbd_work **works = calloc((size_t)threads, sizeof *works);
     for (int t = 0; t < threads; t++)
-        works[t] = mbd_work_new(model, solver);
+        mbd_work_new(model, solver, &works[t]);
     int status_min = MBD_OK;
 #pragma omp parallel num_threads(threads) reduction(min : status_min)
     {

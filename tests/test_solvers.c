@@ -58,14 +58,16 @@ static double lagrangian_at(problem *pr, mbd_work *work, const double *q, const 
 /* Every momentum solver's pd at (q, p = H qd) equals pr->ref to 1e-7 (finite differences). */
 static void check_pd_of_momentum_solvers(problem *pr, const char *label)
 {
-    mbd_work *work = mbd_work_new(pr->model, NULL);
+    mbd_work *work;
+    mbd_work_new(pr->model, NULL, &work);
     assert_int_equal(mbd_momentum(pr->model, work, pr->q, pr->qd, pr->p), MBD_OK);
     mbd_work_free(work);
     for (int s = 0; s < mbd_solver_count(); s++) {
         const mbd_solver *solver = mbd_solver_at(s);
         if (!(mbd_solver_formulations(solver) & MBD_MOMENTUM))
             continue;
-        mbd_work *sw = mbd_work_new(pr->model, solver);
+        mbd_work *sw;
+        mbd_work_new(pr->model, solver, &sw);
         assert_int_equal(mbd_forward_momentum(pr->model, sw, pr->q, pr->p, pr->tau, pr->out, pr->out2), MBD_OK);
         char what[96];
         snprintf(what, sizeof what, "%s, %s", label, mbd_solver_name(solver));
@@ -95,7 +97,8 @@ static void check_against_dense(problem *pr)
 {
     const double tol = pr->nq != pr->nv && pr->nv > 60 ? 1e-8 : 1e-10;
     const mbd_solver *dense = mbd_solver_find("dense");
-    mbd_work *ref_work = mbd_work_new(pr->model, dense);
+    mbd_work *ref_work;
+    mbd_work_new(pr->model, dense, &ref_work);
     double *qdd_ref = malloc(sizeof(double) * (size_t)pr->nv);
     assert_int_equal(mbd_momentum(pr->model, ref_work, pr->q, pr->qd, pr->p), MBD_OK);
     assert_int_equal(mbd_forward(pr->model, ref_work, pr->q, pr->qd, pr->tau, qdd_ref), MBD_OK);
@@ -103,7 +106,8 @@ static void check_against_dense(problem *pr)
     check_round_trip(pr, ref_work, pr->ref, "dense");
     for (int k = 0; k < mbd_solver_count(); k++) {
         const mbd_solver *solver = mbd_solver_at(k);
-        mbd_work *work = mbd_work_new(pr->model, solver);
+        mbd_work *work;
+        mbd_work_new(pr->model, solver, &work);
         if (mbd_solver_formulations(solver) & MBD_ACCELERATION) {
             assert_int_equal(mbd_forward(pr->model, work, pr->q, pr->qd, pr->tau, pr->out), MBD_OK);
             assert_close(pr->out, qdd_ref, pr->nv, tol, mbd_solver_name(solver));
@@ -125,7 +129,8 @@ static void check_against_dense(problem *pr)
 static void check_pd_against_lagrangian(problem *pr)
 {
     const double h = 1e-5;
-    mbd_work *work = mbd_work_new(pr->model, NULL);
+    mbd_work *work;
+    mbd_work_new(pr->model, NULL, &work);
     double *qh = malloc(sizeof(double) * (size_t)pr->nq);
     for (int k = 0; k < pr->nv; k++) {
         memcpy(qh, pr->q, sizeof(double) * (size_t)pr->nq);
@@ -147,7 +152,8 @@ static void check_pd_against_lagrangian(problem *pr)
 static void check_pd_along_motion(problem *pr)
 {
     const double h = 1e-5;
-    mbd_work *bw = mbd_work_new(pr->model, mbd_solver_find("bodies"));
+    mbd_work *bw;
+    mbd_work_new(pr->model, mbd_solver_find("bodies"), &bw);
     const int n = pr->nv, nq = pr->nq;
     double *qdd = malloc(sizeof(double) * (3 * (size_t)n + 5 * (size_t)nq));
     double *vs = qdd + n, *pp = vs + n, *qs = pp + n, *qdot = qs + nq, *qddot = qdot + nq;
@@ -236,8 +242,11 @@ static void check_long_chain(const char *spec, double pd_tol)
     problem *pr = problem_new(load_model(spec), 5);
     const mbd_solver *bodies = mbd_solver_find("bodies");
     const mbd_solver *sweep = mbd_solver_find("poisson-sweep"), *ldlt = mbd_solver_find("poisson-ldlt");
-    mbd_work *bw = mbd_work_new(pr->model, bodies), *sw = mbd_work_new(pr->model, sweep);
-    mbd_work *lw = mbd_work_new(pr->model, ldlt);
+    mbd_work *bw, *sw;
+    mbd_work_new(pr->model, bodies, &bw);
+    mbd_work_new(pr->model, sweep, &sw);
+    mbd_work *lw;
+    mbd_work_new(pr->model, ldlt, &lw);
     assert_int_equal(mbd_forward(pr->model, bw, pr->q, pr->qd, pr->tau, pr->ref2), MBD_OK);
     assert_int_equal(mbd_inverse_dynamics(pr->model, bw, pr->q, pr->qd, pr->ref2, pr->out, NULL), MBD_OK);
     double *bias = calloc((size_t)pr->nv, sizeof(double)), *zero = calloc((size_t)pr->nv, sizeof(double));
@@ -276,7 +285,8 @@ static void test_nonfinite_states(void **state)
     double *inputs[] = {pr->q, pr->qd, pr->tau};
     for (int s = 0; s < mbd_solver_count(); s++) {
         const mbd_solver *solver = mbd_solver_at(s);
-        mbd_work *work = mbd_work_new(pr->model, solver);
+        mbd_work *work;
+        mbd_work_new(pr->model, solver, &work);
         for (int k = 0; k < 3; k++) {
             const double saved = inputs[k][1];
             inputs[k][1] = k == 1 ? INFINITY : NAN;
@@ -297,8 +307,10 @@ static void test_unsupported_formulation(void **state)
 {
     (void)state;
     problem *pr = problem_new(random_model(4, 3, MBD_REVOLUTE, SHAPE_CHAIN), 4);
-    mbd_work *bw = mbd_work_new(pr->model, mbd_solver_find("bodies"));
-    mbd_work *lw = mbd_work_new(pr->model, mbd_solver_find("poisson-ldlt"));
+    mbd_work *bw;
+    mbd_work_new(pr->model, mbd_solver_find("bodies"), &bw);
+    mbd_work *lw;
+    mbd_work_new(pr->model, mbd_solver_find("poisson-ldlt"), &lw);
     assert_int_equal(mbd_forward_momentum(pr->model, bw, pr->q, pr->p, NULL, pr->out, pr->out2), MBD_EUNSUPPORTED);
     assert_int_equal(mbd_forward(pr->model, lw, pr->q, pr->qd, NULL, pr->out), MBD_EUNSUPPORTED);
     mbd_work_free(bw);

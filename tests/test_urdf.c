@@ -50,7 +50,7 @@ static mbd_model *arm_tool_finger(void)
     memcpy(b[2].origin, finger_origin, sizeof finger_origin);
     b[2].axes[0][1] = 1.0, b[2].axes[0][2] = 0.0;
     char err[256] = "";
-    mbd_model *model = mbd_model_build("merged", gravity, 3, b, err, sizeof err);
+    mbd_model *model = build_tree("merged", gravity, 3, b, err, sizeof err);
     if (!model)
         print_error("%s\n", err);
     assert_non_null(model);
@@ -100,7 +100,7 @@ static mbd_model *arm_by_hand(void)
     memcpy(b[1].rotation, turn_x, sizeof turn_x);
     b[1].axes[0][1] = 1.0, b[1].axes[0][2] = 0.0;
     char err[256] = "";
-    mbd_model *model = mbd_model_build("by-hand", gravity, 2, b, err, sizeof err);
+    mbd_model *model = build_tree("by-hand", gravity, 2, b, err, sizeof err);
     assert_non_null(model);
     return model;
 }
@@ -110,12 +110,14 @@ static void expect_same_dynamics(const mbd_model *a, const mbd_model *b, double 
 {
     assert_int_equal(mbd_model_nq(a), mbd_model_nq(b));
     const int nv = mbd_model_nv(a);
-    mbd_work *ref = mbd_work_new(b, mbd_solver_find("dense"));
+    mbd_work *ref;
+    mbd_work_new(b, mbd_solver_find("dense"), &ref);
     for (int k = 0; k < mbd_solver_count(); k++) {
         const mbd_solver *solver = mbd_solver_at(k);
         if (!(mbd_solver_formulations(solver) & MBD_ACCELERATION))
             continue;
-        mbd_work *work = mbd_work_new(a, solver);
+        mbd_work *work;
+        mbd_work_new(a, solver, &work);
         for (uint64_t seed = 1; seed <= 3; seed++) {
             state_buf s = state_new(a, seed);
             assert_int_equal(mbd_forward(a, work, s.q, s.qd, s.tau, s.out), MBD_OK);
@@ -169,7 +171,7 @@ static void test_fixed_merge_edges(void **state)
     b[3].origin[1] = 0.1;  /* p2 at (0.1, 0.1, 0): composed */
     b[4].origin[2] = 0.3;
     char err[256] = "";
-    mbd_model *model = mbd_model_build("points", gravity, 5, b, err, sizeof err);
+    mbd_model *model = build_tree("points", gravity, 5, b, err, sizeof err);
     if (!model)
         print_error("%s\n", err);
     assert_non_null(model);
@@ -196,13 +198,13 @@ static void test_fixed_merge_edges(void **state)
     assert_close(&link->inertia[0][0], &I[0][0], 9, 1e-14, "points inertia");
     mbd_model_free(model);
     /* one point mass alone is no rigid body: named, with what was merged */
-    assert_null(mbd_model_build("point", gravity, 2, b, err, sizeof err));
+    assert_null(build_tree("point", gravity, 2, b, err, sizeof err));
     assert_non_null(strstr(err, "bodies[1] (\"link\").inertia"));
     b[2].origin[0] = 0.0, b[3].origin[1] = 0.0; /* all three points in one place */
-    assert_null(mbd_model_build("points", gravity, 5, b, err, sizeof err));
+    assert_null(build_tree("points", gravity, 5, b, err, sizeof err));
     assert_non_null(strstr(err, "once its fixed bodies are merged"));
     /* nothing moves */
-    assert_null(mbd_model_build("stand", gravity, 1, b, err, sizeof err));
+    assert_null(build_tree("stand", gravity, 1, b, err, sizeof err));
     assert_non_null(strstr(err, "every joint is fixed"));
 }
 
@@ -223,7 +225,8 @@ static void test_loop_on_fixed_body(void **state)
         " \"origin_a\": [0, 0.5, 0], \"body_b\": \"post\"}]}";
     char path[64], err[512] = "";
     snprintf(path, sizeof path, "%s", temp_file_with(model, ".json"));
-    mbd_model *m = mbd_model_load(path, err, sizeof err);
+    mbd_model *m;
+    mbd_model_load(path, NULL, &m, err, sizeof err);
     if (!m)
         print_error("%s\n", err);
     assert_non_null(m);
@@ -240,7 +243,8 @@ static void test_loop_on_fixed_body(void **state)
     char *swapped = strdup(model), *a = strstr(swapped, "\"body_a\": \"holder\"");
     memcpy(a, "\"body_a\": \"post\"  ", strlen("\"body_a\": \"holder\""));
     snprintf(path, sizeof path, "%s", temp_file_with(swapped, ".json"));
-    assert_null(mbd_model_load(path, err, sizeof err));
+    assert_int_equal(mbd_model_load(path, NULL, &m, err, sizeof err), MBD_EPARSE);
+    assert_null(m);
     assert_non_null(strstr(err, "loops[0] (\"pin\").body_a: expected a body that moves"));
     free(swapped);
     unlink(path);
@@ -310,7 +314,8 @@ static mbd_model *floating_quadruped(void)
 {
     char err[256] = "";
     const mbd_load_options floating = {.floating_base = 1};
-    mbd_model *quad = mbd_model_load_with("models/quadruped.urdf", &floating, err, sizeof err);
+    mbd_model *quad;
+    mbd_model_load("models/quadruped.urdf", &floating, &quad, err, sizeof err);
     assert_non_null(quad);
     return quad;
 }
@@ -361,7 +366,8 @@ static state_buf robot_state(const mbd_model *model, uint64_t seed)
 static void check_robot_identities(mbd_model *model)
 {
     const int nv = mbd_model_nv(model);
-    mbd_work *dense = mbd_work_new(model, mbd_solver_find("dense"));
+    mbd_work *dense;
+    mbd_work_new(model, mbd_solver_find("dense"), &dense);
     for (uint64_t seed = 1; seed <= 4; seed++) {
         for (int k = 0; k < mbd_solver_count(); k++) {
             state_buf s = robot_state(model, seed);
@@ -398,7 +404,8 @@ static void test_floating_robot_falls_at_g(void **state)
         const mbd_solver *solver = mbd_solver_at(k);
         if (!(mbd_solver_formulations(solver) & MBD_ACCELERATION))
             continue;
-        mbd_work *work = mbd_work_new(quad, solver);
+        mbd_work *work;
+        mbd_work_new(quad, solver, &work);
         state_buf s = robot_state(quad, 7);
         memset(s.qd, 0, (size_t)nv * sizeof *s.qd);
         assert_int_equal(mbd_forward(quad, work, s.q, s.qd, NULL, s.out), MBD_OK);
@@ -422,7 +429,8 @@ static void expect_urdf_error(const char *text, int line, const char *fragment)
     char path[64], where[96], err[512] = "";
     snprintf(path, sizeof path, "%s", temp_file_with(text, ".urdf"));
     snprintf(where, sizeof where, "%s:%d: ", path, line);
-    mbd_model *model = mbd_model_load(path, err, sizeof err);
+    mbd_model *model;
+    mbd_model_load(path, NULL, &model, err, sizeof err);
     unlink(path);
     if (model || strncmp(err, where, strlen(where)) != 0 || !strstr(err, fragment) ||
         strchr(err, '\n'))

@@ -67,34 +67,45 @@ static int choose_lanes(mbd_batch *batch, int lanes)
     return 0;
 }
 
-mbd_batch *mbd_batch_new(const mbd_model *model, const mbd_solver *solver, int threads,
-                         int lanes)
+/* The batch's workspaces, one (and one of the lane form) per thread; -1: no memory. */
+static int batch_works_new(mbd_batch *batch)
 {
-    if (!model || !solver || threads < 0 || (lanes != 0 && lanes != 1 && lanes != 4 && lanes != 8))
-        return NULL;
+    batch->works = calloc((size_t)batch->threads, sizeof *batch->works);
+    batch->lane_works = calloc((size_t)batch->threads, sizeof *batch->lane_works);
+    if (!batch->works || !batch->lane_works)
+        return -1;
+    for (int t = 0; t < batch->threads; t++)
+        if (mbd_work_new(batch->model, batch->solver, &batch->works[t]) != MBD_OK ||
+            (batch->form &&
+             !(batch->lane_works[t] = batch->form->work_new(batch->model, batch->solver))))
+            return -1;
+    return 0;
+}
+
+int mbd_batch_new(const mbd_model *model, const mbd_solver *solver, int threads, int lanes,
+                  mbd_batch **out)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !model || !solver || threads < 0 ||
+        (lanes != 0 && lanes != 1 && lanes != 4 && lanes != 8))
+        return MBD_EINVAL;
     mbd_batch *batch = calloc(1, sizeof *batch);
     if (!batch)
-        return NULL;
+        return MBD_ENOMEM;
     batch->model = model;
     batch->solver = solver;
     batch->threads = threads ? threads : omp_get_max_threads();
     if (choose_lanes(batch, lanes)) {
         free(batch);
-        return NULL;
+        return MBD_EUNSUPPORTED;
     }
-    batch->works = calloc((size_t)batch->threads, sizeof *batch->works);
-    batch->lane_works = calloc((size_t)batch->threads, sizeof *batch->lane_works);
-    if (!batch->works || !batch->lane_works) {
+    if (batch_works_new(batch) < 0) {
         mbd_batch_free(batch);
-        return NULL;
+        return MBD_ENOMEM;
     }
-    for (int t = 0; t < batch->threads; t++)
-        if (!(batch->works[t] = mbd_work_new(model, solver)) ||
-            (batch->form && !(batch->lane_works[t] = batch->form->work_new(model, solver)))) {
-            mbd_batch_free(batch);
-            return NULL;
-        }
-    return batch;
+    *out = batch;
+    return MBD_OK;
 }
 
 void mbd_batch_free(mbd_batch *batch)

@@ -57,7 +57,7 @@ static int check_options(const mbd_model *model, const mbd_solver *solver,
 static int allocate(ensemble *e, const mbd_solver *solver, const mbd_ensemble_options *opt)
 {
     const size_t K = (size_t)e->K, q_rows = K * (size_t)e->nq, v_rows = K * (size_t)e->nv;
-    e->batch = mbd_batch_new(e->model, solver, opt->threads, opt->lanes);
+    mbd_batch_new(e->model, solver, opt->threads, opt->lanes, &e->batch);
     /* one more double, so that K = 0 allocates too; zeroed, so that a failed run's rows
      * that a stage leaves unwritten (its position rates) are still numbers */
     e->q = calloc(1, (5 * q_rows + 4 * v_rows + K + 1) * sizeof *e->q + 3 * K * sizeof(int));

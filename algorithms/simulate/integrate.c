@@ -297,7 +297,7 @@ static int prepare(simulation *sim, const mbd_solver *solver, const double *q0,
                    const double *qd0)
 {
     const size_t nq = (size_t)sim->nq, nv = (size_t)sim->nv;
-    sim->work = mbd_work_new(sim->model, solver);
+    mbd_work_new(sim->model, solver, &sim->work);
     sim->m = mbd_model_nconstraints(sim->model);
     sim->qd = malloc((2 * nv + nq + 2 * (size_t)sim->m) * sizeof *sim->qd);
     if (!sim->work || !sim->qd || SUNContext_Create(NULL, &sim->sun) != 0)

@@ -74,18 +74,22 @@ static size_t work_layout(mbd_work *w, const mbd_model *m, size_t scratch, size_
     return block.used;
 }
 
-mbd_work *mbd_work_new(const mbd_model *model, const mbd_solver *solver)
+int mbd_work_new(const mbd_model *model, const mbd_solver *solver, mbd_work **out)
 {
+    if (out)
+        *out = NULL;
+    if (!out || !model)
+        return MBD_EINVAL;
     mbd_work *work = calloc(1, sizeof *work);
     if (!work)
-        return NULL;
+        return MBD_ENOMEM;
     const size_t scratch = solver && solver->scratch_doubles ? solver->scratch_doubles(model) : 0;
     const size_t loop_scratch = loops_scratch_doubles(model, solver);
     const size_t bytes = work_layout(work, model, scratch, loop_scratch, NULL);
     char *base = aligned_alloc(64, bytes);
     if (!base) {
         free(work);
-        return NULL;
+        return MBD_ENOMEM;
     }
     memset(base, 0, bytes);
     work_layout(work, model, scratch, loop_scratch, base);
@@ -94,7 +98,8 @@ mbd_work *mbd_work_new(const mbd_model *model, const mbd_solver *solver)
     work->model = model;
     work->solver = solver;
     work->failed_body = -1;
-    return work;
+    *out = work;
+    return MBD_OK;
 }
 
 void mbd_work_free(mbd_work *work)

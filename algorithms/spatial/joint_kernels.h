@@ -9,7 +9,7 @@
  * In the convention of spatial.h, X_J = (R_J^T, p_J). S maps the joint's velocity
  * coordinates to the body's velocity relative to the joint frame, in body coordinates.
  * The model builder turns every joint frame so that its axis is z (a Cardan joint's second
- * axis, its first a1 = (0, s, c) in the y-z plane; canonical_joint_frame, models/model.c):
+ * axis, its first a1 = (0, s, c) in the y-z plane; canonical_joint_frame, model/frames.c):
  * then R_J is a turn about z (12 multiplications on a transform), p_J lies on z, S has unit
  * columns e_k: revolute (k = 2: turn about z), prismatic (k = 5: slide along z),
  * cylindrical (2 and 5), Cardan's second (2: its second axis is z), so that U = I^A S is a

@@ -17,7 +17,8 @@ static double uniform(void) { return 2.0 * rand() / RAND_MAX - 1.0; }
 int main(void)
 {
     char err[256];
-    mbd_model *model = mbd_model_load("chain:n=20,joint=cardan", err, sizeof err);
+    mbd_model *model;
+    mbd_model_load("chain:n=20,joint=cardan", NULL, &model, err, sizeof err);
     if (!model) {
         fprintf(stderr, "batch: %s\n", err);
         return 1;
@@ -28,8 +29,10 @@ int main(void)
     double *tau = malloc(sizeof(double) * K * nv), *qdd = malloc(sizeof(double) * K * nv);
     double *one = malloc(sizeof(double) * nv);
     int status[K];
-    mbd_batch *batch = mbd_batch_new(model, bodies, 0, 0); /* all threads, W from the CPU */
-    mbd_work *work = mbd_work_new(model, bodies);
+    mbd_batch *batch;
+    mbd_batch_new(model, bodies, 0, 0, &batch); /* all threads, W from the CPU */
+    mbd_work *work;
+    mbd_work_new(model, bodies, &work);
     int rc = !q || !qd || !tau || !qdd || !one || !batch || !work;
     for (int k = 0; !rc && k < K * nq; k++)
         q[k] = uniform();

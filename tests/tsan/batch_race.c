@@ -24,7 +24,10 @@ static int batch(const mbd_model *model, const mbd_solver *solver, int threads, 
     const int momentum = !(mbd_solver_formulations(solver) & MBD_ACCELERATION);
     mbd_work *works[THREADS];
     for (int t = 0; t < threads; t++)
-        works[t] = shared && t > 0 ? works[0] : mbd_work_new(model, solver);
+        if (shared && t > 0)
+            works[t] = works[0];
+        else
+            mbd_work_new(model, solver, &works[t]);
     int worst = MBD_OK;
 #pragma omp parallel num_threads(threads) reduction(min : worst)
     {
@@ -49,7 +52,8 @@ static int batch(const mbd_model *model, const mbd_solver *solver, int threads, 
 static int api_batch(const mbd_model *model, const mbd_solver *solver, int threads,
                      const double *q, const double *v, double *out, double *pd)
 {
-    mbd_batch *batch = mbd_batch_new(model, solver, threads, 0);
+    mbd_batch *batch;
+    mbd_batch_new(model, solver, threads, 0, &batch);
     if (!batch)
         return MBD_ENOMEM;
     const int status = mbd_solver_formulations(solver) & MBD_ACCELERATION
@@ -66,7 +70,8 @@ int main(int argc, char **argv)
     int failures = 0;
     for (size_t m = 0; m < sizeof specs / sizeof specs[0]; m++) {
         char err[512];
-        mbd_model *model = mbd_model_load(specs[m], err, sizeof err);
+        mbd_model *model;
+        mbd_model_load(specs[m], NULL, &model, err, sizeof err);
         if (!model) {
             fprintf(stderr, "batch_race: %s\n", err);
             return 1;

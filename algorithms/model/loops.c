@@ -1,5 +1,6 @@
-/* model_loops.c: the cut joints that close a model's kinematic loops: validation, their
- * equations in the solvers' body frames (mbd_loop, see algorithms/dynamics/loops.c), description.
+/* loops.c: the cut joints that close a model's kinematic loops, given to mbd_model_build:
+ * validation, their frames placed on moving bodies, and their equations in the solvers'
+ * body frames (mbd_loop, see algorithms/dynamics/loops.c).
  *
  * A loop's frames come in the user's body frames (x_body = origin + R x_frame); the
  * solvers' frame of body i is turned by Q_i (x_user = Q_i x_internal), so a point or axis
@@ -8,51 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "models.h"
+#include "model/parts.h"
 
 #define MBD_MAX_LOOPS 1000
-
-static const char *const loop_names[MBD_LOOP_TYPE_COUNT] = {
-    [MBD_LOOP_SPHERICAL] = "spherical",
-    [MBD_LOOP_REVOLUTE] = "revolute",
-    [MBD_LOOP_WELD] = "weld",
-};
-
-static const int loop_rows[MBD_LOOP_TYPE_COUNT] = {
-    [MBD_LOOP_SPHERICAL] = 3, [MBD_LOOP_REVOLUTE] = 5, [MBD_LOOP_WELD] = 6,
-};
-
-static int loop_type_valid(mbd_loop_type type)
-{
-    return (int)type >= 0 && type < MBD_LOOP_TYPE_COUNT;
-}
-
-const char *mbd_loop_type_name(mbd_loop_type type)
-{
-    return loop_type_valid(type) ? loop_names[type] : "unknown";
-}
-
-int mbd_loop_type_nconstraints(mbd_loop_type type)
-{
-    return loop_type_valid(type) ? loop_rows[type] : 0;
-}
-
-int loop_type_from_name(const char *name)
-{
-    for (int t = 0; t < MBD_LOOP_TYPE_COUNT; t++)
-        if (strcmp(name, loop_names[t]) == 0)
-            return t;
-    return -1;
-}
-
-int mbd_model_nloops(const mbd_model *model) { return model->nloops; }
-int mbd_model_nconstraints(const mbd_model *model) { return model->nc; }
-
-const mbd_loop_def *mbd_model_loop(const mbd_model *model, int loop)
-{
-    return loop >= 0 && loop < model->nloops ? &model->loop_defs[loop] : NULL;
-}
 
 /* ---- validation ---- */
 
@@ -67,11 +26,11 @@ static int reject(char *err, size_t err_size, int l, const mbd_loop_def *def, co
     return MBD_EPARSE;
 }
 
-static int check_body_index(const mbd_model *model, int l, const mbd_loop_def *def,
+static int check_body_index(const mbd_model_def *given, int l, const mbd_loop_def *def,
                             const char *field, int body, int world_allowed, char *err,
                             size_t err_size)
 {
-    if (body >= (world_allowed ? -1 : 0) && body < model->nb)
+    if (body >= (world_allowed ? -1 : 0) && body < given->nbodies)
         return MBD_OK;
     const double value = body;
     return reject(err, err_size, l, def, field,
@@ -92,10 +51,10 @@ static int check_frame(int l, const mbd_loop_def *def, const char *origin_field,
                    : MBD_OK;
 }
 
-static int check_loop(const mbd_model *model, int l, const mbd_loop_def *loops, char *err,
-                      size_t err_size)
+/* The loop as given: name, type, body indices, frames and axis. */
+static int check_loop(const mbd_model_def *given, int l, char *err, size_t err_size)
 {
-    const mbd_loop_def *def = &loops[l];
+    const mbd_loop_def *loops = given->loops, *def = &loops[l];
     if (!def->name || !def->name[0]) {
         model_error(err, err_size, "loops[%d].name: expected a non-empty name", l);
         return MBD_EPARSE;
@@ -109,15 +68,9 @@ static int check_loop(const mbd_model *model, int l, const mbd_loop_def *loops, 
     const double type = def->type;
     if (!loop_type_valid(def->type))
         return reject(err, err_size, l, def, "type", "unknown loop type", &type, 1, 1);
-    int status = check_body_index(model, l, def, "body_a", def->body_a, 0, err, err_size);
+    int status = check_body_index(given, l, def, "body_a", def->body_a, 0, err, err_size);
     if (!status)
-        status = check_body_index(model, l, def, "body_b", def->body_b, 1, err, err_size);
-    if (!status && def->body_a == def->body_b) {
-        model_error(err, err_size,
-                    "loops[%d] (\"%s\").body_b: a loop must join two different bodies, not close "
-                    "\"%s\" on itself", l, def->name, model->defs[def->body_b].name);
-        return MBD_EPARSE;
-    }
+        status = check_body_index(given, l, def, "body_b", def->body_b, 1, err, err_size);
     if (!status)
         status = check_frame(l, def, "origin_a", def->origin_a, "rotation_a", def->rotation_a, err,
                              err_size);
@@ -129,6 +82,69 @@ static int check_loop(const mbd_model *model, int l, const mbd_loop_def *loops, 
         return reject(err, err_size, l, def, "axis", "expected a finite non-zero vector", def->axis,
                       1, 3);
     return status;
+}
+
+/* ---- the loops placed on the moving bodies ---- */
+
+/* Where each body given ended up: its index in the model, or -2 - f for one merged by a
+ * fixed joint into frame f (model_merge_fixed keeps both in the order given); NULL: no
+ * memory. */
+static int *body_places(const mbd_model_def *given)
+{
+    int *place = malloc((size_t)given->nbodies * sizeof *place);
+    for (int i = 0, moving = 0, frame = 0; place && i < given->nbodies; i++)
+        place[i] = given->bodies[i].joint == MBD_FIXED ? -2 - frame++ : moving++;
+    return place;
+}
+
+/* A loop frame in the body given (-1: the world) becomes the same frame in the model's
+ * body: a merged body's frame f, x_carrier = f.origin + f.rotation x_body, moves to the
+ * body (or world) that carries it. */
+static void place_frame(const mbd_model *model, const int *place, int *body, double origin[3],
+                        double rotation[3][3])
+{
+    if (*body < 0 || place[*body] >= 0) {
+        *body = *body < 0 ? -1 : place[*body];
+        return;
+    }
+    const mbd_frame_def *f = &model->frames[-2 - place[*body]];
+    double o[3], R[3][3];
+    for (int r = 0; r < 3; r++) {
+        o[r] = f->origin[r];
+        for (int c = 0; c < 3; c++) {
+            o[r] += f->rotation[r][c] * origin[c];
+            R[r][c] = 0.0;
+            for (int k = 0; k < 3; k++)
+                R[r][c] += f->rotation[r][k] * rotation[k][c];
+        }
+    }
+    memcpy(origin, o, sizeof o);
+    memcpy(rotation, R, sizeof R);
+    *body = f->body;
+}
+
+/* Loop l placed on the model's bodies (names still the caller's): body_a must move, and
+ * the two bodies must differ once placed. */
+static int place_loop(const mbd_model *model, const mbd_model_def *given, const int *place,
+                      int l, mbd_loop_def *placed, char *err, size_t err_size)
+{
+    *placed = given->loops[l];
+    place_frame(model, place, &placed->body_a, placed->origin_a, placed->rotation_a);
+    place_frame(model, place, &placed->body_b, placed->origin_b, placed->rotation_b);
+    if (placed->body_a < 0) {
+        const char *fixed = given->bodies[given->loops[l].body_a].name;
+        model_error(err, err_size,
+                    "loops[%d] (\"%s\").body_a: expected a body that moves, not one fixed to the "
+                    "world, got \"%s\"", l, placed->name, fixed);
+        return MBD_EPARSE;
+    }
+    if (placed->body_a == placed->body_b) {
+        model_error(err, err_size,
+                    "loops[%d] (\"%s\").body_b: a loop must join two different bodies, not close "
+                    "\"%s\" on itself", l, placed->name, model->defs[placed->body_b].name);
+        return MBD_EPARSE;
+    }
+    return MBD_OK;
 }
 
 /* ---- the equations in the solvers' frames ---- */
@@ -209,22 +225,14 @@ void model_free_loops(mbd_model *model)
     model->nloops = model->nc = 0;
 }
 
-int mbd_model_add_loops(mbd_model *model, int nloops, const mbd_loop_def *loops, char *err,
-                        size_t err_size)
+/* Whether the model's tree can take loops: MBD_OK or MBD_EUNSUPPORTED after a message. */
+static int check_tree_for_loops(const mbd_model *model, char *err, size_t err_size)
 {
-    if (!model || model->nloops > 0 || nloops < 0 || (nloops > 0 && !loops)) {
-        model_error(err, err_size, "loops: expected a model without loops and a list of loops");
-        return MBD_EINVAL;
-    }
-    if (nloops > MBD_MAX_LOOPS) {
-        model_error(err, err_size, "loops: %d loops, over the limit of %d", nloops, MBD_MAX_LOOPS);
-        return MBD_ELIMIT;
-    }
-    if (nloops > 0 && mbd_model_has_friction(model)) { /* the constrained solve has no friction */
+    if (mbd_model_has_friction(model)) { /* the constrained solve has no friction */
         model_error(err, err_size, "loops: joint friction in a model with loops is not supported");
         return MBD_EUNSUPPORTED;
     }
-    for (int i = 0; nloops > 0 && i < model->nb; i++)
+    for (int i = 0; i < model->nb; i++)
         if (joint_has_quaternion(model->joint[i].type)) { /* the projection moves q by qd steps */
             model_error(err, err_size,
                         "loops: bodies[%d] (\"%s\") has a %s joint; loops close trees of "
@@ -232,56 +240,51 @@ int mbd_model_add_loops(mbd_model *model, int nloops, const mbd_loop_def *loops,
                         i, model->defs[i].name, mbd_joint_type_name(model->joint[i].type));
             return MBD_EUNSUPPORTED;
         }
-    for (int l = 0; l < nloops; l++) {
-        int status = check_loop(model, l, loops, err, err_size);
-        if (status)
-            return status;
-    }
+    return MBD_OK;
+}
+
+/* The placed loops, checked, each into the model with its own name. */
+static int add_loops(mbd_model *model, int nloops, const mbd_loop_def *placed)
+{
     model->loop_defs = calloc((size_t)nloops + 1, sizeof *model->loop_defs);
     model->loops = calloc((size_t)nloops + 1, sizeof *model->loops);
     int ok = model->loop_defs && model->loops;
     for (int l = 0; ok && l < nloops; l++) {
-        model->loop_defs[l] = loops[l];
-        ok = (model->loop_defs[l].name = strdup(loops[l].name)) != NULL;
+        model->loop_defs[l] = placed[l];
+        ok = (model->loop_defs[l].name = strdup(placed[l].name)) != NULL;
         model->nloops = l + 1;
-        build_loop(model, &loops[l], model->nc, &model->loops[l]);
-        model->nc += mbd_loop_type_nconstraints(loops[l].type);
+        build_loop(model, &placed[l], model->nc, &model->loops[l]);
+        model->nc += mbd_loop_type_nconstraints(placed[l].type);
     }
-    if (!ok) {
-        model_free_loops(model);
+    return ok ? MBD_OK : MBD_ENOMEM;
+}
+
+int model_close_loops(mbd_model *model, const mbd_model_def *def, char *err, size_t err_size)
+{
+    const int nloops = def->nloops;
+    if (nloops < 0 || !def->loops) {
+        model_error(err, err_size, "loops: expected nloops >= 0 and a list of nloops loops");
+        return MBD_EINVAL;
+    }
+    if (nloops > MBD_MAX_LOOPS) {
+        model_error(err, err_size, "loops: %d loops, over the limit of %d", nloops, MBD_MAX_LOOPS);
+        return MBD_ELIMIT;
+    }
+    int status = check_tree_for_loops(model, err, err_size);
+    for (int l = 0; status == MBD_OK && l < nloops; l++)
+        status = check_loop(def, l, err, err_size);
+    if (status != MBD_OK)
+        return status;
+    mbd_loop_def *placed = malloc((size_t)nloops * sizeof *placed);
+    int *place = body_places(def);
+    status = placed && place ? MBD_OK : MBD_ENOMEM;
+    for (int l = 0; status == MBD_OK && l < nloops; l++)
+        status = place_loop(model, def, place, l, &placed[l], err, err_size);
+    if (status == MBD_OK)
+        status = add_loops(model, nloops, placed);
+    if (status == MBD_ENOMEM)
         model_error(err, err_size, "loops: out of memory for %d loops", nloops);
-        return MBD_ENOMEM;
-    }
-    return MBD_OK;
-}
-
-/* ---- description ---- */
-
-static const char *body_name(const mbd_model *model, int body)
-{
-    return body < 0 ? "world" : model->defs[body].name;
-}
-
-void model_print_loops(const mbd_model *model, FILE *out)
-{
-    if (model->nloops == 0)
-        return;
-    int rank = -1;
-    double *q = calloc((size_t)model->nq, sizeof *q);
-    mbd_work *work = q ? mbd_work_new(model, NULL) : NULL;
-    if (work && mbd_constraint_rank(model, work, q, &rank) != MBD_OK)
-        rank = -1;
-    mbd_work_free(work);
-    free(q);
-    fprintf(out, "%d loops, %d constraint equations", model->nloops, model->nc);
-    if (rank >= 0)
-        fprintf(out, "; at q = 0 Phi_q has rank %d: %d DOF (nv - rank)\n", rank,
-                model->nv - rank);
-    else
-        fprintf(out, "; rank of Phi_q at q = 0 unavailable\n");
-    for (int l = 0; l < model->nloops; l++) {
-        const mbd_loop_def *def = &model->loop_defs[l];
-        fprintf(out, "%6d %-12s %-9s %s - %s\n", l, def->name, mbd_loop_type_name(def->type),
-                body_name(model, def->body_a), body_name(model, def->body_b));
-    }
+    free(place);
+    free(placed);
+    return status;
 }

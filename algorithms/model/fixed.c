@@ -1,4 +1,4 @@
-/* model_fixed.c: fixed joints, merged away before the solvers see the model.
+/* fixed.c: fixed joints, merged away before the solvers see the model.
  *
  * A body joined to its parent by MBD_FIXED is rigidly part of its nearest moving ancestor
  * (its carrier; -1: the world). Its pose in the carrier is the product of the fixed joints'
@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "models.h"
+#include "model/parts.h"
 
 /* x_carrier = origin + R x_body */
 typedef struct {

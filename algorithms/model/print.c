@@ -1,0 +1,75 @@
+/* print.c: mbd_model_print: a built model described, one line per body, frame and loop. */
+#include <stdlib.h>
+
+#include "model/parts.h"
+
+static const char *body_name(const mbd_model *model, int body)
+{
+    return body < 0 ? "world" : model->defs[body].name;
+}
+
+static void print_loops(const mbd_model *model, FILE *out)
+{
+    if (model->nloops == 0)
+        return;
+    int rank = -1;
+    double *q = calloc((size_t)model->nq, sizeof *q);
+    mbd_work *work = NULL;
+    if (!q || mbd_work_new(model, NULL, &work) != MBD_OK ||
+        mbd_constraint_rank(model, work, q, &rank) != MBD_OK)
+        rank = -1;
+    mbd_work_free(work);
+    free(q);
+    fprintf(out, "%d loops, %d constraint equations", model->nloops, model->nc);
+    if (rank >= 0)
+        fprintf(out, "; at q = 0 Phi_q has rank %d: %d DOF (nv - rank)\n", rank,
+                model->nv - rank);
+    else
+        fprintf(out, "; rank of Phi_q at q = 0 unavailable\n");
+    for (int l = 0; l < model->nloops; l++) {
+        const mbd_loop_def *def = &model->loop_defs[l];
+        fprintf(out, "%6d %-12s %-9s %s - %s\n", l, def->name, mbd_loop_type_name(def->type),
+                body_name(model, def->body_a), body_name(model, def->body_b));
+    }
+}
+
+void mbd_model_print(const mbd_model *model, FILE *out)
+{
+    char text[3][200];
+    model_format_values(text[0], sizeof text[0], 6, model->gravity, 1, 3);
+    fprintf(out, "model %s (from %s)\ngravity %s\n%d bodies, nq %d, nv %d\n", model->name,
+            model->source, text[0], model->nb, model->nq, model->nv);
+    for (int i = 0; i < model->nb; i++) {
+        const mbd_body_def *b = &model->defs[i];
+        const mbd_joint *j = &model->joint[i];
+        double sym[9], moments[3];
+        symmetrized(sym, &b->inertia[0][0]);
+        symmetric3_eigenvalues(sym, moments);
+        double axes[2][3]; /* the user's unit axes: Q_i turns the solvers' back */
+        for (int k = 0; k < 2; k++)
+            mat3_apply(axes[k], model->user_rotation[i], j->axis[k]);
+        const int naxes = joint_type_naxes(j->type);
+        if (naxes > 0)
+            model_format_values(text[0], sizeof text[0], 6, &axes[0][0], naxes, 3);
+        else
+            snprintf(text[0], sizeof text[0], "(nq %d, nv %d)", j->nq, j->nv);
+        model_format_values(text[1], sizeof text[1], 6, b->com, 1, 3);
+        model_format_values(text[2], sizeof text[2], 6, moments, 1, 3);
+        fprintf(out, "%6d %-12s parent %-12s %s %s, mass %g, com %s, principal moments %s", i,
+                b->name, b->parent < 0 ? "world" : model->defs[b->parent].name,
+                mbd_joint_type_name(j->type), text[0], b->mass, text[1], text[2]);
+        const mbd_friction *fr = &b->friction;
+        if (fr->coulomb > 0.0 || fr->viscous > 0.0)
+            fprintf(out, ", friction coulomb %g radius %g viscous %g smoothing %g", fr->coulomb,
+                    fr->radius, fr->viscous, fr->smoothing);
+        fputc('\n', out);
+    }
+    for (int f = 0; f < model->nframes; f++) {
+        const mbd_frame_def *fr = &model->frames[f];
+        model_format_values(text[0], sizeof text[0], 6, fr->origin, 1, 3);
+        fprintf(out, "frame %s (fixed joint %s) in %s at %s\n", fr->name,
+                fr->joint_name ? fr->joint_name : fr->name,
+                fr->body < 0 ? "world" : model->defs[fr->body].name, text[0]);
+    }
+    print_loops(model, out);
+}

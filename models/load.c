@@ -1,0 +1,75 @@
+/* load.c: mbd_model_load: a generator spec or a file, and a file by its first character
+ * (URDF or JSON). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "models.h"
+
+/* "family:..." with no '/' or ".json" before the ':' reads as a generator spec; returns
+ * the family's length, or 0 for a file path. */
+static size_t spec_family_length(const char *s)
+{
+    const char *colon = strchr(s, ':');
+    if (!colon)
+        return 0;
+    const size_t length = (size_t)(colon - s);
+    const char *json = strstr(s, ".json");
+    if (memchr(s, '/', length) || (json && json < colon))
+        return 0;
+    return length;
+}
+
+/* XML (URDF) starts with '<' after any blanks; JSON cannot. */
+static int looks_like_xml(const char *text)
+{
+    text += strspn(text, " \t\r\n");
+    return text[0] == '<';
+}
+
+/* MBD_EINVAL with the message for a floating base asked of what is not a URDF robot. */
+static int floating_base_refused(const char *path_or_spec, char *err, size_t err_size)
+{
+    model_error(err, err_size, "%s: a floating base is an option of URDF models only",
+                path_or_spec);
+    return MBD_EINVAL;
+}
+
+static int load_file(const char *path, const mbd_load_options *options, mbd_model **model,
+                     char *err, size_t err_size)
+{
+    size_t size;
+    char *text;
+    int status = model_read_file(path, &text, &size, err, err_size);
+    if (status != MBD_OK)
+        return status;
+    if (looks_like_xml(text))
+        status = model_urdf_from_text(path, text, size, options, model, err, err_size);
+    else if (options->floating_base)
+        status = floating_base_refused(path, err, err_size);
+    else
+        status = model_json_from_text(path, text, size, model, err, err_size);
+    free(text);
+    return status;
+}
+
+int mbd_model_load(const char *path_or_spec, const mbd_load_options *options,
+                   mbd_model **model, char *err, size_t err_size)
+{
+    static const mbd_load_options defaults;
+    if (!options)
+        options = &defaults;
+    if (model)
+        *model = NULL;
+    if (!path_or_spec || !model) {
+        model_error(err, err_size, "model: no file or generator spec given");
+        return MBD_EINVAL;
+    }
+    const size_t family = spec_family_length(path_or_spec);
+    /* An unknown family that is not a file either gets the generator's message. */
+    if (family > 0 &&
+        (generator_exists(path_or_spec, family) || access(path_or_spec, F_OK) != 0))
+        return options->floating_base ? floating_base_refused(path_or_spec, err, err_size)
+                                      : generator_load(path_or_spec, model, err, err_size);
+    return load_file(path_or_spec, options, model, err, err_size);
+}
