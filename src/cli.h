@@ -92,11 +92,17 @@ int cli_atomic_write_at(const char *cmd, cli_atomic *file, long long offset, con
                         size_t size);
 int cli_atomic_close(const char *cmd, cli_atomic *file, int status);
 
-/* Subcommands with a file of their own. */
-int cmd_simulate(const char *cmd, int argc, char **argv); /* cmd_simulate.c */
-int cmd_check(const char *cmd, int argc, char **argv);    /* cmd_check.c */
-int cmd_export(const char *cmd, int argc, char **argv);   /* cmd_export.c */
-int cmd_recommend(const char *cmd, int argc, char **argv); /* cmd_recommend.c */
+/* The subcommands, each in its src/cmd_NAME.c; src/mbd.c dispatches to them. */
+int cmd_solvers(const char *cmd, int argc, char **argv);
+int cmd_info(const char *cmd, int argc, char **argv);
+int cmd_id(const char *cmd, int argc, char **argv);
+int cmd_fd(const char *cmd, int argc, char **argv);
+int cmd_coeffs(const char *cmd, int argc, char **argv);
+int cmd_minv(const char *cmd, int argc, char **argv);
+int cmd_simulate(const char *cmd, int argc, char **argv);
+int cmd_check(const char *cmd, int argc, char **argv);
+int cmd_export(const char *cmd, int argc, char **argv);
+int cmd_recommend(const char *cmd, int argc, char **argv);
 
 /* mbd simulate --ensemble K (cmd_ensemble.c), with the options mbd simulate parsed. */
 #define CLI_ENSEMBLE_FLAGS                                                      \
