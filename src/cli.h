@@ -67,6 +67,13 @@ int cli_baumgarte(const char *cmd, const cli_flag *flags, const mbd_model *model
 void json_vector(FILE *out, const double *x, int n);
 void json_key_vector(FILE *out, const char *key, const double *x, int n, int last);
 
+/* The state columns of every trajectory CSV (mbd simulate, --ensemble, tests/golden), each
+ * after a comma: for the positions, then the rates (qd), then with momenta the momenta (p),
+ * one column per coordinate of each joint in coordinate order, named after the joint as
+ * mbd info --json lists it: NAME.q for a joint of one coordinate, NAME.q0, NAME.q1, ...
+ * for one of several. */
+void cli_state_columns(FILE *out, const mbd_model *model, int momenta);
+
 /* Reports a library status for a command; returns CLI_RUNTIME_ERROR. */
 int cli_fail(const char *cmd, const char *what, int status);
 
