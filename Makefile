@@ -119,20 +119,21 @@ install: all mbd-bench
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
 
-# ---- MuJoCo peer (bench/peer_mujoco.c; see bench/MUJOCO.md) ---------------------------
+# ---- MuJoCo peer (bench/peer_mujoco*.c; see bench/MUJOCO.md) --------------------------
 # build/peer-mujoco compares MuJoCo 2.2.2 with our solvers (tests/test_mujoco.c runs it in
 # `make test` and `make test-sanitize`) and times both (bench/mujoco.sh, a step of
 # report/make_report.sh; alone: `make report-mujoco`). It alone links Debian's libmujoco.
 PEER_MUJOCO     := $(BUILD)/peer-mujoco
-PEER_MUJOCO_OBJ := $(addprefix $(BUILD)/bench/,peer_mujoco.o context.o harness.o json.o) \
-                   $(SRC_SHARED_OBJ)
+PEER_MUJOCO_SRC := $(wildcard bench/peer_mujoco*.c)
+PEER_MUJOCO_OBJ := $(PEER_MUJOCO_SRC:%.c=$(BUILD)/%.o) \
+                   $(addprefix $(BUILD)/bench/,context.o harness.o json.o) $(SRC_SHARED_OBJ)
 DEPS_TEST       += libmujoco-dev
 DEPS_REPORT     += libmujoco-dev
 
 .PHONY: deps-mujoco report-mujoco
 deps-mujoco: ; $(call ensure_packages,$(DEPS_BUILD) libmujoco-dev)
 
-$(BUILD)/bench/peer_mujoco.o: $(wildcard bench/*.h) $(wildcard src/*.h) | deps-mujoco
+$(PEER_MUJOCO_SRC:%.c=$(BUILD)/%.o): $(wildcard bench/*.h) $(wildcard src/*.h) | deps-mujoco
 
 $(PEER_MUJOCO): $(PEER_MUJOCO_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $^ $(LDLIBS) -lmujoco -o $@

@@ -96,7 +96,7 @@ static inline void fuzz_load_model_file(const mbd_load_options *options)
     mbd_model_free(model);
 }
 
-/* Specs the spec target (and the corpus replay in tests/test_reliability.c) passes over:
+/* Specs the spec target (and the corpus replay in tests/test_bad_input.c) passes over:
  * a '/' would name a file anywhere, and an item "n=..." over FUZZ_MAX_SPEC_BODIES (or too
  * long to read) is valid but only costs time. */
 #define FUZZ_MAX_SPEC_BODIES 4000

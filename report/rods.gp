@@ -1,5 +1,5 @@
 # rods.gp: the charts of Yudintsev's rod chain (rods.sh runs it with -e "dir='...'").
-#   dir/dense.csv: t, q0..q9, qd0..qd9, kinetic, potential, total (dense, adams)
+#   dir/dense.csv: t, b1.q..b10.q, b1.qd..b10.qd, kinetic, potential, total (dense, adams)
 #   dir/drift-NAME.dat: t and (E(t) - E(0)) / |E(0)| for NAME = dense, bodies, momentum
 # Writes report/rods-angles.png and .svg, report/rods-energy.png.
 

@@ -226,6 +226,21 @@ void json_key_vector(FILE *out, const char *key, const double *x, int n, int las
     fputs(last ? "" : ", ", out);
 }
 
+void cli_state_columns(FILE *out, const mbd_model *model, int momenta)
+{
+    static const char *const kinds[] = {"q", "qd", "p"};
+    for (int kind = 0; kind < (momenta ? 3 : 2); kind++)
+        for (int i = 0; i < mbd_model_nbodies(model); i++) {
+            const mbd_joint_type joint = mbd_model_body(model, i)->joint;
+            const int n = kind == 0 ? mbd_joint_type_nq(joint) : mbd_joint_type_nv(joint);
+            for (int k = 0; k < n; k++) {
+                fprintf(out, ",%s.%s", mbd_model_joint_name(model, i), kinds[kind]);
+                if (n > 1)
+                    fprintf(out, "%d", k);
+            }
+        }
+}
+
 int cli_fail(const char *cmd, const char *what, int status)
 {
     fprintf(stderr, "mbd %s: %s: %s\n", cmd, what, mbd_strerror(status));

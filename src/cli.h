@@ -67,6 +67,13 @@ int cli_baumgarte(const char *cmd, const cli_flag *flags, const mbd_model *model
 void json_vector(FILE *out, const double *x, int n);
 void json_key_vector(FILE *out, const char *key, const double *x, int n, int last);
 
+/* The state columns of every trajectory CSV (mbd simulate, --ensemble, tests/golden), each
+ * after a comma: for the positions, then the rates (qd), then with momenta the momenta (p),
+ * one column per coordinate of each joint in coordinate order, named after the joint as
+ * mbd info --json lists it: NAME.q for a joint of one coordinate, NAME.q0, NAME.q1, ...
+ * for one of several. */
+void cli_state_columns(FILE *out, const mbd_model *model, int momenta);
+
 /* Reports a library status for a command; returns CLI_RUNTIME_ERROR. */
 int cli_fail(const char *cmd, const char *what, int status);
 
@@ -92,11 +99,17 @@ int cli_atomic_write_at(const char *cmd, cli_atomic *file, long long offset, con
                         size_t size);
 int cli_atomic_close(const char *cmd, cli_atomic *file, int status);
 
-/* Subcommands with a file of their own. */
-int cmd_simulate(const char *cmd, int argc, char **argv); /* cmd_simulate.c */
-int cmd_check(const char *cmd, int argc, char **argv);    /* cmd_check.c */
-int cmd_export(const char *cmd, int argc, char **argv);   /* cmd_export.c */
-int cmd_recommend(const char *cmd, int argc, char **argv); /* cmd_recommend.c */
+/* The subcommands, each in its src/cmd_NAME.c; src/mbd.c dispatches to them. */
+int cmd_solvers(const char *cmd, int argc, char **argv);
+int cmd_info(const char *cmd, int argc, char **argv);
+int cmd_id(const char *cmd, int argc, char **argv);
+int cmd_fd(const char *cmd, int argc, char **argv);
+int cmd_coeffs(const char *cmd, int argc, char **argv);
+int cmd_minv(const char *cmd, int argc, char **argv);
+int cmd_simulate(const char *cmd, int argc, char **argv);
+int cmd_check(const char *cmd, int argc, char **argv);
+int cmd_export(const char *cmd, int argc, char **argv);
+int cmd_recommend(const char *cmd, int argc, char **argv);
 
 /* mbd simulate --ensemble K (cmd_ensemble.c), with the options mbd simulate parsed. */
 #define CLI_ENSEMBLE_FLAGS                                                      \

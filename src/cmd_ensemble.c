@@ -33,6 +33,7 @@ static const char *const ensemble_only[] = {"--states", "--spread", "--seed", "-
 
 typedef struct {
     const char *cmd;
+    const mbd_model *model; /* names the columns */
     int K, first, count; /* all runs; this rank's are first .. first + count - 1 */
     int nq, nv, run_width;
     size_t header_size, row_size;
@@ -239,10 +240,7 @@ static int write_header(FILE *out, void *ctx)
 {
     const ensemble_output *o = ctx;
     fputs("run,t", out);
-    for (int k = 0; k < o->nq; k++)
-        fprintf(out, ",q%d", k);
-    for (int k = 0; k < o->nv; k++)
-        fprintf(out, ",qd%d", k);
+    cli_state_columns(out, o->model, 0);
     fputs(",status\n", out);
     return ferror(out) ? -1 : 0;
 }
@@ -443,8 +441,8 @@ int cmd_ensemble(const char *cmd, const cli_flag *flags, const mbd_model *model,
                  const mbd_solver *solver, const mbd_sim_options *opt, const double *q0,
                  const double *qd0)
 {
-    ensemble_output o = {.cmd = cmd, .nq = mbd_model_nq(model), .nv = mbd_model_nv(model),
-                         .t1 = opt->t1};
+    ensemble_output o = {.cmd = cmd, .model = model, .nq = mbd_model_nq(model),
+                         .nv = mbd_model_nv(model), .t1 = opt->t1};
     mbd_ensemble_options eo = {.t1 = opt->t1, .dt = opt->dt};
     double *states = NULL;
     const char *out = cli_get(flags, "--out"), *dir = cli_get(flags, "--out-dir");

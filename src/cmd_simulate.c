@@ -21,38 +21,10 @@ typedef struct {
     int progress_shown;
 } trajectory;
 
-/* Column names: BODY.NAME, the names by joint type: one coordinate q, qd, p; two q0, q1,
- * qd0, ...; spherical qw qx qy qz (the quaternion), wx wy wz (angular velocity, body
- * frame); free x y z (position) then the quaternion, wx wy wz vx vy vz; the momentum of
- * a velocity named V is pV for these two. */
-static void write_joint_names(FILE *out, const mbd_model *model, int body, char kind)
-{
-    static const char *const spherical[3][7] = {{"qw", "qx", "qy", "qz"},
-                                                {"wx", "wy", "wz"},
-                                                {"pwx", "pwy", "pwz"}};
-    static const char *const free_joint[3][7] = {{"x", "y", "z", "qw", "qx", "qy", "qz"},
-                                                 {"wx", "wy", "wz", "vx", "vy", "vz"},
-                                                 {"pwx", "pwy", "pwz", "pvx", "pvy", "pvz"}};
-    static const char *const generic[3] = {"q", "qd", "p"};
-    const mbd_body_def *b = mbd_model_body(model, body);
-    const int row = kind == 'q' ? 0 : kind == 'v' ? 1 : 2;
-    const int n = row == 0 ? mbd_joint_type_nq(b->joint) : mbd_joint_type_nv(b->joint);
-    for (int k = 0; k < n; k++) {
-        if (b->joint == MBD_SPHERICAL || b->joint == MBD_FREE)
-            fprintf(out, ",%s.%s", b->name, (b->joint == MBD_FREE ? free_joint : spherical)[row][k]);
-        else if (n == 1)
-            fprintf(out, ",%s.%s", b->name, generic[row]);
-        else
-            fprintf(out, ",%s.%s%d", b->name, generic[row], k);
-    }
-}
-
 static void write_header(FILE *out, const mbd_model *model, int momentum, int loops)
 {
     fputs("t", out);
-    for (int pass = 0; pass < (momentum ? 3 : 2); pass++)
-        for (int i = 0; i < mbd_model_nbodies(model); i++)
-            write_joint_names(out, model, i, "qvp"[pass]);
+    cli_state_columns(out, model, momentum);
     fputs(loops ? ",kinetic,potential,total,phi_norm,phid_norm\n" : ",kinetic,potential,total\n", out);
 }
 

@@ -376,3 +376,32 @@ void expect_model_rejected(const char *path, const char *field, const char *valu
     expect_rejected(args, (const char *const[]){path, field, value, NULL});
     unlink(path);
 }
+
+const char *temp_path(int slot, const char *name)
+{
+    static char paths[4][256];
+    snprintf(paths[slot], sizeof paths[slot], "%s/%s", temp_dir, name);
+    return paths[slot];
+}
+
+void write_text(const char *path, const char *text)
+{
+    FILE *file = fopen(path, "w");
+    assert_non_null(file);
+    fputs(text, file);
+    assert_int_equal(fclose(file), 0);
+}
+
+mbd_body_def body_def(const char *name, int parent, mbd_joint_type joint, double mass)
+{
+    mbd_body_def b = {.name = name, .parent = parent, .joint = joint, .mass = mass};
+    b.axes[0][2] = 1.0;
+    b.axes[1][1] = 1.0;
+    for (int k = 0; k < 3; k++) {
+        b.rotation[k][k] = 1.0;
+        b.inertia[k][k] = 0.1 * mass;
+    }
+    b.inertia[2][2] = 0.15 * mass;
+    b.com[0] = 0.2;
+    return b;
+}

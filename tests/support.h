@@ -108,3 +108,11 @@ int remove_temp_dir(void **state);
 
 /* Writes text to a new temporary file, returns its path (static buffer, one at a time). */
 const char *temp_file_with(const char *text, const char *suffix);
+/* temp_dir/name, in a static buffer of its own per slot (0..3). */
+const char *temp_path(int slot, const char *name);
+/* Writes text to path, replacing what was there; fails the test on error. */
+void write_text(const char *path, const char *text);
+
+/* A body on the given joint (axes z, then y), parent (-1: the world) and mass: no rotation,
+ * com (0.2, 0, 0), inertia diag(0.1, 0.1, 0.15) times the mass. */
+mbd_body_def body_def(const char *name, int parent, mbd_joint_type joint, double mass);

@@ -8,6 +8,7 @@
 #include "support.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -502,6 +503,90 @@ static void test_recommend_ranks_simd(void **state)
     json_decref(root);
 }
 
+/* ---- OpenMP batches: the race check of the batch runner ---- */
+
+/* A batch of states evaluated with one thread and with 2, 3 and 4 threads (OpenMP, one
+ * workspace per thread, schedule(static), the model shared read-only) gives bit-identical
+ * results: no thread writes anything another reads. libgomp is not instrumented for
+ * ThreadSanitizer; this is the equivalent check, and under ASan it also catches a
+ * workspace overrun into a neighbour's. */
+static void evaluate_batch(const mbd_model *model, const mbd_solver *solver, int threads,
+                           int nstates, const double *q, const double *v, const double *tau,
+                           double *out, double *pd, int *worst)
+{
+    const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);
+    const int momentum = !(mbd_solver_formulations(solver) & MBD_ACCELERATION);
+    mbd_work **works = calloc((size_t)threads, sizeof *works);
+    for (int t = 0; t < threads; t++)
+        mbd_work_new(model, solver, &works[t]);
+    int status_min = MBD_OK;
+#pragma omp parallel num_threads(threads) reduction(min : status_min)
+    {
+        mbd_work *work = works[omp_get_thread_num()];
+#pragma omp for schedule(static)
+        for (int s = 0; s < nstates; s++) {
+            const size_t iq = (size_t)s * (size_t)nq, iv = (size_t)s * (size_t)nv;
+            const int status = momentum ? mbd_forward_momentum(model, work, q + iq, v + iv, tau + iv,
+                                                               out + iv, pd + iv)
+                                        : mbd_forward(model, work, q + iq, v + iv, tau + iv, out + iv);
+            if (status < status_min)
+                status_min = status;
+        }
+    }
+    *worst = status_min;
+    for (int t = 0; t < threads; t++)
+        mbd_work_free(works[t]);
+    free(works);
+}
+
+void openblas_set_num_threads(int num_threads); /* libopenblas's own control */
+
+static void test_openmp_batch_bit_identical(void **state)
+{
+    (void)state;
+    /* As the benchmark's batches do: one OpenBLAS thread per state. OpenBLAS threads a
+     * factorization only outside an active parallel region, and its threaded dpotrf rounds
+     * differently from the sequential one, which the 1-thread reference would see. */
+    openblas_set_num_threads(1);
+    static const char *const specs[] = {"chain:n=40,joint=cardan", "tree:n=63,branching=2,skew=0.3"};
+    enum { NSTATES = 96 };
+    for (size_t m = 0; m < sizeof specs / sizeof specs[0]; m++) {
+        mbd_model *model = load_model(specs[m]);
+        const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);
+        const size_t sq = (size_t)NSTATES * (size_t)nq, sv = (size_t)NSTATES * (size_t)nv;
+        double *q = malloc(sizeof(double) * sq), *v = malloc(sizeof(double) * sv);
+        double *tau = malloc(sizeof(double) * sv);
+        double *ref = malloc(sizeof(double) * 2 * sv), *got = malloc(sizeof(double) * 2 * sv);
+        uint64_t seed = 2024 + m;
+        test_fill(&seed, q, (int)sq, -2.0, 2.0);
+        test_fill(&seed, v, (int)sv, -1.0, 1.0);
+        test_fill(&seed, tau, (int)sv, -1.0, 1.0);
+        for (int k = 0; k < mbd_solver_count(); k++) {
+            const mbd_solver *solver = mbd_solver_at(k);
+            int worst;
+            memset(ref, 0, sizeof(double) * 2 * sv);
+            evaluate_batch(model, solver, 1, NSTATES, q, v, tau, ref, ref + sv, &worst);
+            assert_int_equal(worst, MBD_OK);
+            for (int threads = 2; threads <= 4; threads++) {
+                memset(got, 0, sizeof(double) * 2 * sv);
+                evaluate_batch(model, solver, threads, NSTATES, q, v, tau, got, got + sv, &worst);
+                assert_int_equal(worst, MBD_OK);
+                if (memcmp(ref, got, sizeof(double) * 2 * sv) != 0) {
+                    print_error("%s, %s: %d threads differ from 1 thread\n", specs[m],
+                                mbd_solver_name(solver), threads);
+                    fail();
+                }
+            }
+        }
+        free(q);
+        free(v);
+        free(tau);
+        free(ref);
+        free(got);
+        mbd_model_free(model);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -518,6 +603,7 @@ int main(void)
         cmocka_unit_test(test_lanes_alignment_and_threads),
         cmocka_unit_test(test_lanes_choice),
         cmocka_unit_test(test_recommend_ranks_simd),
+        cmocka_unit_test(test_openmp_batch_bit_identical),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -237,6 +237,49 @@ static void test_recommend_advice_follows_noise(void **state)
     json_decref(root);
 }
 
+/* mbd fd on a model with a massless leaf: exit status 1 and a message saying "singular"
+ * and naming the body; mbd info describes the model. */
+static void test_massless_leaf_cli(void **state)
+{
+    (void)state;
+    const char *path = temp_path(0, "massless-leaf.json");
+    write_text(path,
+               "{\"name\": \"massless-leaf\", \"bodies\": [\n"
+               " {\"name\": \"arm\", \"parent\": \"world\", \"joint\": {\"type\": \"revolute\", \"axis\": [0, 0, 1]},\n"
+               "  \"mass\": 1, \"com\": [0.5, 0, 0], \"inertia\": [[0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]]},\n"
+               " {\"name\": \"sensor\", \"parent\": \"arm\", \"joint\": {\"type\": \"revolute\", \"axis\": [0, 1, 0], \"origin\": [1, 0, 0]},\n"
+               "  \"mass\": 0, \"com\": [0, 0, 0], \"inertia\": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]}]}\n");
+    char args[512];
+    for (int k = 0; k < mbd_solver_count(); k++) {
+        snprintf(args, sizeof args, "fd %s --solver %s --q 0.1,0.2 --qd 1,2", path,
+                 mbd_solver_name(mbd_solver_at(k)));
+        expect_mbd2(args, 1, "singular", "\"sensor\"");
+        snprintf(args, sizeof args, "simulate %s --solver %s --integrator rk4 --t1 0.1 --dt 0.01",
+                 path, mbd_solver_name(mbd_solver_at(k)));
+        expect_mbd2(args, 1, "singular", "\"sensor\"");
+    }
+    snprintf(args, sizeof args, "info %s", path);
+    expect_mbd(args, 0, "sensor");
+}
+
+/* mbd fd: NaN, Inf or overflowing numbers in --q, --qd, --p, --tau: exit 2 naming the flag. */
+static void test_nonfinite_cli(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"--q nan,0", "--q"},          {"--qd 0,inf", "--qd"},   {"--tau -inf,1", "--tau"},
+        {"--q 1e999,0", "--q"},        {"--qd 0,-1e400", "--qd"}, {"--tau 0,NaN", "--tau"},
+        {"--q '0,nan(0x1)'", "--q"},     {"--tau 0,infinity", "--tau"},
+    };
+    char args[256];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        snprintf(args, sizeof args, "fd chain:n=2,joint=revolute %s", cases[k][0]);
+        expect_mbd(args, 2, cases[k][1]);
+    }
+    expect_mbd("fd chain:n=2,joint=revolute --solver poisson-ldlt --p 0,inf", 2, "--p");
+    expect_mbd("fd chain:n=2,joint=revolute --q 0.1,0.2 --qd 1,2 --tau 3,4", 0, "qdd");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -248,6 +291,8 @@ int main(void)
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_recommend_advice_follows_noise),
         cmocka_unit_test(test_default_solver),
+        cmocka_unit_test(test_massless_leaf_cli),
+        cmocka_unit_test(test_nonfinite_cli),
     };
-    return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("cli", tests, make_temp_dir, remove_temp_dir);
 }

@@ -315,7 +315,7 @@ static void check_cli_ensemble_equals_simulate(const char *model, int nq, int nv
     snprintf(args, sizeof args, "simulate %s " RK4 " --ensemble 2 --states %s", model, states);
     cli_result r = mbd_run(args);
     assert_int_equal(r.status, 0);
-    assert_true(strncmp(r.out, "run,t,q0,", 9) == 0);
+    assert_true(strncmp(r.out, "run,t,b1.q", 10) == 0);
     static double cells[MAX_CELLS], single[MAX_CELLS];
     const int columns = 2 + nq + nv + 1, single_columns = 1 + nq + nv + 3; /* + energies */
     assert_int_equal(csv_numbers(r.out, columns, 1, cells), 2 * 5);
@@ -348,6 +348,57 @@ static void test_cli_ensemble_equals_simulate(void **unused)
         "tree:n=3,branching=2,base=free", 9, 8,
         (const char *[]){"0.1,-0.2,0.3,0.9,0.2,-0.3,0.1,0.4,-0.5", "0,0,0,-0.5,0.5,0.5,-0.6,1,2"},
         (const char *[]){"0.1,0.5,-0.3,1,0,0.2,0.7,-1", "0,-1,2,0.3,0.4,-0.5,0,0"});
+}
+
+/* The state columns that mbd info --json implies for model, each after a comma: every
+ * joint's NAME.q (one coordinate) or NAME.q0, NAME.q1, ... (several), then the rates alike
+ * (NAME.qd, NAME.qd0, ...). */
+static void columns_from_info(const char *model, char *out, size_t size)
+{
+    char args[256];
+    snprintf(args, sizeof args, "info --json %s", model);
+    json_t *info = run_json(args), *joint;
+    size_t used = 0, j;
+    for (int rates = 0; rates < 2; rates++)
+        json_array_foreach(json_object_get(info, "joints"), j, joint) {
+            const int n = (int)json_integer_value(json_object_get(joint, rates ? "nv" : "nq"));
+            const char *name = json_string_value(json_object_get(joint, "name"));
+            for (int k = 0; k < n; k++) {
+                used += (size_t)snprintf(out + used, size - used, ",%s.%s", name, rates ? "qd" : "q");
+                if (n > 1)
+                    used += (size_t)snprintf(out + used, size - used, "%d", k);
+                assert_true(used < size);
+            }
+        }
+    json_decref(info);
+}
+
+/* One CSV naming for every trajectory: mbd simulate and its --ensemble write the state
+ * columns that mbd info --json implies, on models with joints of several coordinates
+ * (Cardan, free, spherical) among others, and a robot whose joints are not named after
+ * their bodies. */
+static void test_cli_ensemble_header_equals_simulate(void **unused)
+{
+    (void)unused;
+    static const char *const models[] = {"chain:n=3,joint=cardan", "tree:n=3,branching=2,base=free",
+                                         "legged:legs=2,dof=2", "chain:n=2,joint=spherical",
+                                         "models/quadruped.urdf --floating-base"};
+    for (size_t m = 0; m < sizeof models / sizeof *models; m++) {
+        char columns[2048], expected[2200], args[512];
+        columns_from_info(models[m], columns, sizeof columns);
+        snprintf(args, sizeof args, "simulate %s " RK4, models[m]);
+        cli_result one = mbd_run(args);
+        assert_int_equal(one.status, 0);
+        snprintf(expected, sizeof expected, "t%s,kinetic,potential,total\n", columns);
+        assert_memory_equal(one.out, expected, strlen(expected));
+        snprintf(args, sizeof args, "simulate %s " RK4 " --ensemble 2 --spread 0", models[m]);
+        cli_result many = mbd_run(args);
+        assert_int_equal(many.status, 0);
+        snprintf(expected, sizeof expected, "run,t%s,status\n", columns);
+        assert_memory_equal(many.out, expected, strlen(expected));
+        cli_result_free(&one);
+        cli_result_free(&many);
+    }
 }
 
 static char *ensemble_output(const char *flags)
@@ -496,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_ensemble_failed_run),
         cmocka_unit_test(test_ensemble_bad_options),
         cmocka_unit_test(test_cli_ensemble_equals_simulate),
+        cmocka_unit_test(test_cli_ensemble_header_equals_simulate),
         cmocka_unit_test(test_cli_ensemble_spread_seed),
         cmocka_unit_test(test_cli_ensemble_files),
         cmocka_unit_test(test_cli_ensemble_failed_run),

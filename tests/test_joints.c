@@ -586,8 +586,8 @@ static void test_cli(void **state)
     cli_result r = mbd_run("simulate legged:legs=1,dof=1 --integrator rk4 --dt 0.01 --t1 0.01 "
                            "--formulation momentum --solver poisson-ldlt");
     assert_int_equal(r.status, 0);
-    const char *header = "t,b1.x,b1.y,b1.z,b1.qw,b1.qx,b1.qy,b1.qz,b2.q,b1.wx,b1.wy,b1.wz,b1.vx,"
-                         "b1.vy,b1.vz,b2.qd,b1.pwx,b1.pwy,b1.pwz,b1.pvx,b1.pvy,b1.pvz,b2.p,"
+    const char *header = "t,b1.q0,b1.q1,b1.q2,b1.q3,b1.q4,b1.q5,b1.q6,b2.q,b1.qd0,b1.qd1,b1.qd2,"
+                         "b1.qd3,b1.qd4,b1.qd5,b2.qd,b1.p0,b1.p1,b1.p2,b1.p3,b1.p4,b1.p5,b2.p,"
                          "kinetic,potential,total\n";
     assert_memory_equal(r.out, header, strlen(header));
     cli_result_free(&r);

@@ -314,6 +314,35 @@ static void test_golden_subset(void **state)
     assert_int_equal(passed, 2 * solver_forms * MBD_INTEGRATOR_COUNT);
 }
 
+/* Each golden file's header is the one mbd simulate writes for its model (cases.txt):
+ * one CSV naming for every trajectory. */
+static void test_golden_headers(void **state)
+{
+    (void)state;
+    FILE *cases = fopen("tests/golden/cases.txt", "r");
+    assert_non_null(cases);
+    char line[1024], name[64], model[256], args[512], path[128];
+    int checked = 0;
+    while (fgets(line, sizeof line, cases))
+        if (line[0] != '#' && sscanf(line, "%63s %255s", name, model) == 2) {
+            snprintf(args, sizeof args, "simulate %s --integrator rk4 --dt 0.01 --t1 0.01", model);
+            cli_result r = mbd_run(args);
+            assert_int_equal(r.status, 0);
+            snprintf(path, sizeof path, "tests/golden/%s.csv", name);
+            char *golden = read_text_file(path);
+            const size_t header = (size_t)(strchr(r.out, '\n') + 1 - r.out);
+            if (strncmp(golden, r.out, header) != 0)
+                print_error("%s: header '%.*s', mbd simulate writes '%.*s'\n", path,
+                            (int)strcspn(golden, "\n"), golden, (int)header - 1, r.out);
+            assert_memory_equal(golden, r.out, header);
+            free(golden);
+            cli_result_free(&r);
+            checked++;
+        }
+    fclose(cases);
+    assert_int_equal(checked, 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_cli_writes_csv),
         cmocka_unit_test(test_cli_rejects_bad_flags),
         cmocka_unit_test(test_golden_subset),
+        cmocka_unit_test(test_golden_headers),
     };
     return cmocka_run_group_tests_name("simulate", tests, NULL, NULL);
 }
