@@ -120,9 +120,10 @@ python: deps-python
 	@$(MAKE) --no-print-directory python-ext
 python-ext: $(PY_EXT)
 
-$(PY_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h python/ext/*.h) | deps-python
+$(PY_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-python
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -I$(PY_INCLUDE) -I$(NUMPY_INCLUDE) -c $< -o $@
+$(PY_EXT_SRC:%.c=$(PY_BUILD)/%.o): python/ext/ext.h
 
 $(PY_EXT): $(PY_OBJ)
 	$(CC) $(CFLAGS) -fPIC -shared $^ $(LDLIBS) -o $@

@@ -6,17 +6,14 @@
 3. two Python threads each running forward_batch(threads=1) against one.
 
 The C side is timed by the extension itself (Model._time_forward, _time_forward_batch: the
-same library build, looped in C), so that the difference is the Python layer alone. Each
-figure is the best of several rounds: on a loaded machine the minimum is the least
-disturbed. --instructions counts, under callgrind, the instructions of one forward call
-through Python and of one in C (a figure that other load does not change).
-Usage: PYTHONPATH=python /usr/bin/python3 python/bench_overhead.py [--instructions]
+same library build, looped in C), so that the difference is the Python layer alone. 1 and
+2 are the calling thread's cpu time (time.thread_time; CLOCK_THREAD_CPUTIME_ID in C),
+which other processes on a loaded machine do not inflate; 3 is wall time, which they do:
+it needs two idle cores. Each figure is the best of several rounds.
+Usage: PYTHONPATH=python /usr/bin/python3 python/bench_overhead.py
 """
 
 import os
-import re
-import subprocess
-import sys
 import threading
 import time
 
@@ -33,10 +30,10 @@ def best(f):
 
 def per_call(f, n):
     def run():
-        start = time.perf_counter()
+        start = time.thread_time()
         for _ in range(n):
             f()
-        return (time.perf_counter() - start) / n
+        return (time.thread_time() - start) / n
     return best(run)
 
 
@@ -77,36 +74,7 @@ def two_threads_speedup(model, solver, K=1024, n=100):
     return 2 * one / two  # states per second with two threads over one
 
 
-def run_calls(side, n):
-    """n forward calls on chain:n=10 through Python or in C, for callgrind to count."""
-    model = mbdbench.Model("chain:n=10,joint=revolute")
-    q, qd, tau = np.full(10, 0.1), np.full(10, -0.2), np.full(10, 0.3)
-    if side == "python":
-        for _ in range(n):
-            model.forward(q, qd, tau)
-    elif n:
-        model._time_forward(q, qd, tau, "dense", n)
-
-
-def instructions(side, n):
-    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                           sys.executable, __file__, "--calls", side, str(n)],
-                          capture_output=True, text=True, check=True)
-    return int(re.search(r"Collected : (\d+)", done.stderr).group(1))
-
-
-def count_instructions(n=20000):
-    per_call = {side: (instructions(side, n) - instructions(side, 0)) / n
-                for side in ("python", "c")}
-    print(f"forward (dense), instructions per call: Python {per_call['python']:.0f}, "
-          f"C {per_call['c']:.0f}, overhead {per_call['python'] - per_call['c']:.0f}")
-
-
 def main():
-    if sys.argv[1:2] == ["--calls"]:
-        return run_calls(sys.argv[2], int(sys.argv[3]))
-    if sys.argv[1:2] == ["--instructions"]:
-        return count_instructions()
     model = mbdbench.Model("chain:n=10,joint=revolute")
     load = os.getloadavg()[0]
     print(f"chain:n=10, {os.cpu_count()} cores, load average {load:.1f} at the start")

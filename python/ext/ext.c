@@ -32,7 +32,7 @@ int ext_new_batch(const mbd_model *model, const mbd_solver *solver, int threads,
 
 extern PyObject *ext_error_type; /* mbdbench.Error, made by the module's init */
 
-static PyObject *raise_message(int status, const char *message)
+PyObject *ext_raise_message(int status, const char *message)
 {
     PyObject *exc = PyObject_CallFunction(ext_error_type, "s", message);
     PyObject *code = exc ? PyLong_FromLong(status) : NULL;
@@ -49,7 +49,7 @@ PyObject *ext_raise(const char *what, int status)
         return PyErr_NoMemory();
     char message[512];
     snprintf(message, sizeof message, "%s: %s", what, mbd_strerror(status));
-    return raise_message(status, message);
+    return ext_raise_message(status, message);
 }
 
 PyObject *ext_raise_solve(const ModelObject *self, const char *what, int status, int body)
@@ -60,7 +60,7 @@ PyObject *ext_raise_solve(const ModelObject *self, const char *what, int status,
     char message[512];
     snprintf(message, sizeof message, "%s: %s at the %s joint of body %d (\"%s\")", what,
              mbd_strerror(status), mbd_joint_type_name(def->joint), body, def->name);
-    return raise_message(status, message);
+    return ext_raise_message(status, message);
 }
 
 /* ---- arguments --------------------------------------------------------------------- */
@@ -126,7 +126,7 @@ const mbd_solver *ext_solver(PyObject *obj)
                        mbd_solver_name(mbd_solver_at(k)));
     if (at < (int)sizeof message)
         snprintf(message + at, sizeof message - (size_t)at, ")");
-    raise_message(MBD_EINVAL, message);
+    ext_raise_message(MBD_EINVAL, message);
     return NULL;
 }
 

@@ -48,6 +48,8 @@ int ext_new_batch(const mbd_model *model, const mbd_solver *solver, int threads,
                   mbd_batch **batch);
 
 /* ---- errors ------------------------------------------------------------------------ */
+/* Raises mbdbench.Error(message) with .status; returns NULL. */
+PyObject *ext_raise_message(int status, const char *message);
 /* Raises mbdbench.Error("what: the library's message") with its .status; returns NULL. */
 PyObject *ext_raise(const char *what, int status);
 /* As ext_raise, naming the body whose joint failed after MBD_ESINGULAR or MBD_EFRICTION. */
