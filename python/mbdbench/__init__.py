@@ -48,6 +48,7 @@ class Model(_Model):
     __slots__ = ()
 
     def _initial_state(self, q0, qd0):
+        """q0 and qd0 as float64 copies, the neutral pose at rest where None (the CLI's)."""
         q0 = self.neutral() if q0 is None else np.array(q0, dtype=np.float64)
         qd0 = np.zeros(self.nv) if qd0 is None else np.array(qd0, dtype=np.float64)
         return q0, qd0
@@ -100,6 +101,7 @@ class Model(_Model):
                               solver, baumgarte)
 
     def _loop_options(self, solver, formulation, baumgarte, project_initial):
+        """Baumgarte's (alpha, beta) for mbd_simulate, the loop options checked as the CLI."""
         if not self.nloops:
             if baumgarte is not None or project_initial:
                 raise ValueError(f"{'baumgarte' if baumgarte is not None else 'project_initial'}: "
@@ -115,6 +117,7 @@ class Model(_Model):
         return (alpha, beta)
 
     def _start_on_loops(self, q0, qd0, project_initial):
+        """The initial state on the loop constraints (projected if asked), or ValueError."""
         if project_initial:
             q0, qd0 = self.project_constraints(q0, qd0, PROJECTION_TOL)
         phi, phid = self.constraint_violation(q0, qd0)
