@@ -44,7 +44,8 @@ TEST_SUPPORT := $(filter-out tests/test_%.c,$(wildcard tests/*.c))
 # Debian packages each goal needs; installed only when missing.
 DEPS_BUILD  := gcc make pkg-config libopenblas-dev libopenblas0-openmp liblapacke-dev libjansson-dev \
                libsundials-dev libxml2-dev
-DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev libopenmpi-dev openmpi-bin
+DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev libopenmpi-dev openmpi-bin python3-dev python3-numpy \
+               python3-pytest python3-matplotlib
 DEPS_REPORT := $(DEPS_BUILD) gnuplot-nox hyperfine jq valgrind gawk bc libopenmpi-dev openmpi-bin
 
 .PHONY: all test report bench clean deps-build deps-test deps-report
@@ -86,15 +87,46 @@ $(BUILD)/tests/test_mpi: CFLAGS += -DMBD_WITH_MPI=$(if $(MPI_LIBS),1,0)
 test: deps-test
 	@$(MAKE) --no-print-directory test-run
 .PHONY: test-run
-test-run: mbd mbd-bench $(TEST_BIN)
+test-run: mbd mbd-bench $(TEST_BIN) python-ext
 	@pass=0; fail=0; \
 	for t in $(TEST_BIN); do \
 	  if MBD=./mbd $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t" >&2; fi; \
 	done; \
+	if MBD=./mbd PYTHONPATH=python $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
+	then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: python/tests" >&2; fi; \
 	echo "binaries: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
 
 clean:
-	rm -rf $(BUILD) mbd mbd-bench
+	rm -rf $(BUILD) mbd mbd-bench python/mbdbench/_mbdbench.*.so
+
+# ---- make python: the package mbdbench in place (python/; docs/python.md) ----------------
+# An extension module is a shared object: the library's sources compiled again with -fPIC
+# into build/python/, linked with python/ext/ into python/mbdbench/. Debian's interpreter
+# by name: another python3 may come first on PATH without Debian's numpy. The sub-make
+# reads numpy's include directory after deps-python has installed it.
+PYTHON        := /usr/bin/python3
+PY_INCLUDE     = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+PY_SUFFIX      = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+NUMPY_INCLUDE  = $(shell $(PYTHON) -c 'import numpy; print(numpy.get_include())' 2>/dev/null)
+PY_BUILD      := $(BUILD)/python
+PY_EXT_SRC    := $(wildcard python/ext/*.c)
+PY_OBJ        := $(LIB_SRC:%.c=$(PY_BUILD)/%.o) $(PY_EXT_SRC:%.c=$(PY_BUILD)/%.o)
+PY_EXT         = python/mbdbench/_mbdbench$(PY_SUFFIX)
+DEPS_PYTHON   := $(DEPS_BUILD) python3-dev python3-numpy
+
+.PHONY: python python-ext deps-python
+deps-python: ; $(call ensure_packages,$(DEPS_PYTHON))
+python: deps-python
+	@$(MAKE) --no-print-directory python-ext
+python-ext: $(PY_EXT)
+
+$(PY_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-python
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -I$(PY_INCLUDE) -I$(NUMPY_INCLUDE) -c $< -o $@
+$(PY_EXT_SRC:%.c=$(PY_BUILD)/%.o): python/ext/ext.h
+
+$(PY_EXT): $(PY_OBJ)
+	$(CC) $(CFLAGS) -fPIC -shared $^ $(LDLIBS) -o $@
 
 # ---- make install: the library, its header and pkg-config file, mbd and mbd-bench ------
 # Under PREFIX (default /usr/local), staged under DESTDIR if set. libmbd.a holds gcc's LTO
@@ -104,10 +136,16 @@ clean:
 PREFIX  ?= /usr/local
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 INSTALLED := include/mbd.h lib/libmbd.a lib/pkgconfig/mbd.pc bin/mbd bin/mbd-bench
+# The package mbdbench where Debian's python3 looks: /usr/lib/python3/dist-packages for
+# PREFIX /usr, PREFIX/lib/python3.X/dist-packages otherwise.
+PY_SITE = $(PREFIX)/lib/$(if $(filter /usr,$(PREFIX)),python3,$(shell $(PYTHON) -c \
+            'import sys; print("python%d.%d" % sys.version_info[:2])'))/dist-packages
 
 .PHONY: install uninstall
-install: all mbd-bench
+install: all mbd-bench python
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PY_SITE)/mbdbench
+	install -m 644 python/mbdbench/*.py $(PY_EXT) $(DESTDIR)$(PY_SITE)/mbdbench
 	install -m 644 include/mbd.h $(DESTDIR)$(PREFIX)/include
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib
 	install -m 755 mbd mbd-bench $(DESTDIR)$(PREFIX)/bin
@@ -118,6 +156,7 @@ install: all mbd-bench
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
+	rm -rf $(DESTDIR)$(PY_SITE)/mbdbench
 
 # ---- MuJoCo peer (bench/peer_mujoco*.c; see bench/MUJOCO.md) --------------------------
 # build/peer-mujoco compares MuJoCo 2.2.2 with our solvers (tests/test_mujoco.c runs it in

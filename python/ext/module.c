@@ -1,0 +1,856 @@
+/* module.c: mbdbench._mbdbench, the Model type and its single-state and batch calls. */
+#define MBDBENCH_EXT_MAIN
+#include "ext.h"
+
+#include <structmember.h>
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+PyObject *ext_error_type;
+
+/* ---- the model ------------------------------------------------------------------------ */
+
+static PyObject *Model_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *names[] = {"path_or_spec", "floating_base", NULL};
+    PyObject *spec;
+    int floating_base = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "U|p:Model", names, &spec, &floating_base))
+        return NULL;
+    const char *text = PyUnicode_AsUTF8(spec);
+    if (!text)
+        return NULL;
+    char err[512] = "";
+    mbd_model *model;
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = ext_load_model(text, floating_base, &model, err, sizeof err);
+    Py_END_ALLOW_THREADS
+    if (status)
+        return ext_raise_message(status, err[0] ? err : mbd_strerror(status));
+    ModelObject *self = (ModelObject *)type->tp_alloc(type, 0);
+    if (!self) {
+        mbd_model_free(model);
+        return NULL;
+    }
+    self->model = model;
+    self->nq = mbd_model_nq(model);
+    self->nv = mbd_model_nv(model);
+    self->nbodies = mbd_model_nbodies(model);
+    self->floating_base = floating_base;
+    Py_INCREF(spec);
+    self->spec = spec;
+    return (PyObject *)self;
+}
+
+static void Model_dealloc(ModelObject *self)
+{
+    for (int k = 0; k < POOL_SLOTS; k++) {
+        pool_slot *s = &self->pool[k];
+        if (s->object && s->lanes < 0)
+            mbd_work_free(s->object);
+        else if (s->object)
+            mbd_batch_free(s->object);
+    }
+    mbd_model_free(self->model);
+    Py_XDECREF(self->spec);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Model_repr(ModelObject *self)
+{
+    return PyUnicode_FromFormat("mbdbench.Model(%R%s): %s, nq=%d, nv=%d, nbodies=%d", self->spec,
+                                self->floating_base ? ", floating_base=True" : "",
+                                mbd_model_name(self->model), self->nq, self->nv, self->nbodies);
+}
+
+/* Pickled as what it was loaded from: loaded again where it is unpickled. */
+static PyObject *Model_reduce(ModelObject *self, PyObject *unused)
+{
+    (void)unused;
+    return Py_BuildValue("O(OO)", Py_TYPE(self), self->spec,
+                         self->floating_base ? Py_True : Py_False);
+}
+
+/* One entry of .joints, as `mbd info --json` writes it. */
+static PyObject *joint_entry(const char *name, const char *type, const char *body, int q_index,
+                             int v_index, int nq, int nv)
+{
+    return Py_BuildValue("{s:s, s:s, s:s, s:i, s:i, s:i, s:i}", "name", name, "type", type,
+                         "body", body, "q_index", q_index, "v_index", v_index, "nq", nq, "nv", nv);
+}
+
+static PyObject *Model_joints(ModelObject *self, void *closure)
+{
+    (void)closure;
+    const mbd_model *m = self->model;
+    const int nframes = mbd_model_nframes(m);
+    PyObject *list = PyList_New(self->nbodies + nframes);
+    int q = 0, v = 0;
+    for (int i = 0; list && i < self->nbodies; i++) {
+        const mbd_body_def *b = mbd_model_body(m, i);
+        const int nq = mbd_joint_type_nq(b->joint), nv = mbd_joint_type_nv(b->joint);
+        PyObject *entry = joint_entry(mbd_model_joint_name(m, i), mbd_joint_type_name(b->joint),
+                                      b->name, q, v, nq, nv);
+        if (!entry)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, i, entry);
+        q += nq, v += nv;
+    }
+    for (int f = 0; list && f < nframes; f++) {
+        const mbd_frame_def *fr = mbd_model_frame(m, f);
+        PyObject *entry = joint_entry(fr->joint_name ? fr->joint_name : fr->name, "fixed",
+                                      fr->body < 0 ? "world" : mbd_model_body(m, fr->body)->name,
+                                      -1, -1, 0, 0);
+        if (!entry)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, self->nbodies + f, entry);
+    }
+    return list;
+}
+
+static PyObject *Model_name(ModelObject *self, void *closure)
+{
+    (void)closure;
+    return PyUnicode_FromString(mbd_model_name(self->model));
+}
+
+static PyObject *Model_spec(ModelObject *self, void *closure)
+{
+    (void)closure;
+    Py_INCREF(self->spec);
+    return self->spec;
+}
+
+static PyObject *Model_floating_base(ModelObject *self, void *closure)
+{
+    (void)closure;
+    return PyBool_FromLong(self->floating_base);
+}
+
+static PyObject *Model_gravity(ModelObject *self, void *closure)
+{
+    (void)closure;
+    PyArrayObject *g = ext_new_array(1, 3, 0, 0);
+    if (g)
+        mbd_model_gravity(self->model, ext_data(g));
+    return (PyObject *)g;
+}
+
+static PyObject *Model_nloops(ModelObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromLong(mbd_model_nloops(self->model));
+}
+
+static PyObject *Model_nconstraints(ModelObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromLong(mbd_model_nconstraints(self->model));
+}
+
+static PyObject *Model_neutral(ModelObject *self, PyObject *unused)
+{
+    (void)unused;
+    PyArrayObject *q = ext_new_array(1, self->nq, 0, 0);
+    if (q)
+        mbd_neutral_positions(self->model, ext_data(q));
+    return (PyObject *)q;
+}
+
+/* ---- single-state calls ---------------------------------------------------------------- */
+
+/* What a call needs besides its workspace: inputs a, b, c, outputs x, y, z. */
+typedef struct {
+    const mbd_model *model;
+    const double *a, *b, *c;
+    double *x, *y, *z, *w;
+    const mbd_baumgarte *stab;
+    double tol;
+} call_args;
+
+typedef int (*work_call)(mbd_work *work, const call_args *c);
+
+/* Runs call on a workspace of solver taken for it alone, without the GIL on big models.
+ * 0, or -1 with mbdbench.Error naming what and the failed body. */
+static int run_call(ModelObject *self, const mbd_solver *solver, const char *what,
+                    work_call call, call_args *c)
+{
+    mbd_work *work = ext_take_work(self, solver);
+    if (!work)
+        return -1;
+    c->model = self->model;
+    int status;
+    if (self->nv >= GIL_RELEASE_NV) {
+        Py_BEGIN_ALLOW_THREADS
+        status = call(work, c);
+        Py_END_ALLOW_THREADS
+    } else
+        status = call(work, c);
+    const int body = status ? mbd_work_failed_body(work) : -1;
+    ext_put_work(self, solver, work);
+    if (status)
+        ext_raise_solve(self, what, status, body);
+    return status ? -1 : 0;
+}
+
+static int call_forward(mbd_work *w, const call_args *c)
+{
+    return mbd_forward(c->model, w, c->a, c->b, c->c, c->x);
+}
+
+static int call_forward_momentum(mbd_work *w, const call_args *c)
+{
+    return mbd_forward_momentum(c->model, w, c->a, c->b, c->c, c->x, c->y);
+}
+
+static int call_forward_constrained(mbd_work *w, const call_args *c)
+{
+    return mbd_forward_constrained(c->model, w, c->a, c->b, c->c, c->stab, c->x, c->y);
+}
+
+static int call_inverse_dynamics(mbd_work *w, const call_args *c)
+{
+    return mbd_inverse_dynamics(c->model, w, c->a, c->b, c->c, c->x, c->y);
+}
+
+static int call_mass_matrix(mbd_work *w, const call_args *c)
+{
+    return mbd_mass_matrix(c->model, w, c->a, c->x);
+}
+
+static int call_mass_matrix_inverse(mbd_work *w, const call_args *c)
+{
+    return mbd_mass_matrix_inverse(c->model, w, c->a, c->x);
+}
+
+static int call_coefficients(mbd_work *w, const call_args *c)
+{
+    return mbd_coefficients(c->model, w, c->a, c->b, c->x, c->y, c->z, c->w);
+}
+
+static int call_momentum(mbd_work *w, const call_args *c)
+{
+    return mbd_momentum(c->model, w, c->a, c->b, c->x);
+}
+
+static int call_energy(mbd_work *w, const call_args *c)
+{
+    return mbd_energy(c->model, w, c->a, c->b, c->x, c->x + 1);
+}
+
+/* The inputs of a call: q (nq), then each named velocity-sized vector (NULL where
+ * optional and absent). 0, or -1 with the exception. */
+static int state_inputs(ModelObject *self, ext_arrays *in, PyObject *const *objs,
+                        const char *const *names, int count, const double **out)
+{
+    out[0] = ext_vector(in, objs[0], names[0], "nq", self->nq);
+    for (int k = 1; out[0] && k < count; k++)
+        if (objs[k] && !(out[k] = ext_vector(in, objs[k], names[k], "nv", self->nv)))
+            return -1;
+    return out[0] ? 0 : -1;
+}
+
+/* The result of a method: first, or the tuple (first, second); NULL with both released
+ * where rc says the call failed. Releases the converted inputs either way. */
+static PyObject *finish(int rc, ext_arrays *in, PyArrayObject *first, PyArrayObject *second)
+{
+    ext_release(in);
+    if (rc) {
+        Py_XDECREF(first), Py_XDECREF(second);
+        return NULL;
+    }
+    return second ? Py_BuildValue("NN", first, second) : (PyObject *)first;
+}
+
+#define FASTCALL_ARGS ModelObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
+
+static const char forward_doc[] =
+    "forward(q, qd, tau=None, solver='dense') -> qdd\n\n"
+    "Forward dynamics: the joint accelerations qdd (nv,) = H(q)^-1 (tau - C(q, qd) qd - g(q)),\n"
+    "with the model's joint friction (iterated as the library does).\n"
+    "q (nq,): positions (rad, m; spherical and free joints: unit quaternion (w, x, y, z),\n"
+    "free joints first the position of the body's origin in the joint frame);\n"
+    "qd (nv,): velocities (rad/s, m/s; spherical joints: angular velocity in the body frame,\n"
+    "free joints: (w; v_O) in body coordinates); tau (nv,): generalized forces (N m, N),\n"
+    "None: zero. solver: one of solvers(); 'dense' (CRBA + Cholesky) is the reference and\n"
+    "the CLI's default. On a model with loops this solves the open tree (see\n"
+    "forward_constrained). Raises mbdbench.Error (NaN or Inf, singular H, ...).";
+
+/* forward and forward_momentum: (q, x, tau=None, solver) to outputs (1 or 2) of nv each. */
+static PyObject *forward_form(ModelObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames, const char *what, const char *const *names,
+                              work_call call, int outputs)
+{
+    PyObject *o[4];
+    if (ext_parse(what, args, nargs, kwnames, names, 2, o))
+        return NULL;
+    const mbd_solver *solver = ext_solver(o[3]);
+    const double *in[3] = {NULL, NULL, NULL};
+    ext_arrays held = {0};
+    PyArrayObject *x = NULL, *y = NULL;
+    int rc = !solver || state_inputs(self, &held, o, names, 3, in) ||
+             !(x = ext_new_array(1, self->nv, 0, 0)) ||
+             (outputs == 2 && !(y = ext_new_array(1, self->nv, 0, 0)));
+    if (!rc) {
+        call_args c = {.a = in[0], .b = in[1], .c = in[2], .x = ext_data(x),
+                       .y = y ? ext_data(y) : NULL};
+        rc = run_call(self, solver, what, call, &c);
+    }
+    return finish(rc, &held, x, y);
+}
+
+static PyObject *Model_forward(FASTCALL_ARGS)
+{
+    static const char *const names[] = {"q", "qd", "tau", "solver", NULL};
+    return forward_form(self, args, nargs, kwnames, "forward", names, call_forward, 1);
+}
+
+static const char forward_momentum_doc[] =
+    "forward_momentum(q, p, tau=None, solver='dense') -> (qd, pd)\n\n"
+    "Forward dynamics in the momentum form: from the positions q (nq,) and the generalized\n"
+    "momenta p = H(q) qd (nv,; kg m^2/s, kg m/s) the velocities qd = H^-1 p (nv,) and the\n"
+    "rates pd = tau + dT/dq (nv,; N m, N). tau (nv,) as in forward. Raises mbdbench.Error\n"
+    "where the solver does not offer this form (mbd solvers lists the forms).";
+
+static PyObject *Model_forward_momentum(FASTCALL_ARGS)
+{
+    static const char *const names[] = {"q", "p", "tau", "solver", NULL};
+    return forward_form(self, args, nargs, kwnames, "forward_momentum", names,
+                        call_forward_momentum, 2);
+}
+
+static const char forward_constrained_doc[] =
+    "forward_constrained(q, qd, tau=None, solver='dense', baumgarte=(10.0, 10.0))\n"
+    "    -> (qdd, lam)\n\n"
+    "Forward dynamics of a model with closed loops (Lagrange multipliers):\n"
+    "[H Phi_q^T; Phi_q 0] [qdd; -lam] = [tau - C qd - g; gamma - 2 alpha dPhi/dt - beta^2 Phi].\n"
+    "q (nq,), qd (nv,), tau (nv,) as in forward; baumgarte: Baumgarte's (alpha, beta) in\n"
+    "1/s (the CLI's default 10, 10; (0, 0): none). Returns qdd (nv,) and the multipliers lam\n"
+    "(nconstraints,). solver: 'dense' or 'bodies' (the others raise mbdbench.Error). A model\n"
+    "without loops gives forward's qdd and an empty lam.";
+
+static int baumgarte_arg(PyObject *obj, mbd_baumgarte *stab)
+{
+    *stab = (mbd_baumgarte){10.0, 10.0};
+    if (!obj)
+        return 0;
+    if (!PyArg_ParseTuple(obj, "dd", &stab->alpha, &stab->beta)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "baumgarte: expected (alpha, beta), two numbers, got %R", obj);
+        return -1;
+    }
+    if (!(stab->alpha >= 0.0 && stab->beta >= 0.0 && isfinite(stab->alpha) && isfinite(stab->beta))) {
+        PyErr_Format(PyExc_ValueError, "baumgarte: expected two finite numbers >= 0, got %R", obj);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *Model_forward_constrained(FASTCALL_ARGS)
+{
+    static const char *const names[] = {"q", "qd", "tau", "solver", "baumgarte", NULL};
+    PyObject *o[5];
+    if (ext_parse("forward_constrained", args, nargs, kwnames, names, 2, o))
+        return NULL;
+    const mbd_solver *solver = ext_solver(o[3]);
+    mbd_baumgarte stab;
+    const double *in[3] = {NULL, NULL, NULL};
+    ext_arrays held = {0};
+    PyArrayObject *qdd = NULL, *lam = NULL;
+    int rc = !solver || baumgarte_arg(o[4], &stab) || state_inputs(self, &held, o, names, 3, in) ||
+             !(qdd = ext_new_array(1, self->nv, 0, 0)) ||
+             !(lam = ext_new_array(1, mbd_model_nconstraints(self->model), 0, 0));
+    if (!rc) {
+        call_args c = {.a = in[0], .b = in[1], .c = in[2], .x = ext_data(qdd), .y = ext_data(lam),
+                       .stab = &stab};
+        rc = run_call(self, solver, "forward_constrained", call_forward_constrained, &c);
+    }
+    return finish(rc, &held, qdd, lam);
+}
+
+static const char inverse_dynamics_doc[] =
+    "inverse_dynamics(q, qd, qdd) -> (tau, reactions)\n\n"
+    "Inverse dynamics (RNEA): the generalized forces tau (nv,; N m, N) that give qdd\n"
+    "(nv,) at (q (nq,), qd (nv,)), and the wrench (n; f) (N m; N) that each joint transmits\n"
+    "from parent to child, in the child body's frame about its origin: reactions\n"
+    "(nbodies, 6). With joint friction tau is the actuators' (forward(tau) gives qdd again).";
+
+static PyObject *Model_inverse_dynamics(FASTCALL_ARGS)
+{
+    static const char *const names[] = {"q", "qd", "qdd", NULL};
+    PyObject *o[3];
+    if (ext_parse("inverse_dynamics", args, nargs, kwnames, names, 3, o))
+        return NULL;
+    const double *in[3];
+    ext_arrays held = {0};
+    PyArrayObject *tau = NULL, *reactions = NULL;
+    int rc = state_inputs(self, &held, o, names, 3, in) ||
+             !(tau = ext_new_array(1, self->nv, 0, 0)) ||
+             !(reactions = ext_new_array(2, self->nbodies, 6, 0));
+    if (!rc) {
+        call_args c = {.a = in[0], .b = in[1], .c = in[2], .x = ext_data(tau),
+                       .y = ext_data(reactions)};
+        rc = run_call(self, NULL, "inverse_dynamics", call_inverse_dynamics, &c);
+    }
+    return finish(rc, &held, tau, reactions);
+}
+
+/* A method of q, or of (q, qd) where ninputs is 2, with one result of shape (d0,) or, where
+ * d1 > 0, (d0, d1). */
+static PyObject *state_method(ModelObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames, const char *what, int ninputs, work_call call,
+                              npy_intp d0, npy_intp d1)
+{
+    static const char *const names[2][3] = {{"q", NULL}, {"q", "qd", NULL}};
+    PyObject *o[2];
+    if (ext_parse(what, args, nargs, kwnames, names[ninputs - 1], ninputs, o))
+        return NULL;
+    const double *in[2] = {NULL, NULL};
+    ext_arrays held = {0};
+    PyArrayObject *x = NULL;
+    int rc = state_inputs(self, &held, o, names[ninputs - 1], ninputs, in) ||
+             !(x = ext_new_array(d1 ? 2 : 1, d0, d1, 0));
+    if (!rc) {
+        call_args c = {.a = in[0], .b = in[1], .x = ext_data(x)};
+        rc = run_call(self, NULL, what, call, &c);
+    }
+    return finish(rc, &held, x, NULL);
+}
+
+static const char mass_matrix_doc[] =
+    "mass_matrix(q) -> H\n\n"
+    "The joint-space inertia matrix H(q) (nv, nv; kg m^2, kg, kg m) by CRBA, full and\n"
+    "symmetric, at the positions q (nq,).";
+
+static PyObject *Model_mass_matrix(FASTCALL_ARGS)
+{
+    return state_method(self, args, nargs, kwnames, "mass_matrix", 1, call_mass_matrix, self->nv,
+                        self->nv);
+}
+
+static const char mass_matrix_inverse_doc[] =
+    "mass_matrix_inverse(q) -> Hinv\n\n"
+    "H(q)^-1 (nv, nv), exactly symmetric, by the O(N^2) articulated-body recursion without\n"
+    "forming H, at the positions q (nq,). Raises mbdbench.Error naming the body where the\n"
+    "inertia is singular.";
+
+static PyObject *Model_mass_matrix_inverse(FASTCALL_ARGS)
+{
+    return state_method(self, args, nargs, kwnames, "mass_matrix_inverse", 1,
+                        call_mass_matrix_inverse, self->nv, self->nv);
+}
+
+static const char momentum_doc[] =
+    "momentum(q, qd) -> p\n\n"
+    "The generalized momenta p = H(q) qd (nv,; kg m^2/s, kg m/s) by one O(N) pass, at the\n"
+    "positions q (nq,) and velocities qd (nv,).";
+
+static PyObject *Model_momentum(FASTCALL_ARGS)
+{
+    return state_method(self, args, nargs, kwnames, "momentum", 2, call_momentum, self->nv, 0);
+}
+
+static const char energy_doc[] =
+    "energy(q, qd) -> (kinetic, potential)\n\n"
+    "The kinetic and the potential energy (J; potential zero at the world origin) at the\n"
+    "positions q (nq,) and velocities qd (nv,).";
+
+static PyObject *Model_energy(FASTCALL_ARGS)
+{
+    PyArrayObject *e =
+        (PyArrayObject *)state_method(self, args, nargs, kwnames, "energy", 2, call_energy, 2, 0);
+    if (!e)
+        return NULL;
+    PyObject *pair = Py_BuildValue("dd", ext_data(e)[0], ext_data(e)[1]);
+    Py_DECREF(e);
+    return pair;
+}
+
+static const char coefficients_doc[] =
+    "coefficients(q, qd) -> {'H', 'C', 'g', 'Cqd'}\n\n"
+    "The coefficients of H(q) qdd + C(q, qd) qd + g(q) = tau (rigid bodies, no friction):\n"
+    "H (nv, nv), the Coriolis matrix C (nv, nv) of the Christoffel symbols of H (dH/dt - 2C\n"
+    "skew-symmetric), g (nv,) and C qd (nv,), at q (nq,) and qd (nv,). Raises\n"
+    "mbdbench.Error for models with spherical or free joints (no Christoffel symbols in q).";
+
+static PyObject *Model_coefficients(FASTCALL_ARGS)
+{
+    static const char *const names[] = {"q", "qd", NULL};
+    PyObject *o[2];
+    if (ext_parse("coefficients", args, nargs, kwnames, names, 2, o))
+        return NULL;
+    const double *in[2];
+    ext_arrays held = {0};
+    PyArrayObject *H = NULL, *C = NULL, *g = NULL, *Cqd = NULL;
+    const npy_intp nv = self->nv;
+    int rc = state_inputs(self, &held, o, names, 2, in) || !(H = ext_new_array(2, nv, nv, 0)) ||
+             !(C = ext_new_array(2, nv, nv, 0)) || !(g = ext_new_array(1, nv, 0, 0)) ||
+             !(Cqd = ext_new_array(1, nv, 0, 0));
+    if (!rc) {
+        call_args c = {.a = in[0], .b = in[1], .x = ext_data(H), .y = ext_data(C), .z = ext_data(g),
+                       .w = ext_data(Cqd)};
+        rc = run_call(self, NULL, "coefficients", call_coefficients, &c);
+    }
+    ext_release(&held);
+    PyObject *dict = rc ? NULL
+                        : Py_BuildValue("{s:O, s:O, s:O, s:O}", "H", H, "C", C, "g", g, "Cqd", Cqd);
+    Py_XDECREF(H), Py_XDECREF(C), Py_XDECREF(g), Py_XDECREF(Cqd);
+    return dict;
+}
+
+static const char constraint_violation_doc[] =
+    "constraint_violation(q, qd) -> (phi, phid)\n\n"
+    "The loop constraints' violation Phi(q) and its rate dPhi/dt = Phi_q qd\n"
+    "(nconstraints,) each; m, rad and m/s, rad/s by constraint. Empty without loops.";
+
+static int call_constraint_violation(mbd_work *w, const call_args *c)
+{
+    return mbd_constraint_violation(c->model, w, c->a, c->b, c->x, c->y);
+}
+
+static PyObject *Model_constraint_violation(FASTCALL_ARGS)
+{
+    static const char *const names[] = {"q", "qd", NULL};
+    PyObject *o[2];
+    if (ext_parse("constraint_violation", args, nargs, kwnames, names, 2, o))
+        return NULL;
+    const double *in[2];
+    ext_arrays held = {0};
+    const npy_intp m = mbd_model_nconstraints(self->model);
+    PyArrayObject *phi = NULL, *phid = NULL;
+    int rc = state_inputs(self, &held, o, names, 2, in) || !(phi = ext_new_array(1, m, 0, 0)) ||
+             !(phid = ext_new_array(1, m, 0, 0));
+    if (!rc) {
+        call_args c = {.a = in[0], .b = in[1], .x = ext_data(phi), .y = ext_data(phid)};
+        rc = run_call(self, NULL, "constraint_violation", call_constraint_violation, &c);
+    }
+    return finish(rc, &held, phi, phid);
+}
+
+static const char project_constraints_doc[] =
+    "project_constraints(q, qd, tol=1e-12) -> (q, qd)\n\n"
+    "Copies of q (nq,) and qd (nv,) moved onto the loop constraints: Gauss-Newton\n"
+    "q <- q - Phi_q^+ Phi until |Phi| <= tol, then qd <- qd - Phi_q^+ Phi_q qd. Raises\n"
+    "mbdbench.Error when it does not converge (models with nq == nv only).";
+
+static int call_project_constraints(mbd_work *w, const call_args *c)
+{
+    return mbd_project_constraints(c->model, w, c->x, c->y, c->tol);
+}
+
+static PyObject *Model_project_constraints(FASTCALL_ARGS)
+{
+    static const char *const names[] = {"q", "qd", "tol", NULL};
+    PyObject *o[3];
+    if (ext_parse("project_constraints", args, nargs, kwnames, names, 2, o))
+        return NULL;
+    double tol;
+    const double *in[2];
+    ext_arrays held = {0};
+    PyArrayObject *q = NULL, *qd = NULL;
+    int rc = ext_positive(o[2], "tol", 0, 1e-12, &tol) ||
+             state_inputs(self, &held, o, names, 2, in) ||
+             !(q = ext_new_array(1, self->nq, 0, 0)) || !(qd = ext_new_array(1, self->nv, 0, 0));
+    if (!rc) {
+        memcpy(ext_data(q), in[0], (size_t)self->nq * sizeof(double));
+        memcpy(ext_data(qd), in[1], (size_t)self->nv * sizeof(double));
+        call_args c = {.x = ext_data(q), .y = ext_data(qd), .tol = tol};
+        rc = run_call(self, NULL, "project_constraints", call_project_constraints, &c);
+    }
+    return finish(rc, &held, q, qd);
+}
+
+/* ---- many states at once -------------------------------------------------------------- */
+
+static const char forward_batch_doc[] =
+    "forward_batch(Q, QD, TAU=None, solver='dense', threads=None, simd=True,\n"
+    "              return_status=False) -> QDD, or (QDD, status)\n\n"
+    "forward for K states at once by the library's batch (mbd_batch_forward): rows of\n"
+    "Q (K, nq), QD (K, nv), TAU (K, nv; None: zero) give the rows of QDD (K, nv), each\n"
+    "forward's answer for its state to round-off, whatever K, its row or the threads. The\n"
+    "states are spread over threads OpenMP threads (None: all), each running W states in\n"
+    "lockstep in SIMD lanes where the solver has a lane form and simd is true (W from the\n"
+    "CPU: 8 with AVX-512, 4 with AVX2). The GIL is released for the whole call, so that\n"
+    "Python threads can run batches side by side. A state that fails (NaN, singular H)\n"
+    "leaves the others right: with return_status=True its row of QDD is NaN and status\n"
+    "(K,) ints holds each state's library status (0: success); with return_status=False\n"
+    "the first failed state raises mbdbench.Error.";
+
+/* Rows whose state failed read NaN. */
+static void blank_failed_rows(double *qdd, const int *status, npy_intp K, int nv)
+{
+    for (npy_intp k = 0; k < K; k++)
+        if (status[k])
+            for (int i = 0; i < nv; i++)
+                qdd[k * nv + i] = NAN;
+}
+
+static PyObject *batch_result(int rc, PyArrayObject *qdd, PyArrayObject *status,
+                              int return_status)
+{
+    if (rc || !return_status) {
+        Py_XDECREF(status);
+        if (rc)
+            Py_XDECREF(qdd);
+        return rc ? NULL : (PyObject *)qdd;
+    }
+    return Py_BuildValue("NN", qdd, status);
+}
+
+static PyObject *Model_forward_batch(FASTCALL_ARGS)
+{
+    static const char *const names[] = {"Q", "QD", "TAU", "solver", "threads", "simd",
+                                        "return_status", NULL};
+    PyObject *o[7];
+    if (ext_parse("forward_batch", args, nargs, kwnames, names, 2, o))
+        return NULL;
+    const mbd_solver *solver = ext_solver(o[3]);
+    long threads;
+    const int simd = o[5] ? PyObject_IsTrue(o[5]) : 1, return_status = o[6] ? PyObject_IsTrue(o[6]) : 0;
+    ext_arrays held = {0};
+    npy_intp dims[2] = {-1, self->nq};
+    PyArrayObject *Q = NULL, *QD = NULL, *TAU = NULL, *qdd = NULL, *status = NULL;
+    int rc = !solver || ext_int(o[4], "threads", 1, 4096, 0, &threads) || simd < 0 ||
+             return_status < 0 || !(Q = ext_array(&held, o[0], "Q", 2, dims, "(K, nq)"));
+    const npy_intp K = Q ? PyArray_DIM(Q, 0) : 0;
+    dims[0] = K, dims[1] = self->nv;
+    if (!rc && K > INT_MAX) {
+        PyErr_Format(PyExc_ValueError, "Q: at most %d states, got %zd", INT_MAX, (Py_ssize_t)K);
+        rc = -1;
+    }
+    rc = rc || !(QD = ext_array(&held, o[1], "QD", 2, dims, "(K, nv)")) ||
+         (o[2] && !(TAU = ext_array(&held, o[2], "TAU", 2, dims, "(K, nv)"))) ||
+         !(qdd = ext_new_array(2, K, self->nv, 0)) ||
+         !(status = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_INT));
+    const int lanes = simd ? 0 : 1;
+    mbd_batch *batch = rc ? NULL : ext_take_batch(self, solver, (int)threads, lanes);
+    rc = rc || !batch;
+    if (!rc) {
+        int *st = PyArray_DATA(status), first;
+        Py_BEGIN_ALLOW_THREADS
+        first = mbd_batch_forward(self->model, batch, (int)K, ext_data(Q), ext_data(QD),
+                                  TAU ? ext_data(TAU) : NULL, ext_data(qdd), st);
+        blank_failed_rows(ext_data(qdd), st, K, self->nv);
+        Py_END_ALLOW_THREADS
+        ext_put_batch(self, solver, (int)threads, lanes, batch);
+        for (npy_intp k = 0; first && !return_status && k < K; k++)
+            if (st[k]) {
+                char what[64];
+                snprintf(what, sizeof what, "forward_batch: state %zd", (Py_ssize_t)k);
+                ext_raise(what, st[k]);
+                rc = -1;
+                break;
+            }
+    }
+    ext_release(&held);
+    return batch_result(rc, qdd, status, return_status);
+}
+
+/* ---- the C side of python/bench_overhead.py ----------------------------------------------- */
+
+/* The calling thread's cpu time, which other load on the machine does not inflate (as mbd
+ * recommend times one call). */
+static double thread_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Seconds per mbd_forward call, repeated in C on one workspace: what forward's overhead is
+ * measured against. */
+static PyObject *Model_time_forward(FASTCALL_ARGS)
+{
+    static const char *const names[] = {"q", "qd", "tau", "solver", "repeats", NULL};
+    PyObject *o[5];
+    long repeats;
+    if (ext_parse("_time_forward", args, nargs, kwnames, names, 5, o) ||
+        ext_int(o[4], "repeats", 1, LONG_MAX, 1, &repeats))
+        return NULL;
+    const mbd_solver *solver = ext_solver(o[3]);
+    const double *in[3];
+    ext_arrays held = {0};
+    mbd_work *work = NULL;
+    double *qdd = malloc((size_t)self->nv * sizeof *qdd), elapsed = 0.0;
+    int rc = !qdd || !solver || state_inputs(self, &held, o, names, 3, in) ||
+             !(work = ext_take_work(self, solver));
+    if (!rc) {
+        const double start = thread_seconds();
+        for (long k = 0; k < repeats; k++)
+            rc |= mbd_forward(self->model, work, in[0], in[1], in[2], qdd);
+        elapsed = thread_seconds() - start;
+        ext_put_work(self, solver, work);
+    }
+    free(qdd);
+    ext_release(&held);
+    return rc ? (PyErr_Occurred() ? NULL : ext_raise("_time_forward", rc))
+              : PyFloat_FromDouble(elapsed / (double)repeats);
+}
+
+/* Seconds per mbd_batch_forward call over the rows given, repeated in C on one batch
+ * (threads 1: cpu time is then this thread's). */
+static PyObject *Model_time_forward_batch(FASTCALL_ARGS)
+{
+    static const char *const names[] = {"Q", "QD", "TAU", "solver", "threads", "repeats", NULL};
+    PyObject *o[6];
+    long threads, repeats;
+    if (ext_parse("_time_forward_batch", args, nargs, kwnames, names, 6, o) ||
+        ext_int(o[4], "threads", 0, 4096, 0, &threads) ||
+        ext_int(o[5], "repeats", 1, LONG_MAX, 1, &repeats))
+        return NULL;
+    const mbd_solver *solver = ext_solver(o[3]);
+    ext_arrays held = {0};
+    npy_intp dims[2] = {-1, self->nq};
+    PyArrayObject *Q = solver ? ext_array(&held, o[0], "Q", 2, dims, "(K, nq)") : NULL;
+    dims[0] = Q ? PyArray_DIM(Q, 0) : 0, dims[1] = self->nv;
+    PyArrayObject *QD = Q ? ext_array(&held, o[1], "QD", 2, dims, "(K, nv)") : NULL;
+    PyArrayObject *TAU = QD ? ext_array(&held, o[2], "TAU", 2, dims, "(K, nv)") : NULL;
+    double *qdd = TAU ? malloc((size_t)(dims[0] * dims[1] + 1) * sizeof *qdd) : NULL;
+    mbd_batch *batch = qdd ? ext_take_batch(self, solver, (int)threads, 0) : NULL;
+    double elapsed = 0.0;
+    int rc = !batch;
+    if (!rc) {
+        Py_BEGIN_ALLOW_THREADS
+        const double start = thread_seconds(); /* one thread: the batch runs on this one */
+        for (long k = 0; k < repeats; k++)
+            rc |= mbd_batch_forward(self->model, batch, (int)dims[0], ext_data(Q), ext_data(QD),
+                                    ext_data(TAU), qdd, NULL);
+        elapsed = thread_seconds() - start;
+        Py_END_ALLOW_THREADS
+        ext_put_batch(self, solver, (int)threads, 0, batch);
+    }
+    free(qdd);
+    ext_release(&held);
+    return rc ? (PyErr_Occurred() ? NULL : ext_raise("_time_forward_batch", rc))
+              : PyFloat_FromDouble(elapsed / (double)repeats);
+}
+
+/* ---- the type and the module ------------------------------------------------------------- */
+
+#define FASTCALL(name, doc) \
+    {#name, (PyCFunction)(void (*)(void))Model_##name, METH_FASTCALL | METH_KEYWORDS, doc}
+#define PRIVATE_FASTCALL(name, doc) \
+    {"_" #name, (PyCFunction)(void (*)(void))Model_##name, METH_FASTCALL | METH_KEYWORDS, doc}
+
+static PyMethodDef Model_methods[] = {
+    FASTCALL(forward, forward_doc),
+    FASTCALL(forward_momentum, forward_momentum_doc),
+    FASTCALL(forward_constrained, forward_constrained_doc),
+    FASTCALL(inverse_dynamics, inverse_dynamics_doc),
+    FASTCALL(mass_matrix, mass_matrix_doc),
+    FASTCALL(mass_matrix_inverse, mass_matrix_inverse_doc),
+    FASTCALL(coefficients, coefficients_doc),
+    FASTCALL(momentum, momentum_doc),
+    FASTCALL(energy, energy_doc),
+    FASTCALL(forward_batch, forward_batch_doc),
+    FASTCALL(constraint_violation, constraint_violation_doc),
+    FASTCALL(project_constraints, project_constraints_doc),
+    PRIVATE_FASTCALL(time_forward, "_time_forward(q, qd, tau, solver, repeats) -> seconds per C call"),
+    PRIVATE_FASTCALL(time_forward_batch,
+             "_time_forward_batch(Q, QD, TAU, solver, threads, repeats) -> seconds per C call"),
+    {"_simulate", (PyCFunction)(void (*)(void))ext_simulate, METH_FASTCALL | METH_KEYWORDS,
+     ext_simulate_doc},
+    {"_simulate_ensemble", (PyCFunction)(void (*)(void))ext_simulate_ensemble,
+     METH_FASTCALL | METH_KEYWORDS, ext_simulate_ensemble_doc},
+    {"neutral", (PyCFunction)Model_neutral, METH_NOARGS,
+     "neutral() -> q\n\nThe neutral positions (nq,): every coordinate 0 but the quaternions'\n"
+     "w = 1 (the joint frames)."},
+    {"__reduce__", (PyCFunction)Model_reduce, METH_NOARGS, "Pickled as what it was loaded from."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef Model_members[] = {
+    {"nq", T_INT, offsetof(ModelObject, nq), READONLY, "number of position coordinates"},
+    {"nv", T_INT, offsetof(ModelObject, nv), READONLY, "number of velocities (degrees of freedom)"},
+    {"nbodies", T_INT, offsetof(ModelObject, nbodies), READONLY, "number of moving bodies"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyGetSetDef Model_getset[] = {
+    {"name", (getter)Model_name, NULL, "the model's name", NULL},
+    {"spec", (getter)Model_spec, NULL, "the path or generator spec it was loaded from", NULL},
+    {"joints", (getter)Model_joints, NULL,
+     "list of dicts {name, type, body, q_index, v_index, nq, nv}, as `mbd info --json`: the\n"
+     "moving joints in coordinate order, then the fixed ones (nq = nv = 0, q_index = v_index\n"
+     "= -1, body: the body they are fixed in). A new list each time.", NULL},
+    {"floating_base", (getter)Model_floating_base, NULL,
+     "whether a URDF robot's root link was loaded as moving freely", NULL},
+    {"gravity", (getter)Model_gravity, NULL, "gravity (3,) in the world frame, m/s^2", NULL},
+    {"nloops", (getter)Model_nloops, NULL, "number of loop-closing (cut) joints", NULL},
+    {"nconstraints", (getter)Model_nconstraints, NULL,
+     "number of loop constraint equations (the length of forward_constrained's lam)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyTypeObject Model_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "mbdbench._mbdbench.Model",
+    .tp_basicsize = sizeof(ModelObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "Model(path_or_spec, floating_base=False)\n\n"
+              "A multibody model, loaded from a JSON or URDF file or made by a generator spec\n"
+              "such as 'chain:n=10,joint=cardan' (`mbd help` lists the generators);\n"
+              "floating_base: a URDF robot's root link moves freely (a free joint). Raises\n"
+              "mbdbench.Error with the library's message (file, field, value). Immutable: any\n"
+              "number of Python threads may share one; each call takes a workspace of its own.\n"
+              "Units SI; spatial vectors in body coordinates, motion (w; v_O), force (n_O; f).",
+    .tp_new = Model_new,
+    .tp_dealloc = (destructor)Model_dealloc,
+    .tp_repr = (reprfunc)Model_repr,
+    .tp_methods = Model_methods,
+    .tp_members = Model_members,
+    .tp_getset = Model_getset,
+};
+
+static PyObject *module_solvers(PyObject *module, PyObject *unused)
+{
+    (void)module, (void)unused;
+    PyObject *list = PyList_New(mbd_solver_count());
+    for (int k = 0; list && k < mbd_solver_count(); k++) {
+        PyObject *name = PyUnicode_FromString(mbd_solver_name(mbd_solver_at(k)));
+        if (!name)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, k, name);
+    }
+    return list;
+}
+
+static PyMethodDef module_methods[] = {
+    {"solvers", module_solvers, METH_NOARGS,
+     "solvers() -> list of str\n\nThe names of the registered solvers, as `mbd solvers`."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "mbdbench._mbdbench",
+    "The C extension over libmbd; use the package mbdbench.", -1, module_methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__mbdbench(void)
+{
+    import_array();
+    if (PyType_Ready(&Model_Type) < 0)
+        return NULL;
+    PyObject *module = PyModule_Create(&module_def);
+    if (!module)
+        return NULL;
+    ext_error_type = PyErr_NewExceptionWithDoc(
+        "mbdbench.Error",
+        "A failure the library reports; str(e) is its message (file, field, value), e.status\n"
+        "its mbd_status (negative).", PyExc_ValueError, NULL);
+    if (!ext_error_type || PyModule_AddObjectRef(module, "Error", ext_error_type) < 0 ||
+        PyModule_AddObjectRef(module, "Model", (PyObject *)&Model_Type) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}
