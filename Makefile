@@ -162,6 +162,24 @@ test-run test-sanitize report: $(PEER_MUJOCO)
 report-mujoco: deps-report $(PEER_MUJOCO)
 	bench/mujoco.sh
 
+# ---- the GPU against the CPU batch (bench/gpu/, bench/gpu.sh) ------------------------
+# build/mbd-gpu-bench times the GPU batch; `make gpu-bundle` packs it, build/tests/test_gpu
+# and bench/gpu.sh with the libraries they load (ldd) and their loader into
+# build-gpu/mbd-gpu.tar.xz, built for any x86-64-v3 CPU without MPI, for a GPU machine
+# that has only a CUDA driver: unpack it there and run bench/gpu.sh (it says how).
+MBD_GPU_BENCH := $(BUILD)/mbd-gpu-bench
+$(BUILD)/bench/gpu/gpu_bench.o: $(wildcard bench/*.h) $(wildcard src/*.h)
+$(MBD_GPU_BENCH): $(addprefix $(BUILD)/bench/,gpu/gpu_bench.o context.o harness.o json.o) \
+                  $(SRC_SHARED_OBJ) $(LIB)
+	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+test-run: $(MBD_GPU_BENCH)
+
+.PHONY: gpu-bundle
+gpu-bundle: deps-test
+	$(MAKE) BUILD=build-gpu OPT='-O3 -march=x86-64-v3 -flto=auto' MPI_LIBS= MPI_CFLAGS= \
+	  build-gpu/mbd-gpu-bench build-gpu/tests/test_gpu
+	bench/gpu.sh --pack build-gpu
+
 # ---- benchmarks, `mbd recommend` and the report (bench/, report/; see bench/README.md) --
 BENCH_INFO := $(BUILD)/bench/build-info
 QUICK      ?=
