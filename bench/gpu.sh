@@ -29,7 +29,14 @@ pack() {
         awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }' | sort -u |
         while read -r lib; do cp -L "$lib" "$stage/lib/" || exit 1; done || exit 1
     [ -e "$stage/lib/ld-linux-x86-64.so.2" ] || { echo "gpu.sh: no loader found by ldd" >&2; exit 1; }
-    tar -cJf "$build/mbd-gpu.tar.xz" -C "$build/bundle" mbd-gpu || exit 1
+    # the stubs that libcuda.so.1 still names (libc has them since glibc 2.34): ours, so that
+    # the machine's, of another glibc, do not load beside our libc
+    local libc_dir
+    libc_dir=$(dirname "$(readlink -f "$(ldd "$stage/bin/test_gpu" | awk '/libc.so.6/ { print $3 }')")")
+    for stub in libdl.so.2 libpthread.so.0 librt.so.1; do
+        cp -L "$libc_dir/$stub" "$stage/lib/" || exit 1
+    done
+    tar -cf - -C "$build/bundle" mbd-gpu | xz -T0 -3 > "$build/mbd-gpu.tar.xz" || exit 1
     echo "gpu.sh: $build/mbd-gpu.tar.xz ($(du -h "$build/mbd-gpu.tar.xz" | cut -f1)); on the GPU machine:"
     echo "  tar -xJf mbd-gpu.tar.xz && mbd-gpu/gpu.sh OUT_DIR"
 }
