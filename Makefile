@@ -67,6 +67,26 @@ $(BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | de
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# The GPU's kernels (algorithms/gpu/gpu_kernels.c) as PTX by clang, with no CUDA toolkit
+# (-nocudainc -nocudalib: no libc on the GPU), checked for each kernel's .entry, and
+# embedded in the library as mbd_gpu_ptx; without clang, an empty one (no GPU kernels).
+CUDA_CLANG ?= $(firstword $(shell command -v clang clang-14 2>/dev/null))
+GPU_PTX    := $(BUILD)/algorithms/gpu/gpu_kernels.ptx
+GPU_ENTRIES = $(shell sed -n 's/.*X([a-z_]*, \(mbd_gpu_[a-z_]*\)).*/\1/p' algorithms/gpu/gpu.h)
+$(GPU_PTX): algorithms/gpu/gpu_kernels.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h algorithms/*/*.c)
+	@mkdir -p $(dir $@)
+	@if [ -z "$(CUDA_CLANG)" ]; then echo "no clang: a library without GPU kernels" >&2; : > $@; exit 0; fi; \
+	set -x; $(CUDA_CLANG) -x cuda --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch=sm_80 \
+	  -O3 -S -Wno-unknown-cuda-version -Iinclude -Ialgorithms $< -o $@.tmp && \
+	for e in $(GPU_ENTRIES); do grep -q "^.visible .entry $$e[(]" $@.tmp || \
+	  { echo "$@: no .entry $$e" >&2; exit 1; }; done && mv $@.tmp $@
+$(BUILD)/algorithms/gpu/gpu_ptx.c: $(GPU_PTX)
+	{ echo 'const char mbd_gpu_ptx[] = {'; od -An -v -tx1 $< | sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0};'; } > $@
+$(BUILD)/algorithms/gpu/gpu_ptx.o: $(BUILD)/algorithms/gpu/gpu_ptx.c
+	$(CC) $(CFLAGS) -c $< -o $@
+LIB_OBJ += $(BUILD)/algorithms/gpu/gpu_ptx.o
+
 # Made anew each time, so that a source moved or removed leaves no stale member behind.
 $(LIB): $(LIB_OBJ)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -181,6 +201,24 @@ test-run test-sanitize report: $(PEER_MUJOCO)
 
 report-mujoco: deps-report $(PEER_MUJOCO)
 	bench/mujoco.sh
+
+# ---- the GPU against the CPU batch (bench/gpu/, bench/gpu.sh) ------------------------
+# build/mbd-gpu-bench times the GPU batch; `make gpu-bundle` packs it, build/tests/test_gpu
+# and bench/gpu.sh with the libraries they load (ldd) and their loader into
+# build-gpu/mbd-gpu.tar.xz, built for any x86-64-v3 CPU without MPI, for a GPU machine
+# that has only a CUDA driver: unpack it there and run bench/gpu.sh (it says how).
+MBD_GPU_BENCH := $(BUILD)/mbd-gpu-bench
+$(BUILD)/bench/gpu/gpu_bench.o: $(wildcard bench/*.h) $(wildcard src/*.h)
+$(MBD_GPU_BENCH): $(addprefix $(BUILD)/bench/,gpu/gpu_bench.o context.o harness.o json.o) \
+                  $(SRC_SHARED_OBJ) $(LIB)
+	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+test-run: $(MBD_GPU_BENCH)
+
+.PHONY: gpu-bundle
+gpu-bundle: deps-test
+	$(MAKE) BUILD=build-gpu OPT='-O3 -march=x86-64-v3 -flto=auto' MPI_LIBS= MPI_CFLAGS= \
+	  build-gpu/mbd-gpu-bench build-gpu/tests/test_gpu
+	bench/gpu.sh --pack build-gpu
 
 # ---- benchmarks, `mbd recommend` and the report (bench/, report/; see bench/README.md) --
 BENCH_INFO := $(BUILD)/bench/build-info

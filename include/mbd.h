@@ -305,6 +305,41 @@ int mbd_batch_forward_momentum(const mbd_model *model, mbd_batch *batch, int K,
                                const double *q, const double *p, const double *tau,
                                double *qd, double *pd, int *status);
 
+/* ---- many states on a GPU (algorithms/gpu/) ------------------------------------------- */
+
+/* The batch's forward dynamics on an NVIDIA GPU, one GPU thread per state, by the same
+ * kernel source as the CPU solvers (built into the library as PTX; no CUDA toolkit is
+ * needed to build, and the driver compiles the PTX for its GPU). The CUDA driver
+ * (libcuda.so.1, or the file $MBD_CUDA_DRIVER names) is loaded at run time: without it or
+ * without a GPU, mbd_gpu_batch_new returns MBD_EUNSUPPORTED and mbd_gpu_why() says why.
+ * Solvers: bodies (acceleration form); models without friction or loops (else
+ * MBD_EUNSUPPORTED). Angles beyond 1e5 rad lose digits in the GPU's sine and cosine. */
+typedef struct mbd_gpu_batch mbd_gpu_batch;
+typedef unsigned long long mbd_gpu_ptr; /* an address in GPU memory */
+int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_batch **out);
+void mbd_gpu_batch_free(mbd_gpu_batch *batch);
+/* "no GPU here: ..." with the reason, or "GPU: <device>". */
+const char *mbd_gpu_why(void);
+const char *mbd_gpu_device(const mbd_gpu_batch *batch);
+/* The GPU threads that a call runs at most (each takes every threads-th state). */
+int mbd_gpu_batch_threads(const mbd_gpu_batch *batch);
+/* As mbd_batch_forward, from and to host arrays (copied in and out each call); a state's
+ * result is mbd_forward's to round-off. */
+int mbd_gpu_batch_forward(const mbd_model *model, mbd_gpu_batch *batch, int K, const double *q,
+                          const double *qd, const double *tau, double *qdd, int *status);
+/* The same on arrays in GPU memory (mbd_gpu_alloc; tau may be 0), nothing copied:
+ * MBD_OK once the kernel has run, each state's status left in status (K ints). */
+int mbd_gpu_batch_forward_on_gpu(const mbd_model *model, mbd_gpu_batch *batch, int K,
+                                 mbd_gpu_ptr q, mbd_gpu_ptr qd, mbd_gpu_ptr tau, mbd_gpu_ptr qdd,
+                                 mbd_gpu_ptr status);
+/* The last call's kernel time (GPU events), seconds. */
+double mbd_gpu_batch_kernel_seconds(const mbd_gpu_batch *batch);
+/* GPU memory in the batch's context, and copies to and from it. */
+int mbd_gpu_alloc(mbd_gpu_batch *batch, size_t bytes, mbd_gpu_ptr *out);
+void mbd_gpu_release(mbd_gpu_batch *batch, mbd_gpu_ptr ptr);
+int mbd_gpu_copy_to(mbd_gpu_batch *batch, mbd_gpu_ptr to, const void *from, size_t bytes);
+int mbd_gpu_copy_from(mbd_gpu_batch *batch, void *to, mbd_gpu_ptr from, size_t bytes);
+
 /* ---- forward dynamics with closed loops (algorithms/dynamics/loops.c) ------------------------ */
 
 /* Baumgarte's stabilization: Phi_q qdd = gamma - 2 alpha dPhi/dt - beta^2 Phi (1/s). */

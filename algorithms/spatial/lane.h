@@ -43,16 +43,50 @@
 
 MBD_INLINE double lane_splat(double x) { return x; }
 
+/* A double's bits as an integer, and back (a copy the compiler folds into a move). */
+MBD_INLINE unsigned long long bits_of_double(double x)
+{
+    unsigned long long b;
+    __builtin_memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+MBD_INLINE double double_of_bits(unsigned long long b)
+{
+    double x;
+    __builtin_memcpy(&x, &b, sizeof x);
+    return x;
+}
+
 /* A pivot that is not > 0 or not finite: D is not numerically positive definite. */
 MBD_INLINE int lane_bad_pivot(double x) { return !(x > 0.0 && x < INFINITY); }
 
+#ifdef __NVPTX__ /* the GPU (algorithms/gpu/): no libm; PTX's correctly rounded root */
+MBD_INLINE double lane_sqrt(double x) { return __nvvm_sqrt_rn_d(x); }
+#else
 MBD_INLINE double lane_sqrt(double x) { return sqrt(x); }
+#endif
 
+#ifdef MBD_GPU_C
+/* The GPU's C, wherever it is compiled (algorithms/gpu/gpu_kernels.c): the lanes'
+ * polynomial (sincos_body.h), since the GPU has no libm; beyond 1e5 rad, where the lanes
+ * take libmvec, its reduction loses digits (at 1e7 rad about 1e-10 absolute). */
+MBD_INLINE void lane_sincos(double q, double *s, double *c)
+{
+    typedef unsigned long long bits;
+#define SINCOS_FMA __builtin_fma
+#define SINCOS_SPLAT(x) (x)
+#define SINCOS_BITS(x) bits_of_double(x)
+#define SINCOS_LANE(b) double_of_bits(b)
+#include "spatial/sincos_body.h"
+}
+#else
 MBD_INLINE void lane_sincos(double q, double *s, double *c)
 {
     *s = sin(q);
     *c = cos(q);
 }
+#endif
 
 /* One state has no next rows (lanes: the batch's states after the group). */
 MBD_INLINE void prefetch_next(const void *work, int i) { (void)work, (void)i; }
@@ -173,14 +207,9 @@ MBD_INLINE int LANE_FN(lanes_within)(lane x, double limit)
             LANES_WHERE(x, LANE_FN(lane_splat)(-limit), _CMP_GE_OQ)) == LANES_ALL;
 }
 
-/* Sine and cosine of W angles inline, both from one range reduction: q = k pi/2 + r with
- * |r| <= pi/4 (pi/2 in three parts, Cody and Waite, exact enough for |q| <= 1e5),
- * polynomials in r^2 of degree 6 and 7 (the Taylor series economized on that interval by
- * Chebyshev's polynomials: below 4e-18 relative from sin and cos, two and one
- * multiply-adds fewer than Taylor's of the same accuracy), then the quadrant k mod 4 swaps
- * and signs them. Two libmvec calls cost as
- * much again, and as calls they made the velocity pass save and restore every live
- * vector register; larger angles take them. */
+/* Sine and cosine of W angles inline, both from one range reduction and two polynomials
+ * (sincos_body.h). Two libmvec calls cost as much again, and as calls they made the
+ * velocity pass save and restore every live vector register; larger angles take them. */
 MBD_INLINE void LANE_FN(lane_sincos)(lane q, lane *s, lane *c)
 {
     typedef unsigned long long bits __attribute__((vector_size(8 * MBD_LANES))); /* shifts into the sign bit */
@@ -189,40 +218,11 @@ MBD_INLINE void LANE_FN(lane_sincos)(lane q, lane *s, lane *c)
         *c = LANE_COS(q);
         return;
     }
-    /* multiply-adds written out, so that every build rounds as the -ffp-contract=fast one:
-     * the reduction needs k times each part of pi/2 exactly */
-#define FMA(a, b, c) LANE_MM(fmadd_pd)(a, LANE_FN(lane_splat)(b), c)
-#define HORNER(p, coefficient) p = LANE_MM(fmadd_pd)(r2, p, LANE_FN(lane_splat)(coefficient))
-    const double shifter = 0x1.8p52; /* k + shifter keeps the integer k in its low bits */
-    const lane t = FMA(q, 0x1.45f306dc9c883p-1, LANE_FN(lane_splat)(shifter)); /* 2 / pi */
-    const lane k = t - shifter;
-    lane r = FMA(k, -0x1.921fb54442d18p+0, q);
-    r = FMA(k, -0x1.1a62633145c07p-54, r);
-    r = FMA(k, 0x1.f1976b7ed8fbcp-110, r);
-    const lane r2 = r * r;
-    lane ps = LANE_FN(lane_splat)(0x1.5d87732d7eadap-33); /* sin r / r - 1 over r^2 */
-    HORNER(ps, -0x1.ae5e380bb0f29p-26);
-    HORNER(ps, 0x1.71de3530db2e8p-19);
-    HORNER(ps, -0x1.a01a019ba995ap-13);
-    HORNER(ps, 0x1.111111110f3dep-7);
-    HORNER(ps, -0x1.5555555555543p-3);
-    const lane sin_r = LANE_MM(fmadd_pd)(r * r2, ps, r);
-    lane pc = LANE_FN(lane_splat)(-0x1.8f762f90d0ba6p-37); /* (cos r - 1) / r^2 */
-    HORNER(pc, 0x1.1ee96d13ea1f8p-29);
-    HORNER(pc, -0x1.27e4f72810294p-22);
-    HORNER(pc, 0x1.a01a019b1e593p-16);
-    HORNER(pc, -0x1.6c16c16c13a08p-10);
-    HORNER(pc, 0x1.5555555555536p-5);
-    HORNER(pc, -0.5);
-    const lane cos_r = LANE_MM(fmadd_pd)(r2, pc, LANE_FN(lane_splat)(1.0));
-#undef FMA
-#undef HORNER
-    /* k mod 4 = n: sin q = (sin r, cos r, -sin r, -cos r)[n], cos q = (cos r, -sin r,
-     * -cos r, sin r)[n] */
-    const bits n = (bits)t, odd = -(n & 1), sb = (bits)sin_r, cb = (bits)cos_r;
-    const bits sign_sin = (n & 2) << 62, sign_cos = ((n + 1) & 2) << 62;
-    *s = (lane)(((sb & ~odd) | (cb & odd)) ^ sign_sin);
-    *c = (lane)(((cb & ~odd) | (sb & odd)) ^ sign_cos);
+#define SINCOS_FMA LANE_MM(fmadd_pd)
+#define SINCOS_SPLAT LANE_FN(lane_splat)
+#define SINCOS_BITS(x) ((bits)(x))
+#define SINCOS_LANE(b) ((lane)(b))
+#include "spatial/sincos_body.h"
 }
 #undef LANE_SIN
 #undef LANE_COS

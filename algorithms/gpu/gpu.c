@@ -1,0 +1,415 @@
+/* gpu.c: batches on an NVIDIA GPU (mbd_gpu_*), host side. The CUDA driver is loaded at run
+ * time (dlopen of libcuda.so.1, or $MBD_CUDA_DRIVER), its functions declared here with
+ * their documented signatures and looked up under their versioned symbol names where the
+ * driver has them (cuCtxCreate_v2, ...), so that neither the build nor a machine without
+ * a GPU needs CUDA. The kernels are the PTX of gpu_kernels.c, built into the library
+ * (mbd_gpu_ptx), which the driver compiles for its GPU when the batch loads it.
+ *
+ * A batch holds a context, the model's arrays in GPU memory (once), one workspace block
+ * per GPU thread (as many threads as fit in a share of the free memory, up to enough to
+ * fill the GPU; each thread takes every threads-th state), and, for host arrays, GPU
+ * buffers for the states, grown as K needs. */
+#include "gpu/gpu.h"
+
+#include <dlfcn.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult; /* CUDA_SUCCESS 0 */
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+
+enum { CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16 };
+
+/* name, symbol, parameters: the driver API functions the batch calls. */
+#define CUDA_FUNCTIONS(X)                                                                  \
+    X(cuInit, "cuInit", (unsigned flags))                                                  \
+    X(cuGetErrorString, "cuGetErrorString", (CUresult error, const char **text))           \
+    X(cuDeviceGet, "cuDeviceGet", (CUdevice * device, int ordinal))                        \
+    X(cuDeviceGetName, "cuDeviceGetName", (char *name, int length, CUdevice device))       \
+    X(cuDeviceGetAttribute, "cuDeviceGetAttribute", (int *value, int attribute, CUdevice device)) \
+    X(cuCtxCreate, "cuCtxCreate_v2", (CUcontext * context, unsigned flags, CUdevice device)) \
+    X(cuCtxDestroy, "cuCtxDestroy_v2", (CUcontext context))                                \
+    X(cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext context))                             \
+    X(cuCtxSynchronize, "cuCtxSynchronize", (void))                                        \
+    X(cuModuleLoadData, "cuModuleLoadData", (CUmodule * module, const void *image))        \
+    X(cuModuleUnload, "cuModuleUnload", (CUmodule module))                                 \
+    X(cuModuleGetFunction, "cuModuleGetFunction", (CUfunction * function, CUmodule module, const char *name)) \
+    X(cuMemGetInfo, "cuMemGetInfo_v2", (size_t * free_bytes, size_t *total_bytes))         \
+    X(cuMemAlloc, "cuMemAlloc_v2", (mbd_gpu_ptr * ptr, size_t bytes))                      \
+    X(cuMemFree, "cuMemFree_v2", (mbd_gpu_ptr ptr))                                        \
+    X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", (mbd_gpu_ptr to, const void *from, size_t bytes))   \
+    X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", (void *to, mbd_gpu_ptr from, size_t bytes))         \
+    X(cuLaunchKernel, "cuLaunchKernel",                                                    \
+      (CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,             \
+       unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared_bytes,        \
+       CUstream stream, void **parameters, void **extra))                                  \
+    X(cuEventCreate, "cuEventCreate", (CUevent * event, unsigned flags))                   \
+    X(cuEventDestroy, "cuEventDestroy_v2", (CUevent event))                                \
+    X(cuEventRecord, "cuEventRecord", (CUevent event, CUstream stream))                    \
+    X(cuEventSynchronize, "cuEventSynchronize", (CUevent event))                           \
+    X(cuEventElapsedTime, "cuEventElapsedTime", (float *ms, CUevent start, CUevent end))
+
+static struct {
+#define CUDA_POINTER(name, symbol, parameters) CUresult(*name) parameters;
+    CUDA_FUNCTIONS(CUDA_POINTER)
+#undef CUDA_POINTER
+    CUdevice device;
+    int multiprocessors;
+    char device_name[128];
+} cu;
+
+static char why_not[256] = "the CUDA driver was not tried yet";
+static int driver_status = MBD_EUNSUPPORTED;
+static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
+
+const char *mbd_gpu_why(void) { return why_not; }
+
+/* Records why the GPU is not used; MBD_EUNSUPPORTED. */
+static int no_gpu(const char *what, CUresult error)
+{
+    const char *text = NULL;
+    if (error && cu.cuGetErrorString)
+        cu.cuGetErrorString(error, &text);
+    snprintf(why_not, sizeof why_not, "no GPU here: %s%s%s", what, text ? ": " : "", text ? text : "");
+    return MBD_EUNSUPPORTED;
+}
+
+static int load_driver(void)
+{
+    if (!mbd_gpu_ptx[0])
+        return no_gpu("this build has no GPU kernels (no clang at build time)", 0);
+    const char *path = getenv("MBD_CUDA_DRIVER");
+    void *driver = dlopen(path && *path ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!driver)
+        return no_gpu(dlerror(), 0);
+#define CUDA_LOOKUP(name, symbol, parameters)                                              \
+    if (!(*(void **)&cu.name = dlsym(driver, symbol)))                                     \
+        return no_gpu("the CUDA driver lacks " symbol, 0);
+    CUDA_FUNCTIONS(CUDA_LOOKUP)
+#undef CUDA_LOOKUP
+    CUresult rc = cu.cuInit(0);
+    if (rc)
+        return no_gpu("cuInit", rc);
+    if ((rc = cu.cuDeviceGet(&cu.device, 0)))
+        return no_gpu("cuDeviceGet", rc);
+    cu.cuDeviceGetName(cu.device_name, sizeof cu.device_name, cu.device);
+    if ((rc = cu.cuDeviceGetAttribute(&cu.multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                      cu.device)))
+        return no_gpu("cuDeviceGetAttribute", rc);
+    snprintf(why_not, sizeof why_not, "GPU: %s", cu.device_name);
+    return MBD_OK;
+}
+
+static void load_driver_once(void) { driver_status = load_driver(); }
+
+/* Threads per block; workspaces come in whole blocks. */
+#define GPU_BLOCK 128
+/* Resident threads per multiprocessor that the workspaces are sized for (2048 on sm_80
+ * and sm_90): more would wait for a slot anyway. */
+#define GPU_THREADS_PER_SM 2048
+
+struct mbd_gpu_batch {
+    const mbd_model *model;
+    int kernel;
+    CUcontext context;
+    CUmodule module;
+    CUfunction function, start_works;
+    mbd_work *layout;        /* host workspace whose layout the threads' blocks take */
+    gpu_launch launch;       /* its GPU-memory pointers; states set per call */
+    int threads;             /* workspace blocks */
+    mbd_gpu_ptr model_arrays, works, work_start, launch_on_gpu;
+    mbd_gpu_ptr states;      /* the host-array calls' buffers, for capacity states */
+    int capacity;
+    CUevent start, end;
+    double kernel_seconds;
+};
+
+/* The kernel of the solver, or -1. */
+static int kernel_of(const mbd_solver *solver)
+{
+#define GPU_SOLVER(solver_name, entry)                                                     \
+    if (strcmp(mbd_solver_name(solver), #solver_name) == 0)                                \
+        return GPU_KERNEL_##solver_name;
+    GPU_KERNEL_LIST(GPU_SOLVER)
+#undef GPU_SOLVER
+    return -1;
+}
+
+mbd_work *gpu_layout(const mbd_model *model, const mbd_solver *solver, gpu_launch *launch)
+{
+    mbd_work *layout = mbd_work_new(model, solver);
+    if (!layout)
+        return NULL;
+    launch->model = *model;
+    launch->work = *layout;
+    /* the block's size, 64-byte multiples: malloc knows it (mbd_work keeps no size) */
+    launch->work_bytes = malloc_usable_size(layout->block) & ~(size_t)63;
+    launch->work_start = layout->block;
+    return layout;
+}
+
+/* The model's arrays that the kernels read, as (address of the pointer in m, bytes). */
+#define MODEL_ARRAYS(X, m)                                                                 \
+    X(m->parent, m->nb) X(m->last_child, m->nb) X(m->sum_slot, m->nb)                      \
+    X(m->motion_slot, m->nb) X(m->q0, m->nb) X(m->v0, m->nb) X(m->d0, m->nb)               \
+    X(m->joint, m->nb) X(m->joint_type, m->nb) X(m->Xtree, m->nb) X(m->tree_form, m->nb)   \
+    X(m->inertia, m->nb)
+
+/* The model's arrays into one GPU block, launch->model pointing there; the pointers the
+ * kernels do not follow NULL. */
+static int upload_model(mbd_gpu_batch *batch)
+{
+    mbd_model *m = &batch->launch.model;
+    size_t bytes = 0;
+#define ARRAY_BYTES(array, n) bytes += ((size_t)(n) * sizeof *(array) + 63) & ~(size_t)63;
+    MODEL_ARRAYS(ARRAY_BYTES, m)
+#undef ARRAY_BYTES
+    char *staging = calloc(1, bytes);
+    if (!staging || cu.cuMemAlloc(&batch->model_arrays, bytes)) {
+        free(staging);
+        return MBD_ENOMEM;
+    }
+    size_t at = 0;
+#define ARRAY_STAGE(array, n)                                                              \
+    {                                                                                      \
+        const size_t size = (size_t)(n) * sizeof *(array);                                 \
+        memcpy(staging + at, array, size);                                                 \
+        *(void **)&(array) = (void *)(uintptr_t)(batch->model_arrays + at);                \
+        at += (size + 63) & ~(size_t)63;                                                   \
+    }
+    MODEL_ARRAYS(ARRAY_STAGE, m)
+#undef ARRAY_STAGE
+    m->name = m->source = NULL;
+    m->defs = NULL;
+    m->user_rotation = NULL;
+    m->frames = NULL;
+    m->loop_defs = NULL;
+    m->loops = NULL;
+    const int rc = cu.cuMemcpyHtoD(batch->model_arrays, staging, bytes);
+    free(staging);
+    return rc ? MBD_ENOMEM : MBD_OK;
+}
+
+/* Launches an entry on `threads` threads (whole blocks) with the batch's launch, which
+ * it first copies to the GPU, and waits for it: MBD_OK, or MBD_EIO (mbd_gpu_why says why). */
+static int launch_entry(mbd_gpu_batch *batch, CUfunction entry, int threads)
+{
+    CUresult rc = cu.cuMemcpyHtoD(batch->launch_on_gpu, &batch->launch, sizeof batch->launch);
+    void *parameters[] = {&batch->launch_on_gpu};
+    if (!rc)
+        rc = cu.cuEventRecord(batch->start, NULL);
+    if (!rc)
+        rc = cu.cuLaunchKernel(entry, (unsigned)((threads + GPU_BLOCK - 1) / GPU_BLOCK), 1, 1,
+                               GPU_BLOCK, 1, 1, 0, NULL, parameters, NULL);
+    if (!rc)
+        rc = cu.cuEventRecord(batch->end, NULL);
+    if (!rc)
+        rc = cu.cuEventSynchronize(batch->end);
+    if (rc) {
+        no_gpu("a kernel failed", rc);
+        return MBD_EIO;
+    }
+    float ms = 0;
+    cu.cuEventElapsedTime(&ms, batch->start, batch->end);
+    batch->kernel_seconds = ms * 1e-3;
+    return MBD_OK;
+}
+
+/* As many workspace blocks as fill the GPU, within a quarter of its free memory, each
+ * started from the layout's block. */
+static int allocate_works(mbd_gpu_batch *batch)
+{
+    gpu_launch *launch = &batch->launch;
+    size_t free_bytes = 0, total_bytes = 0;
+    cu.cuMemGetInfo(&free_bytes, &total_bytes);
+    const size_t per_block = GPU_BLOCK * launch->work_bytes;
+    size_t blocks = (size_t)cu.multiprocessors * GPU_THREADS_PER_SM / GPU_BLOCK;
+    if (blocks * per_block > free_bytes / 4)
+        blocks = free_bytes / 4 / per_block;
+    if (blocks == 0)
+        blocks = 1;
+    batch->threads = (int)(blocks * GPU_BLOCK);
+    if (cu.cuMemAlloc(&batch->works, blocks * per_block) ||
+        cu.cuMemAlloc(&batch->work_start, launch->work_bytes) ||
+        cu.cuMemAlloc(&batch->launch_on_gpu, sizeof *launch) ||
+        cu.cuMemcpyHtoD(batch->work_start, launch->work_start, launch->work_bytes))
+        return MBD_ENOMEM;
+    launch->works = (char *)(uintptr_t)batch->works;
+    launch->work_start = (const double *)(uintptr_t)batch->work_start;
+    return launch_entry(batch, batch->start_works, batch->threads);
+}
+
+static int open_batch(mbd_gpu_batch *batch, const mbd_solver *solver)
+{
+    CUresult rc = cu.cuCtxCreate(&batch->context, 0, cu.device);
+    if (rc)
+        return no_gpu("cuCtxCreate", rc);
+    if ((rc = cu.cuModuleLoadData(&batch->module, mbd_gpu_ptx)))
+        return no_gpu("cuModuleLoadData (the driver could not compile the PTX)", rc);
+    const char *const entries[] = {
+#define GPU_ENTRY_NAME(solver_name, entry) #entry,
+        GPU_KERNEL_LIST(GPU_ENTRY_NAME)
+#undef GPU_ENTRY_NAME
+    };
+    if ((rc = cu.cuModuleGetFunction(&batch->function, batch->module, entries[batch->kernel])) ||
+        (rc = cu.cuModuleGetFunction(&batch->start_works, batch->module, "mbd_gpu_start_works")))
+        return no_gpu("cuModuleGetFunction", rc);
+    if (cu.cuEventCreate(&batch->start, 0) || cu.cuEventCreate(&batch->end, 0))
+        return no_gpu("cuEventCreate", 0);
+    if (!(batch->layout = gpu_layout(batch->model, solver, &batch->launch)))
+        return MBD_ENOMEM;
+    const int status = upload_model(batch);
+    return status ? status : allocate_works(batch);
+}
+
+int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_batch **out)
+{
+    if (!out)
+        return MBD_EINVAL;
+    *out = NULL;
+    if (!model || !solver)
+        return MBD_EINVAL;
+    const int kernel = kernel_of(solver);
+    if (kernel < 0 || model->has_friction || model->nloops)
+        return MBD_EUNSUPPORTED;
+    pthread_once(&driver_once, load_driver_once);
+    if (driver_status)
+        return driver_status;
+    mbd_gpu_batch *batch = calloc(1, sizeof *batch);
+    if (!batch)
+        return MBD_ENOMEM;
+    batch->model = model;
+    batch->kernel = kernel;
+    const int status = open_batch(batch, solver);
+    if (status) {
+        mbd_gpu_batch_free(batch);
+        return status;
+    }
+    *out = batch;
+    return MBD_OK;
+}
+
+void mbd_gpu_batch_free(mbd_gpu_batch *batch)
+{
+    if (!batch)
+        return;
+    if (batch->context) /* destroying the context frees its memory, module and events */
+        cu.cuCtxDestroy(batch->context);
+    mbd_work_free(batch->layout);
+    free(batch);
+}
+
+const char *mbd_gpu_device(const mbd_gpu_batch *batch)
+{
+    (void)batch;
+    return cu.device_name;
+}
+
+int mbd_gpu_batch_threads(const mbd_gpu_batch *batch) { return batch->threads; }
+
+double mbd_gpu_batch_kernel_seconds(const mbd_gpu_batch *batch) { return batch->kernel_seconds; }
+
+int mbd_gpu_alloc(mbd_gpu_batch *batch, size_t bytes, mbd_gpu_ptr *out)
+{
+    cu.cuCtxSetCurrent(batch->context);
+    return cu.cuMemAlloc(out, bytes ? bytes : 1) ? MBD_ENOMEM : MBD_OK;
+}
+
+void mbd_gpu_release(mbd_gpu_batch *batch, mbd_gpu_ptr ptr)
+{
+    cu.cuCtxSetCurrent(batch->context);
+    if (ptr)
+        cu.cuMemFree(ptr);
+}
+
+int mbd_gpu_copy_to(mbd_gpu_batch *batch, mbd_gpu_ptr to, const void *from, size_t bytes)
+{
+    cu.cuCtxSetCurrent(batch->context);
+    return bytes && cu.cuMemcpyHtoD(to, from, bytes) ? MBD_EIO : MBD_OK;
+}
+
+int mbd_gpu_copy_from(mbd_gpu_batch *batch, void *to, mbd_gpu_ptr from, size_t bytes)
+{
+    cu.cuCtxSetCurrent(batch->context);
+    return bytes && cu.cuMemcpyDtoH(to, from, bytes) ? MBD_EIO : MBD_OK;
+}
+
+int mbd_gpu_batch_forward_on_gpu(const mbd_model *model, mbd_gpu_batch *batch, int K,
+                                 mbd_gpu_ptr q, mbd_gpu_ptr qd, mbd_gpu_ptr tau, mbd_gpu_ptr qdd,
+                                 mbd_gpu_ptr status)
+{
+    if (!batch || batch->model != model || K < 0 || (K > 0 && (!q || !qd || !qdd || !status)))
+        return MBD_EINVAL;
+    if (K == 0)
+        return MBD_OK;
+    cu.cuCtxSetCurrent(batch->context);
+    gpu_launch *launch = &batch->launch;
+    launch->K = K;
+    launch->q = (const double *)(uintptr_t)q;
+    launch->x = (const double *)(uintptr_t)qd;
+    launch->tau = (const double *)(uintptr_t)tau;
+    launch->y = (double *)(uintptr_t)qdd;
+    launch->status = (int *)(uintptr_t)status;
+    return launch_entry(batch, batch->function, K < batch->threads ? K : batch->threads);
+}
+
+/* The host-array calls' GPU buffers for K states: q, qd, tau, qdd, status. */
+static int reserve_states(mbd_gpu_batch *batch, int K, mbd_gpu_ptr at[5])
+{
+    const size_t nq = (size_t)batch->model->nq, nv = (size_t)batch->model->nv;
+    if (K > batch->capacity) {
+        if (batch->states)
+            cu.cuMemFree(batch->states);
+        batch->capacity = 0;
+        if (cu.cuMemAlloc(&batch->states, (size_t)K * ((nq + 3 * nv) * sizeof(double) + sizeof(int))))
+            return MBD_ENOMEM;
+        batch->capacity = K;
+    }
+    const size_t n = (size_t)batch->capacity;
+    at[0] = batch->states;
+    at[1] = at[0] + n * nq * sizeof(double);
+    at[2] = at[1] + n * nv * sizeof(double);
+    at[3] = at[2] + n * nv * sizeof(double);
+    at[4] = at[3] + n * nv * sizeof(double);
+    return MBD_OK;
+}
+
+int mbd_gpu_batch_forward(const mbd_model *model, mbd_gpu_batch *batch, int K, const double *q,
+                          const double *qd, const double *tau, double *qdd, int *status)
+{
+    if (!batch || batch->model != model || K < 0 || (K > 0 && (!q || !qd || !qdd)))
+        return MBD_EINVAL;
+    if (K == 0)
+        return MBD_OK;
+    cu.cuCtxSetCurrent(batch->context);
+    mbd_gpu_ptr at[5];
+    if (reserve_states(batch, K, at))
+        return MBD_ENOMEM;
+    const size_t q_bytes = (size_t)K * (size_t)model->nq * sizeof(double);
+    const size_t v_bytes = (size_t)K * (size_t)model->nv * sizeof(double);
+    if (cu.cuMemcpyHtoD(at[0], q, q_bytes) || cu.cuMemcpyHtoD(at[1], qd, v_bytes) ||
+        (tau && cu.cuMemcpyHtoD(at[2], tau, v_bytes)))
+        return MBD_EIO;
+    int rc = mbd_gpu_batch_forward_on_gpu(model, batch, K, at[0], at[1], tau ? at[2] : 0, at[3], at[4]);
+    if (rc)
+        return rc;
+    int *statuses = status ? status : malloc((size_t)K * sizeof *statuses);
+    if (!statuses)
+        return MBD_ENOMEM;
+    if (cu.cuMemcpyDtoH(qdd, at[3], v_bytes) || cu.cuMemcpyDtoH(statuses, at[4], (size_t)K * sizeof(int)))
+        rc = MBD_EIO;
+    for (int k = 0; k < K && !rc; k++) /* the first failed state's status */
+        rc = statuses[k];
+    if (!status)
+        free(statuses);
+    return rc;
+}

@@ -1,0 +1,49 @@
+/* gpu.h: what the host side (gpu.c) hands the GPU's kernels (gpu_kernels.c), which are
+ * the same C compiled twice: for the GPU by clang into PTX (the Makefile embeds it in the
+ * library as mbd_gpu_ptx) and for the CPU by the library's compiler, so that the tests run
+ * the code that the GPU runs (gpu_run_on_cpu). */
+#ifndef MBD_GPU_H
+#define MBD_GPU_H
+
+#include "internal.h"
+
+/* One launch's arguments, in GPU memory, read by every thread. */
+typedef struct {
+    mbd_model model;     /* its arrays in GPU memory (gpu.c: upload_model); the others NULL */
+    mbd_work work;       /* a host workspace's layout: its arrays at their offsets from
+                            work.block, each thread's at those from its own block */
+    size_t work_bytes;   /* one thread's block */
+    char *works;         /* (threads x work_bytes) the threads' blocks */
+    const double *work_start; /* (work_bytes) what a block holds before its first state:
+                            the constant kinematics that mbd_work_new leaves in it */
+    int K;
+    const double *q, *x, *tau; /* (K x nq), (K x nv): the states; tau may be NULL */
+    double *y;           /* (K x nv) qdd */
+    int *status;         /* (K) each state's */
+} gpu_launch;
+
+/* The kernels, one per solver: their entry names in the PTX, and their index in
+ * gpu_run_on_cpu. */
+#define GPU_KERNEL_LIST(X) X(bodies, mbd_gpu_bodies)
+enum {
+#define GPU_KERNEL_ENUM(solver, entry) GPU_KERNEL_##solver,
+    GPU_KERNEL_LIST(GPU_KERNEL_ENUM)
+#undef GPU_KERNEL_ENUM
+    GPU_KERNEL_COUNT
+};
+
+/* The PTX of gpu_kernels.c (NUL-terminated; empty where the build had no clang). */
+extern const char mbd_gpu_ptx[];
+
+/* Kernel `kernel` on the CPU, as `threads` GPU threads would run it (one after the other),
+ * on a launch whose pointers are host memory: the tests' view of the GPU's code. */
+void gpu_run_on_cpu(int kernel, const gpu_launch *launch, int threads);
+/* The entry mbd_gpu_start_works on the CPU: each of `threads` blocks from work_start. */
+void gpu_start_works_on_cpu(const gpu_launch *launch, int threads);
+
+/* A workspace of the model and solver, whose layout launch->work takes (work_bytes its
+ * block's size, work_start its block), and launch->model = *model: the caller then points
+ * them at GPU memory (or leaves them on the host for gpu_run_on_cpu). NULL: no memory. */
+mbd_work *gpu_layout(const mbd_model *model, const mbd_solver *solver, gpu_launch *launch);
+
+#endif

@@ -1,0 +1,154 @@
+/* gpu_kernels.c: the GPU's kernels, one thread per state, from the same kernel headers as
+ * the one-state solvers and the CPU lanes (lane type double). The Makefile compiles this
+ * file twice: by clang for the GPU (-x cuda --cuda-device-only -nocudainc -nocudalib:
+ * C++, no CUDA toolkit, no libc on the device), into PTX that the library embeds, where
+ * each GPU_ENTRY is a launchable .entry; and, as any library source, by the C compiler for
+ * the CPU, where the entries are functions that gpu_run_on_cpu calls thread by thread, so
+ * that the tests check the GPU's code against the CPU solvers.
+ *
+ * Each thread takes the states thread, thread + threads, ... (a grid-stride loop: the
+ * launch has as many threads as workspaces fit, gpu.c) in its own workspace block, laid
+ * out as the host's mbd_work (gpu_launch.work). The libc and libm headers come first, so
+ * that their functions stay host functions: a call to one from the kernels does not
+ * compile for the GPU. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MBD_GPU_C /* lane.h: the polynomial sine and cosine */
+#ifdef __NVPTX__
+#define restrict __restrict__ /* -x cuda is C++ */
+#define memcpy __builtin_memcpy /* joints.c's (the GPU has no libc) */
+#pragma clang force_cuda_host_device begin
+#endif
+
+#include "gpu/gpu.h"
+
+#define MBD_LANES 1
+#include "spatial/lane.h"
+#include "solvers/bodies_kernels.h"
+#include "spatial/lane_end.h"
+
+#ifdef __NVPTX__
+#include "spatial/joints.c" /* joint_coordinates_valid: the library's own, for the GPU */
+#endif
+
+/* Thread `thread`'s workspace: the layout of launch->work on its own block. */
+MBD_INLINE void gpu_thread_work(mbd_work *work, const gpu_launch *launch, int thread)
+{
+    *work = launch->work;
+    char *base = launch->works + (size_t)thread * launch->work_bytes;
+    const char *layout = (const char *)launch->work.block;
+#define GPU_REBASE(field)                                                                  \
+    work->field = work->field ? (__typeof__(work->field))(base + ((const char *)work->field - layout)) \
+                              : NULL;
+    GPU_REBASE(X) GPU_REBASE(S) GPU_REBASE(U) GPU_REBASE(D) GPU_REBASE(u) GPU_REBASE(v)
+    GPU_REBASE(c) GPU_REBASE(a) GPU_REBASE(f) GPU_REBASE(g) GPU_REBASE(IA)
+    GPU_REBASE(sin_q) GPU_REBASE(cos_q) GPU_REBASE(scratch) GPU_REBASE(jv)
+    GPU_REBASE(loop_scratch)
+#undef GPU_REBASE
+    work->block = base;
+}
+
+/* Thread `thread`'s block from launch->work_start, a double at a time. */
+MBD_INLINE void gpu_start_work(const gpu_launch *launch, int thread)
+{
+    double *block = (double *)(launch->works + (size_t)thread * launch->work_bytes);
+    for (size_t k = 0; k < launch->work_bytes / sizeof(double); k++)
+        block[k] = launch->work_start[k];
+}
+
+MBD_INLINE int gpu_all_finite(const double *x, int n)
+{
+    int bad = 0;
+    for (int k = 0; k < n; k++)
+        bad |= !__builtin_isfinite(x[k]);
+    return !bad;
+}
+
+/* mbd_forward's checks and start_kinematics (kinematics.c) on the GPU: q finite, its
+ * quaternions poses, the sines and cosines of its angles (lane_sincos: the polynomial),
+ * then qd and tau finite; the same statuses in the same order. */
+MBD_INLINE int gpu_start_state(const mbd_model *model, mbd_work *work, const double *q,
+                               const double *x, const double *tau)
+{
+    if (!gpu_all_finite(q, model->nq))
+        return MBD_ENONFINITE;
+    for (int i = 0; i < model->nb; i++)
+        if (!joint_coordinates_valid(model->joint_type[i], q + model->q0[i]))
+            return MBD_EINVAL;
+    for (int k = model->angles_from; k < model->angles_to; k++)
+        lane_sincos(q[k], work->sin_q + k, work->cos_q + k);
+    if (!gpu_all_finite(x, model->nv) || (tau && !gpu_all_finite(tau, model->nv)))
+        return MBD_ENONFINITE;
+    work->failed_body = -1;
+    return MBD_OK;
+}
+
+/* State s by the bodies sweep: mbd_forward with the bodies solver. */
+MBD_INLINE int gpu_bodies_state(const gpu_launch *launch, mbd_work *work, size_t s)
+{
+    const mbd_model *model = &launch->model;
+    const size_t nq = (size_t)model->nq, nv = (size_t)model->nv;
+    const double *q = launch->q + s * nq, *qd = launch->x + s * nv;
+    const double *tau = launch->tau ? launch->tau + s * nv : NULL;
+    double *qdd = launch->y + s * nv;
+    int status = gpu_start_state(model, work, q, qd, tau);
+    if (status == MBD_OK)
+        status = bodies_sweep(model, work, q, qd, tau, qdd);
+    return status == MBD_OK && !gpu_all_finite(qdd, model->nv) ? MBD_ENONFINITE : status;
+}
+
+/* Thread `thread` of `threads`: states thread, thread + threads, ... */
+#define GPU_THREAD_LOOP(solver, launch, thread, threads)                                   \
+    do {                                                                                   \
+        mbd_work work;                                                                     \
+        gpu_thread_work(&work, launch, thread);                                            \
+        for (int s = thread; s < (launch)->K; s += threads)                                \
+            (launch)->status[s] = gpu_##solver##_state(launch, &work, (size_t)s);           \
+    } while (0)
+
+#ifdef __NVPTX__
+#pragma clang force_cuda_host_device end
+
+#define GPU_THREAD                                                                         \
+    (int)(__nvvm_read_ptx_sreg_ctaid_x() * __nvvm_read_ptx_sreg_ntid_x() + __nvvm_read_ptx_sreg_tid_x())
+#define GPU_THREADS (int)(__nvvm_read_ptx_sreg_nctaid_x() * __nvvm_read_ptx_sreg_ntid_x())
+
+/* Launchable .entry points in the PTX: the blocks' start (once per batch, one thread per
+ * block), and each solver's kernel. */
+extern "C" __attribute__((global)) void mbd_gpu_start_works(const gpu_launch *launch)
+{
+    gpu_start_work(launch, GPU_THREAD);
+}
+
+#define GPU_ENTRY(solver, entry)                                                           \
+    extern "C" __attribute__((global)) void entry(const gpu_launch *launch)                \
+    {                                                                                      \
+        GPU_THREAD_LOOP(solver, launch, GPU_THREAD, GPU_THREADS);                          \
+    }
+GPU_KERNEL_LIST(GPU_ENTRY)
+
+#else
+
+void gpu_start_works_on_cpu(const gpu_launch *launch, int threads)
+{
+    for (int thread = 0; thread < threads; thread++)
+        gpu_start_work(launch, thread);
+}
+
+void gpu_run_on_cpu(int kernel, const gpu_launch *launch, int threads)
+{
+    for (int thread = 0; thread < threads; thread++)
+        switch (kernel) {
+#define GPU_CASE(solver, entry)                                                            \
+        case GPU_KERNEL_##solver:                                                          \
+            GPU_THREAD_LOOP(solver, launch, thread, threads);                              \
+            break;
+            GPU_KERNEL_LIST(GPU_CASE)
+#undef GPU_CASE
+        }
+}
+
+#endif

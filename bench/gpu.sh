@@ -1,0 +1,74 @@
+#!/bin/bash
+# bench/gpu.sh: the GPU batch on a GPU machine that has a CUDA driver and nothing else
+# (no compiler, no CUDA toolkit, no network). Two modes:
+#
+#   bench/gpu.sh --pack BUILD   (here, by `make gpu-bundle`) packs BUILD/mbd-gpu-bench,
+#       BUILD/tests/test_gpu, this script, and every library they load with the loader
+#       itself, into BUILD/mbd-gpu.tar.xz;
+#   mbd-gpu/gpu.sh [OUT]        (there, in the unpacked bundle) runs, each step logged and
+#       under its own time limit, a failed step not stopping the next: the device
+#       (nvidia-smi), the check (test_gpu with MBD_TEST_GPU=1: every lane against the CPU
+#       solver to 1e-12 relative, every joint type, K not a multiple of the block), then the
+#       timings (mbd-gpu-bench: the GPU kernel alone and with copies, and the CPU batch on
+#       every core, against K, N = 10, 100, 1000), which write OUT/gpu-<device>.json
+#       (default OUT: ./results) after each measurement. About 4.5 minutes at most.
+#
+# The binaries start through the carried loader, so that the machine's own libc plays no
+# part: lib/ld-linux-x86-64.so.2 --library-path lib bin/... The CUDA driver is the
+# machine's (dlopen of libcuda.so.1 through its ld.so.cache).
+set -u
+
+pack() {
+    local build=$1 stage
+    stage=$build/bundle/mbd-gpu
+    rm -rf "$build/bundle" && mkdir -p "$stage/bin" "$stage/lib" || exit 1
+    cp "$build/mbd-gpu-bench" "$build/tests/test_gpu" "$stage/bin/" || exit 1
+    cp "$(dirname "$0")/gpu.sh" "$stage/" || exit 1
+    # every library either binary loads, and the loader, as files (symbolic links resolved)
+    ldd "$stage/bin/mbd-gpu-bench" "$stage/bin/test_gpu" |
+        awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }' | sort -u |
+        while read -r lib; do cp -L "$lib" "$stage/lib/" || exit 1; done || exit 1
+    [ -e "$stage/lib/ld-linux-x86-64.so.2" ] || { echo "gpu.sh: no loader found by ldd" >&2; exit 1; }
+    # the stubs that libcuda.so.1 still names (libc has them since glibc 2.34): ours, so that
+    # the machine's, of another glibc, do not load beside our libc
+    local libc_dir
+    libc_dir=$(dirname "$(readlink -f "$(ldd "$stage/bin/test_gpu" | awk '/libc.so.6/ { print $3 }')")")
+    for stub in libdl.so.2 libpthread.so.0 librt.so.1; do
+        cp -L "$libc_dir/$stub" "$stage/lib/" || exit 1
+    done
+    tar -cf - -C "$build/bundle" mbd-gpu | xz -T0 -3 > "$build/mbd-gpu.tar.xz" || exit 1
+    echo "gpu.sh: $build/mbd-gpu.tar.xz ($(du -h "$build/mbd-gpu.tar.xz" | cut -f1)); on the GPU machine:"
+    echo "  tar -xJf mbd-gpu.tar.xz && mbd-gpu/gpu.sh OUT_DIR"
+}
+
+if [ "${1:-}" = --pack ]; then
+    pack "${2:?usage: gpu.sh --pack BUILD}"
+    exit
+fi
+
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-$PWD/results}
+mkdir -p "$out" || exit 1
+exec > >(tee -a "$out/gpu.log") 2>&1
+
+# step NAME SECONDS COMMAND...: logs its start, end, exit status and time
+step() {
+    local name=$1 limit=$2 start rc
+    shift 2
+    start=$(date +%s)
+    echo "== $(date -u +%T) $name (limit ${limit}s)"
+    timeout -k 5 "$limit" "$@"
+    rc=$?
+    echo "== $(date -u +%T) $name: exit $rc after $(($(date +%s) - start))s$([ $rc -eq 124 ] && echo ' (timed out)')"
+    return 0
+}
+
+step "machine" 15 bash -c 'uname -a; nproc; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1 || true'
+# the check: every test of test_gpu through the GPU (cmocka prints each)
+step "check: GPU kernels against the CPU solvers" 120 env MBD_TEST_GPU=1 \
+    "$here/lib/ld-linux-x86-64.so.2" --library-path "$here/lib" "$here/bin/test_gpu"
+# the timings: JSON after each measurement, so that a cut-short run keeps its rows
+step "timings: mbd-gpu-bench" 140 \
+    "$here/lib/ld-linux-x86-64.so.2" --library-path "$here/lib" "$here/bin/mbd-gpu-bench" \
+    --out "$out" --cpu-threads "$(nproc)" --budget 110
+ls -la "$out"

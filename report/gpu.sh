@@ -1,0 +1,63 @@
+#!/bin/bash
+# report/gpu.sh [results/gpu-<device>.json ...]: report/gpu.md, the GPU section of the
+# report, from the files bench/gpu.sh wrote on a GPU machine (default: every
+# results/gpu-*.json). Per file: ns per body per state against K for each N (the kernel
+# alone, with copies, the CPU batch on every core of the same machine), the smallest K at
+# which the GPU is faster than that CPU batch, and the kernel's distance from the memory
+# roofline.
+set -eu
+cd "$(dirname "$0")/.."
+files=("$@")
+[ ${#files[@]} -gt 0 ] || files=(results/gpu-*.json)
+out=report/gpu.md
+# Bytes per body per state, counted from bodies_kernels.h for a revolute joint, when the
+# workspace does not stay in cache (K in the thousands: 65 KB per state at N = 100): the
+# per-body arrays the sweep stores and reads back, X 12, S 6, U 6, D 1, u 1, c 6, f 6,
+# I^A 21, sin/cos 2 = 61 doubles written once and read once, and q, qd, tau, qdd (4):
+# (2 x 61 + 4) x 8 bytes. v and a live in two slots (motion_of), in cache.
+bytes_per_body=1008
+{
+    echo "## GPU batches"
+    echo
+    echo "From \`bench/gpu.sh\` (\`mbd-gpu-bench\`): the bodies sweep on the GPU, one thread per state, its"
+    echo "kernel alone (states already on the GPU) and with the copies in and out, beside the CPU"
+    echo "batch (\`mbd_batch\`, lanes) on every core of the same machine; revolute chains"
+    echo "(autotree-chain). ns per body per state, median of the repetitions."
+    for f in "${files[@]}"; do
+        [ -e "$f" ] || continue
+        device=$(jq -r '.context.gpu_device' "$f")
+        cores=$(jq -r '.context.cpu_batch_threads' "$f")
+        echo
+        echo "### $device ($f; CPU batch: $cores threads, $(jq -r '.context.cpu_model // "?"' "$f"))"
+        echo
+        echo "| N | K | GPU kernel | GPU with copies | CPU batch | kernel / CPU |"
+        echo "|---:|---:|---:|---:|---:|---:|"
+        jq -r '.benchmarks[] | select(.run_type == "aggregate" and .aggregate_name == "median")
+               | [(.run_name | capture("^(?<v>[^/]*)/[^/]*/n:(?<n>[0-9]+)/k:(?<k>[0-9]+)")) as $m
+                  | $m.v, $m.n, $m.k, .ns_per_body] | @tsv' "$f" > /tmp/gpu-report-rows.$$
+        awk -F'\t' '{ print $2, $3 }' /tmp/gpu-report-rows.$$ | sort -u -n -k1,1 -k2,2 \
+            > /tmp/gpu-report-keys.$$
+        awk -F'\t' -v bytes="$bytes_per_body" '
+            FNR == NR { t[$2 " " $3, $1] = $4; next }
+            { split($0, nk, " "); n = nk[1]; k = nk[2]; key = n " " k
+              g = t[key, "gpu_bodies"]; c = t[key, "gpu_bodies-copies"]; b = t[key, "batch_bodies"]
+              printf "| %d | %d | %s | %s | %s | %s |\n", n, k, g == "" ? "" : sprintf("%.4g", g),
+                  c == "" ? "" : sprintf("%.4g", c), b == "" ? "" : sprintf("%.4g", b),
+                  g == "" || b == "" ? "" : sprintf("%.3g", g / b)
+              if (g != "" && b != "" && g < b && !(n in wins)) wins[n] = k
+              if (g != "" && (!(n in best) || g < best[n])) best[n] = g }
+            END { print ""
+                  for (n in best) {
+                      printf "N = %d: the GPU kernel beats the CPU batch from K = %s; its best, %.4g ns per body per state, is %.2g x the memory floor of %d bytes per body per state at 3.35 TB/s (%.3g ns).\n",
+                          n, n in wins ? wins[n] : "(never, within the Ks run)", best[n],
+                          best[n] / (bytes / 3.35e12 * 1e9), bytes, bytes / 3.35e12 * 1e9
+                  } }' /tmp/gpu-report-rows.$$ /tmp/gpu-report-keys.$$
+        rm -f /tmp/gpu-report-keys.$$ /tmp/gpu-report-rows.$$
+    done
+    echo
+    echo "The memory floor counts the workspace arrays that the sweep stores per body and reads"
+    echo "back (bodies_kernels.h, revolute joint: $bytes_per_body bytes per body per state, see"
+    echo "report/gpu.sh); at K in the thousands a state's workspace (65 KB at N = 100) does not"
+    echo "stay in the GPU's caches. The FP64 side is not counted here."
+} > "$out"
+echo "report/gpu.sh: $out"
