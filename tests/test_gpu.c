@@ -64,7 +64,8 @@ static void states_free(gpu_states *b)
  * TOLERANCE relative. */
 static void check_states(const mbd_model *model, gpu_states *b, int with_tau, const char *label)
 {
-    mbd_work *work = mbd_work_new(model, mbd_solver_find("bodies"));
+    mbd_work *work;
+    mbd_work_new(model, mbd_solver_find("bodies"), &work);
     assert_non_null(work);
     for (int k = 0; k < b->K; k++) {
         const double *tau = with_tau ? b->tau + (size_t)k * b->nv : NULL;

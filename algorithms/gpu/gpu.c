@@ -146,8 +146,8 @@ static int kernel_of(const mbd_solver *solver)
 
 mbd_work *gpu_layout(const mbd_model *model, const mbd_solver *solver, gpu_launch *launch)
 {
-    mbd_work *layout = mbd_work_new(model, solver);
-    if (!layout)
+    mbd_work *layout;
+    if (mbd_work_new(model, solver, &layout) != MBD_OK)
         return NULL;
     launch->model = *model;
     launch->work = *layout;

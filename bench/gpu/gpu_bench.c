@@ -157,8 +157,8 @@ static void run_n(gpu_bench_run *run, int n)
     const gpu_bench_config *config = run->config;
     char spec[128], err[512];
     snprintf(spec, sizeof spec, FAMILY_SPEC, n);
-    mbd_model *model = mbd_model_load(spec, err, sizeof err);
-    if (!model) {
+    mbd_model *model;
+    if (mbd_model_load(spec, NULL, &model, err, sizeof err) != MBD_OK) {
         fprintf(stderr, "mbd-gpu-bench: %s\n", err);
         return;
     }
@@ -170,7 +170,7 @@ static void run_n(gpu_bench_run *run, int n)
     double *states = random_states(model, max_k);
     w.qdd = malloc((size_t)max_k * mbd_model_nv(model) * sizeof *w.qdd);
     w.status = malloc((size_t)max_k * sizeof *w.status);
-    w.cpu = mbd_batch_new(model, bodies, config->cpu_threads, 0);
+    mbd_batch_new(model, bodies, config->cpu_threads, 0, &w.cpu);
     const int gpu_rc = mbd_gpu_batch_new(model, bodies, &w.gpu);
     if (gpu_rc)
         fprintf(stderr, "mbd-gpu-bench: n %d: %s (%s)\n", n, mbd_strerror(gpu_rc), mbd_gpu_why());
@@ -259,7 +259,8 @@ int main(int argc, char **argv)
     run.context = bench_context_collect(argv[0]);
     /* the device: a batch on a one-body model opens the driver */
     char err[256], slug[128];
-    mbd_model *probe = mbd_model_load("chain:n=1,joint=revolute", err, sizeof err);
+    mbd_model *probe;
+    mbd_model_load("chain:n=1,joint=revolute", NULL, &probe, err, sizeof err);
     mbd_gpu_batch *gpu = NULL;
     if (probe)
         mbd_gpu_batch_new(probe, mbd_solver_find("bodies"), &gpu);

@@ -10,22 +10,18 @@ int ext_load_model(const char *path_or_spec, int floating_base, mbd_model **mode
                    size_t err_size)
 {
     const mbd_load_options options = {.floating_base = floating_base};
-    *model = mbd_model_load_with(path_or_spec, &options, err, err_size);
-    return *model ? MBD_OK : MBD_EPARSE;
+    return mbd_model_load(path_or_spec, &options, model, err, err_size);
 }
 
 int ext_new_work(const mbd_model *model, const mbd_solver *solver, mbd_work **work)
 {
-    *work = mbd_work_new(model, solver);
-    return *work ? MBD_OK : MBD_ENOMEM;
+    return mbd_work_new(model, solver, work);
 }
 
-/* NULL means bad arguments or no memory; the arguments are checked before, so memory. */
 int ext_new_batch(const mbd_model *model, const mbd_solver *solver, int threads, int lanes,
                   mbd_batch **batch)
 {
-    *batch = mbd_batch_new(model, solver, threads, lanes);
-    return *batch ? MBD_OK : MBD_ENOMEM;
+    return mbd_batch_new(model, solver, threads, lanes, batch);
 }
 
 /* ---- errors ------------------------------------------------------------------------ */
