@@ -152,7 +152,7 @@ $(PY_EXT): $(PY_OBJ)
 # Under PREFIX (default /usr/local), staged under DESTDIR if set. libmbd.a holds gcc's LTO
 # objects (-flto), which gcc compiles when a program links them, for this build's -march:
 # cc prog.c $(pkg-config --cflags --libs mbd). tests/test_install.c builds and runs
-# tests/examples/batch.c that way.
+# examples/batch.c that way.
 PREFIX  ?= /usr/local
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 INSTALLED := include/mbd.h lib/libmbd.a lib/pkgconfig/mbd.pc bin/mbd bin/mbd-bench

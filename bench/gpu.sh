@@ -15,7 +15,7 @@
 #
 # The binaries start through the carried loader, so that the machine's own libc plays no
 # part: lib/ld-linux-x86-64.so.2 --library-path lib bin/... The CUDA driver is the
-# machine's (dlopen of libcuda.so.1 through its ld.so.cache).
+# machine's (dlopen of libcuda.so.1 from the search path below or its ld.so.cache).
 set -u
 
 pack() {
@@ -63,12 +63,16 @@ step() {
     return 0
 }
 
+# The carried loader ignores LD_LIBRARY_PATH, where such a machine may keep libcuda.so.1:
+# the search path names it, after our own libraries.
+libs="$here/lib:${LD_LIBRARY_PATH:-}:/usr/local/nvidia/lib64:/usr/lib/x86_64-linux-gnu"
+
 step "machine" 15 bash -c 'uname -a; nproc; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1 || true'
 # the check: every test of test_gpu through the GPU (cmocka prints each)
 step "check: GPU kernels against the CPU solvers" 120 env MBD_TEST_GPU=1 \
-    "$here/lib/ld-linux-x86-64.so.2" --library-path "$here/lib" "$here/bin/test_gpu"
+    "$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/test_gpu"
 # the timings: JSON after each measurement, so that a cut-short run keeps its rows
 step "timings: mbd-gpu-bench" 140 \
-    "$here/lib/ld-linux-x86-64.so.2" --library-path "$here/lib" "$here/bin/mbd-gpu-bench" \
+    "$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/mbd-gpu-bench" \
     --out "$out" --cpu-threads "$(nproc)" --budget 110
 ls -la "$out"

@@ -5,6 +5,13 @@
  * number of threads may share it. Every per-state buffer lives in a workspace (mbd_work),
  * allocated once per thread and solver; no solver call allocates.
  *
+ * Threads: a built mbd_model is immutable and may be shared by any number of threads, as
+ * may the solver table (mbd_solver) and every function that takes no handle. An mbd_work,
+ * an mbd_batch and an mbd_gpu_batch each serve one thread at a time: two threads calling
+ * with the same one at once race (an mbd_batch spreads each of its calls over OpenMP
+ * threads of its own; give each calling thread its own batch). mbd_gpu_why() reads the last
+ * reason recorded, for messages only.
+ *
  * Conventions: spatial vectors in body coordinates, motion (w; v_O), force (n_O; f).
  * Generalized coordinates are ordered by body, then by the joint's own order.
  * Every function that can fail returns an int status: MBD_OK or a negative mbd_status.
@@ -150,7 +157,7 @@ typedef struct {
 
 /* Loads a model file or a generator spec such as "chain:n=10,joint=cardan" (see
  * mbd_generators_help). A file whose first non-blank character is '<' is read as URDF
- * (models/README.md), any other as JSON. options may be NULL.
+ * (the format: models/README.md in the sources), any other as JSON. options may be NULL.
  * Returns MBD_OK, MBD_EIO (a file that cannot be read), MBD_ELIMIT, MBD_ENOMEM, or a
  * status of mbd_model_build (MBD_EPARSE for a malformed file or spec); on failure *model
  * is NULL and err holds one line naming the file, field and value. */
@@ -183,7 +190,7 @@ int mbd_joint_type_nq(mbd_joint_type type);
 /* Writes a human-readable summary: bodies, joints, DOFs, parameters. */
 void mbd_model_print(const mbd_model *model, FILE *out);
 
-/* ---- closed loops (algorithms/dynamics/loops.c) ------------------------------------------ */
+/* ---- closed loops --------------------------------------------------------------- */
 
 int mbd_model_nloops(const mbd_model *model);
 const mbd_loop_def *mbd_model_loop(const mbd_model *model, int loop);
@@ -192,7 +199,7 @@ int mbd_model_nconstraints(const mbd_model *model);
 const char *mbd_loop_type_name(mbd_loop_type type);
 int mbd_loop_type_nconstraints(mbd_loop_type type);
 
-/* ---- export (models/export_mjcf.c) -------------------------------------------- */
+/* ---- export --------------------------------------------------------------------- */
 
 /* Writes the model (a tree: MBD_EUNSUPPORTED for a model with loops, or with a free joint
  * on a body that is not a child of the world) as a MuJoCo (2.2) MJCF file for comparison:
@@ -242,7 +249,7 @@ int mbd_work_friction_iterations(const mbd_work *work);
 
 /* Friction (mbd_friction) in the forward calls below and mbd_inverse_dynamics: the joint
  * reactions depend on qdd and the friction on the reactions. For a model with Coulomb friction every
- * solver's forward call iterates on the friction forces tau_f (algorithms/dynamics/friction.c):
+ * solver's forward call iterates on the friction forces tau_f:
  * qdd_k = FD(tau + tau_f,k), reactions by RNEA at qdd_k, tau_f,k+1 from them, until
  * max |tau_f,k+1 - tau_f,k| <= 1e-12 (1 + max |tau_f,k+1|) (or <= 1e-9 (...) where it
  * stops falling: the solve's rounding floor), at most 100 iterations; otherwise
@@ -267,7 +274,7 @@ int mbd_solve(const mbd_model *model, mbd_work *work, const double *qd, const do
 int mbd_solve_momentum(const mbd_model *model, mbd_work *work, const double *p,
                        const double *tau, double *qd, double *pd);
 
-/* ---- many states at once (algorithms/batch/batch.c) ------------------------------------ */
+/* ---- many states at once -------------------------------------------------------- */
 
 /* A batch workspace: one solver on one model for K states per call, spread over OpenMP
  * threads, each thread running W states in lockstep (one per SIMD lane) where the solver
@@ -305,7 +312,7 @@ int mbd_batch_forward_momentum(const mbd_model *model, mbd_batch *batch, int K,
                                const double *q, const double *p, const double *tau,
                                double *qd, double *pd, int *status);
 
-/* ---- many states on a GPU (algorithms/gpu/) ------------------------------------------- */
+/* ---- many states on a GPU ------------------------------------------------------- */
 
 /* The batch's forward dynamics on an NVIDIA GPU, one GPU thread per state, by the same
  * kernel source as the CPU solvers (built into the library as PTX; no CUDA toolkit is
@@ -340,7 +347,7 @@ void mbd_gpu_release(mbd_gpu_batch *batch, mbd_gpu_ptr ptr);
 int mbd_gpu_copy_to(mbd_gpu_batch *batch, mbd_gpu_ptr to, const void *from, size_t bytes);
 int mbd_gpu_copy_from(mbd_gpu_batch *batch, void *to, mbd_gpu_ptr from, size_t bytes);
 
-/* ---- forward dynamics with closed loops (algorithms/dynamics/loops.c) ------------------------ */
+/* ---- forward dynamics with closed loops ----------------------------------------- */
 
 /* Baumgarte's stabilization: Phi_q qdd = gamma - 2 alpha dPhi/dt - beta^2 Phi (1/s). */
 typedef struct {
@@ -425,8 +432,8 @@ int mbd_momentum(const mbd_model *model, mbd_work *work, const double *q, const 
  * friction): H (nv x nv), the Coriolis matrix C (nv x nv) of the Christoffel symbols of H,
  * C_ij = sum_k 1/2 (dH_ij/dq_k + dH_ik/dq_j - dH_jk/dq_i) qd_k, so that dH/dt - 2 C is
  * skew-symmetric, g (nv) and C qd (nv); row-major, none NULL. O(N^2) (2 nv RNEA passes;
- * how: algorithms/dynamics/coefficients.c). MBD_EUNSUPPORTED for models with spherical or free
- * joints: their velocities are not the derivatives of coordinates, so the Christoffel
+ * by polarization of RNEA's velocity terms). MBD_EUNSUPPORTED for models with spherical
+ * or free joints: their velocities are not the derivatives of coordinates, so the Christoffel
  * symbols of H in q are not defined for them (H is mbd_mass_matrix's). */
 int mbd_coefficients(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                      double *H, double *C, double *g, double *Cqd);
@@ -435,7 +442,7 @@ int mbd_coefficients(const mbd_model *model, mbd_work *work, const double *q, co
 int mbd_energy(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                double *kinetic, double *potential);
 
-/* ---- time integration (algorithms/simulate/integrate.c; SUNDIALS ARKODE and CVODE) ---------- */
+/* ---- time integration (SUNDIALS ARKODE and CVODE) ------------------------------- */
 
 typedef enum {
     MBD_RK4,    /* classic 4th-order Runge-Kutta, fixed step dt (ARKODE ARKStep) */
@@ -489,7 +496,7 @@ typedef struct {
 /* Integrates the free motion (tau = 0) from (q0, qd0) at t = 0 to options->t1 with one
  * workspace of solver; the momentum formulation starts from p0 = H(q0) qd0. The state is
  * (q, qd) or (q, p) with q' = G(q) qd (mbd_position_rates); q0's quaternions are
- * normalized first, and every reported q has unit quaternions (how: algorithms/simulate/integrate.c).
+ * normalized first, and every reported q has unit quaternions (the solvers use quat / |quat|, so the drift of |quat| changes nothing else).
  * A model with loops runs mbd_forward_constrained with options->baumgarte
  * (acceleration formulation only). Allocates nothing per step. Returns MBD_OK, MBD_EINVAL
  * (bad options; a zero quaternion), MBD_EUNSUPPORTED (formulation not offered by solver, or a model
@@ -502,7 +509,7 @@ int mbd_simulate(const mbd_model *model, const mbd_solver *solver,
                  const mbd_sim_options *options, const double *q0, const double *qd0,
                  mbd_sim_callback callback, void *ctx, mbd_sim_stats *stats);
 
-/* ---- ensembles (algorithms/simulate/ensemble.c) --------------------------------------------- */
+/* ---- ensembles ------------------------------------------------------------------ */
 
 /* K runs of the free motion (tau = 0, acceleration formulation), each from its own
  * (q0, qd0), by classic RK4 with one fixed step dt on a batch (mbd_batch_new(model,

@@ -1,6 +1,6 @@
 /* test_install.c: make install into a staging DESTDIR puts the header, the library, its
  * pkg-config file and the commands in place; a program outside the tree (the README's
- * batch example, tests/examples/batch.c) compiles and links against them with pkg-config
+ * batch example, examples/batch.c) compiles and links against them with pkg-config
  * alone and runs; make uninstall takes every file away again. */
 #include "support.h"
 
@@ -42,7 +42,7 @@ static void test_install_link_uninstall(void **unused)
 
     char line[1024];
     snprintf(line, sizeof line,
-             "cc tests/examples/batch.c $(PKG_CONFIG_PATH=%s/usr/lib/pkgconfig pkg-config --define-prefix "
+             "cc examples/batch.c $(PKG_CONFIG_PATH=%s/usr/lib/pkgconfig pkg-config --define-prefix "
              "--cflags --libs mbd) -o %s/batch && %s/batch",
              temp_dir, temp_dir, temp_dir);
     r = shell_run(line);

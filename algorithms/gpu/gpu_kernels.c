@@ -44,7 +44,7 @@ MBD_INLINE void gpu_thread_work(mbd_work *work, const gpu_launch *launch, int th
     work->field = work->field ? (__typeof__(work->field))(base + ((const char *)work->field - layout)) \
                               : NULL;
     GPU_REBASE(X) GPU_REBASE(S) GPU_REBASE(U) GPU_REBASE(D) GPU_REBASE(u) GPU_REBASE(v)
-    GPU_REBASE(c) GPU_REBASE(a) GPU_REBASE(f) GPU_REBASE(g) GPU_REBASE(IA)
+    GPU_REBASE(c) GPU_REBASE(a) GPU_REBASE(f) GPU_REBASE(mass_moments) GPU_REBASE(IA)
     GPU_REBASE(sin_q) GPU_REBASE(cos_q) GPU_REBASE(scratch) GPU_REBASE(jv)
     GPU_REBASE(loop_scratch)
 #undef GPU_REBASE
