@@ -83,7 +83,10 @@ $(GPU_PTX): algorithms/gpu/gpu_kernels.c include/mbd.h $(wildcard algorithms/*.h
 $(BUILD)/algorithms/gpu/gpu_ptx.c: $(GPU_PTX)
 	{ echo 'const char mbd_gpu_ptx[] = {'; od -An -v -tx1 $< | sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	  echo '0};'; } > $@
-$(BUILD)/algorithms/gpu/gpu_ptx.o: $(BUILD)/algorithms/gpu/gpu_ptx.c
+# The library's generated source: every build of the library (sanitizers, fuzzing, Python)
+# compiles it beside LIB_SRC.
+LIB_GEN_SRC := $(BUILD)/algorithms/gpu/gpu_ptx.c
+$(BUILD)/algorithms/gpu/gpu_ptx.o: $(LIB_GEN_SRC)
 	$(CC) $(CFLAGS) -c $< -o $@
 LIB_OBJ += $(BUILD)/algorithms/gpu/gpu_ptx.o
 
@@ -130,7 +133,8 @@ PY_SUFFIX      = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_con
 NUMPY_INCLUDE  = $(shell $(PYTHON) -c 'import numpy; print(numpy.get_include())' 2>/dev/null)
 PY_BUILD      := $(BUILD)/python
 PY_EXT_SRC    := $(wildcard python/ext/*.c)
-PY_OBJ        := $(LIB_SRC:%.c=$(PY_BUILD)/%.o) $(PY_EXT_SRC:%.c=$(PY_BUILD)/%.o)
+PY_OBJ        := $(LIB_SRC:%.c=$(PY_BUILD)/%.o) $(LIB_GEN_SRC:%.c=$(PY_BUILD)/%.o) \
+                 $(PY_EXT_SRC:%.c=$(PY_BUILD)/%.o)
 PY_EXT         = python/mbdbench/_mbdbench$(PY_SUFFIX)
 DEPS_PYTHON   := $(DEPS_BUILD) python3-dev python3-numpy
 
@@ -283,7 +287,7 @@ $(ASAN_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ASAN_CFLAGS) -c $< -o $@
 
-$(ASAN_LIB): $(LIB_SRC:%.c=$(ASAN_BUILD)/%.o)
+$(ASAN_LIB): $(LIB_SRC:%.c=$(ASAN_BUILD)/%.o) $(LIB_GEN_SRC:%.c=$(ASAN_BUILD)/%.o)
 	rm -f $@ && $(AR) rcs $@ $^
 
 # mbd's own objects, mirrored into build-asan/.
@@ -308,7 +312,7 @@ $(FUZZ_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
+$(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o) $(LIB_GEN_SRC:%.c=$(FUZZ_BUILD)/%.o)
 	rm -f $@ && $(AR) rcs $@ $^
 
 $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_exercise.h $(FUZZ_BUILD)/src/cli.o $(FUZZ_LIB) | deps-fuzz
@@ -337,7 +341,8 @@ $(TSAN_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(TSAN_CFLAGS) -c $< -o $@
 
-$(TSAN_BUILD)/batch_race: tests/tsan/batch_race.c $(LIB_SRC:%.c=$(TSAN_BUILD)/%.o) | deps-tsan
+$(TSAN_BUILD)/batch_race: tests/tsan/batch_race.c $(LIB_SRC:%.c=$(TSAN_BUILD)/%.o) \
+                           $(LIB_GEN_SRC:%.c=$(TSAN_BUILD)/%.o) | deps-tsan
 	$(FUZZ_CC) $(TSAN_CFLAGS) -fopenmp $^ $(filter-out -fopenmp $(BLAS_LIBS),$(LDLIBS)) -lopenblas -o $@
 
 test-tsan: $(TSAN_BUILD)/batch_race
