@@ -320,7 +320,8 @@ int mbd_batch_forward_momentum(const mbd_model *model, mbd_batch *batch, int K,
  * (libcuda.so.1, or the file $MBD_CUDA_DRIVER names) is loaded at run time: without it or
  * without a GPU, mbd_gpu_batch_new returns MBD_EUNSUPPORTED and mbd_gpu_why() says why.
  * Solvers: bodies (acceleration form); models without friction or loops (else
- * MBD_EUNSUPPORTED). Angles beyond 1e5 rad lose digits in the GPU's sine and cosine. */
+ * MBD_EUNSUPPORTED). Angles beyond 1e5 rad lose digits in the GPU's sine and cosine.
+ * Experimental: checked on the CPU only so far (docs/gpu.md says where it stands). */
 typedef struct mbd_gpu_batch mbd_gpu_batch;
 typedef unsigned long long mbd_gpu_ptr; /* an address in GPU memory */
 int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_batch **out);
