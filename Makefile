@@ -108,7 +108,7 @@ $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(LIB) | deps-
 # builds them, so that it sees what deps-test installed (Open MPI).
 $(BUILD)/tests/test_mpi: CFLAGS += -DMBD_WITH_MPI=$(if $(MPI_LIBS),1,0)
 test: deps-test
-	@$(MAKE) --no-print-directory test-run
+	@$(MAKE) --no-print-directory -j$$(nproc) test-run
 .PHONY: test-run
 test-run: mbd mbd-bench $(TEST_BIN) python-ext
 	@pass=0; fail=0; \
