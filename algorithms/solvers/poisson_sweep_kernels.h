@@ -146,7 +146,7 @@ static lane (*LANE_FN(general_inertias)(lane_work *work))[36] { return (lane (*)
  * congruence skip them; for 1 and 2 DOFs only, where D^-1 is the closed-form inverse of
  * the (not quite symmetric) D. For 3 and 6 DOFs it comes from a Cholesky factor, which
  * reads one triangle of D: there the rows of H keep what corrects for that (zeroed, they
- * cost all accuracy on a spherical chain of masses 1e-6 .. 1e6, test_reliability). H's
+ * cost all accuracy on a spherical chain of masses 1e-6 .. 1e6, test_robustness). H's
  * columns off S's support are those of E (h_row_times): H I^A and H phi read I^A's and
  * phi's rows there instead of multiplying by ones and zeros (5 x 6 x 6 multiplications
  * become 5 x 6 for a revolute joint). */
