@@ -46,6 +46,8 @@ DEPS_BUILD  := gcc make pkg-config libopenblas-dev libopenblas0-openmp liblapack
                libsundials-dev libxml2-dev
 DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev libopenmpi-dev openmpi-bin python3-dev python3-numpy \
                python3-pytest python3-matplotlib
+# The package's property tests (python/tests/test_properties.py).
+DEPS_TEST   += python3-hypothesis
 DEPS_REPORT := $(DEPS_BUILD) gnuplot-nox hyperfine jq valgrind gawk bc libopenmpi-dev openmpi-bin
 
 .PHONY: all test report bench clean deps-build deps-test deps-report
