@@ -101,10 +101,10 @@ static inline void fuzz_load_model_file(const mbd_load_options *options)
  * long to read) is valid but only costs time. */
 #define FUZZ_MAX_SPEC_BODIES 4000
 
-static inline int fuzz_spec_skipped(const char *spec)
+/* Whether an item "n=..." of the spec asks for more than max_bodies bodies (or is too long
+ * to read). */
+static inline int fuzz_spec_too_large(const char *spec, long max_bodies)
 {
-    if (strchr(spec, '/'))
-        return 1;
     for (const char *item = strchr(spec, ':'); item; item = strchr(item + 1, ',')) {
         if (strncmp(item + 1, "n=", 2) != 0)
             continue;
@@ -112,10 +112,15 @@ static inline int fuzz_spec_skipped(const char *spec)
         while (*digits == '0')
             digits++;
         const size_t len = strspn(digits, "0123456789");
-        if (len > 9 || (len > 0 && atol(digits) > FUZZ_MAX_SPEC_BODIES))
+        if (len > 9 || (len > 0 && atol(digits) > max_bodies))
             return 1;
     }
     return 0;
+}
+
+static inline int fuzz_spec_skipped(const char *spec)
+{
+    return strchr(spec, '/') || fuzz_spec_too_large(spec, FUZZ_MAX_SPEC_BODIES);
 }
 
 /* A model with loops: the constrained solve (only dense and bodies have a route), the
