@@ -1,8 +1,12 @@
 /* fuzz_cli: libFuzzer target for the option parser of mbd (src/cli.c): cli_parse over an
  * argv made from the input, then cli_get, cli_vector, cli_number and cli_solver on what it
- * parsed. The first byte picks the vector length (0 to 15); the rest is split at NUL bytes
- * into at most MAX_ARGS arguments. Checks: the parser's results agree with its return
- * values (positional count, finite in-range numbers). */
+ * parsed; then the same argv through one of the commands that read a MODEL and write only
+ * to standard output (fd, id, coeffs, minv, info), unless an argument holds a '/' (a file
+ * anywhere) or asks for a model of more than CLI_MAX_BODIES bodies. The first byte picks
+ * the vector length (bits 0-3, 0 to 15) and the command (bits 4-6); the rest is split at
+ * NUL bytes into at most MAX_ARGS arguments. Checks: the parser's results agree with its
+ * return values (positional count, finite in-range numbers), and the command returns one
+ * of its exit statuses. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +18,21 @@
 
 #define MAX_ARGS 24
 #define MAX_POS 2
+#define CLI_MAX_BODIES 16
+
+/* The command that the argv runs; 0 where it would read a file or build a large model. */
+static int run_command(const uint8_t first, int argc, char **argv)
+{
+    static int (*const commands[])(const char *, int, char **) = {cmd_fd, cmd_id, cmd_coeffs,
+                                                                  cmd_minv, cmd_info};
+    static const char *const names[] = {"fd", "id", "coeffs", "minv", "info"};
+    for (int k = 2; k < argc; k++)
+        if (strchr(argv[k], '/') || fuzz_spec_too_large(argv[k], CLI_MAX_BODIES))
+            return 0;
+    const int c = (first >> 4) % 5;
+    argv[1] = (char *)names[c];
+    return commands[c](names[c], argc, argv);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -56,6 +75,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_require(!quiet || strcmp(quiet, "1") == 0, "switch value");
         (void)cli_solver("fuzz", flags, "dense");
     }
+    const int status = run_command(data[0], argc, argv);
+    fuzz_require(status == 0 || status == CLI_USAGE_ERROR || status == CLI_RUNTIME_ERROR,
+                 "exit status");
     free(text);
     return 0;
 }

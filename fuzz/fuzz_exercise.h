@@ -101,10 +101,10 @@ static inline void fuzz_load_model_file(const mbd_load_options *options)
  * long to read) is valid but only costs time. */
 #define FUZZ_MAX_SPEC_BODIES 4000
 
-static inline int fuzz_spec_skipped(const char *spec)
+/* Whether an item "n=..." of the spec asks for more than max_bodies bodies (or is too long
+ * to read). */
+static inline int fuzz_spec_too_large(const char *spec, long max_bodies)
 {
-    if (strchr(spec, '/'))
-        return 1;
     for (const char *item = strchr(spec, ':'); item; item = strchr(item + 1, ',')) {
         if (strncmp(item + 1, "n=", 2) != 0)
             continue;
@@ -112,10 +112,15 @@ static inline int fuzz_spec_skipped(const char *spec)
         while (*digits == '0')
             digits++;
         const size_t len = strspn(digits, "0123456789");
-        if (len > 9 || (len > 0 && atol(digits) > FUZZ_MAX_SPEC_BODIES))
+        if (len > 9 || (len > 0 && atol(digits) > max_bodies))
             return 1;
     }
     return 0;
+}
+
+static inline int fuzz_spec_skipped(const char *spec)
+{
+    return strchr(spec, '/') || fuzz_spec_too_large(spec, FUZZ_MAX_SPEC_BODIES);
 }
 
 /* A model with loops: the constrained solve (only dense and bodies have a route), the
@@ -145,6 +150,49 @@ static inline void fuzz_exercise_loops(const mbd_model *model, mbd_work *work,
     fuzz_require(fuzz_status_valid(status) && (status || (rank >= 0 && rank <= m)),
                  "mbd_constraint_rank");
     free(buf);
+}
+
+/* The batch of FUZZ_BATCH_STATES states (the state given, its velocities scaled by each
+ * row) at the CPU's widest lanes, one thread, so that the lane kernels (batch_x4.c,
+ * batch_x8.c) run on every model: whole lane groups and a tail. */
+#define FUZZ_BATCH_STATES 9
+
+static inline void fuzz_exercise_batch(const mbd_model *model, const mbd_solver *solver,
+                                       const double *q, const double *qd, const double *tau)
+{
+    const int nq = mbd_model_nq(model), nv = mbd_model_nv(model), K = FUZZ_BATCH_STATES;
+    mbd_batch *batch;
+    const int created = mbd_batch_new(model, solver, 1, 0, &batch);
+    fuzz_require(created == MBD_OK && batch != NULL, "mbd_batch_new");
+    double *buf = malloc((size_t)K * (size_t)(nq + 4 * nv) * sizeof *buf);
+    fuzz_require(buf != NULL, "allocation");
+    double *qs = buf, *qds = qs + K * nq, *taus = qds + K * nv, *out = taus + K * nv;
+    double *pd = out + K * nv;
+    for (int k = 0; k < K; k++) {
+        memcpy(qs + k * nq, q, (size_t)nq * sizeof *q);
+        memcpy(taus + k * nv, tau, (size_t)nv * sizeof *tau);
+        for (int j = 0; j < nv; j++)
+            qds[k * nv + j] = qd[j] * (1.0 - 0.25 * k);
+    }
+    int status[FUZZ_BATCH_STATES];
+    const unsigned forms = mbd_solver_formulations(solver);
+    if (forms & MBD_ACCELERATION) {
+        const int first = mbd_batch_forward(model, batch, K, qs, qds, taus, out, status);
+        fuzz_require(fuzz_status_valid(first), "mbd_batch_forward status");
+        for (int k = 0; k < K * nv; k++)
+            fuzz_require(status[k / nv] != MBD_OK || isfinite(out[k]),
+                         "mbd_batch_forward returned OK with a non-finite qdd");
+    }
+    if (forms & MBD_MOMENTUM) { /* the velocities serve as momenta */
+        const int first = mbd_batch_forward_momentum(model, batch, K, qs, qds, taus, out, pd,
+                                                     status);
+        fuzz_require(fuzz_status_valid(first), "mbd_batch_forward_momentum status");
+        for (int k = 0; k < K * nv; k++)
+            fuzz_require(status[k / nv] != MBD_OK || (isfinite(out[k]) && isfinite(pd[k])),
+                         "mbd_batch_forward_momentum returned OK with a non-finite result");
+    }
+    free(buf);
+    mbd_batch_free(batch);
 }
 
 static inline void fuzz_exercise_model(const mbd_model *model)
@@ -199,6 +247,8 @@ static inline void fuzz_exercise_model(const mbd_model *model)
         }
         if (mbd_model_nloops(model) > 0)
             fuzz_exercise_loops(model, work, solver, q, qd, tau, out);
+        else
+            fuzz_exercise_batch(model, solver, q, qd, tau);
         int status = mbd_inverse_dynamics(model, work, q, qd, qdd, tau2, reactions);
         fuzz_require(fuzz_status_valid(status), "mbd_inverse_dynamics status");
         status = mbd_mass_matrix(model, work, q, H);

@@ -10,8 +10,14 @@
 
 #include <stddef.h>
 
-/* For kernels that must inline into their caller, so that constant sizes unroll. */
+/* For kernels that must inline into their caller, so that constant sizes unroll. The
+ * fuzzing build defines MBD_NO_FORCE_INLINE: forced, the sanitizers' checks make one
+ * function of each whole sweep that clang's -O1 takes many minutes over (the Makefile). */
+#ifdef MBD_NO_FORCE_INLINE
+#define MBD_INLINE static inline
+#else
 #define MBD_INLINE static inline __attribute__((always_inline))
+#endif
 
 typedef struct {
     double E[9];
