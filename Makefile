@@ -248,9 +248,25 @@ $(BUILD)/bench/context.o: $(BENCH_INFO)
 $(BUILD)/bench/context.o: CFLAGS += -DMBD_BENCH_CC='"$(BENCH_CC)"' \
 	-DMBD_BENCH_CFLAGS='"$(BENCH_CFLAGS)"' -DMBD_GIT_COMMIT='"$(BENCH_COMMIT)"'
 
+# The report page's style and script, embedded in mbd-bench for `mbd-bench compare --html`.
+PAGE_ASSETS := $(BUILD)/bench/page_assets.c
+$(PAGE_ASSETS): report/page/page.css report/page/page.js
+	@mkdir -p $(dir $@)
+	{ for a in css js; do echo "const char bench_page_$$a[] = {"; \
+	  od -An -v -tx1 report/page/page.$$a | sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; echo '0};'; done; } > $@
+$(PAGE_ASSETS:.c=.o): $(PAGE_ASSETS)
+	$(CC) $(CFLAGS) -c $< -o $@
+mbd-bench: $(PAGE_ASSETS:.c=.o)
+
 # The default sweep, table on stdout; BENCH_ARGS adds mbd-bench flags (mbd-bench --help).
 bench: deps-build mbd-bench
 	./mbd-bench $(BENCH_ARGS)
+
+# Two runs row by row (bench/compare.c): make compare A=old.json B=new.json; the page in
+# report/compare.html.
+.PHONY: compare
+compare: deps-build mbd-bench
+	./mbd-bench compare $(A) $(B) --html report/compare.html
 
 # Sweep, hyperfine, charts and report/README.md; QUICK=1 for a short smoke run.
 report: deps-report mbd mbd-bench

@@ -1,0 +1,1 @@
+var mbdPage={compare:function(el,d){el.textContent=JSON.stringify(d.summary)}};
