@@ -47,6 +47,7 @@ DEPS_BUILD  := gcc make pkg-config libopenblas-dev libopenblas0-openmp liblapack
 DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev libopenmpi-dev openmpi-bin python3-dev python3-numpy \
                python3-pytest python3-matplotlib
 DEPS_REPORT := $(DEPS_BUILD) gnuplot-nox hyperfine jq valgrind gawk bc libopenmpi-dev openmpi-bin
+DEPS_BROWSER := chromium python3-websocket
 
 .PHONY: all test report bench clean deps-build deps-test deps-report
 all: deps-build mbd
@@ -268,6 +269,16 @@ bench: deps-build mbd-bench
 compare: deps-build mbd-bench
 	./mbd-bench compare $(A) $(B) --html report/compare.html
 
+# The pages in headless Chromium (report/test_page.py): report/index.html from a quick
+# report, and a comparison of two committed runs; screenshots in build/test-report/.
+.PHONY: test-report deps-browser
+deps-browser: ; $(call ensure_packages,$(DEPS_BROWSER))
+test-report: deps-browser mbd-bench
+	$(MAKE) --no-print-directory report QUICK=1
+	./mbd-bench compare results/vm-2026-11-24-e70373f.json results/latest.json \
+	  --html $(BUILD)/test-report/compare.html > /dev/null
+	$(PYTHON) report/test_page.py $(BUILD)/test-report report/index.html $(BUILD)/test-report/compare.html
+
 # Sweep, hyperfine, charts and report/README.md; QUICK=1 for a short smoke run.
 report: deps-report mbd mbd-bench
 	report/make_report.sh $(if $(filter 1 yes true,$(QUICK)),--quick)
@@ -292,7 +303,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := build-fuzz
 FUZZ_CFLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
                 -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Iinclude -Ialgorithms -Imodels -Isrc $(XML_CFLAGS)
-FUZZ_TARGETS := fuzz_model_json fuzz_model_urdf fuzz_model_spec fuzz_cli
+FUZZ_TARGETS := fuzz_model_json fuzz_model_urdf fuzz_model_spec fuzz_cli fuzz_bench_json
 FUZZ_LIB     := $(FUZZ_BUILD)/libmbd.a
 DEPS_FUZZ    := $(DEPS_BUILD) clang-14 libclang-rt-14-dev
 
@@ -334,6 +345,8 @@ $(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o) $(LIB_GEN_SRC:%.c=$(FUZZ_BUILD)/%.
 $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_exercise.h $(FUZZ_BUILD)/src/cli.o $(FUZZ_LIB) | deps-fuzz
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_BUILD)/src/cli.o $(FUZZ_LIB) \
 	  $(filter-out -fopenmp,$(LDLIBS)) -o $@
+
+$(FUZZ_BUILD)/fuzz_bench_json: bench/compare.c bench/compare_html.c bench/compare.h
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%) $(FUZZ_BUILD)/src/cli.o
 

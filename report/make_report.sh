@@ -5,7 +5,8 @@
 #
 # Writes results/<host>-<date>.json and results/latest.json (Google Benchmark's schema),
 # results/dat/*.dat (one table per chart, and flops.dat), results/hyperfine.{json,md},
-# report/*.svg, report/*.png, report/loops.md, report/ensemble.md and report/README.md; each
+# report/*.svg, report/*.png, report/loops.md, report/ensemble.md, report/README.md and
+# report/index.html (report/page.sh); each
 # file is written beside its target, synced and renamed, so it appears whole or not at all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,4 +60,5 @@ report/ensemble.sh ${1:+--quick}        # issue 17: ensembles over MPI ranks, re
 report/readme.sh "$results" ${1:+--quick} > report/.README.md.tmp
 sync report/.README.md.tmp
 mv report/.README.md.tmp report/README.md
-echo "make_report.sh: report/README.md, report/*.svg and report/*.png written" >&2
+report/page.sh "$results"  # the same report as one interactive page, report/index.html
+echo "make_report.sh: report/README.md, report/index.html, report/*.svg and report/*.png written" >&2
