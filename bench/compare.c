@@ -362,6 +362,10 @@ static int load_run(const char *path, compare_run *run)
     json_error_t error;
     char err[256];
     json_t *root = json_load_file(path, 0, &error);
+    if (!root && json_error_code(&error) == json_error_cannot_open_file) {
+        fprintf(stderr, "mbd %s: %s: cannot read: %s\n", CMD, path, error.text);
+        return CLI_USAGE_ERROR;
+    }
     if (!root) {
         fprintf(stderr, "mbd %s: %s: not JSON: %s (line %d)\n", CMD, path, error.text, error.line);
         return CLI_USAGE_ERROR;

@@ -39,9 +39,12 @@ var mbdPage = (function () {
         return ns.toPrecision(3) + " " + units[u];
     }
 
+    /* Three significant digits; k, M, G from 10 000 on. */
     function number(x) {
-        return Math.abs(x) >= 1e4 || (Math.abs(x) < 1e-2 && x !== 0) ? x.toExponential(2) :
-            String(+x.toPrecision(3));
+        var prefixes = ["", "k", "M", "G", "T"], p = 0;
+        for (; Math.abs(x) >= (p ? 1e3 : 1e4) && p < 4; p++)
+            x /= 1000;
+        return (Math.abs(x) < 1e-2 && x !== 0 ? x.toExponential(2) : String(+x.toPrecision(3))) + prefixes[p];
     }
 
     /* ---- scales and axes ---------------------------------------------------------- */
@@ -113,7 +116,9 @@ var mbdPage = (function () {
         var Y = scale(y0, y1, plot.yLog, height - m.bottom, m.top);
         var fmt = plot.format || number;
         var axes = node("svg:g", {"class": "axes"}, svg);
-        ticks(x0, x1, plot.xLog).forEach(function (v) {
+        var whole = xs.every(function (x) { return x === Math.round(x); });
+        var xticks = ticks(x0, x1, plot.xLog).filter(function (v) { return !whole || v === Math.round(v); });
+        xticks.forEach(function (v) {
             node("svg:line", {x1: X(v), x2: X(v), y1: m.top, y2: height - m.bottom, "class": "grid"}, axes);
             node("svg:text", {x: X(v), y: height - m.bottom + 15, "text-anchor": "middle"}, axes, number(v));
         });
