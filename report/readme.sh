@@ -62,6 +62,8 @@ when the run started: $(load_average) (other load inflates real time and the spr
   [bench/README.md](../bench/README.md)); one table per chart in \`$dat/\`.
 - The same report as one interactive page: [index.html](index.html) (hover for values,
   click a legend entry to hide it, double-click to show it alone; no network needed).
+  What changed since the run before this one: [compare.html](compare.html)
+  (\`mbd-bench compare\`: faster, slower or within noise, row by row).
 
 ## Performance targets
 

@@ -6,6 +6,7 @@
  * on bad input naming the file, and 1 under --fail-on-slower when a row is slower. */
 #include "support.h"
 
+#include <dirent.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,6 +270,38 @@ static void test_compare_bad_input(void **unused)
     cli_result_free((cli_result[]){compare_run("only-one.json", 2)});
 }
 
+/* The fuzz target's seeds (run A, a form feed, run B), through the command: exit 0 or 2,
+ * never a crash. */
+static void test_compare_replays_fuzz_seeds(void **unused)
+{
+    (void)unused;
+    DIR *dir = opendir("fuzz/corpus/fuzz_bench_json");
+    assert_non_null(dir);
+    int seeds = 0;
+    for (struct dirent *e; (e = readdir(dir));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[512], args[512];
+        snprintf(path, sizeof path, "fuzz/corpus/fuzz_bench_json/%s", e->d_name);
+        char *text = read_text_file(path), *split = strchr(text, '\f');
+        if (split)
+            *split = '\0';
+        write_text(temp_path(0, "seed-a.json"), text);
+        write_text(temp_path(1, "seed-b.json"), split ? split + 1 : text);
+        free(text);
+        snprintf(args, sizeof args, "./mbd-bench compare %s %s > /dev/null",
+                 temp_path(0, "seed-a.json"), temp_path(1, "seed-b.json"));
+        cli_result r = shell_run(args);
+        if (r.status != 0 && r.status != 2)
+            print_error("%s: exit %d\n%s", path, r.status, r.err);
+        assert_true(r.status == 0 || r.status == 2);
+        cli_result_free(&r);
+        seeds++;
+    }
+    closedir(dir);
+    assert_true(seeds > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -278,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_compare_verdicts),
         cmocka_unit_test(test_compare_html),
         cmocka_unit_test(test_compare_bad_input),
+        cmocka_unit_test(test_compare_replays_fuzz_seeds),
     };
     return cmocka_run_group_tests(tests, make_temp_dir, remove_temp_dir);
 }

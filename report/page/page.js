@@ -6,12 +6,13 @@ var mbdPage = (function () {
     var SVG = "http://www.w3.org/2000/svg";
     var PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
                    "#17becf", "#7f7f7f", "#bcbd22", "#393b79", "#637939", "#843c39", "#7b4173"];
-    var colours = {};
+    var VERDICT_COLOURS = {"faster": "#1a7f37", "slower": "#c62828", "within noise": "#9aa0a6"};
+    var colours = {}, used = 0;
 
     /* The same series name has the same colour on every chart. */
     function colour(name) {
         if (!(name in colours))
-            colours[name] = PALETTE[Object.keys(colours).length % PALETTE.length];
+            colours[name] = VERDICT_COLOURS[name] || PALETTE[used++ % PALETTE.length];
         return colours[name];
     }
 
@@ -67,7 +68,7 @@ var mbdPage = (function () {
                     var v = s * Math.pow(10, e);
                     if (v >= lo / 1.0001 && v <= hi * 1.0001) out.push(v);
                 });
-            return out.length >= 2 ? out : ticks(lo, hi, false);
+            return out.length >= 3 ? out : ticks(lo, hi, false).filter(function (v) { return v > 0; });
         }
         var span = hi - lo || Math.abs(hi) || 1, step = Math.pow(10, Math.floor(Math.log10(span / 5)));
         step *= span / step > 25 ? 5 : span / step > 10 ? 2 : 1;
@@ -459,7 +460,7 @@ var mbdPage = (function () {
                          return {dots: true, xLabel: "rows, by B/A", yLabel: "B / A", series:
                                  ["faster", "within noise", "slower"].map(function (v) {
                                      return {name: v, points: sorted.map(function (p, k) {
-                                         return {x: k + 1, y: p[3], cv: p[4] / 3, label: p[0], verdict: p[5]};
+                                         return {x: k + 1, y: p[3], cv: Math.hypot(p[6] || 0, p[7] || 0), label: p[0], verdict: p[5]};
                                      }).filter(function (p) { return p.verdict === v; })};
                                  })};
                      }});
