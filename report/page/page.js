@@ -178,6 +178,7 @@ var mbdPage = (function () {
             tip.style.top = (best.sy / k + 12) + "px";
         }
         svg.addEventListener("pointermove", move);
+        svg.addEventListener("pointerdown", move); /* a tap, on a touch screen */
         svg.addEventListener("pointerleave", function () {
             tip.hidden = true;
             groups.forEach(function (g) { g.classList.remove("dim"); });
