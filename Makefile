@@ -275,6 +275,7 @@ compare: deps-build mbd-bench
 deps-browser: ; $(call ensure_packages,$(DEPS_BROWSER))
 test-report: deps-browser mbd-bench
 	$(MAKE) --no-print-directory report QUICK=1
+	@mkdir -p $(BUILD)/test-report
 	./mbd-bench compare results/vm-2026-11-24-e70373f.json results/latest.json \
 	  --html $(BUILD)/test-report/compare.html > /dev/null
 	$(PYTHON) report/test_page.py $(BUILD)/test-report report/index.html $(BUILD)/test-report/compare.html
