@@ -2,8 +2,8 @@
 """test_page.py OUT_DIR PAGE.html...: opens each page in headless Chromium over the DevTools
 protocol and fails unless the page raises no script error and logs no console error, every
 chart is drawn (its SVG holds lines or points, the crossover map coloured cells), clicking
-a legend entry redraws its chart, and at phone width (390 px) nothing but the tables'
-own scrollers is wider than the screen. A screenshot of each page, at desktop and phone
+the legend entry of a drawn series redraws its chart, and at phone width (390 px) nothing
+but the tables' own scrollers is wider than the screen. A screenshot of each page, at desktop and phone
 width, goes to OUT_DIR for the test log. Needs Debian's chromium and python3-websocket."""
 import base64
 import json
@@ -25,10 +25,12 @@ CHECK = r"""
   const result = {charts: charts.length, empty: [], unchanged: [], toggled: 0};
   charts.forEach((figure, k) => {
     const svg = figure.querySelector(".plot svg");
-    const drawn = svg ? svg.querySelectorAll("path, circle").length
+    const drawn = svg ? svg.querySelectorAll("g.series path, g.series circle").length
                       : figure.querySelectorAll("table.map td[style]").length;
     if (!drawn) result.empty.push(k);
-    const button = figure.querySelector(".legend button");
+    const drawn_series = svg && svg.querySelector("g.series");  /* a series with points */
+    const button = drawn_series && [...figure.querySelectorAll(".legend button")]
+      .find(b => b.textContent === drawn_series.dataset.name);
     if (!svg || !button) return;
     const before = svg.outerHTML;
     button.click();
