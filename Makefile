@@ -49,6 +49,7 @@ DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev libopenmpi-dev openmpi-bin python3-de
 # The package's property tests (python/tests/test_properties.py).
 DEPS_TEST   += python3-hypothesis
 DEPS_REPORT := $(DEPS_BUILD) gnuplot-nox hyperfine jq valgrind gawk bc libopenmpi-dev openmpi-bin
+DEPS_BROWSER := chromium python3-websocket
 
 .PHONY: all test report bench clean deps-build deps-test deps-report
 all: deps-build mbd
@@ -250,9 +251,36 @@ $(BUILD)/bench/context.o: $(BENCH_INFO)
 $(BUILD)/bench/context.o: CFLAGS += -DMBD_BENCH_CC='"$(BENCH_CC)"' \
 	-DMBD_BENCH_CFLAGS='"$(BENCH_CFLAGS)"' -DMBD_GIT_COMMIT='"$(BENCH_COMMIT)"'
 
+# The report page's style and script, embedded in mbd-bench for `mbd-bench compare --html`.
+PAGE_ASSETS := $(BUILD)/bench/page_assets.c
+$(PAGE_ASSETS): report/page/page.css report/page/page.js
+	@mkdir -p $(dir $@)
+	{ for a in css js; do echo "const char bench_page_$$a[] = {"; \
+	  od -An -v -tx1 report/page/page.$$a | sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; echo '0};'; done; } > $@
+$(PAGE_ASSETS:.c=.o): $(PAGE_ASSETS)
+	$(CC) $(CFLAGS) -c $< -o $@
+mbd-bench: $(PAGE_ASSETS:.c=.o)
+
 # The default sweep, table on stdout; BENCH_ARGS adds mbd-bench flags (mbd-bench --help).
 bench: deps-build mbd-bench
 	./mbd-bench $(BENCH_ARGS)
+
+# Two runs row by row (bench/compare.c): make compare A=old.json B=new.json; the page in
+# report/compare.html.
+.PHONY: compare
+compare: deps-build mbd-bench
+	./mbd-bench compare $(A) $(B) --html report/compare.html
+
+# The pages in headless Chromium (report/test_page.py): report/index.html from a quick
+# report, and a comparison of two committed runs; screenshots in build/test-report/.
+.PHONY: test-report deps-browser
+deps-browser: ; $(call ensure_packages,$(DEPS_BROWSER))
+test-report: deps-browser mbd-bench
+	$(MAKE) --no-print-directory report QUICK=1
+	@mkdir -p $(BUILD)/test-report
+	./mbd-bench compare results/vm-2026-11-24-e70373f.json results/latest.json \
+	  --html $(BUILD)/test-report/compare.html > /dev/null
+	$(PYTHON) report/test_page.py $(BUILD)/test-report report/index.html $(BUILD)/test-report/compare.html
 
 # Sweep, hyperfine, charts and report/README.md; QUICK=1 for a short smoke run.
 report: deps-report mbd mbd-bench
@@ -334,6 +362,8 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(wildcard fuzz/*.h) $(FUZZ_BUILD)/src/cli.o
 
 $(FUZZ_BUILD)/fuzz_cli: $(addprefix $(FUZZ_BUILD)/src/,cmd_fd.o cmd_id.o cmd_coeffs.o cmd_minv.o cmd_info.o)
 $(FUZZ_BUILD)/fuzz_states: $(addprefix $(FUZZ_BUILD)/src/,cmd_simulate.o cmd_ensemble.o par_serial.o)
+
+$(FUZZ_BUILD)/fuzz_bench_json: $(addprefix $(FUZZ_BUILD)/bench/,compare.o compare_html.o)
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%) $(FUZZ_BUILD)/src/cli.o
 

@@ -1,4 +1,5 @@
 /* mbd-bench: flags, context, the run, and the outputs. See bench/README.md. */
+#include "compare.h"
 #include "context.h"
 #include "ranks.h"
 #include "suite.h"
@@ -40,6 +41,8 @@ static const char usage[] =
     "  --json PATHS        write Google Benchmark JSON to each comma-separated path\n"
     "  --dat DIR           write the charts' .dat tables into DIR\n"
     "  -h, --help          this text\n"
+    "mbd-bench compare A.json B.json [--html OUT.html] [--fail-on-slower]: two runs row by\n"
+    "row (mbd-bench compare --help).\n"
     "The table goes to stdout; context and progress to stderr. SIGINT/SIGTERM stop the run\n"
     "after the current measurement and write what finished, marked \"partial\": true.\n"
     "Under mpirun -n P the ranks share the measurements (one node per rank keeps timings\n"
@@ -250,6 +253,8 @@ static int run_bench(int argc, char **argv)
 /* Under mpirun every rank runs its share (bench_config's rank and ranks). */
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "compare") == 0)
+        return compare_main(argc - 1, argv + 1);
     const int rc = par_start(&argc, &argv);
     return rc ? rc : par_finish(run_bench(argc, argv));
 }

@@ -5,7 +5,9 @@
 #
 # Writes results/<host>-<date>.json and results/latest.json (Google Benchmark's schema),
 # results/dat/*.dat (one table per chart, and flops.dat), results/hyperfine.{json,md},
-# report/*.svg, report/*.png, report/loops.md, report/ensemble.md and report/README.md; each
+# report/*.svg, report/*.png, report/loops.md, report/ensemble.md, report/README.md and
+# report/index.html (report/page.sh), report/compare.html (this run against the one before);
+# each
 # file is written beside its target, synced and renamed, so it appears whole or not at all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +22,10 @@ esac
 results=results
 dat=$results/dat
 mkdir -p "$dat" report
+
+# The run before this one, kept for report/compare.html: what changed since.
+before=$results/.before-this-run.json
+cp "$results/latest.json" "$before" 2>/dev/null || before=
 
 # Interleaved: a slow spell of a shared machine spreads over every measurement's
 # repetitions instead of taking all of a few (bench/README.md).
@@ -56,7 +62,14 @@ done
 report/loops.sh "$results/latest.json"  # Chang 2007: |Phi| drift chart, cost of both routes
 report/ensemble.sh ${1:+--quick}        # issue 17: ensembles over MPI ranks, report/ensemble.md
 
+if [ -n "$before" ]; then
+    ./mbd-bench compare "$before" "$results/latest.json" --html report/compare.html | tail -n 1 ||
+        echo "make_report.sh: no comparison with the run before (above)" >&2
+    rm -f "$before"
+fi
+
 report/readme.sh "$results" ${1:+--quick} > report/.README.md.tmp
 sync report/.README.md.tmp
 mv report/.README.md.tmp report/README.md
-echo "make_report.sh: report/README.md, report/*.svg and report/*.png written" >&2
+report/page.sh "$results"  # the same report as one interactive page, report/index.html
+echo "make_report.sh: report/README.md, report/index.html, report/*.svg and report/*.png written" >&2

@@ -58,8 +58,12 @@ when the run started: $(load_average) (other load inflates real time and the spr
 - $(field dense_note).
 - $(field openblas_note).
 - Raw results: \`$json\` in Google Benchmark's JSON schema (compare two runs with
-  \`/usr/bin/python3 /usr/share/benchmark/compare.py benchmarks A.json B.json\`, see
+  \`mbd-bench compare A.json B.json\` or \`make compare A=... B=...\`, see
   [bench/README.md](../bench/README.md)); one table per chart in \`$dat/\`.
+- The same report as one interactive page: [index.html](index.html) (hover for values,
+  click a legend entry to hide it, double-click to show it alone; no network needed).
+  What changed since the run before this one: [compare.html](compare.html)
+  (\`mbd-bench compare\`: faster, slower or within noise, row by row).
 
 ## Performance targets
 
@@ -199,5 +203,6 @@ cat <<EOF
 
     make report            # the default sweep, about 15 minutes on 2 cores
     make report QUICK=1    # a smoke run of well under a minute
+    make compare A=results/before.json B=results/latest.json  # faster, slower, within noise
     ./mbd-bench --help     # flags of the harness; bench/README.md describes it
 EOF

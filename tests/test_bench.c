@@ -1,9 +1,12 @@
 /* test_bench.c: mbd-bench's repetitions made one measurement after another and
  * interleaved (--interleave) give the same rows in the same order, each measurement's
  * repetitions with one iteration count, and an interleaved run stopped by a signal writes
- * what it has, whole and marked partial; -h and --help print the flags. */
+ * what it has, whole and marked partial; -h and --help print the flags. `mbd-bench compare`
+ * judges each row against the noise of both runs, lists the rows of one run only, exits 2
+ * on bad input naming the file, and 1 under --fail-on-slower when a row is slower. */
 #include "support.h"
 
+#include <dirent.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,12 +130,188 @@ static void test_help(void **unused)
     }
 }
 
+
+/* ---- mbd-bench compare ---------------------------------------------------------------- */
+
+/* A row given by its median and cv aggregates (cpu_time; ns), as mbd-bench writes them. */
+#define AGGREGATES(name, median, cv)                                                         \
+    "{\"name\": \"" name "_median\", \"run_name\": \"" name "\", \"run_type\": \"aggregate\", " \
+    "\"aggregate_name\": \"median\", \"cpu_time\": " #median ", \"real_time\": 1, "          \
+    "\"time_unit\": \"ns\"}, "                                                              \
+    "{\"name\": \"" name "_cv\", \"run_name\": \"" name "\", \"run_type\": \"aggregate\", "     \
+    "\"aggregate_name\": \"cv\", \"cpu_time\": " #cv ", \"real_time\": 0, "                  \
+    "\"time_unit\": \"ns\"}"
+/* One iteration row in microseconds (no aggregates: a single repetition, cv 0). */
+#define ITERATION(name, us) \
+    "{\"name\": \"" name "\", \"run_type\": \"iteration\", \"cpu_time\": " #us ", \"time_unit\": \"us\"}"
+#define RUN(rows) "{\"context\": {}, \"benchmarks\": [" rows "]}"
+
+/* Runs mbd-bench compare with args; the result, its exit status expected. */
+static cli_result compare_run(const char *args, int exit_status)
+{
+    char line[1024];
+    snprintf(line, sizeof line, "./mbd-bench compare %s", args);
+    cli_result r = shell_run(line);
+    if (r.status != exit_status)
+        print_error("%s: exit %d\n%s%s", line, r.status, r.out, r.err);
+    assert_int_equal(r.status, exit_status);
+    return r;
+}
+
+/* The output line of the row named name (its text up to the end of the line). */
+static void expect_line(const char *out, const char *name, const char *verdict)
+{
+    char key[128];
+    snprintf(key, sizeof key, "\n%s ", name);
+    const char *line = strstr(out, key);
+    if (!line)
+        print_error("no line for %s in\n%s", name, out);
+    assert_non_null(line);
+    const char *end = strchr(line + 1, '\n');
+    const char *found = strstr(line, verdict);
+    if (!found || found > end)
+        print_error("%s: expected '%s' in\n%.*s\n", name, verdict, (int)(end - line), line);
+    assert_true(found && found < end);
+}
+
+/* 2 % is the floor; three combined cv widen it; spread from the iterations where a run has
+ * no aggregates; rows of one run only are listed. */
+static void test_compare_verdicts(void **unused)
+{
+    (void)unused;
+    write_text(temp_path(0, "a.json"), RUN(
+        AGGREGATES("steady_slower", 100, 0.001) ", " AGGREGATES("steady_noise", 100, 0.001) ", "
+        AGGREGATES("steady_faster", 100, 0.001) ", " AGGREGATES("noisy", 100, 0.03) ", "
+        AGGREGATES("noisy_slower", 100, 0.03) ", "
+        ITERATION("reps", 1) ", " ITERATION("reps", 1.1) ", " ITERATION("reps", 0.9) ", "
+        ITERATION("single", 2) ", " ITERATION("gone", 5)));
+    write_text(temp_path(1, "b.json"), RUN(
+        AGGREGATES("steady_slower", 102.5, 0.001) ", " AGGREGATES("steady_noise", 101.5, 0.001) ", "
+        AGGREGATES("steady_faster", 97.5, 0.001) ", " AGGREGATES("noisy", 112, 0.03) ", "
+        AGGREGATES("noisy_slower", 113, 0.03) ", "
+        ITERATION("reps", 1.25) ", " ITERATION("single", 1.5) ", " ITERATION("new", 5)));
+    char args[256];
+    snprintf(args, sizeof args, "%s %s", temp_path(0, "a.json"), temp_path(1, "b.json"));
+    cli_result r = compare_run(args, 0);
+    expect_line(r.out, "steady_slower", "1.025  slower (2.0%)");
+    expect_line(r.out, "steady_noise", "within noise (2.0%)");
+    expect_line(r.out, "steady_faster", "0.975  faster");
+    /* 3 sqrt(0.03^2 + 0.03^2) = 12.7 % */
+    expect_line(r.out, "noisy", "1.120  within noise (12.7%)");
+    expect_line(r.out, "noisy_slower", "1.130  slower (12.7%)");
+    /* the iterations' median 1 us, cv 0.1: 3 sqrt(0.1^2) = 30 % */
+    expect_line(r.out, "reps", "1.250  within noise (30.0%)");
+    expect_line(r.out, "single", "0.750  faster (2.0%)");
+    assert_non_null(strstr(r.out, "a.json: gone\n"));
+    assert_non_null(strstr(r.out, "b.json: new\n"));
+    assert_null(strstr(r.out, "\ngone "));
+    assert_non_null(strstr(r.out, "7 rows in both: 2 faster, 2 slower, 3 within noise; "));
+    cli_result_free(&r);
+    /* --fail-on-slower: 1 with slower rows, 0 without (B against itself) */
+    snprintf(args, sizeof args, "%s %s --fail-on-slower", temp_path(0, "a.json"), temp_path(1, "b.json"));
+    cli_result_free((cli_result[]){compare_run(args, 1)});
+    snprintf(args, sizeof args, "%s %s --fail-on-slower", temp_path(1, "b.json"), temp_path(1, "b.json"));
+    r = compare_run(args, 0);
+    assert_non_null(strstr(r.out, "8 rows in both: 0 faster, 0 slower, 8 within noise; geometric mean of B/A 1.0000"));
+    cli_result_free(&r);
+}
+
+/* --html writes a page with the rows in it, whole. */
+static void test_compare_html(void **unused)
+{
+    (void)unused;
+    write_text(temp_path(0, "a.json"), RUN(AGGREGATES("solver/x", 100, 0.01)));
+    write_text(temp_path(1, "b.json"), RUN(AGGREGATES("solver/x", 150, 0.01)));
+    char args[512];
+    snprintf(args, sizeof args, "%s %s --html %s", temp_path(0, "a.json"), temp_path(1, "b.json"),
+             temp_path(2, "compare.html"));
+    cli_result_free((cli_result[]){compare_run(args, 0)});
+    char *page = read_text_file(temp_path(2, "compare.html"));
+    assert_non_null(strstr(page, "<!doctype html>"));
+    assert_non_null(strstr(page, "solver\\/x")); /* the data, with "/" escaped inside <script> */
+    assert_non_null(strstr(page, "\"slower\""));
+    assert_non_null(strstr(page, "</html>\n"));
+    free(page);
+}
+
+/* Not JSON, not Google Benchmark's schema, a bad time unit, no row in common, a missing
+ * file: exit 2 and a message that names the file. */
+static void test_compare_bad_input(void **unused)
+{
+    (void)unused;
+    const char *good = temp_path(0, "good.json");
+    write_text(good, RUN(AGGREGATES("x", 100, 0.01)));
+    const struct {
+        const char *text, *message;
+    } cases[] = {
+        {"# not JSON\n", "not JSON"},
+        {"{\"context\": {}}", "not Google Benchmark JSON"},
+        {"[1, 2]", "not Google Benchmark JSON"},
+        {RUN("7"), "benchmarks[0]: not a row"},
+        {RUN("{\"name\": \"x\", \"cpu_time\": 3, \"time_unit\": \"fortnights\"}"), "time_unit 'fortnights'"},
+        {RUN(AGGREGATES("y", 100, 0.01)), "no row in common"},
+        {RUN(""), "no row in common"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        const char *bad = temp_path(1, "bad.json");
+        write_text(bad, cases[k].text);
+        char args[256];
+        snprintf(args, sizeof args, "%s %s", good, bad);
+        cli_result r = compare_run(args, 2);
+        if (!strstr(r.err, bad) || !strstr(r.err, cases[k].message))
+            print_error("case %zu: expected '%s' and '%s' in: %s", k, bad, cases[k].message, r.err);
+        assert_non_null(strstr(r.err, bad));
+        assert_non_null(strstr(r.err, cases[k].message));
+        cli_result_free(&r);
+    }
+    cli_result r = compare_run("/nonexistent/a.json /nonexistent/b.json", 2);
+    assert_non_null(strstr(r.err, "/nonexistent/a.json"));
+    cli_result_free(&r);
+    cli_result_free((cli_result[]){compare_run("only-one.json", 2)});
+}
+
+/* The fuzz target's seeds (run A, a form feed, run B), through the command: exit 0 or 2,
+ * never a crash. */
+static void test_compare_replays_fuzz_seeds(void **unused)
+{
+    (void)unused;
+    DIR *dir = opendir("fuzz/corpus/fuzz_bench_json");
+    assert_non_null(dir);
+    int seeds = 0;
+    for (struct dirent *e; (e = readdir(dir));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[512], args[512];
+        snprintf(path, sizeof path, "fuzz/corpus/fuzz_bench_json/%s", e->d_name);
+        char *text = read_text_file(path), *split = strchr(text, '\f');
+        if (split)
+            *split = '\0';
+        write_text(temp_path(0, "seed-a.json"), text);
+        write_text(temp_path(1, "seed-b.json"), split ? split + 1 : text);
+        free(text);
+        snprintf(args, sizeof args, "./mbd-bench compare %s %s > /dev/null",
+                 temp_path(0, "seed-a.json"), temp_path(1, "seed-b.json"));
+        cli_result r = shell_run(args);
+        if (r.status != 0 && r.status != 2)
+            print_error("%s: exit %d\n%s", path, r.status, r.err);
+        assert_true(r.status == 0 || r.status == 2);
+        cli_result_free(&r);
+        seeds++;
+    }
+    closedir(dir);
+    assert_true(seeds > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_interleaved_rows_as_consecutive),
         cmocka_unit_test(test_interleaved_stop_writes_partial),
         cmocka_unit_test(test_help),
+        cmocka_unit_test(test_compare_verdicts),
+        cmocka_unit_test(test_compare_html),
+        cmocka_unit_test(test_compare_bad_input),
+        cmocka_unit_test(test_compare_replays_fuzz_seeds),
     };
     return cmocka_run_group_tests(tests, make_temp_dir, remove_temp_dir);
 }
