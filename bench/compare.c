@@ -185,7 +185,7 @@ static int group_rows(sample *samples, size_t n, compare_run *run)
     if (ok)
         qsort(rows, count, sizeof *rows, by_order);
     for (size_t k = 0; k < count; k++)
-        run->rows[k] = rows[k].row; /* on failure too, so that run_free frees the names */
+        run->rows[k] = rows[k].row; /* on failure too, so that compare_run_free frees the names */
     run->count = count;
     free(rows);
     free(scratch);
@@ -303,7 +303,7 @@ int compare_runs(compare_run *a, compare_run *b, compare_result *result, char *e
     return rc;
 }
 
-static void run_free(compare_run *run)
+void compare_run_free(compare_run *run)
 {
     for (size_t k = 0; k < run->count; k++)
         free(run->rows[k].name);
@@ -312,8 +312,8 @@ static void run_free(compare_run *run)
 
 void compare_result_free(compare_result *result)
 {
-    run_free(&result->a);
-    run_free(&result->b);
+    compare_run_free(&result->a);
+    compare_run_free(&result->b);
     free(result->pairs);
     free(result->only_a);
     free(result->only_b);
@@ -393,8 +393,8 @@ int compare_main(int argc, char **argv)
     }
     compare_run a = {0}, b = {0};
     if (rc || (rc = load_run(files[0], &a)) || (rc = load_run(files[1], &b))) {
-        run_free(&a);
-        run_free(&b);
+        compare_run_free(&a);
+        compare_run_free(&b);
         return rc;
     }
     compare_result result;

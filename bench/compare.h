@@ -45,6 +45,8 @@ const char *compare_verdict_name(compare_verdict verdict);
 /* Reads a run from a parsed document; 0, or CLI_USAGE_ERROR with the reason in err. */
 int compare_read_run(const json_t *root, const char *label, compare_run *run, char *err,
                      size_t err_size);
+/* Frees a run's rows (one compare_runs has not taken over). */
+void compare_run_free(compare_run *run);
 /* Pairs the rows of a and b (taking over both runs); 0, or CLI_USAGE_ERROR with the
  * reason in err when they have no row in common. */
 int compare_runs(compare_run *a, compare_run *b, compare_result *result, char *err,

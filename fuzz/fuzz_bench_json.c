@@ -3,8 +3,10 @@
  * itself); both go through the reader, the pairing, the text and the page, and the counts
  * must add up. */
 #include "../bench/compare.h"
+#include "cli.h"
 
 #include <stdint.h>
+#include <string.h>
 
 /* The page's style and script are embedded by the Makefile into mbd-bench only. */
 const char bench_page_css[] = "", bench_page_js[] = "";
@@ -48,8 +50,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const size_t size_b = split ? size - size_a - 1 : size;
     compare_run a = {0}, b = {0};
     if (read_run(text, size_a, "A.json", &a) || read_run(text_b, size_b, "B.json", &b)) {
-        run_free(&a);
-        run_free(&b);
+        compare_run_free(&a);
+        compare_run_free(&b);
         return 0;
     }
     const size_t rows_a = a.count, rows_b = b.count;
