@@ -18,8 +18,8 @@
 
 /* The numbers of one case, in this order in the block. */
 enum { F_Q, F_QD, F_TAU, F_QDD, F_H, F_BIAS, F_REACTIONS, F_COUNT };
-static const char *const field_names[F_COUNT] = {"q", "qd", "tau", "qdd", "H", "bias",
-                                                 "reactions"};
+static const char *const field_names[F_COUNT + 1] = {"q", "qd", "tau", "qdd", "H", "bias",
+                                                     "reactions", NULL};
 
 struct mbd_cases {
     char *path;
@@ -41,6 +41,7 @@ typedef struct {
 /* Reports "FILE: FIELD: PROBLEM, got VALUE" (no ", got" without a value); returns -1. */
 static int reject(const reader *rd, const char *field, const char *problem, const json_t *value)
 {
+    field = field[0] ? field : "(top)";
     char *text = value ? json_dumps(value, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
     const int cut = text && strlen(text) > MAX_VALUE_CHARS;
     model_error(rd->err, rd->err_size, "%s: %s: %s%s%.*s%s", rd->file, field, problem,
@@ -50,9 +51,12 @@ static int reject(const reader *rd, const char *field, const char *problem, cons
     return -1;
 }
 
-static int has_only(const reader *rd, const char *where, json_t *object,
-                    const char *const allowed[])
+/* Whether value is an object with no field but the allowed ones; -1 after a message. */
+static int object_of(const reader *rd, const char *where, json_t *object,
+                     const char *const allowed[])
 {
+    if (!json_is_object(object))
+        return reject(rd, where, "expected an object", object);
     const char *key;
     json_t *value;
     json_object_foreach(object, key, value) {
@@ -90,9 +94,7 @@ static int read_joint(const reader *rd, size_t k, json_t *joint, mbd_cases *c)
 {
     char where[48];
     snprintf(where, sizeof where, "joints[%zu]", k);
-    if (!json_is_object(joint))
-        return reject(rd, where, "expected an object", joint);
-    if (has_only(rd, where, joint, joint_fields) < 0)
+    if (object_of(rd, where, joint, joint_fields) < 0)
         return -1;
     for (int f = 0; joint_fields[f]; f++) {
         json_t *value = member(rd, where, joint, joint_fields[f]);
@@ -188,15 +190,12 @@ static int read_field(const reader *rd, const mbd_cases *c, size_t i, json_t *it
 /* Every case's fields (values too when data is not NULL). */
 static int read_cases(const reader *rd, const mbd_cases *c, json_t *cases, double *data)
 {
-    static const char *const fields[] = {"q", "qd", "tau", "qdd", "H", "bias", "reactions", NULL};
     size_t i;
     json_t *item;
     json_array_foreach(cases, i, item) {
         char where[48];
         snprintf(where, sizeof where, "cases[%zu]", i);
-        if (!json_is_object(item))
-            return reject(rd, where, "expected an object", item);
-        if (has_only(rd, where, item, fields) < 0)
+        if (object_of(rd, where, item, field_names) < 0)
             return -1;
         for (int f = 0; f < F_COUNT; f++)
             if (read_field(rd, c, i, item, f, data ? data + i * c->stride + c->offset[f] : NULL))
@@ -211,9 +210,7 @@ static int read_header(const reader *rd, json_t *root, mbd_cases *c)
 {
     static const char *const fields[] = {"schema", "model", "floating_base", "seed", "ranges",
                                          "joints", "cases", NULL};
-    if (!json_is_object(root))
-        return reject(rd, "(top)", "expected an object", root);
-    if (has_only(rd, "", root, fields) < 0)
+    if (object_of(rd, "", root, fields) < 0)
         return -1;
     for (int f = 0; fields[f]; f++)
         if (!member(rd, "", root, fields[f]))

@@ -59,11 +59,11 @@ static void draw_state(const generator *g, uint64_t *state)
     double *q = g->q;
     for (int i = 0; i < mbd_model_nbodies(g->model); i++) {
         const mbd_joint_type joint = mbd_model_body(g->model, i)->joint;
-        const int scalars = joint == MBD_SPHERICAL ? 0 : joint == MBD_FREE ? 3
-                                                                            : mbd_joint_type_nq(joint);
+        const int rotates = joint == MBD_SPHERICAL || joint == MBD_FREE;
+        const int scalars = mbd_joint_type_nq(joint) - (rotates ? 4 : 0);
         for (int k = 0; k < scalars; k++)
             *q++ = uniform(state, -Q_RANGE, Q_RANGE);
-        if (joint == MBD_SPHERICAL || joint == MBD_FREE) {
+        if (rotates) {
             random_quaternion(state, q);
             q += 4;
         }

@@ -125,19 +125,20 @@ static int holds_golden(const char *root, data_dir *d)
  * working directory. */
 static int find_data(const char *cmd, data_dir *d)
 {
+    static const char *const beside[] = {"", "/..", "/../share/mbdbench"};
     const char *env = getenv("MBD_DATA");
     char exe[PATH_MAX], roots[4][PATH_MAX + 32];
     executable_dir(exe, sizeof exe);
-    snprintf(roots[0], sizeof roots[0], "%s", exe);
-    snprintf(roots[1], sizeof roots[1], "%s/..", exe);
-    snprintf(roots[2], sizeof roots[2], "%s/../share/mbdbench", exe);
-    snprintf(roots[3], sizeof roots[3], ".");
-    if (env ? holds_golden(env, d) : exe[0] && (holds_golden(roots[0], d) ||
-                                                 holds_golden(roots[1], d) ||
-                                                 holds_golden(roots[2], d)))
-        return 0;
-    if (!env && holds_golden(roots[3], d))
-        return 0;
+    int n = 0;
+    if (env)
+        snprintf(roots[n++], sizeof roots[0], "%s", env);
+    for (int k = 0; !env && exe[0] && k < 3; k++)
+        snprintf(roots[n++], sizeof roots[0], "%s%s", exe, beside[k]);
+    if (!env)
+        snprintf(roots[n++], sizeof roots[0], ".");
+    for (int k = 0; k < n; k++)
+        if (holds_golden(roots[k], d))
+            return 0;
     fprintf(stderr, "mbd %s: no golden data (tests/golden/cases.txt or golden/cases.txt) in %s%s"
             "; set MBD_DATA to a checkout or to PREFIX/share/mbdbench\n", cmd,
             env ? env : exe, env ? "" : ", beside it, its ../share/mbdbench or here");
