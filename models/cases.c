@@ -300,13 +300,14 @@ const char *mbd_cases_model(const mbd_cases *cases)
 /* ---- the model ---- */
 
 /* The model's joint at index k of the coordinate map (as mbd info --json lists it: the
- * moving joints in coordinate order, then the fixed ones), into the fields' values. */
+ * moving joints in coordinate order, then the fixed ones), its coordinates starting at q
+ * and v, into the fields' values. */
 typedef struct {
     const char *name, *type, *body;
     int q_index, v_index, nq, nv;
 } joint_entry;
 
-static joint_entry model_joint(const mbd_model *model, int k)
+static joint_entry model_joint(const mbd_model *model, int k, int q, int v)
 {
     const int nb = mbd_model_nbodies(model);
     if (k >= nb) {
@@ -314,11 +315,6 @@ static joint_entry model_joint(const mbd_model *model, int k)
         return (joint_entry){fr->joint_name ? fr->joint_name : fr->name, "fixed",
                              fr->body < 0 ? "world" : mbd_model_body(model, fr->body)->name,
                              -1, -1, 0, 0};
-    }
-    int q = 0, v = 0;
-    for (int i = 0; i < k; i++) {
-        q += mbd_joint_type_nq(mbd_model_body(model, i)->joint);
-        v += mbd_joint_type_nv(mbd_model_body(model, i)->joint);
     }
     const mbd_body_def *b = mbd_model_body(model, k);
     return (joint_entry){mbd_model_joint_name(model, k), mbd_joint_type_name(b->joint), b->name,
@@ -359,10 +355,11 @@ static int match_model(const mbd_cases *c, const mbd_model *model, char *err, si
                  json_array_size(joints));
         return reject(&rd, "joints", problem, NULL);
     }
-    for (size_t k = 0; k < n; k++) {
-        const joint_entry e = model_joint(model, (int)k);
+    for (size_t k = 0, q = 0, v = 0; k < n; k++) {
+        const joint_entry e = model_joint(model, (int)k, (int)q, (int)v);
         if (match_joint(&rd, c->model, json_array_get(joints, k), &e, k) < 0)
             return -1;
+        q += (size_t)e.nq, v += (size_t)e.nv;
     }
     return 0;
 }
