@@ -159,10 +159,12 @@ $(PY_EXT): $(PY_OBJ)
 # Under PREFIX (default /usr/local), staged under DESTDIR if set. libmbd.a holds gcc's LTO
 # objects (-flto), which gcc compiles when a program links them, for this build's -march:
 # cc prog.c $(pkg-config --cflags --libs mbd). tests/test_install.c builds and runs
-# examples/batch.c that way.
+# examples/batch.c that way. mbd check finds the golden trajectories (and the model files
+# they name) in PREFIX/share/mbdbench, beside PREFIX/bin/mbd.
 PREFIX  ?= /usr/local
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 INSTALLED := include/mbd.h lib/libmbd.a lib/pkgconfig/mbd.pc bin/mbd bin/mbd-bench
+DATA_DIR   = $(PREFIX)/share/mbdbench
 # The package mbdbench where Debian's python3 looks: /usr/lib/python3/dist-packages for
 # PREFIX /usr, PREFIX/lib/python3.X/dist-packages otherwise.
 PY_SITE = $(PREFIX)/lib/$(if $(filter /usr,$(PREFIX)),python3,$(shell $(PYTHON) -c \
@@ -176,6 +178,9 @@ install: all mbd-bench python
 	install -m 644 include/mbd.h $(DESTDIR)$(PREFIX)/include
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib
 	install -m 755 mbd mbd-bench $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(DATA_DIR)/golden $(DESTDIR)$(DATA_DIR)/models
+	install -m 644 tests/golden/cases.txt tests/golden/*.csv $(DESTDIR)$(DATA_DIR)/golden
+	install -m 644 models/*.json models/*.urdf $(DESTDIR)$(DATA_DIR)/models
 	printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' '' \
 	  'Name: mbd' 'Description: forward dynamics of rigid multibody systems (mbdbench)' \
 	  'Version: $(VERSION)' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lmbd $(LDLIBS)' \
@@ -184,6 +189,7 @@ install: all mbd-bench python
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
 	rm -rf $(DESTDIR)$(PY_SITE)/mbdbench
+	rm -rf $(DESTDIR)$(DATA_DIR)
 
 # ---- MuJoCo peer (bench/peer_mujoco*.c; see bench/MUJOCO.md) --------------------------
 # build/peer-mujoco compares MuJoCo 2.2.2 with our solvers (tests/test_mujoco.c runs it in

@@ -10,6 +10,7 @@ case $target in
   fuzz_model_json) max_len=8192 ;;
   fuzz_model_urdf) max_len=16384 ;;
   fuzz_model_spec) max_len=256 ;;
+  fuzz_cases) max_len=8192 ;;
   *) max_len=1024 ;;
 esac
 dict=

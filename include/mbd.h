@@ -510,6 +510,47 @@ int mbd_simulate(const mbd_model *model, const mbd_solver *solver,
                  const mbd_sim_options *options, const double *q0, const double *qd0,
                  mbd_sim_callback callback, void *ctx, mbd_sim_stats *stats);
 
+/* ---- reference data (mbd cases; docs/reference-data.md) ------------------------- */
+
+/* A reference-data file: random states of one model and what the dense reference computes
+ * at each (qdd, H, C qd + g, joint reactions), with the model's coordinate map. */
+#define MBD_CASES_SCHEMA 1
+typedef struct mbd_cases mbd_cases;
+
+/* Reads and checks a reference-data file. Returns MBD_OK, MBD_EIO, MBD_ELIMIT, MBD_ENOMEM
+ * or MBD_EPARSE; on failure *cases is NULL and err holds one line naming the file, the case
+ * and the field, such as "f.json: cases[3].qdd: expected an array of 6 finite numbers". */
+int mbd_cases_read(const char *path, mbd_cases **cases, char *err, size_t err_size);
+void mbd_cases_free(mbd_cases *cases);
+int mbd_cases_count(const mbd_cases *cases);
+/* The model's file or generator spec as the file records it. */
+const char *mbd_cases_model(const mbd_cases *cases);
+
+/* Loads the file's model (a relative path from the working directory, else from the
+ * file's directory; its floating base as recorded) and checks that its coordinates are
+ * the file's "joints": MBD_EINVAL with the joint and field named if they are not, else a
+ * status of mbd_model_load. */
+int mbd_cases_load_model(const mbd_cases *cases, mbd_model **model, char *err, size_t err_size);
+
+/* The largest disagreement of a replay with the file: per case and quantity, the max norm
+ * of the difference over max(1, max norm of the file's value). */
+typedef struct {
+    double error;
+    int case_index;    /* -1: no case compared */
+    const char *field; /* "qdd", "qd" (momentum form: H^-1 p), "H", "bias", "reactions" */
+    int index;         /* the component, row-major (H: row nv + column; reactions: 6 body + k) */
+    double value, reference;
+} mbd_cases_worst;
+
+/* Replays every case on model (mbd_cases_load_model's): qdd by mbd_forward with solver
+ * where it offers the acceleration form, qd from p = H qd by mbd_forward_momentum where it
+ * offers the momentum form, then the reference's own: qdd (dense), H (mbd_mass_matrix),
+ * bias and reactions (mbd_inverse_dynamics). Returns MBD_OK with the worst disagreement, or
+ * the first failed case's status (MBD_ENONFINITE for a NaN answer) with err naming the case
+ * and the call. */
+int mbd_cases_replay(const mbd_cases *cases, const mbd_model *model, const mbd_solver *solver,
+                     mbd_cases_worst *worst, char *err, size_t err_size);
+
 /* ---- ensembles ------------------------------------------------------------------ */
 
 /* K runs of the free motion (tau = 0, acceleration formulation), each from its own

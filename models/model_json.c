@@ -507,18 +507,29 @@ static int check_nesting(const loader *ld, const char *text, size_t size)
     return 0;
 }
 
+int model_json_parse(const char *path, const char *text, size_t size, json_t **root, char *err,
+                     size_t err_size)
+{
+    const loader ld = {path, err, err_size};
+    *root = NULL;
+    if (check_nesting(&ld, text, size) < 0)
+        return MBD_EPARSE;
+    json_error_t error;
+    *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &error);
+    if (!*root) {
+        model_error(err, err_size, "%s:%d:%d: %s", path, error.line, error.column, error.text);
+        return MBD_EPARSE;
+    }
+    return MBD_OK;
+}
+
 int model_json_from_text(const char *path, const char *text, size_t size, mbd_model **model,
                          char *err, size_t err_size)
 {
     const loader ld = {path, err, err_size};
-    if (check_nesting(&ld, text, size) < 0)
+    json_t *root;
+    if (model_json_parse(path, text, size, &root, err, err_size) != MBD_OK)
         return MBD_EPARSE;
-    json_error_t error;
-    json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &error);
-    if (!root) {
-        model_error(err, err_size, "%s:%d:%d: %s", path, error.line, error.column, error.text);
-        return MBD_EPARSE;
-    }
     const int status = read_model(&ld, root, model);
     json_decref(root);
     return status;

@@ -14,6 +14,12 @@
  * or MBD_ENOMEM after a message naming the file. */
 int model_read_file(const char *path, char **text, size_t *size, char *err, size_t err_size);
 
+/* A JSON file's text parsed by jansson into *root (json_decref it), duplicate keys refused
+ * and nesting limited: MBD_OK, or MBD_EPARSE after a message "FILE:LINE:COLUMN: ...". */
+struct json_t;
+int model_json_parse(const char *path, const char *text, size_t size, struct json_t **root,
+                     char *err, size_t err_size);
+
 /* Models from a file's text: JSON (model_json.c) and URDF (model_urdf.c); a status as
  * mbd_model_load's. */
 int model_json_from_text(const char *path, const char *text, size_t size, mbd_model **model,

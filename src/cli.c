@@ -141,6 +141,20 @@ int cli_number(const char *cmd, const cli_flag *flags, const char *name, double 
     return 0;
 }
 
+int cli_integer(const char *cmd, const cli_flag *flags, const char *name, double lo, double hi,
+                double def, long long *out)
+{
+    double x;
+    int rc = cli_number(cmd, flags, name, lo, hi, def, &x);
+    if (!rc && x != floor(x)) {
+        fprintf(stderr, "mbd %s: %s: expected an integer, got '%.60s'\n", cmd, name,
+                cli_get(flags, name));
+        rc = CLI_USAGE_ERROR;
+    }
+    *out = (long long)x;
+    return rc;
+}
+
 mbd_model *cli_load_model(const char *cmd, const char *path, const cli_flag *flags)
 {
     const cli_flag *floating = flags ? find_flag((cli_flag *)flags, "--floating-base") : NULL;

@@ -39,6 +39,9 @@ int cli_positions(const char *cmd, const cli_flag *flags, const char *name,
 /* Parses a number flag within [lo, hi]; def if absent. */
 int cli_number(const char *cmd, const cli_flag *flags, const char *name, double lo, double hi,
                double def, double *out);
+/* The same for a whole number. */
+int cli_integer(const char *cmd, const cli_flag *flags, const char *name, double lo, double hi,
+                double def, long long *out);
 
 /* --floating-base: a URDF model's root link moves freely (mbd_load_options). */
 #define CLI_FLOATING_BASE SWITCH("--floating-base")
@@ -74,6 +77,12 @@ void json_key_vector(FILE *out, const char *key, const double *x, int n, int las
  * for one of several. */
 void cli_state_columns(FILE *out, const mbd_model *model, int momenta);
 
+/* The coordinate map that mbd info --json lists as "joints" (cmd_info.c): the moving joints
+ * in coordinate order, then the fixed ones (nq = nv = 0, q_index = v_index = -1, body: the
+ * body they are fixed in); NULL when out of memory. */
+struct json_t;
+struct json_t *cli_joints_json(const mbd_model *model);
+
 /* Reports a library status for a command; returns CLI_RUNTIME_ERROR. */
 int cli_fail(const char *cmd, const char *what, int status);
 
@@ -108,6 +117,7 @@ int cmd_coeffs(const char *cmd, int argc, char **argv);
 int cmd_minv(const char *cmd, int argc, char **argv);
 int cmd_simulate(const char *cmd, int argc, char **argv);
 int cmd_check(const char *cmd, int argc, char **argv);
+int cmd_cases(const char *cmd, int argc, char **argv);
 int cmd_export(const char *cmd, int argc, char **argv);
 int cmd_recommend(const char *cmd, int argc, char **argv);
 

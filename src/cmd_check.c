@@ -1,15 +1,17 @@
-/* cmd_check.c: mbd check, every solver, formulation and integrator against the golden
- * trajectories of tests/golden (made by tests/golden/make_golden.sh).
+/* cmd_check.c: mbd check, every solver (or one), formulation and integrator against the
+ * golden trajectories of tests/golden (made by tests/golden/make_golden.sh; installed as
+ * PREFIX/share/mbdbench/golden), and mbd check --cases, one solver against a reference-data
+ * file (mbd cases).
  *
  * Every difference is relative in the max norm, |x - ref| / max(1, |ref|): states mix
  * angles, lengths and rates, and the floor keeps components near zero from dominating. */
 #include "cli.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CASES_FILE "tests/golden/cases.txt"
+#include <unistd.h>
 
 /* What each run is held to; the largest values measured in brackets. The golden files
  * are good to 1e-10 (see make_golden.sh). */
@@ -20,6 +22,13 @@
 #define ADAPTIVE_STATE_TOL 1e-7   /* [3e-8, adams on rods10] */
 #define ADAPTIVE_ENERGY_TOL 1e-7  /* [6e-9, adams on cardan4, momentum form] */
 #define VS_DENSE_TOL 1e-10        /* one right-hand side against dense's [3e-13] */
+#define CASES_TOL 1e-9            /* a reference-data file: each quantity [3e-12, chain:n=30] */
+
+/* Where the golden data lies: golden/cases.txt and NAME.csv, and the tree (root) that the
+ * model files of cases.txt are relative to. */
+typedef struct {
+    char root[PATH_MAX], golden[PATH_MAX + 16];
+} data_dir;
 
 typedef struct {
     char *name, *model, *q0, *qd0; /* point into line */
@@ -84,13 +93,74 @@ static int parse_case(char *line, golden_case *c)
     return *end1 || *end2 || !(c->t1 > 0.0) || !(c->sample > 0.0) ? -1 : 0;
 }
 
-/* The cases of CASES_FILE, each owning its line; NULL (after a message) on error. */
-static golden_case *read_cases(const char *cmd, int *count)
+/* The directory of the running executable (a checkout's root for ./mbd); "" if unknown. */
+static void executable_dir(char *dir, size_t size)
 {
-    FILE *in = fopen(CASES_FILE, "r");
+    const ssize_t n = readlink("/proc/self/exe", dir, size - 1);
+    dir[n > 0 ? n : 0] = '\0';
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+}
+
+/* Whether root holds golden data, in a checkout's layout (tests/golden) or an
+ * installation's (share/mbdbench/golden); fills d if so. */
+static int holds_golden(const char *root, data_dir *d)
+{
+    static const char *const layouts[] = {"tests/golden", "golden"};
+    for (int k = 0; k < 2; k++) {
+        char cases[PATH_MAX + 32];
+        snprintf(cases, sizeof cases, "%s/%s/cases.txt", root, layouts[k]);
+        if (access(cases, R_OK) == 0) {
+            snprintf(d->root, sizeof d->root, "%s", root);
+            snprintf(d->golden, sizeof d->golden, "%s/%s", root, layouts[k]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* $MBD_DATA alone when set; else beside the executable (./mbd in a checkout, or one
+ * directory up for build-asan/mbd), PREFIX/share/mbdbench for PREFIX/bin/mbd, and the
+ * working directory. */
+static int find_data(const char *cmd, data_dir *d)
+{
+    static const char *const beside[] = {"", "/..", "/../share/mbdbench"};
+    const char *env = getenv("MBD_DATA");
+    char exe[PATH_MAX], roots[4][PATH_MAX + 32];
+    executable_dir(exe, sizeof exe);
+    int n = 0;
+    if (env)
+        snprintf(roots[n++], sizeof roots[0], "%s", env);
+    for (int k = 0; !env && exe[0] && k < 3; k++)
+        snprintf(roots[n++], sizeof roots[0], "%s%s", exe, beside[k]);
+    if (!env)
+        snprintf(roots[n++], sizeof roots[0], ".");
+    for (int k = 0; k < n; k++)
+        if (holds_golden(roots[k], d))
+            return 0;
+    fprintf(stderr, "mbd %s: no golden data (tests/golden/cases.txt or golden/cases.txt) in %s%s"
+            "; set MBD_DATA to a checkout or to PREFIX/share/mbdbench\n", cmd,
+            env ? env : exe, env ? "" : ", beside it, its ../share/mbdbench or here");
+    return CLI_USAGE_ERROR;
+}
+
+/* A model of cases.txt: a file relative to the data's root, or a generator spec. */
+static void model_path(const data_dir *d, const char *model, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s", d->root, model);
+    if (access(path, F_OK) != 0)
+        snprintf(path, size, "%s", model);
+}
+
+/* The cases of cases.txt, each owning its line; NULL (after a message) on error. */
+static golden_case *read_cases(const char *cmd, const data_dir *d, int *count)
+{
+    char path[sizeof d->golden + 16];
+    snprintf(path, sizeof path, "%s/cases.txt", d->golden);
+    FILE *in = fopen(path, "r");
     if (!in) {
-        fprintf(stderr, "mbd %s: %s: cannot read (run from the repository root)\n", cmd,
-                CASES_FILE);
+        fprintf(stderr, "mbd %s: %s: cannot read\n", cmd, path);
         return NULL;
     }
     golden_case *cases = NULL;
@@ -109,7 +179,7 @@ static golden_case *read_cases(const char *cmd, int *count)
             ok = parse_case(line, &cases[n]) == 0;
             if (!ok)
                 fprintf(stderr, "mbd %s: %s:%d: expected NAME MODEL Q0 QD0 T1 SAMPLE\n", cmd,
-                        CASES_FILE, lineno);
+                        path, lineno);
             n++;
             line = NULL, size = 0;
         }
@@ -118,7 +188,7 @@ static golden_case *read_cases(const char *cmd, int *count)
     fclose(in);
     *count = n;
     if (ok && n == 0) {
-        fprintf(stderr, "mbd %s: %s: no cases\n", cmd, CASES_FILE);
+        fprintf(stderr, "mbd %s: %s: no cases\n", cmd, path);
         ok = 0;
     }
     if (!ok) {
@@ -160,11 +230,12 @@ static int append_row(golden *g, const double *row)
     return 0;
 }
 
-/* tests/golden/NAME.csv: t, q, qd, kinetic, potential, total per row. */
-static int read_golden(const char *cmd, const golden_case *c, int nq, int nv, golden *g)
+/* golden/NAME.csv: t, q, qd, kinetic, potential, total per row. */
+static int read_golden(const char *cmd, const data_dir *d, const golden_case *c, int nq, int nv,
+                       golden *g)
 {
-    char path[512];
-    snprintf(path, sizeof path, "tests/golden/%s.csv", c->name);
+    char path[sizeof d->golden + 80];
+    snprintf(path, sizeof path, "%s/%.60s.csv", d->golden, c->name);
     FILE *in = fopen(path, "r");
     if (!in) {
         fprintf(stderr, "mbd %s: %s: cannot read (tests/golden/make_golden.sh makes it)\n", cmd,
@@ -304,10 +375,14 @@ static result *add_result(results *all)
     return &all->rows[all->count++];
 }
 
-/* Every solver, each formulation it offers, and every integrator on one case. */
-static int check_case(const char *cmd, const golden_case *c, results *all)
+/* Every solver (or only the one), each formulation it offers, and every integrator on one
+ * case. */
+static int check_case(const char *cmd, const data_dir *d, const golden_case *c,
+                      const mbd_solver *only, results *all)
 {
-    mbd_model *model = cli_load_model(cmd, c->model, NULL);
+    char path[sizeof d->root + 256];
+    model_path(d, c->model, path, sizeof path);
+    mbd_model *model = cli_load_model(cmd, path, NULL);
     if (!model)
         return CLI_RUNTIME_ERROR;
     const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);
@@ -320,12 +395,12 @@ static int check_case(const char *cmd, const golden_case *c, results *all)
     int rc = !q0 ? cli_fail(cmd, "allocation", MBD_ENOMEM) : 0;
     if (!rc && !(rc = cli_vector(cmd, lists, q0_name, nq, q0)) &&
         !(rc = cli_vector(cmd, lists, qd0_name, nv, q0 + nq)))
-        rc = read_golden(cmd, c, nq, nv, &g);
+        rc = read_golden(cmd, d, c, nq, nv, &g);
     if (!rc && golden_momenta(model, &g))
         rc = cli_fail(cmd, c->name, MBD_ENOMEM);
     static const mbd_formulation forms[] = {MBD_ACCELERATION, MBD_MOMENTUM};
-    for (int s = 0; !rc && s < mbd_solver_count(); s++) {
-        const mbd_solver *solver = mbd_solver_at(s);
+    for (int s = 0; !rc && s < (only ? 1 : mbd_solver_count()); s++) {
+        const mbd_solver *solver = only ? only : mbd_solver_at(s);
         for (int f = 0; !rc && f < 2; f++) {
             if (!(mbd_solver_formulations(solver) & forms[f]))
                 continue;
@@ -446,14 +521,40 @@ static int check_model_names(const char *cmd, const char *list, const golden_cas
     return 0;
 }
 
-int cmd_check(const char *cmd, int argc, char **argv)
+/* The run furthest outside (or nearest to) its tolerances, and which measure that is. */
+static void print_worst(FILE *out, const results *all)
 {
-    cli_flag flags[] = {{"--models", NULL, 0}, {"--json", NULL, 0}, {NULL, NULL, 0}};
-    const char *pos[1];
-    int npos, ncases, rc = cli_parse(cmd, argc, argv, 2, flags, pos, 0, &npos);
+    const result *worst = NULL;
+    const char *measure = "";
+    double ratio = -1.0, error = 0.0, tol = 0.0;
+    for (int k = 0; k < all->count; k++) {
+        const result *r = &all->rows[k];
+        const int rk4 = r->integrator == MBD_RK4;
+        const double errors[] = {r->status ? INFINITY : r->state_error, r->energy_drift,
+                                 r->vs_dense};
+        const double tols[] = {rk4 ? RK4_STATE_TOL : ADAPTIVE_STATE_TOL,
+                               rk4 ? RK4_ENERGY_TOL : ADAPTIVE_ENERGY_TOL, VS_DENSE_TOL};
+        static const char *const names[] = {"state error", "energy drift", "vs dense"};
+        for (int m = 0; m < 3; m++)
+            if (!(errors[m] / tols[m] <= ratio)) /* NaN counts as worst */
+                worst = r, measure = names[m], ratio = errors[m] / tols[m], error = errors[m],
+                tol = tols[m];
+    }
+    if (worst)
+        fprintf(out, "worst: %s %.2e (tolerance %g) on %s, solver %s, %s, %s%s%s\n", measure,
+                error, tol, worst->case_name, worst->solver, formulation_name(worst->formulation),
+                mbd_integrator_name(worst->integrator), worst->status ? ": " : "",
+                worst->status ? mbd_strerror(worst->status) : "");
+}
+
+/* The golden trajectories: every case (or --models), every solver (or only). */
+static int check_golden(const char *cmd, const cli_flag *flags, const mbd_solver *only)
+{
+    data_dir d;
+    int ncases, rc = find_data(cmd, &d);
     if (rc)
         return rc;
-    golden_case *cases = read_cases(cmd, &ncases);
+    golden_case *cases = read_cases(cmd, &d, &ncases);
     if (!cases)
         return CLI_RUNTIME_ERROR;
     const char *models = cli_get(flags, "--models"), *json = cli_get(flags, "--json");
@@ -461,9 +562,10 @@ int cmd_check(const char *cmd, int argc, char **argv)
     rc = check_model_names(cmd, models, cases, ncases);
     for (int k = 0; !rc && k < ncases; k++)
         if (listed(models, cases[k].name))
-            rc = check_case(cmd, &cases[k], &all);
+            rc = check_case(cmd, &d, &cases[k], only, &all);
     if (!rc) {
         print_table(&all);
+        print_worst(stdout, &all);
         if (json)
             rc = cli_write_atomic(cmd, json, write_json, &all);
     }
@@ -471,7 +573,8 @@ int cmd_check(const char *cmd, int argc, char **argv)
     for (int k = 0; k < all.count; k++)
         failed += !all.rows[k].pass;
     if (!rc && failed) {
-        fprintf(stderr, "mbd %s: %d of %d runs outside tolerance\n", cmd, failed, all.count);
+        fprintf(stderr, "mbd %s: %d of %d runs outside tolerance; ", cmd, failed, all.count);
+        print_worst(stderr, &all);
         rc = CLI_RUNTIME_ERROR;
     }
     free(all.rows);
@@ -479,4 +582,80 @@ int cmd_check(const char *cmd, int argc, char **argv)
         free(cases[k].line);
     free(cases);
     return rc;
+}
+
+/* Where a component of a field lies: the coordinate's joint, H's row and column, the
+ * reaction's body. */
+static void describe_component(const mbd_model *model, const mbd_cases_worst *w, char *out,
+                               size_t size)
+{
+    const int nv = mbd_model_nv(model);
+    if (strcmp(w->field, "reactions") == 0) {
+        snprintf(out, size, "reactions[%d][%d] (body %s)", w->index / 6, w->index % 6,
+                 mbd_model_body(model, w->index / 6)->name);
+        return;
+    }
+    const int v = strcmp(w->field, "H") == 0 ? w->index / nv : w->index;
+    int body = 0;
+    for (int first = 0; first + mbd_joint_type_nv(mbd_model_body(model, body)->joint) <= v;
+         body++)
+        first += mbd_joint_type_nv(mbd_model_body(model, body)->joint);
+    if (strcmp(w->field, "H") == 0)
+        snprintf(out, size, "H[%d][%d] (row of joint %s)", v, w->index % nv,
+                 mbd_model_joint_name(model, body));
+    else
+        snprintf(out, size, "%s[%d] (joint %s)", w->field, v, mbd_model_joint_name(model, body));
+}
+
+/* mbd check --cases FILE --solver S: exit 0 within CASES_TOL, 1 outside, 2 for bad input. */
+static int check_cases_file(const char *cmd, const char *path, const mbd_solver *solver)
+{
+    char err[512];
+    mbd_cases *cases;
+    mbd_model *model = NULL;
+    mbd_cases_worst worst;
+    int status = mbd_cases_read(path, &cases, err, sizeof err);
+    if (status == MBD_OK)
+        status = mbd_cases_load_model(cases, &model, err, sizeof err);
+    if (status == MBD_OK)
+        status = mbd_cases_replay(cases, model, solver, &worst, err, sizeof err);
+    int rc = 0;
+    if (status != MBD_OK) {
+        fprintf(stderr, "mbd %s: %s\n", cmd, err);
+        rc = status == MBD_ENOMEM ? CLI_RUNTIME_ERROR : CLI_USAGE_ERROR;
+    } else {
+        char where[160];
+        describe_component(model, &worst, where, sizeof where);
+        const int pass = worst.error <= CASES_TOL;
+        fprintf(pass ? stdout : stderr,
+                "%s%s: %d cases, solver %s: %s; worst relative error %.2e (tolerance %g) at "
+                "case %d, %s: %.17g, reference %.17g\n", pass ? "" : "mbd check: ", path,
+                mbd_cases_count(cases), mbd_solver_name(solver), pass ? "pass" : "FAIL",
+                worst.error, CASES_TOL, worst.case_index, where, worst.value, worst.reference);
+        rc = pass ? 0 : CLI_RUNTIME_ERROR;
+    }
+    mbd_model_free(model);
+    mbd_cases_free(cases);
+    return rc;
+}
+
+int cmd_check(const char *cmd, int argc, char **argv)
+{
+    cli_flag flags[] = {FLAG("--models"), FLAG("--json"), FLAG("--solver"), FLAG("--cases"),
+                        END_FLAGS};
+    const char *pos[1];
+    int npos, rc = cli_parse(cmd, argc, argv, 2, flags, pos, 0, &npos);
+    if (rc)
+        return rc;
+    const char *cases = cli_get(flags, "--cases");
+    if (cases && (!cli_get(flags, "--solver") || cli_get(flags, "--models") ||
+                  cli_get(flags, "--json"))) {
+        fprintf(stderr, "mbd %s: --cases: expected --cases FILE --solver S (and no --models "
+                "or --json)\n", cmd);
+        return CLI_USAGE_ERROR;
+    }
+    const mbd_solver *solver = cli_get(flags, "--solver") ? cli_solver(cmd, flags, NULL) : NULL;
+    if (cli_get(flags, "--solver") && !solver)
+        return CLI_USAGE_ERROR;
+    return cases ? check_cases_file(cmd, cases, solver) : check_golden(cmd, flags, solver);
 }

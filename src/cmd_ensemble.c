@@ -68,21 +68,6 @@ static int usage_error(const char *cmd, const char *flag, const char *why)
     return CLI_USAGE_ERROR;
 }
 
-/* An integer flag in [lo, hi] (def if absent). */
-static int integer_flag(const char *cmd, const cli_flag *flags, const char *name, double lo,
-                        double hi, double def, long long *out)
-{
-    double x;
-    int rc = cli_number(cmd, flags, name, lo, hi, def, &x);
-    if (!rc && x != floor(x)) {
-        fprintf(stderr, "mbd %s: %s: expected an integer, got '%.60s'\n", cmd, name,
-                cli_get(flags, name));
-        rc = CLI_USAGE_ERROR;
-    }
-    *out = (long long)x;
-    return rc;
-}
-
 /* What the ensemble cannot run, and the flags that go together. */
 static int check_combination(const char *cmd, const cli_flag *flags, const mbd_model *model,
                              const mbd_sim_options *opt)
@@ -222,7 +207,7 @@ static int initial_states(const ensemble_output *o, const cli_flag *flags, const
     long long seed;
     int rc = cli_number(o->cmd, flags, "--spread", 0.0, 1e6, 0.0, &spread);
     if (!rc)
-        rc = integer_flag(o->cmd, flags, "--seed", 0, 9007199254740992.0, 1, &seed);
+        rc = cli_integer(o->cmd, flags, "--seed", 0, 9007199254740992.0, 1, &seed);
     if (!rc)
         spread_states(o, spread, (uint64_t)seed, q0, qd0, q, qd);
     return rc;
@@ -396,9 +381,9 @@ static int prepare(ensemble_output *o, const cli_flag *flags, const mbd_model *m
     long long K, threads;
     int rc = check_combination(o->cmd, flags, model, opt);
     if (!rc)
-        rc = integer_flag(o->cmd, flags, "--ensemble", 1, INT_MAX, 0, &K);
+        rc = cli_integer(o->cmd, flags, "--ensemble", 1, INT_MAX, 0, &K);
     if (!rc)
-        rc = integer_flag(o->cmd, flags, "--threads", 0, 4096, 0, &threads);
+        rc = cli_integer(o->cmd, flags, "--threads", 0, 4096, 0, &threads);
     if (!rc)
         rc = report_every(o->cmd, opt, &eo->report_every);
     if (!rc) {

@@ -11,9 +11,7 @@ static json_t *joint_entry(const char *name, const char *type, const char *body,
                      body, "q_index", q_index, "v_index", v_index, "nq", nq, "nv", nv);
 }
 
-/* {"nq", "nv", "joints": [...]}: the moving joints in coordinate order, then the fixed
- * ones (nq = nv = 0, q_index = v_index = -1, body: the body they are fixed in). */
-static int print_info_json(const mbd_model *model)
+json_t *cli_joints_json(const mbd_model *model)
 {
     json_t *joints = json_array();
     int q = 0, v = 0, status = joints ? 0 : -1;
@@ -32,13 +30,21 @@ static int print_info_json(const mbd_model *model)
                                 fr->body < 0 ? "world" : mbd_model_body(model, fr->body)->name,
                                 -1, -1, 0, 0));
     }
-    json_t *root = status == 0 ? json_pack("{s:i, s:i, s:o}", "nq", mbd_model_nq(model), "nv",
-                                           mbd_model_nv(model), "joints", joints)
-                               : NULL;
-    if (!root) {
-        json_decref(joints);
+    if (status == 0)
+        return joints;
+    json_decref(joints);
+    return NULL;
+}
+
+/* {"nq", "nv", "joints": [...]}. */
+static int print_info_json(const mbd_model *model)
+{
+    json_t *joints = cli_joints_json(model);
+    json_t *root = joints ? json_pack("{s:i, s:i, s:o}", "nq", mbd_model_nq(model), "nv",
+                                      mbd_model_nv(model), "joints", joints)
+                          : NULL;
+    if (!root)
         return -1;
-    }
     json_dumpf(root, stdout, 0);
     putchar('\n');
     json_decref(root);

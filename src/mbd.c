@@ -44,8 +44,16 @@ static const command commands[] = {
                                "                                 " CLI_BAUMGARTE_HELP "\n"
                                "                                 --ensemble: K runs of rk4 (fixed-width CSV run, t, q, qd, status),\n"
                                "                                 split over the ranks under mpirun; see README.md, Ensembles"},
-    {"check", cmd_check, "mbd check [--models NAMES] [--json FILE]\n"
-                         "                                 every solver x integrator against tests/golden"},
+    {"check", cmd_check, "mbd check [--models NAMES] [--solver S] [--json FILE]\n"
+                         "                                 every solver (or S) x integrator against the golden\n"
+                         "                                 trajectories ($MBD_DATA, beside mbd, or installed)\n"
+                         "       mbd check --cases FILE --solver S\n"
+                         "                                 S against a reference-data file (mbd cases);\n"
+                         "                                 exit 1 when outside tolerance, with the worst error"},
+    {"cases", cmd_cases, "mbd cases MODEL --states K [--seed S] --out FILE.json\n"
+                         "                                 reference data: K random states with the dense\n"
+                         "                                 reference's qdd, H, C qd + g and joint reactions\n"
+                         "                                 (docs/reference-data.md)"},
     {"export", cmd_export, "mbd export mjcf MODEL --out FILE.xml\n"
                            "                                 MuJoCo model of MODEL (deep trees add FILE.partK.xml)"},
     {"recommend", cmd_recommend, "mbd recommend MODEL [--formulation acceleration|momentum] [--batch K] [--json]\n"

@@ -1,7 +1,8 @@
 /* test_install.c: make install into a staging DESTDIR puts the header, the library, its
  * pkg-config file and the commands in place; a program outside the tree (the README's
  * batch example, examples/batch.c) compiles and links against them with pkg-config
- * alone and runs; make uninstall takes every file away again. */
+ * alone and runs; the installed mbd check finds its golden data from any directory; make
+ * uninstall takes every file away again. */
 #include "support.h"
 
 #include <stdio.h>
@@ -20,7 +21,8 @@ static cli_result make_staged(const char *target)
 }
 
 static const char *const installed[] = {"include/mbd.h", "lib/libmbd.a", "lib/pkgconfig/mbd.pc",
-                                        "bin/mbd", "bin/mbd-bench"};
+                                        "bin/mbd", "bin/mbd-bench",
+                                        "share/mbdbench/golden/cases.txt"};
 
 static int staged_exists(const char *file)
 {
@@ -56,6 +58,16 @@ static void test_install_link_uninstall(void **unused)
     r = shell_run(line);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "bodies"));
+    cli_result_free(&r);
+
+    /* The golden data beside the installed mbd, from another directory; cyltree's model is
+     * a file. */
+    snprintf(line, sizeof line,
+             "cd / && %s/usr/bin/mbd check --models chain5,cyltree --solver bodies", temp_dir);
+    r = shell_run(line);
+    if (r.status)
+        print_error("%s\n%s", line, r.err);
+    assert_int_equal(r.status, 0);
     cli_result_free(&r);
 
     r = make_staged("uninstall");
