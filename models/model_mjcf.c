@@ -35,7 +35,8 @@
 
 #include <mujoco/mujoco.h>
 
-/* MuJoCo 2.x keeps the last compiled model in a global (for mj_saveLastXML). */
+/* MuJoCo 2.x's compiler swaps the global error handlers while it runs and keeps the last
+ * model in a global (for mj_saveLastXML): one compilation at a time. */
 static pthread_mutex_t compiler_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct {
@@ -90,7 +91,7 @@ static int check_joints(const mjcf_reader *r)
         if (scalar && m->qpos0[qpos] != 0)
             return refuse_joint(r, j, "ref", m->qpos0[qpos],
                                 "a reference position other than 0 is not supported (q would "
-                                "be qpos - ref)");
+                                "be qpos - ref; a hinge's in radians)");
     }
     return MBD_OK;
 }
