@@ -202,6 +202,19 @@ PEER_MUJOCO_OBJ := $(PEER_MUJOCO_SRC:%.c=$(BUILD)/%.o) \
 DEPS_TEST       += libmujoco-dev
 DEPS_REPORT     += libmujoco-dev
 
+# The MJCF reader (models/model_mjcf.c) compiles MJCF with MuJoCo where its header is
+# installed (`make test` installs it), else says that the build has none. A stamp named
+# after which it is makes the reader rebuilt when that changes.
+MUJOCO_FOUND := $(if $(wildcard /usr/include/mujoco/mujoco.h),yes,no)
+MUJOCO_STAMP := $(BUILD)/with-mujoco-$(MUJOCO_FOUND)
+ifeq ($(MUJOCO_FOUND),yes)
+LDLIBS += -lmujoco
+%/models/model_mjcf.o: CFLAGS += -DMBD_WITH_MUJOCO
+%/models/model_mjcf.o: ASAN_CFLAGS += -DMBD_WITH_MUJOCO
+endif
+$(MUJOCO_STAMP): ; @mkdir -p $(@D) && rm -f $(BUILD)/with-mujoco-* && touch $@
+$(BUILD)/models/model_mjcf.o $(PY_BUILD)/models/model_mjcf.o: $(MUJOCO_STAMP)
+
 .PHONY: deps-mujoco report-mujoco
 deps-mujoco: ; $(call ensure_packages,$(DEPS_BUILD) libmujoco-dev)
 
@@ -334,6 +347,7 @@ $(ASAN_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ASAN_CFLAGS) -c $< -o $@
 
+$(ASAN_BUILD)/models/model_mjcf.o: $(MUJOCO_STAMP)
 $(ASAN_LIB): $(LIB_SRC:%.c=$(ASAN_BUILD)/%.o) $(LIB_GEN_SRC:%.c=$(ASAN_BUILD)/%.o)
 	rm -f $@ && $(AR) rcs $@ $^
 

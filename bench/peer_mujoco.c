@@ -4,8 +4,9 @@
  *       for K random states: MuJoCo's qacc (mj_forward) against the qdd of every
  *       acceleration solver, and MuJoCo's H and bias forces against ours; exit 1 if they
  *       differ by more than 1e-10 (qdd: or than cond(H) allows; see peer_mujoco_check.c).
- *       --direct: MuJoCo reads MODEL's file itself (a URDF) instead of our MJCF export,
- *       with only rigid-body dynamics enabled (no joint limits, damping or contacts);
+ *       --direct: MuJoCo reads MODEL's file itself (a URDF or MJCF) instead of our MJCF
+ *       export, coordinates matched by joint name, with only rigid-body dynamics enabled
+ *       (no joint limits, damping, contacts or actuators);
  *       --tolerance replaces 1e-10.
  *   peer-mujoco time [FAMILY=]MODEL... [--min-time S] [--repetitions R] [--dense-max-n N]
  *                    [--json FILE] [--dat FILE]

@@ -36,8 +36,9 @@ static void flatten(char *text)
             *c = ' ';
 }
 
-/* MuJoCo's own reading of a model file (URDF), limited to what the export would carry:
- * the file's joint limits, damping, friction loss and contacts switched off. */
+/* MuJoCo's own reading of a model file (URDF or MJCF), limited to what the export would
+ * carry: the file's joint limits, damping, friction loss, contacts and actuators switched
+ * off. */
 static mjModel *load_direct(const char *path, char *err, size_t err_size)
 {
     char reason[1000] = "";
@@ -47,7 +48,8 @@ static mjModel *load_direct(const char *path, char *err, size_t err_size)
         snprintf(err, err_size, "mj_loadXML: %s", reason);
         return NULL;
     }
-    m->opt.disableflags |= mjDSBL_LIMIT | mjDSBL_PASSIVE | mjDSBL_FRICTIONLOSS | mjDSBL_CONTACT;
+    m->opt.disableflags |= mjDSBL_LIMIT | mjDSBL_PASSIVE | mjDSBL_FRICTIONLOSS | mjDSBL_CONTACT |
+                         mjDSBL_ACTUATION;
     return m;
 }
 
@@ -94,24 +96,45 @@ static void map_joint(peer *p, mbd_joint_type type, int q, int v, int adr, int d
         p->dof_of[v + k] = dof_adr + (type == MBD_FREE ? (k + 3) % 6 : k);
 }
 
+/* MuJoCo's first joint of our body i, found by the body's name as the export writes it,
+ * or (by_joint_name) by the joint's name, which a file MuJoCo reads itself gives each of
+ * our joints; -1 after a message unless it has njoints joints there. */
+static int first_joint(const mbd_model *model, int i, const peer *p, int by_joint_name,
+                       int njoints, char *err, size_t err_size)
+{
+    const mbd_body_def *b = mbd_model_body(model, i);
+    if (by_joint_name) {
+        const int joint = mj_name2id(p->m, mjOBJ_JOINT, mbd_model_joint_name(model, i));
+        if (joint < 0 || njoints != 1)
+            snprintf(err, err_size, "joint \"%s\": %s in MuJoCo's model",
+                     mbd_model_joint_name(model, i), joint < 0 ? "missing" : "not one joint");
+        return njoints == 1 ? joint : -1;
+    }
+    const int body = mj_name2id(p->m, mjOBJ_BODY, b->name);
+    if (body < 0 || p->m->body_jntnum[body] != njoints) {
+        snprintf(err, err_size, "body \"%s\": %s in MuJoCo's model", b->name,
+                 body < 0 ? "missing" : "wrong number of joints");
+        return -1;
+    }
+    return p->m->body_jntadr[body];
+}
+
 /* Fills qpos_of and dof_of body by body, checking that every joint is where it should be. */
-static int map_coordinates(const mbd_model *model, peer *p, char *err, size_t err_size)
+static int map_coordinates(const mbd_model *model, peer *p, int by_joint_name, char *err,
+                           size_t err_size)
 {
     int q = 0, v = 0;
     for (int i = 0; i < mbd_model_nbodies(model); i++) {
         const mbd_body_def *b = mbd_model_body(model, i);
-        const int body = mj_name2id(p->m, mjOBJ_BODY, b->name);
         int types[2];
         const int njoints = expected_joints(b->joint, types);
-        if (body < 0 || p->m->body_jntnum[body] != njoints) {
-            snprintf(err, err_size, "body \"%s\": %s in MuJoCo's model", b->name,
-                     body < 0 ? "missing" : "wrong number of joints");
+        const int first = first_joint(model, i, p, by_joint_name, njoints, err, err_size);
+        if (first < 0)
             return -1;
-        }
         if (b->joint == MBD_FREE)
             p->free_joints[p->nfree++] = (free_joint){.body = i, .q0 = q, .v0 = v};
         for (int j = 0; j < njoints; j++) {
-            const int joint = p->m->body_jntadr[body] + j;
+            const int joint = first + j;
             if (p->m->jnt_type[joint] != types[j]) {
                 snprintf(err, err_size, "body \"%s\": joint %d has the wrong type", b->name, j);
                 return -1;
@@ -163,7 +186,7 @@ int peer_open(const mbd_model *model, const char *direct, peer *p, char *err,
         return -1;
     }
     p->dof_of = p->qpos_of + p->nq;
-    if (map_coordinates(model, p, err, err_size) < 0) {
+    if (map_coordinates(model, p, direct != NULL, err, err_size) < 0) {
         peer_close(p);
         return -1;
     }

@@ -156,8 +156,10 @@ typedef struct {
 } mbd_load_options;
 
 /* Loads a model file or a generator spec such as "chain:n=10,joint=cardan" (see
- * mbd_generators_help). A file whose first non-blank character is '<' is read as URDF
- * (the format: models/README.md in the sources), any other as JSON. options may be NULL.
+ * mbd_generators_help). A file whose first non-blank character is '<' is read as MJCF
+ * when its root element is <mujoco> (compiled by MuJoCo's compiler; MBD_EUNSUPPORTED in a
+ * build without MuJoCo, or for what the dynamics do not model), else as URDF (the formats:
+ * models/README.md in the sources); any other as JSON. options may be NULL.
  * Returns MBD_OK, MBD_EIO (a file that cannot be read), MBD_ELIMIT, MBD_ENOMEM, or a
  * status of mbd_model_build (MBD_EPARSE for a malformed file or spec); on failure *model
  * is NULL and err holds one line naming the file, field and value. */

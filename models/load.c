@@ -1,5 +1,5 @@
 /* load.c: mbd_model_load: a generator spec or a file, and a file by its first character
- * (URDF or JSON). */
+ * (XML or JSON) and an XML file by its root element (MJCF or URDF). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,6 +27,21 @@ static int looks_like_xml(const char *text)
     return text[0] == '<';
 }
 
+/* Whether the XML text's root element is <mujoco> (MJCF): the first tag after the
+ * declaration, comments and processing instructions. */
+static int looks_like_mjcf(const char *text)
+{
+    for (text += strspn(text, " \t\r\n"); text[0] == '<' && (text[1] == '?' || text[1] == '!');
+         text += strspn(text, " \t\r\n")) {
+        const char *end = text[1] == '!' && strncmp(text, "<!--", 4) == 0 ? strstr(text, "-->")
+                                                                          : strchr(text, '>');
+        if (!end)
+            return 0;
+        text = end + (end[0] == '-' ? 3 : 1);
+    }
+    return strncmp(text, "<mujoco", 7) == 0 && text[7] && strchr(" \t\r\n/>", text[7]);
+}
+
 /* MBD_EINVAL with the message for a floating base asked of what is not a URDF robot. */
 static int floating_base_refused(const char *path_or_spec, char *err, size_t err_size)
 {
@@ -43,7 +58,10 @@ static int load_file(const char *path, const mbd_load_options *options, mbd_mode
     int status = model_read_file(path, &text, &size, err, err_size);
     if (status != MBD_OK)
         return status;
-    if (looks_like_xml(text))
+    if (looks_like_mjcf(text))
+        status = options->floating_base ? floating_base_refused(path, err, err_size)
+                                        : model_mjcf_load(path, model, err, err_size);
+    else if (looks_like_xml(text))
         status = model_urdf_from_text(path, text, size, options, model, err, err_size);
     else if (options->floating_base)
         status = floating_base_refused(path, err, err_size);

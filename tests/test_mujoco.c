@@ -37,19 +37,30 @@ static const char *const peer_models[] = {
     "legged:legs=4,dof=3",
 };
 
-/* URDF robots, through our export and read by MuJoCo itself (--direct: its URDF parser,
- * which fuses the fixed links as we merge them, with limits and damping switched off).
+/* Model files. URDF robots, through our export and read by MuJoCo itself (--direct: its
+ * URDF parser, which fuses the fixed links as we merge them, with limits and damping
+ * switched off).
  * MuJoCo diagonalizes a URDF's full <inertia> itself; on arm7, whose links have products
  * of inertia and close principal moments, its H then differs from ours by 1.1e-8 and its
  * qacc by 6.7e-10, while our export (principal axes computed in double) agrees to 3e-14,
  * and so does the direct route on arm7 with its products of inertia set to zero (2e-14).
  * Hence arm7's direct route at 1e-7. */
-static const char *const urdf_checks[] = {
+static const char *const file_checks[] = {
     "models/arm7.urdf",
     "models/arm7.urdf --direct --tolerance 1e-7",
     "models/quadruped.urdf",
     "models/quadruped.urdf --direct",
     "models/quadruped.urdf --floating-base",
+    /* MJCF models read by our loader (MuJoCo's compiler) against MuJoCo reading the same
+     * file (--direct), coordinates matched by joint name; and the round trip MJCF -> our
+     * export -> MuJoCo where no body has several joints (the export refuses the massless
+     * bodies that split them). */
+    "models/mjcf/arm.xml --direct",
+    "models/mjcf/quadruped.xml --direct",
+    "models/mjcf/ball-tree.xml --direct",
+    "models/mjcf/two-joints.xml --direct",
+    "models/mjcf/arm.xml",
+    "models/mjcf/ball-tree.xml",
 };
 
 static const char *const reference_files[] = {
@@ -96,7 +107,7 @@ static int peer_check(const char *model)
 }
 
 /* "MODEL ARGS" */
-static void test_peer_agrees_on_urdf(void **state)
+static void test_peer_agrees_on_file(void **state)
 {
     char model[128];
     snprintf(model, sizeof model, "%s", (const char *)*state);
@@ -291,6 +302,119 @@ static void test_cli_export_errors(void **state)
                         "bodies[1] (\"b2\").joint: free: MuJoCo allows free joints on children of the world only");
 }
 
+/* ---- MJCF models ---- */
+
+/* An MJCF file of one pendulum whose <joint> has the extra attributes, and around its
+ * <worldbody> the extra elements. */
+static const char *mjcf_with(const char *joint_attributes, const char *elements)
+{
+    static char text[1024];
+    snprintf(text, sizeof text,
+             "<mujoco model=\"m\">%s<worldbody><body name=\"b\"><joint name=\"j\" %s/>"
+             "<body name=\"c\" pos=\"0 0 -1\"><joint name=\"k\" type=\"slide\"/>"
+             "<geom type=\"sphere\" size=\"0.1\"/></body>"
+             "<geom type=\"capsule\" fromto=\"0 0 0 0 0 -1\" size=\"0.05\"/></body>"
+             "</worldbody></mujoco>",
+             elements, joint_attributes);
+    return temp_file_with(text, ".xml");
+}
+
+/* mbd info on the file, refused (exit 2, one line) naming the file and each needle. */
+static void expect_mjcf_refused(const char *path, const char *needle, const char *needle2)
+{
+    char args[256];
+    snprintf(args, sizeof args, "info %s", path);
+    const char *const needles[] = {path, needle, needle2, NULL};
+    expect_rejected(args, needles);
+    unlink(path);
+}
+
+/* What forward dynamics does not model, refused with the element and attribute. */
+static void test_mjcf_refusals(void **state)
+{
+    (void)state;
+    expect_mjcf_refused(mjcf_with("armature=\"0.1\"", ""), "<joint name=\"j\"> armature=\"0.1\"",
+                        "not modelled");
+    expect_mjcf_refused(mjcf_with("damping=\"2\"", ""), "<joint name=\"j\"> damping=\"2\"",
+                        "not modelled");
+    expect_mjcf_refused(mjcf_with("stiffness=\"3\"", ""), "<joint name=\"j\"> stiffness=\"3\"",
+                        "not modelled");
+    expect_mjcf_refused(mjcf_with("frictionloss=\"0.5\"", ""),
+                        "<joint name=\"j\"> frictionloss=\"0.5\"", "not modelled");
+    expect_mjcf_refused(mjcf_with("ref=\"0.25\"", "<compiler angle=\"radian\"/>"),
+                        "<joint name=\"j\"> ref=\"0.25\"", "reference position");
+    expect_mjcf_refused(mjcf_with("", "<option density=\"1.2\"/>"), "<option> density=\"1.2\"",
+                        "fluid");
+    expect_mjcf_refused(mjcf_with("", "<tendon><fixed name=\"t\"><joint joint=\"j\" coef=\"1\"/>"
+                                      "</fixed></tendon>"),
+                        "<tendon> \"t\"", "tendons are not supported");
+    expect_mjcf_refused(mjcf_with("", "<equality><joint name=\"e\" joint1=\"j\" joint2=\"k\"/>"
+                                      "</equality>"),
+                        "<equality> \"e\"", "equality constraints are not supported");
+    /* With passive forces off, damping and stiffness do nothing: accepted. */
+    const char *passive_off = mjcf_with("damping=\"2\" stiffness=\"3\"",
+                                        "<option><flag passive=\"disable\"/></option>");
+    char args[256];
+    snprintf(args, sizeof args, "info %s", passive_off);
+    expect_mbd(args, 0, "nv 2");
+    unlink(passive_off);
+}
+
+/* Malformed MJCF: MuJoCo's compiler's message on one line, naming the file and line. */
+static void test_mjcf_malformed(void **state)
+{
+    (void)state;
+    expect_mjcf_refused(temp_file_with("<mujoco><worldbody><body><joint type=\"hinge\"/>"
+                                       "</worldbody></mujoco>", ".xml"),
+                        "MuJoCo's compiler", "Line number=1");
+    expect_mjcf_refused(mjcf_with("type=\"screw\"", ""), "MuJoCo's compiler", "screw");
+    const char *path = mjcf_with("", "");
+    char args[256];
+    snprintf(args, sizeof args, "info %s --floating-base", path);
+    const char *const needles[] = {path, "floating base", NULL};
+    expect_rejected(args, needles);
+    unlink(path);
+}
+
+/* Every solver (the momentum forms too) against dense, which the peer checks hold to
+ * MuJoCo's qacc: each MJCF model at random states. */
+static void test_mjcf_every_solver(void **state)
+{
+    (void)state;
+    const char *const files[] = {"models/mjcf/arm.xml", "models/mjcf/quadruped.xml",
+                                 "models/mjcf/ball-tree.xml", "models/mjcf/two-joints.xml"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        mbd_model *model = load_model(files[f]);
+        for (uint64_t seed = 1; seed <= 3; seed++)
+            for (int k = 0; k < mbd_solver_count(); k++) {
+                state_buf s = state_new(model, seed);
+                mbd_normalize_positions(model, s.q);
+                check_against_dense_at(model, mbd_solver_at(k), &s, 1e-10,
+                                       mbd_solver_name(mbd_solver_at(k)));
+                state_free(&s);
+            }
+        mbd_model_free(model);
+    }
+}
+
+/* mbd info --json names the joints as MuJoCo does, in qpos order: the quadruped's hips
+ * have two joints each, the first on a massless body. */
+static void test_mjcf_joint_names(void **state)
+{
+    (void)state;
+    json_t *info = run_json("info models/mjcf/quadruped.xml --json");
+    json_t *joints = json_object_get(info, "joints");
+    const char *const names[] = {"root", "FL_abduct", "FL_flex", "FL_knee"};
+    const int q_index[] = {0, 7, 8, 9};
+    for (int k = 0; k < 4; k++) {
+        json_t *joint = json_array_get(joints, (size_t)k);
+        assert_string_equal(json_string_value(json_object_get(joint, "name")), names[k]);
+        assert_int_equal(json_integer_value(json_object_get(joint, "q_index")), q_index[k]);
+    }
+    assert_int_equal(json_integer_value(json_object_get(info, "nq")), 19);
+    json_decref(info);
+}
+
 int main(void)
 {
     const struct CMUnitTest fixed[] = {
@@ -299,18 +423,23 @@ int main(void)
         cmocka_unit_test(test_export_reports_unwritable_path),
         cmocka_unit_test(test_cli_export),
         cmocka_unit_test(test_cli_export_errors),
+        cmocka_unit_test(test_mjcf_every_solver),
+        cmocka_unit_test(test_mjcf_refusals),
+        cmocka_unit_test(test_mjcf_malformed),
+        cmocka_unit_test(test_mjcf_joint_names),
     };
     enum { NPEER = sizeof peer_models / sizeof peer_models[0] };
     enum { NREF = sizeof reference_files / sizeof reference_files[0] };
-    enum { NURDF = sizeof urdf_checks / sizeof urdf_checks[0] };
-    struct CMUnitTest tests[NPEER + NURDF + NREF + sizeof fixed / sizeof fixed[0]];
+    enum { NFILE = sizeof file_checks / sizeof file_checks[0] };
+    struct CMUnitTest tests[NPEER + NFILE + NREF + sizeof fixed / sizeof fixed[0]];
     size_t n = 0;
     for (int k = 0; k < NPEER; k++) /* named by the model, which the output then shows */
         tests[n++] = (struct CMUnitTest){.name = peer_models[k], .test_func = test_peer_agrees,
                                          .initial_state = (void *)peer_models[k]};
-    for (int k = 0; k < NURDF; k++)
-        tests[n++] = (struct CMUnitTest){.name = urdf_checks[k], .test_func = test_peer_agrees_on_urdf,
-                                         .initial_state = (void *)urdf_checks[k]};
+    for (int k = 0; k < NFILE; k++)
+        tests[n++] = (struct CMUnitTest){.name = file_checks[k],
+                                         .test_func = test_peer_agrees_on_file,
+                                         .initial_state = (void *)file_checks[k]};
     for (int k = 0; k < NREF; k++)
         tests[n++] = (struct CMUnitTest){.name = reference_files[k],
                                          .test_func = test_peer_agrees_on_reference,

@@ -32,6 +32,20 @@ def test_floating_base_adds_a_free_joint():
                                        "--floating-base")["joints"]
 
 
+def test_mjcf_joints_keep_mujocos_names():
+    """An MJCF model (compiled by MuJoCo) names its joints as MuJoCo does, in qpos order."""
+    path = model_path("mjcf/quadruped.xml")
+    try:
+        model = mbdbench.Model(path)
+    except mbdbench.Error as error:
+        if "this build has none" in str(error):
+            pytest.skip("built without MuJoCo")
+        raise
+    assert [j["name"] for j in model.joints[:4]] == ["root", "FL_abduct", "FL_flex", "FL_knee"]
+    assert (model.nq, model.nv) == (19, 18)
+    assert model.joints == mbd_json("info", path, "--json")["joints"]
+
+
 def test_neutral_pose():
     model = mbdbench.Model("chain:n=3,joint=free")
     assert np.array_equal(model.neutral(), np.tile([0, 0, 0, 1, 0, 0, 0.0], 3))
