@@ -39,6 +39,8 @@ static const char usage[] =
     "  --filter REGEX      only measurements whose name matches (POSIX extended)\n"
     "  --json PATHS        write Google Benchmark JSON to each comma-separated path\n"
     "  --dat DIR           write the charts' .dat tables into DIR\n"
+    "  --plugin PATH.so    add a plugin's solvers, timed as the built-in ones (repeatable;\n"
+    "                      also MBD_PLUGINS=A.so:B.so); not in phases or with friction\n"
     "  -h, --help          this text\n"
     "The table goes to stdout; context and progress to stderr. SIGINT/SIGTERM stop the run\n"
     "after the current measurement and write what finished, marked \"partial\": true.\n"
@@ -216,7 +218,9 @@ static int run_bench(int argc, char **argv)
         fputs(usage, stdout);
         return 0;
     }
-    int npos, rc = cli_parse(CMD, argc, argv, 1, flags, NULL, 0, &npos);
+    int npos, rc = cli_load_plugins("mbd-bench", &argc, argv, 1);
+    if (!rc)
+        rc = cli_parse(CMD, argc, argv, 1, flags, NULL, 0, &npos);
     if (!rc)
         rc = parse_flags(flags, &config, &filter);
     /* before any other collective call: all ranks go on, or none */
