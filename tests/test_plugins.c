@@ -224,8 +224,8 @@ static void test_example_in_bench(void **state)
     int percall = 0, batch = 0;
     for (size_t k = 0; k < json_array_size(rows); k++) {
         const char *name = json_string_value(json_object_get(json_array_get(rows, k), "name"));
-        percall += name && strstr(name, "percall") && strstr(name, "textbook");
-        batch += name && strstr(name, "batch") && strstr(name, "textbook");
+        percall += name && strncmp(name, "fd_textbook/", 12) == 0;
+        batch += name && strncmp(name, "batch_textbook/", 15) == 0;
     }
     json_decref(root);
     assert_true(percall > 0);
