@@ -125,6 +125,45 @@ test-run: mbd mbd-bench $(TEST_BIN) python-ext
 clean:
 	rm -rf $(BUILD) mbd mbd-bench python/mbdbench/_mbdbench.*.so
 
+# ---- plugins (include/mbd_plugin.h, docs/plugins.md) -----------------------------------
+# A plugin calls the public API of the program that loads it, so mbd, mbd-bench and
+# test_plugins export it: every function that include/mbd.h or mbd_plugin.h declares
+# (but the plugins' own mbd_plugin_solvers) is kept (-u, also one the program never calls)
+# and put in the dynamic symbol table (--dynamic-list, which LTO keeps too).
+API_HEADERS := include/mbd.h include/mbd_plugin.h
+API_NAMES   := $(shell cat $(API_HEADERS) | tr '\n' ' ' | grep -oP '[a-z_*][a-z0-9_ *]* [*]*mbd_[a-z0-9_]*\x28' | \
+                 grep -vP '\x28[*]' | sed 's/.*\(mbd_[a-z0-9_]*\)\x28$$/\1/' | grep -vx mbd_plugin_solvers | sort -u)
+API_FILES   := $(BUILD)/api.list $(BUILD)/api.undefined
+API_EXPORT   = -Wl,--dynamic-list=$(BUILD)/api.list -Wl,@$(BUILD)/api.undefined
+$(BUILD)/api.list: $(API_HEADERS)
+	@mkdir -p $(dir $@)
+	@printf '{\n%s\n};\n' "$(API_NAMES:%=%;)" > $@
+$(BUILD)/api.undefined: $(API_HEADERS)
+	@mkdir -p $(dir $@)
+	@printf -- '-u %s\n' $(API_NAMES) > $@
+$(LIB_OBJ) $(CLI_OBJ) $(BENCH_OBJ): include/mbd_plugin.h
+PLUGIN_HOSTS := mbd mbd-bench $(BUILD)/tests/test_plugins
+$(PLUGIN_HOSTS): LDLIBS += $(API_EXPORT)
+$(PLUGIN_HOSTS): | $(API_FILES)
+
+# The example plugin (examples/plugins/) and the faulty ones that tests/test_plugins.c
+# loads: tests/plugins/faulty.c, one library per fault, built with only the public headers.
+PLUGIN_CFLAGS  := -O2 -g -std=c11 -Wall -Wextra -Iinclude -fPIC -shared
+EXAMPLE_PLUGIN := $(BUILD)/plugins/textbook.so
+PLUGIN_FAULTS  := no_table_function null_table negative_count huge_count wrong_abi null_name \
+                  space_name long_name builtin_name twin_names null_summary null_work_new \
+                  null_work_free null_forward nan_result
+FAULTY_PLUGINS := $(PLUGIN_FAULTS:%=$(BUILD)/plugins/faulty_%.so)
+$(EXAMPLE_PLUGIN): examples/plugins/textbook.c $(API_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_CFLAGS) $< -o $@
+$(BUILD)/plugins/faulty_%.so: tests/plugins/faulty.c $(API_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_CFLAGS) -DFAULT_$(shell echo $* | tr a-z A-Z) $< -o $@
+.PHONY: plugins
+plugins: $(EXAMPLE_PLUGIN) $(FAULTY_PLUGINS)
+test-run test-sanitize: plugins
+
 # ---- make python: the package mbdbench in place (python/; docs/python.md) ----------------
 # An extension module is a shared object: the library's sources compiled again with -fPIC
 # into build/python/, linked with python/ext/ into python/mbdbench/. Debian's interpreter
@@ -151,6 +190,9 @@ $(PY_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) |
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -I$(PY_INCLUDE) -I$(NUMPY_INCLUDE) -c $< -o $@
 $(PY_EXT_SRC:%.c=$(PY_BUILD)/%.o): python/ext/ext.h
+# The public API keeps default visibility (python/ext/api_visible.h), for plugins.
+$(PY_OBJ): CFLAGS += -include python/ext/api_visible.h -fno-semantic-interposition
+$(PY_OBJ): python/ext/api_visible.h include/mbd_plugin.h
 
 $(PY_EXT): $(PY_OBJ)
 	$(CC) $(CFLAGS) -fPIC -shared $^ $(LDLIBS) -o $@
@@ -163,7 +205,7 @@ $(PY_EXT): $(PY_OBJ)
 # they name) in PREFIX/share/mbdbench, beside PREFIX/bin/mbd.
 PREFIX  ?= /usr/local
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-INSTALLED := include/mbd.h lib/libmbd.a lib/pkgconfig/mbd.pc bin/mbd bin/mbd-bench
+INSTALLED := include/mbd.h include/mbd_plugin.h lib/libmbd.a lib/pkgconfig/mbd.pc bin/mbd bin/mbd-bench
 DATA_DIR   = $(PREFIX)/share/mbdbench
 # The package mbdbench where Debian's python3 looks: /usr/lib/python3/dist-packages for
 # PREFIX /usr, PREFIX/lib/python3.X/dist-packages otherwise.
@@ -175,7 +217,7 @@ install: all mbd-bench python
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -d $(DESTDIR)$(PY_SITE)/mbdbench
 	install -m 644 python/mbdbench/*.py $(PY_EXT) $(DESTDIR)$(PY_SITE)/mbdbench
-	install -m 644 include/mbd.h $(DESTDIR)$(PREFIX)/include
+	install -m 644 include/mbd.h include/mbd_plugin.h $(DESTDIR)$(PREFIX)/include
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib
 	install -m 755 mbd mbd-bench $(DESTDIR)$(PREFIX)/bin
 	install -d $(DESTDIR)$(DATA_DIR)/golden $(DESTDIR)$(DATA_DIR)/models
@@ -304,6 +346,11 @@ test-report: deps-browser mbd-bench
 # Sweep, hyperfine, charts and report/README.md; QUICK=1 for a short smoke run.
 report: deps-report mbd mbd-bench
 	report/make_report.sh $(if $(filter 1 yes true,$(QUICK)),--quick)
+# PLUGINS=A.so:B.so: the plugins' solvers in every step (docs/plugins.md), through mbd's
+# and mbd-bench's MBD_PLUGINS.
+ifneq ($(PLUGINS),)
+report: export MBD_PLUGINS := $(PLUGINS)
+endif
 
 # ---- reliability: sanitizers and fuzzing (see README.md, Reliability; fuzz/) ----------
 # make test-sanitize: the library, mbd and every test binary built again into build-asan/
@@ -357,6 +404,8 @@ $(ASAN_BUILD)/src/par_mpi.o: ASAN_CFLAGS += $(MPI_CFLAGS)
 $(ASAN_BUILD)/tests/test_mpi: ASAN_CFLAGS += -DMBD_WITH_MPI=$(if $(MPI_LIBS),1,0)
 $(ASAN_MBD): $(ASAN_MBD_OBJ) $(ASAN_LIB)
 	$(CC) $(ASAN_CFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
+$(ASAN_MBD) $(ASAN_BUILD)/tests/test_plugins: LDLIBS += $(API_EXPORT)
+$(ASAN_MBD) $(ASAN_BUILD)/tests/test_plugins: | $(API_FILES)
 
 $(ASAN_BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(ASAN_LIB) | deps-test
 	@mkdir -p $(dir $@)

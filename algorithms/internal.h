@@ -4,6 +4,7 @@
 #define MBD_INTERNAL_H
 
 #include "mbd.h"
+#include "mbd_plugin.h"
 #include "spatial/spatial.h"
 #include "spatial/joint_space.h"
 #include "model/model.h"
@@ -38,6 +39,7 @@ struct mbd_work {
                                   coefficients.c, vector k at k nv */
     int friction_iterations;   /* of the last forward call's friction solve */
     double *loop_scratch;      /* loops_scratch_doubles(model, solver); models with loops */
+    void *plugin_work;         /* a plugin solver's work (its work_new), else NULL */
 };
 
 #define JV_COUNT 6
@@ -74,6 +76,8 @@ struct mbd_solver {
     mbd_forward_mom_fn forward_mom;
     mbd_lane_kernels lane_kernels;   /* its lane forms (batch.c); LANES_NONE: one state only */
     mbd_loop_route loop_route;       /* LOOPS_NONE: it does not close loops */
+    const mbd_plugin_solver *plugin; /* a plugin's solver (plugin.c), else NULL */
+    const char *plugin_path;         /* its library's file */
 };
 
 /* ---- workspace blocks: the one carver of the one-state workspace (solvers.c), the
@@ -177,6 +181,14 @@ extern const mbd_solver mbd_solver_bodies;
 extern const mbd_solver mbd_solver_poisson_sweep;
 extern const mbd_solver mbd_solver_poisson_ldlt;
 extern const mbd_solver mbd_solver_sparse;
+
+/* ---- plugin solvers (plugin.c), after the built-in ones in the table ---- */
+
+int plugin_solver_count(void);
+const mbd_solver *plugin_solver_at(int index);
+/* mbd_forward of a plugin solver (any model; MBD_EUNSUPPORTED with friction). */
+int plugin_forward(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+                   const double *tau, double *qdd);
 
 /* ---- many states at once (batch.c; lane forms in batch_x4.c, batch_x8.c) ---- */
 

@@ -40,6 +40,8 @@ static const char usage[] =
     "  --filter REGEX      only measurements whose name matches (POSIX extended)\n"
     "  --json PATHS        write Google Benchmark JSON to each comma-separated path\n"
     "  --dat DIR           write the charts' .dat tables into DIR\n"
+    "  --plugin PATH.so    add a plugin's solvers, timed as the built-in ones (repeatable;\n"
+    "                      also MBD_PLUGINS=A.so:B.so); not in phases or with friction\n"
     "  -h, --help          this text\n"
     "mbd-bench compare A.json B.json [--html OUT.html] [--fail-on-slower]: two runs row by\n"
     "row (mbd-bench compare --help).\n"
@@ -219,7 +221,9 @@ static int run_bench(int argc, char **argv)
         fputs(usage, stdout);
         return 0;
     }
-    int npos, rc = cli_parse(CMD, argc, argv, 1, flags, NULL, 0, &npos);
+    int npos, rc = cli_load_plugins("mbd-bench", &argc, argv, 1);
+    if (!rc)
+        rc = cli_parse(CMD, argc, argv, 1, flags, NULL, 0, &npos);
     if (!rc)
         rc = parse_flags(flags, &config, &filter);
     /* before any other collective call: all ranks go on, or none */

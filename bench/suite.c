@@ -4,6 +4,7 @@
 #include "phases.h"
 
 #include "../src/workload.h"
+#include "mbd_plugin.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -39,7 +40,7 @@ static const bench_family families[] = {
 };
 
 #define FAMILY_COUNT (int)(sizeof families / sizeof families[0])
-#define MAX_VARIANTS 16
+#define MAX_VARIANTS 64
 
 /* One measurement to make. */
 typedef struct {
@@ -60,6 +61,10 @@ static int excluded(const bench_config *config, const bench_job *job)
         return 1;
     const char *solver = mbd_solver_name(job->variant->solver);
     const int dense = strcmp(solver, "dense") == 0, sparse = strcmp(solver, "sparse") == 0;
+    /* a plugin's solver has no phases of its own and runs no friction (mbd_plugin.h) */
+    if (mbd_solver_plugin_path(job->variant->solver) &&
+        (job->key.suite == SUITE_PHASES || strstr(job->family->spec, "friction=")))
+        return 1;
     if (job->key.suite == SUITE_SCALING) /* the O(N) solvers' linearity */
         return dense || sparse;
     return (dense || (sparse && job->family->chain)) && job->key.n > config->dense_max_n;

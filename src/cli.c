@@ -1,6 +1,8 @@
 /* cli.c: option parsing, vector arguments, JSON output and atomic writes for mbd. */
 #include "cli.h"
 
+#include "mbd_plugin.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -52,6 +54,45 @@ int cli_parse(const char *cmd, int argc, char **argv, int first, cli_flag *flags
             return CLI_USAGE_ERROR;
         }
     }
+    return 0;
+}
+
+/* Loads one plugin for cli_load_plugins; where names what gave it. */
+static int load_plugin(const char *prog, const char *where, const char *path)
+{
+    char err[512];
+    if (mbd_plugin_load(path, err, sizeof err) == MBD_OK)
+        return 0;
+    fprintf(stderr, "%s: %s: %s\n", prog, where, err);
+    return CLI_USAGE_ERROR;
+}
+
+int cli_load_plugins(const char *prog, int *argc, char **argv, int first)
+{
+    const char *listed = getenv("MBD_PLUGINS");
+    for (const char *at = listed; at && *at;) {
+        const size_t length = strcspn(at, ":");
+        char path[4096];
+        snprintf(path, sizeof path, "%.*s", (int)length, at);
+        if (length > 0 && load_plugin(prog, "MBD_PLUGINS", path))
+            return CLI_USAGE_ERROR;
+        at += length + (at[length] == ':');
+    }
+    int kept = first;
+    for (int k = first; k < *argc; k++) {
+        if (strcmp(argv[k], "--plugin") != 0) {
+            argv[kept++] = argv[k];
+            continue;
+        }
+        if (k + 1 == *argc) {
+            fprintf(stderr, "%s: flag '--plugin' needs a value (a plugin library)\n", prog);
+            return CLI_USAGE_ERROR;
+        }
+        if (load_plugin(prog, "--plugin", argv[++k]))
+            return CLI_USAGE_ERROR;
+    }
+    *argc = kept;
+    argv[kept] = NULL;
     return 0;
 }
 

@@ -108,6 +108,13 @@ int cli_atomic_write_at(const char *cmd, cli_atomic *file, long long offset, con
                         size_t size);
 int cli_atomic_close(const char *cmd, cli_atomic *file, int status);
 
+/* Plugins (mbd_plugin.h): loads those that the environment variable MBD_PLUGINS names
+ * (colon-separated), then each "--plugin PATH" of argv[first..], which it takes out of
+ * argv (*argc shrinks), so that every command sees its solvers and its own flags alone.
+ * 0, or CLI_USAGE_ERROR after one line "PROG: ...: FILE: fault" on stderr. */
+#define CLI_PLUGIN_HELP "--plugin PATH.so (repeatable; also MBD_PLUGINS=A.so:B.so): add a plugin's solvers"
+int cli_load_plugins(const char *prog, int *argc, char **argv, int first);
+
 /* The subcommands, each in its src/cmd_NAME.c; src/mbd.c dispatches to them. */
 int cmd_solvers(const char *cmd, int argc, char **argv);
 int cmd_info(const char *cmd, int argc, char **argv);

@@ -20,7 +20,7 @@
 /* closer than 5% is within the noise of such timings on a quiet machine; on a busy one,
  * closer than the two solvers' cv added (recommend_noise) */
 #define RECOMMEND_NOISE 1.05
-#define MAX_VARIANTS 16
+#define MAX_VARIANTS 64
 
 typedef struct {
     workload_variant variant;

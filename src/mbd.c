@@ -83,6 +83,7 @@ static void print_usage(FILE *out, const command *only)
     }
     if (!only || strstr(only->usage, " L]"))
         fprintf(out, "L is a comma-separated list of numbers; omitted vectors are zero.\n");
+    fprintf(out, "Every command takes %s.\n", CLI_PLUGIN_HELP);
 }
 
 /* mbd help [CMD] */
@@ -104,6 +105,8 @@ static int cmd_help(const char *cmd, int argc, char **argv)
 
 static int run_command(int argc, char **argv)
 {
+    if (cli_load_plugins("mbd", &argc, argv, 1))
+        return CLI_USAGE_ERROR;
     if (argc < 2) {
         print_usage(stderr, NULL);
         return CLI_USAGE_ERROR;

@@ -26,18 +26,19 @@ const char *mbd_strerror(int status)
     return "unknown status";
 }
 
-int mbd_solver_count(void) { return SOLVER_COUNT; }
+int mbd_solver_count(void) { return SOLVER_COUNT + plugin_solver_count(); }
 
 const mbd_solver *mbd_solver_at(int index)
 {
-    return index >= 0 && index < SOLVER_COUNT ? solver_table[index] : NULL;
+    return index >= 0 && index < SOLVER_COUNT ? solver_table[index]
+                                              : plugin_solver_at(index - SOLVER_COUNT);
 }
 
 const mbd_solver *mbd_solver_find(const char *name)
 {
-    for (int k = 0; k < SOLVER_COUNT; k++)
-        if (strcmp(solver_table[k]->name, name) == 0)
-            return solver_table[k];
+    for (int k = 0; k < mbd_solver_count(); k++)
+        if (strcmp(mbd_solver_at(k)->name, name) == 0)
+            return mbd_solver_at(k);
     return NULL;
 }
 
@@ -46,7 +47,8 @@ const char *mbd_solver_summary(const mbd_solver *solver) { return solver->summar
 
 unsigned mbd_solver_formulations(const mbd_solver *solver)
 {
-    return (solver->solve_acc ? MBD_ACCELERATION : 0u) | (solver->solve_mom ? MBD_MOMENTUM : 0u);
+    return (solver->solve_acc || solver->plugin ? MBD_ACCELERATION : 0u) |
+           (solver->solve_mom ? MBD_MOMENTUM : 0u);
 }
 
 /* Points w's arrays into base (NULL: only measures); returns the block's bytes. */
@@ -98,6 +100,10 @@ int mbd_work_new(const mbd_model *model, const mbd_solver *solver, mbd_work **ou
     work->model = model;
     work->solver = solver;
     work->failed_body = -1;
+    if (solver && solver->plugin && !(work->plugin_work = solver->plugin->work_new(model))) {
+        mbd_work_free(work);
+        return MBD_ENOMEM;
+    }
     *out = work;
     return MBD_OK;
 }
@@ -106,6 +112,8 @@ void mbd_work_free(mbd_work *work)
 {
     if (!work)
         return;
+    if (work->plugin_work)
+        work->solver->plugin->work_free(work->plugin_work);
     free(work->block);
     free(work);
 }
@@ -141,6 +149,8 @@ int mbd_solve(const mbd_model *model, mbd_work *work, const double *qd, const do
               double *qdd)
 {
     const int status = require_solver(model, work, MBD_ACCELERATION);
+    if (status == MBD_OK && work->solver->plugin) /* it has no solve phase of its own */
+        return MBD_EUNSUPPORTED;
     return status ? status : solve_acc(model, work, NULL, qd, tau, qdd);
 }
 
@@ -172,6 +182,8 @@ int mbd_forward(const mbd_model *model, mbd_work *work, const double *q, const d
     int status = require_solver(model, work, MBD_ACCELERATION);
     if (status)
         return status;
+    if (work->solver->plugin)
+        return plugin_forward(model, work, q, qd, tau, qdd);
     const int fused = work->solver->forward_acc && !model->has_friction;
     status = fused ? start_kinematics(model, work, q) : mbd_kinematics(model, work, q);
     return status ? status : solve_acc(model, work, fused ? q : NULL, qd, tau, qdd);

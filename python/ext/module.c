@@ -2,8 +2,11 @@
 #define MBDBENCH_EXT_MAIN
 #include "ext.h"
 
+#include "mbd_plugin.h"
+
 #include <structmember.h>
 
+#include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -823,9 +826,41 @@ static PyObject *module_solvers(PyObject *module, PyObject *unused)
     return list;
 }
 
+/* Python loads an extension with its symbols private (RTLD_LOCAL): this one's go into the
+ * global scope before the first plugin, so that a plugin's calls of the API resolve to it. */
+static int export_api(PyObject *module)
+{
+    PyObject *file = PyModule_GetFilenameObject(module), *bytes = NULL;
+    if (!file || !PyUnicode_FSConverter(file, &bytes)) {
+        Py_XDECREF(file);
+        return -1;
+    }
+    const int found = dlopen(PyBytes_AS_STRING(bytes), RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL) != NULL;
+    if (!found)
+        PyErr_Format(PyExc_ImportError, "load_plugin: cannot export the library's API: %s", dlerror());
+    Py_DECREF(bytes);
+    Py_DECREF(file);
+    return found ? 0 : -1;
+}
+
+static PyObject *module_load_plugin(PyObject *module, PyObject *arg)
+{
+    PyObject *bytes;
+    if (export_api(module) || !PyUnicode_FSConverter(arg, &bytes))
+        return NULL;
+    char err[512];
+    const int status = mbd_plugin_load(PyBytes_AS_STRING(bytes), err, sizeof err);
+    Py_DECREF(bytes);
+    if (status == MBD_ENOMEM)
+        return PyErr_NoMemory();
+    return status ? ext_raise_message(status, err) : Py_NewRef(Py_None);
+}
+
 static PyMethodDef module_methods[] = {
     {"solvers", module_solvers, METH_NOARGS,
      "solvers() -> list of str\n\nThe names of the registered solvers, as `mbd solvers`."},
+    {"_load_plugin", module_load_plugin, METH_O,
+     "_load_plugin(path): mbd_plugin_load (use mbdbench.load_plugin)."},
     {NULL, NULL, 0, NULL},
 };
 

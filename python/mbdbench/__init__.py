@@ -21,10 +21,11 @@ import subprocess
 # the process loads, numpy's included; after numpy, numpy's choice (one libopenblas.so.0).
 from ._mbdbench import Error, solvers  # isort: skip
 from ._mbdbench import Model as _Model  # isort: skip
+from . import _mbdbench  # isort: skip
 
 import numpy as np
 
-__all__ = ["Model", "Error", "solvers", "recommend", "load_results"]
+__all__ = ["Model", "Error", "solvers", "load_plugin", "recommend", "load_results"]
 
 # The CLI's defaults (src/cmd_simulate.c, src/cli.h).
 DEFAULT_RTOL = 1e-8
@@ -198,6 +199,24 @@ def _spread_states(K, q0, qd0, spread, seed):
     return Q0, np.tile(qd0, (K, 1))
 
 
+_plugins = []  # the files of the plugins loaded, for the mbd commands run as subprocesses
+
+
+def load_plugin(path):
+    """load_plugin(path) -> list of str
+
+    Loads a solver plugin (a shared library built against mbd_plugin.h; see
+    docs/plugins.md) into this process and returns the names of the solvers it adds, which
+    then serve every solver= argument, solvers() and recommend(). The plugin runs in this
+    process: a faulty one can crash it. Raises mbdbench.Error naming the file and the fault
+    (a missing file, no mbd_plugin_solvers, a wrong ABI, a name already taken, ...)."""
+    path = os.path.abspath(os.fspath(path))
+    before = solvers()
+    _mbdbench._load_plugin(path)
+    _plugins.append(path)
+    return solvers()[len(before):]
+
+
 def _mbd_command():
     """The mbd binary: $MBD, else the checkout's (beside python/), else mbd on PATH."""
     if os.environ.get("MBD"):
@@ -223,6 +242,8 @@ def recommend(model, batch=None, formulation=None):
     if not isinstance(model, _Model):
         raise TypeError(f"model: expected an mbdbench.Model, got {type(model).__name__}")
     command = [_mbd_command(), "recommend", model.spec, "--json"]
+    for plugin in _plugins:
+        command += ["--plugin", plugin]
     if getattr(model, "floating_base", False):
         command.append("--floating-base")
     if batch is not None:

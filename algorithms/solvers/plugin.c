@@ -1,0 +1,202 @@
+/* plugin.c: solvers from plugin libraries (mbd_plugin.h): loading and checking a library's
+ * table, the registry that the solver table continues into, and the one-state call. */
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define QUOTE(x) #x
+#define TEXT_OF(x) QUOTE(x)
+
+/* The plugin solvers in the order loaded; each lives until the process ends. */
+static mbd_solver **registry;
+static int registry_count;
+
+int plugin_solver_count(void) { return registry_count; }
+
+const mbd_solver *plugin_solver_at(int index)
+{
+    return index >= 0 && index < registry_count ? registry[index] : NULL;
+}
+
+const char *mbd_solver_plugin_path(const mbd_solver *solver) { return solver->plugin_path; }
+
+/* Writes "PATH: ..." into err; returns status. */
+static int fault(char *err, size_t err_size, const char *path, int status, const char *format,
+                 ...)
+{
+    if (err_size == 0)
+        return status;
+    int at = snprintf(err, err_size, "%s: ", path);
+    if (at >= 0 && (size_t)at < err_size) {
+        va_list args;
+        va_start(args, format);
+        vsnprintf(err + at, err_size - (size_t)at, format, args);
+        va_end(args);
+    }
+    return status;
+}
+
+/* The first fault of a name or summary, or NULL: printable, of 1 .. max bytes, and for a
+ * name only the characters that a command line and a JSON key take as they are. */
+static const char *text_fault(const char *text, size_t max, int is_name)
+{
+    if (!text)
+        return "is NULL";
+    const size_t length = strnlen(text, max + 1);
+    if (length == 0)
+        return "is empty";
+    if (length > max)
+        return is_name ? "is longer than " TEXT_OF(MBD_PLUGIN_MAX_NAME) " bytes"
+                       : "is longer than " TEXT_OF(MBD_PLUGIN_MAX_SUMMARY) " bytes";
+    for (size_t k = 0; k < length; k++) {
+        const unsigned char c = (unsigned char)text[k];
+        const int allowed = is_name ? (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                                          (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.'
+                                    : c >= 0x20 && c != 0x7f;
+        if (!allowed)
+            return is_name ? "has a character other than letters, digits, '-', '_' and '.'"
+                           : "has a control character";
+    }
+    return NULL;
+}
+
+/* Whether name is taken by a solver in the table or by entries[0 .. count - 1]. */
+static int name_taken(const char *name, const mbd_plugin_solver *entries, int count)
+{
+    if (mbd_solver_find(name))
+        return 1;
+    for (int k = 0; k < count; k++)
+        if (strcmp(entries[k].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Checks entry k of the table (the ones before it already checked). */
+static int check_entry(const mbd_plugin_solver *entries, int k, const char *path, char *err,
+                       size_t err_size)
+{
+    const mbd_plugin_solver *entry = &entries[k];
+    if (entry->abi != MBD_PLUGIN_ABI)
+        return fault(err, err_size, path, MBD_EINVAL,
+                     "solver %d: ABI %d, but this mbdbench loads ABI %d (rebuild the plugin "
+                     "against this mbd_plugin.h)", k, entry->abi, MBD_PLUGIN_ABI);
+    const char *why = text_fault(entry->name, MBD_PLUGIN_MAX_NAME, 1);
+    if (why)
+        return fault(err, err_size, path, MBD_EINVAL, "solver %d: name %s%s%.40s%s", k, why,
+                     entry->name ? " ('" : "", entry->name ? entry->name : "",
+                     entry->name ? "')" : "");
+    if (name_taken(entry->name, entries, k))
+        return fault(err, err_size, path, MBD_EINVAL, "solver %d: name '%s' is already taken",
+                     k, entry->name);
+    if ((why = text_fault(entry->summary, MBD_PLUGIN_MAX_SUMMARY, 0)))
+        return fault(err, err_size, path, MBD_EINVAL, "solver '%s': summary %s", entry->name,
+                     why);
+    const char *null_function = !entry->work_new    ? "work_new"
+                                : !entry->work_free ? "work_free"
+                                : !entry->forward   ? "forward"
+                                                    : NULL;
+    if (null_function)
+        return fault(err, err_size, path, MBD_EINVAL, "solver '%s': function %s is NULL",
+                     entry->name, null_function);
+    return MBD_OK;
+}
+
+/* The library's table, checked whole: *entries and *count, or a fault. */
+static int read_table(void *library, const char *path, const mbd_plugin_solver **entries,
+                      int *count, char *err, size_t err_size)
+{
+    const mbd_plugin_solver *(*solvers)(int *);
+    *(void **)&solvers = dlsym(library, "mbd_plugin_solvers");
+    if (!solvers)
+        return fault(err, err_size, path, MBD_EIO,
+                     "not an mbdbench plugin: it has no function mbd_plugin_solvers");
+    *count = -1;
+    *entries = solvers(count);
+    if (!*entries)
+        return fault(err, err_size, path, MBD_EINVAL, "mbd_plugin_solvers returned NULL");
+    if (*count < 1 || *count > MBD_PLUGIN_MAX_SOLVERS)
+        return fault(err, err_size, path, MBD_EINVAL,
+                     "mbd_plugin_solvers gave a count of %d, not 1 to %d", *count,
+                     MBD_PLUGIN_MAX_SOLVERS);
+    for (int k = 0; k < *count; k++) {
+        const int status = check_entry(*entries, k, path, err, err_size);
+        if (status)
+            return status;
+    }
+    return MBD_OK;
+}
+
+/* Appends the checked entries to the registry, all or none. */
+static int register_entries(const mbd_plugin_solver *entries, int count, const char *path)
+{
+    mbd_solver **grown = realloc(registry, (size_t)(registry_count + count) * sizeof *grown);
+    if (!grown)
+        return MBD_ENOMEM;
+    registry = grown;
+    mbd_solver *solvers = calloc((size_t)count, sizeof *solvers);
+    char *path_copy = strdup(path);
+    if (!solvers || !path_copy) {
+        free(solvers);
+        free(path_copy);
+        return MBD_ENOMEM;
+    }
+    for (int k = 0; k < count; k++) {
+        solvers[k] = (mbd_solver){.name = entries[k].name, .summary = entries[k].summary,
+                                  .plugin = &entries[k], .plugin_path = path_copy};
+        registry[registry_count++] = &solvers[k];
+    }
+    return MBD_OK;
+}
+
+int mbd_plugin_load(const char *path, char *err, size_t err_size)
+{
+    if (err_size > 0)
+        err[0] = '\0';
+    if (!path)
+        return MBD_EINVAL;
+    /* RTLD_NOW: a symbol that the process lacks is a fault now, not a crash later. A path
+     * without '/' would be searched for along LD_LIBRARY_PATH: ./ makes it a file. */
+    char local[4096];
+    if (!strchr(path, '/'))
+        snprintf(local, sizeof local, "./%s", path);
+    void *library = dlopen(strchr(path, '/') ? path : local, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        const char *why = dlerror();
+        return fault(err, err_size, path, MBD_EIO, "cannot load the plugin: %s",
+                     why ? why : "unknown reason");
+    }
+    const mbd_plugin_solver *entries = NULL;
+    int count = 0;
+    int status = read_table(library, path, &entries, &count, err, err_size);
+    if (status == MBD_OK && (status = register_entries(entries, count, path)))
+        fault(err, err_size, path, status, "%s", mbd_strerror(status));
+    if (status)
+        dlclose(library);
+    return status;
+}
+
+/* mbd_forward for a plugin solver, after require_solver: the inputs checked as for a
+ * built-in (start_kinematics checks q; its sines and cosines go unused), the plugin's
+ * call, then its result. */
+int plugin_forward(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+                   const double *tau, double *qdd)
+{
+    if (model->has_friction)
+        return MBD_EUNSUPPORTED;
+    int status = start_kinematics(model, work, q);
+    if (status)
+        return status;
+    if (check_finite(qd, model->nv) || (tau && check_finite(tau, model->nv)))
+        return MBD_ENONFINITE;
+    work->failed_body = -1;
+    status = work->solver->plugin->forward(model, work->plugin_work, q, qd, tau, qdd);
+    if (status > 0 || status < -31) /* not an mbd status: the batch's statuses lie in -31..0 */
+        return MBD_EINVAL;
+    if (status == MBD_OK && check_finite(qdd, model->nv))
+        return MBD_ENONFINITE;
+    return status;
+}

@@ -1,0 +1,52 @@
+"""load_plugin: the example plugin (build/plugins/textbook.so, `make plugins`) calls the
+library's API inside this process and agrees with dense; a faulty plugin raises Error."""
+
+import os
+
+import numpy as np
+import pytest
+
+import mbdbench
+from conftest import ROOT, random_state
+
+PLUGINS = os.path.join(ROOT, "build", "plugins")
+
+
+@pytest.fixture(scope="module")
+def textbook():
+    path = os.path.join(PLUGINS, "textbook.so")
+    if "textbook" not in mbdbench.solvers():
+        assert mbdbench.load_plugin(path) == ["textbook"]
+    return "textbook"
+
+
+@pytest.mark.parametrize("spec", ["chain:n=6,joint=cardan", "tree:n=9,branching=2,base=free"])
+def test_plugin_matches_dense(textbook, spec):
+    model = mbdbench.Model(spec)
+    q, qd, tau = random_state(model, 3)
+    expected = model.forward(q, qd, tau, solver="dense")
+    got = model.forward(q, qd, tau, solver=textbook)
+    assert np.allclose(got, expected, rtol=1e-10, atol=1e-10)
+    Q, QD, TAU = (np.array([x] * 5) for x in (q, qd, tau))
+    assert np.array_equal(model.forward_batch(Q, QD, TAU, solver=textbook, threads=2),
+                          np.array([got] * 5))
+
+
+def test_plugin_is_listed_and_recommended(textbook):
+    assert mbdbench.solvers()[-1] == textbook
+    ranking = mbdbench.recommend(mbdbench.Model("chain:n=3,joint=revolute"))
+    assert textbook in [row["solver"] for row in ranking]
+
+
+@pytest.mark.parametrize("name, message", [
+    ("textbook.so", "'textbook' is already taken"),
+    ("faulty_null_forward.so", "function forward is NULL"),
+    ("faulty_wrong_abi.so", "ABI 2"),
+    ("missing.so", "cannot load the plugin"),
+])
+def test_faulty_plugin_raises(textbook, name, message):
+    count = len(mbdbench.solvers())
+    with pytest.raises(mbdbench.Error, match=message) as caught:
+        mbdbench.load_plugin(os.path.join(PLUGINS, name))
+    assert name in str(caught.value)
+    assert len(mbdbench.solvers()) == count

@@ -1,0 +1,88 @@
+/* faulty.c: a plugin with one fault, chosen by the macro FAULT_<NAME> that the Makefile
+ * defines (one library per fault), for tests/test_plugins.c. Every fault but nan_result
+ * must be refused when the plugin is loaded; nan_result loads and gives NaN. */
+#include "mbd_plugin.h"
+
+#include <math.h>
+#include <string.h>
+
+static void *work_new(const mbd_model *model)
+{
+    static int no_memory_needed;
+    (void)model;
+    return &no_memory_needed;
+}
+
+static void work_free(void *work) { (void)work; }
+
+static int forward(const mbd_model *model, void *work, const double *q, const double *qd,
+                   const double *tau, double *qdd)
+{
+    (void)work, (void)q, (void)qd, (void)tau;
+    for (int k = 0; k < mbd_model_nv(model); k++)
+        qdd[k] = NAN;
+    return MBD_OK;
+}
+
+#if defined FAULT_WRONG_ABI
+#define ABI (MBD_PLUGIN_ABI + 1)
+#else
+#define ABI MBD_PLUGIN_ABI
+#endif
+
+static char long_name[10 * 1024];
+#if defined FAULT_NULL_NAME
+#define NAME NULL
+#elif defined FAULT_SPACE_NAME
+#define NAME "two words"
+#elif defined FAULT_LONG_NAME
+#define NAME long_name
+#elif defined FAULT_BUILTIN_NAME
+#define NAME "dense"
+#else
+#define NAME "faulty"
+#endif
+
+#define SUMMARY "a plugin with a fault"
+#define ENTRY(name, summary, work_new, work_free, forward) \
+    {ABI, name, summary, work_new, work_free, forward}
+
+static mbd_plugin_solver table[] = {
+#if defined FAULT_NULL_SUMMARY
+    ENTRY(NAME, NULL, work_new, work_free, forward),
+#elif defined FAULT_NULL_WORK_NEW
+    ENTRY(NAME, SUMMARY, NULL, work_free, forward),
+#elif defined FAULT_NULL_WORK_FREE
+    ENTRY(NAME, SUMMARY, work_new, NULL, forward),
+#elif defined FAULT_NULL_FORWARD
+    ENTRY(NAME, SUMMARY, work_new, work_free, NULL),
+#else
+    ENTRY(NAME, SUMMARY, work_new, work_free, forward),
+#endif
+    ENTRY(NAME, SUMMARY, work_new, work_free, forward), /* its twin */
+};
+
+#if defined FAULT_NEGATIVE_COUNT
+#define COUNT (-1)
+#elif defined FAULT_HUGE_COUNT
+#define COUNT 1000000
+#elif defined FAULT_TWIN_NAMES
+#define COUNT 2
+#else
+#define COUNT 1
+#endif
+
+#if !defined FAULT_NO_TABLE_FUNCTION
+const mbd_plugin_solver *mbd_plugin_solvers(int *count)
+{
+    memset(long_name, 'x', sizeof long_name - 1);
+    *count = COUNT;
+#if defined FAULT_NULL_TABLE
+    return NULL;
+#else
+    return table;
+#endif
+}
+#else
+int mbd_plugin_solver_table(void) { return 0; } /* a misspelt entry point */
+#endif
