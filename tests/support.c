@@ -288,6 +288,16 @@ json_t *run_json(const char *args)
     return root;
 }
 
+json_t *load_json_file(const char *path)
+{
+    json_error_t error;
+    json_t *root = json_load_file(path, 0, &error);
+    if (!root)
+        print_error("%s: %s\n", path, error.text);
+    assert_non_null(root);
+    return root;
+}
+
 state_buf state_new(const mbd_model *model, uint64_t seed)
 {
     state_buf s = {.nq = mbd_model_nq(model), .nv = mbd_model_nv(model)};

@@ -91,6 +91,8 @@ void expect_mbd(const char *args, int exit_status, const char *fragment);
 
 /* Runs "mbd ARGS", which must succeed, and parses its stdout as JSON (json_decref it). */
 json_t *run_json(const char *args);
+/* The JSON file at path, which must parse (json_decref it). */
+json_t *load_json_file(const char *path);
 /* Runs "mbd ARGS"; expects exit 2, nothing on stdout and one stderr line containing every
  * needle (a NULL-terminated list). */
 void expect_rejected(const char *args, const char *const *needles);

@@ -26,12 +26,7 @@ static json_t *bench_json(const char *command, const char *name, int exit_status
         print_error("%s: exit %d\n%s", line, r.status, r.err);
     assert_int_equal(r.status, exit_status);
     cli_result_free(&r);
-    json_error_t error;
-    json_t *root = json_load_file(path, 0, &error);
-    if (!root)
-        print_error("%s: %s\n", path, error.text);
-    assert_non_null(root);
-    return root;
+    return load_json_file(path);
 }
 
 static const char *row_string(const json_t *row, const char *key)

@@ -28,16 +28,6 @@ static const char *make_cases(int slot, const char *name, const char *model, int
     return path;
 }
 
-static json_t *load_json(const char *path)
-{
-    json_error_t error;
-    json_t *root = json_load_file(path, 0, &error);
-    if (!root)
-        print_error("%s: %s\n", path, error.text);
-    assert_non_null(root);
-    return root;
-}
-
 static void save_json(const json_t *root, const char *path)
 {
     assert_int_equal(json_dump_file(root, path, JSON_REAL_PRECISION(17)), 0);
@@ -64,7 +54,7 @@ static void test_round_trip_every_solver(void **state)
 static void test_floating_base_quaternions(void **state)
 {
     (void)state;
-    json_t *root = load_json(make_cases(0, "quadruped.json", QUADRUPED, 20, 9));
+    json_t *root = load_json_file(make_cases(0, "quadruped.json", QUADRUPED, 20, 9));
     assert_true(json_is_true(json_object_get(root, "floating_base")));
     json_t *base = json_array_get(json_object_get(root, "joints"), 0);
     assert_string_equal(json_string_value(json_object_get(base, "type")), "free");
@@ -99,7 +89,7 @@ static void test_corrupted_qdd_fails(void **state)
 {
     (void)state;
     const char *path = make_cases(0, "corrupt.json", CARDAN, 4, 5);
-    json_t *root = load_json(path);
+    json_t *root = load_json_file(path);
     json_t *qdd = json_object_get(json_array_get(json_object_get(root, "cases"), 2), "qdd");
     json_array_set_new(qdd, 1, json_real(json_number_value(json_array_get(qdd, 1)) + 1e-3));
     save_json(root, path);
@@ -171,7 +161,7 @@ static void test_malformed_files_rejected(void **state)
     };
     const char *good = make_cases(0, "good.json", CARDAN, 3, 6);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        json_t *root = load_json(good);
+        json_t *root = load_json_file(good);
         cases[k].spoil(root);
         char name[64], args[512];
         snprintf(name, sizeof name, "%s.json", cases[k].name);
