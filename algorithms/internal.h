@@ -190,6 +190,22 @@ const mbd_solver *plugin_solver_at(int index);
 int plugin_forward(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                    const double *tau, double *qdd);
 
+/* ---- derivatives (derivatives/): one row of the methods' table ---- */
+
+/* dqdd/dq, dqdd/dqd, dqdd/dtau (each may be NULL) of a model without friction or loops,
+ * after mbd_forward_derivatives has checked the arguments. */
+typedef int (*mbd_derivatives_fn)(const mbd_model *model, mbd_work *work, const double *q,
+                                  const double *qd, const double *tau, double *dqdd_dq,
+                                  double *dqdd_dqd, double *dqdd_dtau);
+
+struct mbd_derivatives_method {
+    const char *name;
+    const char *summary;
+    mbd_derivatives_fn forward;
+};
+
+extern const mbd_derivatives_method mbd_derivatives_finite_difference;
+
 /* ---- many states at once (batch.c; lane forms in batch_x4.c, batch_x8.c) ---- */
 
 /* The lane form of the solvers of one width W: a group of count <= W states (rows as in

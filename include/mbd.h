@@ -445,6 +445,36 @@ int mbd_coefficients(const mbd_model *model, mbd_work *work, const double *q, co
 int mbd_energy(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                double *kinetic, double *potential);
 
+/* ---- derivatives of the dynamics ---------------------------------------------- */
+
+/* q (+) v: the positions reached from q along the velocity v in unit time, in place
+ * (out may be q). q + v for every joint but spherical and free ones: a spherical joint's
+ * quaternion becomes quat exp(v / 2) (v its angular velocity in body coordinates), a free
+ * joint's position p + R(quat) v_O and its quaternion as a spherical joint's. The
+ * derivatives below with respect to q are along these steps: d/d delta of f(q (+) delta)
+ * at delta = 0, delta in R^nv (Pinocchio's convention). MBD_EINVAL for a zero quaternion. */
+int mbd_integrate_positions(const mbd_model *model, const double *q, const double *v, double *out);
+
+/* A method of differentiating the forward dynamics qdd = FD(q, qd, tau), a row of one table
+ * as the solvers are: "analytic", "automatic", "finite-difference". */
+typedef struct mbd_derivatives_method mbd_derivatives_method;
+int mbd_derivatives_method_count(void);
+const mbd_derivatives_method *mbd_derivatives_method_at(int index);
+const mbd_derivatives_method *mbd_derivatives_method_find(const char *name);
+const char *mbd_derivatives_method_name(const mbd_derivatives_method *method);
+const char *mbd_derivatives_method_summary(const mbd_derivatives_method *method);
+
+/* dqdd/dq, dqdd/dqd and dqdd/dtau (= H^-1) at (q, qd, tau) by the method: nv x nv each,
+ * row-major (row i: qdd_i; column j: the tangent coordinate delta_j of q (+) delta, qd_j
+ * or tau_j). Any output may be NULL; tau may be NULL (zero). "automatic" differentiates the
+ * solver that the workspace was made for (MBD_EUNSUPPORTED if it has no dual form); the
+ * other methods take any workspace of the model. Models with friction or loops:
+ * MBD_EUNSUPPORTED. Otherwise as mbd_forward: MBD_EINVAL, MBD_ENONFINITE, MBD_ESINGULAR. */
+int mbd_forward_derivatives(const mbd_model *model, mbd_work *work, const double *q,
+                            const double *qd, const double *tau,
+                            const mbd_derivatives_method *method, double *dqdd_dq,
+                            double *dqdd_dqd, double *dqdd_dtau);
+
 /* ---- time integration (SUNDIALS ARKODE and CVODE) ------------------------------- */
 
 typedef enum {

@@ -1,0 +1,102 @@
+/* derivatives.c: the derivatives of the forward dynamics qdd = FD(q, qd, tau), by the
+ * methods of one table (each in a file of its own), and the positions step q (+) v that
+ * the derivatives with respect to q are taken along. */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static const mbd_derivatives_method *const method_table[] = {
+    &mbd_derivatives_finite_difference,
+};
+
+#define METHOD_COUNT ((int)(sizeof method_table / sizeof method_table[0]))
+
+int mbd_derivatives_method_count(void) { return METHOD_COUNT; }
+
+const mbd_derivatives_method *mbd_derivatives_method_at(int index)
+{
+    return index >= 0 && index < METHOD_COUNT ? method_table[index] : NULL;
+}
+
+const mbd_derivatives_method *mbd_derivatives_method_find(const char *name)
+{
+    for (int k = 0; name && k < METHOD_COUNT; k++)
+        if (strcmp(method_table[k]->name, name) == 0)
+            return method_table[k];
+    return NULL;
+}
+
+const char *mbd_derivatives_method_name(const mbd_derivatives_method *method)
+{
+    return method->name;
+}
+
+const char *mbd_derivatives_method_summary(const mbd_derivatives_method *method)
+{
+    return method->summary;
+}
+
+/* out = quat exp(w / 2) (quaternion product): the rotation quat followed by the turn w
+ * about body axes, exp((0, w) / 2) = (cos(t / 2), sin(t / 2) w / t), t = |w| (sin(t / 2) / t
+ * is accurate however small t > 0 is; 1/2 at t = 0). */
+static void quaternion_step(double out[4], const double quat[4], const double w[3])
+{
+    const double t = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    const double s = t > 0.0 ? sin(0.5 * t) / t : 0.5;
+    const double e[4] = {cos(0.5 * t), s * w[0], s * w[1], s * w[2]};
+    const double a = quat[0], b = quat[1], c = quat[2], d = quat[3];
+    out[0] = a * e[0] - b * e[1] - c * e[2] - d * e[3];
+    out[1] = a * e[1] + b * e[0] + c * e[3] - d * e[2];
+    out[2] = a * e[2] - b * e[3] + c * e[0] + d * e[1];
+    out[3] = a * e[3] + b * e[2] - c * e[1] + d * e[0];
+}
+
+static void joint_integrate(double *out, const mbd_joint *joint, const double *q, const double *v)
+{
+    switch (joint->type) {
+    case MBD_SPHERICAL:
+        quaternion_step(out, q, v);
+        break;
+    case MBD_FREE: { /* p + R v_O, then the quaternion (out may be q) */
+        double R[9], Rv[3];
+        quaternion_rotation(R, q + 3);
+        mat3_apply(Rv, R, v + 3);
+        for (int k = 0; k < 3; k++)
+            out[k] = q[k] + Rv[k];
+        quaternion_step(out + 3, q + 3, v);
+        break;
+    }
+    default:
+        for (int k = 0; k < joint->nv; k++)
+            out[k] = q[k] + v[k];
+        break;
+    }
+}
+
+int mbd_integrate_positions(const mbd_model *model, const double *q, const double *v, double *out)
+{
+    if (!model || !q || !v || !out)
+        return MBD_EINVAL;
+    for (int i = 0; i < model->nb; i++)
+        if (!joint_coordinates_valid(model->joint_type[i], q + model->q0[i]))
+            return MBD_EINVAL;
+    for (int i = 0; i < model->nb; i++)
+        joint_integrate(out + model->q0[i], &model->joint[i], q + model->q0[i], v + model->v0[i]);
+    return MBD_OK;
+}
+
+int mbd_forward_derivatives(const mbd_model *model, mbd_work *work, const double *q,
+                            const double *qd, const double *tau,
+                            const mbd_derivatives_method *method, double *dqdd_dq,
+                            double *dqdd_dqd, double *dqdd_dtau)
+{
+    if (!model || !work || work->model != model || !method || !q || !qd)
+        return MBD_EINVAL;
+    if (model->has_friction || model->nloops > 0)
+        return MBD_EUNSUPPORTED;
+    if (check_finite(qd, model->nv) || (tau && check_finite(tau, model->nv)))
+        return MBD_ENONFINITE;
+    work->failed_body = -1;
+    return method->forward(model, work, q, qd, tau, dqdd_dq, dqdd_dqd, dqdd_dtau);
+}

@@ -1,0 +1,218 @@
+/* Derivatives of the forward dynamics, for every method of the table: a single pendulum's
+ * in closed form, dqdd/dtau against H^-1, every method against central differences, the
+ * positions step q (+) v, and the models and arguments refused. */
+#include "support.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How close a method comes to an exact derivative: central differences to about
+ * eps^(2/3) relative, the others to round-off. */
+static double method_tolerance(const mbd_derivatives_method *method)
+{
+    return strcmp(mbd_derivatives_method_name(method), "finite-difference") == 0 ? 1e-7 : 1e-10;
+}
+
+/* The three nv x nv matrices of one call. */
+typedef struct {
+    double *dq, *dqd, *dtau;
+} derivatives;
+
+static derivatives derivatives_new(int nv)
+{
+    const size_t n = (size_t)nv * (size_t)nv;
+    double *block = calloc(3 * n, sizeof *block);
+    assert_non_null(block);
+    return (derivatives){block, block + n, block + 2 * n};
+}
+
+static int forward_derivatives(const mbd_model *model, mbd_work *work, const state_buf *s,
+                               const mbd_derivatives_method *method, derivatives *d)
+{
+    return mbd_forward_derivatives(model, work, s->q, s->qd, s->tau, method, d->dq, d->dqd,
+                                   d->dtau);
+}
+
+/* A pendulum swinging about z under gravity -y, its centre of mass lc from the axis:
+ * (I + m lc^2) qdd = tau - m g lc cos q, so dqdd/dq = m g lc sin q / J, dqdd/dqd = 0,
+ * dqdd/dtau = 1 / J with J = I + m lc^2. */
+static void test_single_pendulum(void **state)
+{
+    (void)state;
+    const double m = 2.5, lc = 0.7, Izz = 0.04, g = 9.81, J = Izz + m * lc * lc;
+    mbd_body_def body = {.name = "link", .parent = -1, .joint = MBD_REVOLUTE, .mass = m};
+    body.axes[0][2] = 1.0;
+    body.rotation[0][0] = body.rotation[1][1] = body.rotation[2][2] = 1.0;
+    body.com[0] = lc;
+    body.inertia[0][0] = 1e-3 * Izz;
+    body.inertia[1][1] = body.inertia[2][2] = Izz;
+    char err[256];
+    const double gravity[3] = {0, -g, 0};
+    mbd_model *model = build_tree("pendulum", gravity, 1, &body, err, sizeof err);
+    mbd_work *work;
+    assert_int_equal(mbd_work_new(model, mbd_solver_find("bodies"), &work), MBD_OK);
+    const double q = 0.4, qd = -1.3, tau = 0.8;
+    const double expected[3] = {m * g * lc * sin(q) / J, 0.0, 1.0 / J};
+    for (int k = 0; k < mbd_derivatives_method_count(); k++) {
+        const mbd_derivatives_method *method = mbd_derivatives_method_at(k);
+        double got[3];
+        assert_int_equal(mbd_forward_derivatives(model, work, &q, &qd, &tau, method, &got[0],
+                                                 &got[1], &got[2]),
+                         MBD_OK);
+        assert_close(got, expected, 3, method_tolerance(method), mbd_derivatives_method_name(method));
+    }
+    mbd_work_free(work);
+    mbd_model_free(model);
+}
+
+/* dqdd/dtau is H^-1, on random trees of every joint type and of all types mixed. */
+static void test_inverse_mass_matrix(void **state)
+{
+    (void)state;
+    for (int type = MIXED_JOINTS; type < MBD_JOINT_TYPE_COUNT; type++) {
+        if (type == MIXED_COORDINATE_JOINTS)
+            continue;
+        mbd_model *model = random_model(40 + (uint64_t)(type + 2), 6, type, SHAPE_RANDOM);
+        const int nv = mbd_model_nv(model);
+        mbd_work *work;
+        assert_int_equal(mbd_work_new(model, mbd_solver_find("bodies"), &work), MBD_OK);
+        state_buf s = state_new(model, 7);
+        double *Hinv = calloc((size_t)nv * (size_t)nv, sizeof *Hinv);
+        assert_int_equal(mbd_mass_matrix_inverse(model, work, s.q, Hinv), MBD_OK);
+        for (int k = 0; k < mbd_derivatives_method_count(); k++) {
+            const mbd_derivatives_method *method = mbd_derivatives_method_at(k);
+            derivatives d = derivatives_new(nv);
+            assert_int_equal(mbd_forward_derivatives(model, work, s.q, s.qd, s.tau, method, NULL,
+                                                     NULL, d.dtau),
+                             MBD_OK);
+            assert_close(d.dtau, Hinv, nv * nv, method_tolerance(method),
+                         mbd_derivatives_method_name(method));
+            free(d.dq);
+        }
+        free(Hinv);
+        state_free(&s);
+        mbd_work_free(work);
+        mbd_model_free(model);
+    }
+}
+
+/* Every method agrees with central differences to 1e-6 relative, on every joint type. */
+static void test_against_differences(void **state)
+{
+    (void)state;
+    const mbd_derivatives_method *fd = mbd_derivatives_method_find("finite-difference");
+    assert_non_null(fd);
+    for (int type = MIXED_JOINTS; type < MBD_JOINT_TYPE_COUNT; type++) {
+        if (type == MIXED_COORDINATE_JOINTS)
+            continue;
+        mbd_model *model = random_model(90 + (uint64_t)(type + 2), 7, type, SHAPE_RANDOM);
+        const int nv = mbd_model_nv(model);
+        mbd_work *work;
+        assert_int_equal(mbd_work_new(model, mbd_solver_find("bodies"), &work), MBD_OK);
+        state_buf s = state_new(model, 11);
+        derivatives ref = derivatives_new(nv);
+        assert_int_equal(forward_derivatives(model, work, &s, fd, &ref), MBD_OK);
+        for (int k = 0; k < mbd_derivatives_method_count(); k++) {
+            const mbd_derivatives_method *method = mbd_derivatives_method_at(k);
+            if (method == fd)
+                continue;
+            derivatives d = derivatives_new(nv);
+            assert_int_equal(forward_derivatives(model, work, &s, method, &d), MBD_OK);
+            assert_close(d.dq, ref.dq, nv * nv, 1e-6, mbd_derivatives_method_name(method));
+            assert_close(d.dqd, ref.dqd, nv * nv, 1e-6, mbd_derivatives_method_name(method));
+            assert_close(d.dtau, ref.dtau, nv * nv, 1e-6, mbd_derivatives_method_name(method));
+            free(d.dq);
+        }
+        free(ref.dq);
+        state_free(&s);
+        mbd_work_free(work);
+        mbd_model_free(model);
+    }
+}
+
+/* q (+) 0 = q; d/dh q (+) h v at h = 0 is G(q) v (mbd_position_rates); a spherical joint
+ * from the identity turned by t about z reaches (cos t/2, 0, 0, sin t/2). */
+static void test_integrate_positions(void **state)
+{
+    (void)state;
+    mbd_model *model = random_model(5, 8, MIXED_JOINTS, SHAPE_RANDOM);
+    const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);
+    state_buf s = state_new(model, 3);
+    double *moved = calloc((size_t)(3 * nq + nv), sizeof *moved), *back = moved + nq,
+           *rates = back + nq, *step = rates + nq;
+    assert_int_equal(mbd_integrate_positions(model, s.q, step, moved), MBD_OK); /* step = 0 */
+    assert_close(moved, s.q, nq, 0.0, "q (+) 0");
+    const double h = 1e-5;
+    for (int j = 0; j < nv; j++)
+        step[j] = h * s.qd[j];
+    assert_int_equal(mbd_integrate_positions(model, s.q, step, moved), MBD_OK);
+    for (int j = 0; j < nv; j++)
+        step[j] = -h * s.qd[j];
+    assert_int_equal(mbd_integrate_positions(model, s.q, step, back), MBD_OK);
+    for (int j = 0; j < nq; j++)
+        moved[j] = (moved[j] - back[j]) / (2 * h);
+    assert_int_equal(mbd_position_rates(model, s.q, s.qd, rates), MBD_OK);
+    assert_close(moved, rates, nq, 1e-8, "d/dh q (+) h qd");
+    free(moved);
+    state_free(&s);
+    mbd_model_free(model);
+
+    model = load_model("chain:n=1,joint=spherical");
+    const double identity[4] = {1, 0, 0, 0}, turn[3] = {0, 0, 0.6};
+    const double expected[4] = {cos(0.3), 0, 0, sin(0.3)};
+    double quat[4];
+    assert_int_equal(mbd_integrate_positions(model, identity, turn, quat), MBD_OK);
+    assert_close(quat, expected, 4, 1e-15, "quat exp(w / 2)");
+    assert_int_equal(mbd_integrate_positions(model, (double[4]){0}, turn, quat), MBD_EINVAL);
+    mbd_model_free(model);
+}
+
+/* Friction and loops are refused; bad arguments named by their status; NULL outputs skip. */
+static void test_refused(void **state)
+{
+    (void)state;
+    const mbd_derivatives_method *method = mbd_derivatives_method_at(0);
+    assert_null(mbd_derivatives_method_find("no-such-method"));
+    assert_null(mbd_derivatives_method_at(mbd_derivatives_method_count()));
+    const char *refused[] = {"chain:n=4,joint=revolute,friction=0.2", "models/four-bar.json"};
+    for (int k = 0; k < 2; k++) {
+        mbd_model *model = load_model(refused[k]);
+        mbd_work *work;
+        assert_int_equal(mbd_work_new(model, mbd_solver_find("dense"), &work), MBD_OK);
+        state_buf s = state_new(model, 1);
+        derivatives d = derivatives_new(mbd_model_nv(model));
+        assert_int_equal(forward_derivatives(model, work, &s, method, &d), MBD_EUNSUPPORTED);
+        free(d.dq);
+        state_free(&s);
+        mbd_work_free(work);
+        mbd_model_free(model);
+    }
+    mbd_model *model = load_model("chain:n=3,joint=cardan");
+    mbd_work *work;
+    assert_int_equal(mbd_work_new(model, NULL, &work), MBD_OK);
+    state_buf s = state_new(model, 2);
+    derivatives d = derivatives_new(mbd_model_nv(model));
+    assert_int_equal(forward_derivatives(model, work, &s, NULL, &d), MBD_EINVAL);
+    assert_int_equal(mbd_forward_derivatives(model, work, s.q, s.qd, s.tau, method, NULL, NULL,
+                                             NULL),
+                     MBD_OK);
+    s.qd[2] = NAN;
+    assert_int_equal(forward_derivatives(model, work, &s, method, &d), MBD_ENONFINITE);
+    free(d.dq);
+    state_free(&s);
+    mbd_work_free(work);
+    mbd_model_free(model);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_single_pendulum),
+        cmocka_unit_test(test_inverse_mass_matrix),
+        cmocka_unit_test(test_against_differences),
+        cmocka_unit_test(test_integrate_positions),
+        cmocka_unit_test(test_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
