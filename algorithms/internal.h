@@ -142,6 +142,10 @@ void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double
           int with_gravity, double *tau);
 /* CRBA after mbd_kinematics: the lower triangle of the row-major nv x nv H. */
 void crba(const mbd_model *model, mbd_work *work, double *H);
+/* dtau/dq and dtau/dqd (each may be NULL) after mbd_kinematics (rnea_derivatives.c);
+ * MBD_ENOMEM if its O(N) buffer cannot be had. */
+int rnea_derivatives(const mbd_model *model, const mbd_work *work, const double *qd,
+                     const double *qdd, double *dtau_dq, double *dtau_dqd);
 
 /* Records that body's joint-space block as singular; returns MBD_ESINGULAR. */
 static inline int singular_joint(mbd_work *work, int body)
@@ -204,6 +208,7 @@ struct mbd_derivatives_method {
     mbd_derivatives_fn forward;
 };
 
+extern const mbd_derivatives_method mbd_derivatives_analytic;
 extern const mbd_derivatives_method mbd_derivatives_finite_difference;
 
 /* ---- many states at once (batch.c; lane forms in batch_x4.c, batch_x8.c) ---- */

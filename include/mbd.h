@@ -475,6 +475,15 @@ int mbd_forward_derivatives(const mbd_model *model, mbd_work *work, const double
                             const mbd_derivatives_method *method, double *dqdd_dq,
                             double *dqdd_dqd, double *dqdd_dtau);
 
+/* dtau/dq and dtau/dqd of the inverse dynamics tau = ID(q, qd, qdd) (rigid bodies; dtau/dqdd
+ * is H, mbd_mass_matrix's): nv x nv each, row-major, q's columns along q (+) delta as
+ * above; either output may be NULL. Any workspace of the model. Models with friction or
+ * loops: MBD_EUNSUPPORTED. O(N d) (d the depth of the tree) after O(N) buffers it
+ * allocates (MBD_ENOMEM if it cannot). */
+int mbd_inverse_dynamics_derivatives(const mbd_model *model, mbd_work *work, const double *q,
+                                     const double *qd, const double *qdd, double *dtau_dq,
+                                     double *dtau_dqd);
+
 /* ---- time integration (SUNDIALS ARKODE and CVODE) ------------------------------- */
 
 typedef enum {

@@ -36,7 +36,8 @@ static int forward_derivatives(const mbd_model *model, mbd_work *work, const sta
 
 /* A pendulum swinging about z under gravity -y, its centre of mass lc from the axis:
  * (I + m lc^2) qdd = tau - m g lc cos q, so dqdd/dq = m g lc sin q / J, dqdd/dqd = 0,
- * dqdd/dtau = 1 / J with J = I + m lc^2. */
+ * dqdd/dtau = 1 / J with J = I + m lc^2; of the inverse dynamics dtau/dq = -m g lc sin q,
+ * dtau/dqd = 0. */
 static void test_single_pendulum(void **state)
 {
     (void)state;
@@ -62,6 +63,12 @@ static void test_single_pendulum(void **state)
                          MBD_OK);
         assert_close(got, expected, 3, method_tolerance(method), mbd_derivatives_method_name(method));
     }
+    const double qdd = 0.3, dtau_expected[2] = {-m * g * lc * sin(q), 0.0}; /* tau = J qdd + m g lc cos q */
+    double dtau[2];
+    assert_int_equal(mbd_inverse_dynamics_derivatives(model, work, &q, &qd, &qdd, &dtau[0],
+                                                      &dtau[1]),
+                     MBD_OK);
+    assert_close(dtau, dtau_expected, 2, 1e-13, "dtau/dq, dtau/dqd");
     mbd_work_free(work);
     mbd_model_free(model);
 }
@@ -131,6 +138,75 @@ static void test_against_differences(void **state)
     }
 }
 
+/* Column j of dtau/dq and dtau/dqd by central differences of mbd_inverse_dynamics, along
+ * q (+) h e_j and qd + h e_j; qdd is s->tau. */
+static void inverse_dynamics_differences(const mbd_model *model, mbd_work *work,
+                                         const state_buf *s, double *dq, double *dqd)
+{
+    const int nq = s->nq, nv = s->nv;
+    const double h = 1e-5;
+    double *block = calloc((size_t)(nq + 3 * nv), sizeof *block), *moved = block,
+           *delta = moved + nq, *plus = delta + nv, *minus = plus + nv;
+    assert_non_null(block);
+    for (int j = 0; j < nv; j++) {
+        for (int side = 0; side < 2; side++) {
+            delta[j] = side ? -h : h;
+            assert_int_equal(mbd_integrate_positions(model, s->q, delta, moved), MBD_OK);
+            assert_int_equal(mbd_inverse_dynamics(model, work, moved, s->qd, s->tau,
+                                                  side ? minus : plus, NULL),
+                             MBD_OK);
+        }
+        delta[j] = 0.0;
+        for (int i = 0; i < nv; i++)
+            dq[i * nv + j] = (plus[i] - minus[i]) / (2 * h);
+        const double qd_j = s->qd[j];
+        for (int side = 0; side < 2; side++) {
+            s->qd[j] = side ? qd_j - h : qd_j + h;
+            assert_int_equal(mbd_inverse_dynamics(model, work, s->q, s->qd, s->tau,
+                                                  side ? minus : plus, NULL),
+                             MBD_OK);
+        }
+        s->qd[j] = qd_j;
+        for (int i = 0; i < nv; i++)
+            dqd[i * nv + j] = (plus[i] - minus[i]) / (2 * h);
+    }
+    free(block);
+}
+
+/* mbd_inverse_dynamics_derivatives agrees with central differences of the inverse dynamics
+ * to 1e-6 relative: every joint type on random trees, mixed joints on chains, binary and
+ * random trees. */
+static void test_inverse_dynamics_derivatives(void **state)
+{
+    (void)state;
+    for (int type = MIXED_JOINTS; type < MBD_JOINT_TYPE_COUNT; type++)
+        for (tree_shape shape = SHAPE_CHAIN; shape <= SHAPE_RANDOM; shape++) {
+            if (type == MIXED_COORDINATE_JOINTS || (type != MIXED_JOINTS && shape != SHAPE_RANDOM))
+                continue;
+            mbd_model *model = random_model(70 + (uint64_t)(type + 2) + 10 * shape, 7, type, shape);
+            const int nv = mbd_model_nv(model);
+            mbd_work *work;
+            assert_int_equal(mbd_work_new(model, mbd_solver_find("dense"), &work), MBD_OK);
+            state_buf s = state_new(model, 13);
+            derivatives got = derivatives_new(nv), ref = derivatives_new(nv);
+            assert_int_equal(mbd_inverse_dynamics_derivatives(model, work, s.q, s.qd, s.tau,
+                                                              got.dq, got.dqd),
+                             MBD_OK);
+            inverse_dynamics_differences(model, work, &s, ref.dq, ref.dqd);
+            assert_close(got.dq, ref.dq, nv * nv, 1e-6, "dtau/dq");
+            assert_close(got.dqd, ref.dqd, nv * nv, 1e-6, "dtau/dqd");
+            assert_int_equal(mbd_inverse_dynamics_derivatives(model, work, s.q, s.qd, s.tau,
+                                                              NULL, got.dqd),
+                             MBD_OK);
+            assert_close(got.dqd, ref.dqd, nv * nv, 1e-6, "dtau/dqd alone");
+            free(got.dq);
+            free(ref.dq);
+            state_free(&s);
+            mbd_work_free(work);
+            mbd_model_free(model);
+        }
+}
+
 /* q (+) 0 = q; d/dh q (+) h v at h = 0 is G(q) v (mbd_position_rates); a spherical joint
  * from the identity turned by t about z reaches (cos t/2, 0, 0, sin t/2). */
 static void test_integrate_positions(void **state)
@@ -183,6 +259,9 @@ static void test_refused(void **state)
         state_buf s = state_new(model, 1);
         derivatives d = derivatives_new(mbd_model_nv(model));
         assert_int_equal(forward_derivatives(model, work, &s, method, &d), MBD_EUNSUPPORTED);
+        assert_int_equal(mbd_inverse_dynamics_derivatives(model, work, s.q, s.qd, s.tau, d.dq,
+                                                          d.dqd),
+                         MBD_EUNSUPPORTED);
         free(d.dq);
         state_free(&s);
         mbd_work_free(work);
@@ -211,6 +290,7 @@ int main(void)
         cmocka_unit_test(test_single_pendulum),
         cmocka_unit_test(test_inverse_mass_matrix),
         cmocka_unit_test(test_against_differences),
+        cmocka_unit_test(test_inverse_dynamics_derivatives),
         cmocka_unit_test(test_integrate_positions),
         cmocka_unit_test(test_refused),
     };

@@ -1,0 +1,277 @@
+/* rnea_derivatives.c: dtau/dq and dtau/dqd of the inverse dynamics (Carpentier and Mansard,
+ * "Analytical Derivatives of Rigid Body Dynamics Algorithms", RSS 2018), in world
+ * coordinates (the roots' parent frame), every vector about the world origin.
+ *
+ *   root -> leaves:  s_k = X_i^-1 S_k (body i's columns),  v_i = v_lambda + S qd,
+ *                    a_i = a_lambda + S qdd + v_i x S qd + c_J  (a_0 = -a_g),
+ *                    f_i = I_i a_i + v_i x* I_i v_i
+ *   leaves -> root:  F_i = sum of f over the subtree of i,  tau_k = s_k . F_i
+ * The tangent delta_k of joint j moves the subtree of j rigidly by the twist s_k: a world
+ * vector fixed in one of its bodies turns by s_k x, and what is left of the change is
+ *   d v_i = s_k x v_i + w_k,              w_k = -s_k x v_lambda(j),
+ *   d a_i = s_k x a_i + y_k + w_k x v_i,  y_k = -s_k x a_lambda(j) - w_k x v_lambda(j)
+ * for every body i of the subtree (a Cardan joint's first column turns with its second
+ * coordinate: more terms below). Since f_i is covariant, d f_i = s_k x* f_i + I_i y_k +
+ * B_i w_k with B_i w = I_i (w x v_i) + w x* I_i v_i + v_i x* I_i w, and the turn of s_m
+ * cancels s_k x* F where both move. With I^C and B^C the sums of I and B over a subtree:
+ *   dtau_m/ddelta_k = s_m . (I^C_i y_k + B^C_i w_k)                  (m of body i below j)
+ *   dtau_m/ddelta_k = s_m . (s_k x* F_j + I^C_j y_k + B^C_j w_k)      (m above j)
+ * and along qd_k the same with w_k = s_k, y_k = (v_j + v_lambda(j)) x s_k, no s_k x* F_j.
+ * World coordinates make I^C and B^C plain sums and each pair (m, k) on a path two dot
+ * products (s_m^T I^C and s_m^T B^C formed once per m): O(N) 6 x 6 work and O(N d) dot
+ * products, d the depth; in body frames every pair would carry a vector along the path. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A body's world quantities: X = (world -> body), I its inertia then the subtree's I^C,
+ * B its B_i then the subtree's B^C (row-major), F its f_i then the subtree's F. */
+typedef struct {
+    mbd_xform X;
+    mbd_inertia I;
+    double B[36], v[6], a[6], F[6];
+} world_body;
+
+/* A velocity coordinate k's: its column s, w_k and y_k along delta_k, y_k along qd_k
+ * (rate_y), I^C s and B^C^T s of its body, and d F / d delta_k, d F / d qd_k of its body's
+ * subtree (the rows of the coordinates above). turn: a Cardan joint's first column's
+ * d s / d q2 (else 0). */
+typedef struct {
+    double s[6], w[6], y[6], rate_y[6], Is[6], Bs[6], dF[6], rate_dF[6], turn[6];
+} world_column;
+
+/* out = X^-1 m for a motion m (body -> world): (E^T w; E^T v + r x E^T w). */
+static void motion_to_world(double out[6], const mbd_xform *X, const double m[6])
+{
+    double rw[3];
+    mat3_apply_t(out, X->E, m);
+    mat3_apply_t(out + 3, X->E, m + 3);
+    vec3_cross(rw, X->r, out);
+    for (int r = 0; r < 3; r++)
+        out[3 + r] += rw[r];
+}
+
+/* out = m x x for motions m and x */
+static void cross_motion(double out[6], const double m[6], const double x[6])
+{
+    double t[3];
+    vec3_cross(out, m, x);
+    vec3_cross(out + 3, m, x + 3);
+    vec3_cross(t, m + 3, x);
+    for (int r = 0; r < 3; r++)
+        out[3 + r] += t[r];
+}
+
+static void add_scaled(double out[6], const double x[6], double scale)
+{
+    for (int r = 0; r < 6; r++)
+        out[r] += scale * x[r];
+}
+
+/* out = M x, or out = M^T x (transposed set), for a row-major 6 x 6 M */
+static void matrix6_apply(double out[6], const double M[36], int transposed, const double x[6])
+{
+    for (int r = 0; r < 6; r++) {
+        double sum = 0.0;
+        for (int c = 0; c < 6; c++)
+            sum += (transposed ? M[6 * c + r] : M[6 * r + c]) * x[c];
+        out[r] = sum;
+    }
+}
+
+/* B = the matrix of w -> I (w x v) + w x* h + v x* (I w), h = I v, column by column. */
+static void coriolis_matrix(double B[36], const mbd_inertia *I, const double v[6],
+                            const double h[6])
+{
+    for (int c = 0; c < 6; c++) {
+        double e[6] = {0}, ev[6], col[6], t[6], Ie[6];
+        e[c] = 1.0;
+        cross_motion(ev, e, v);
+        inertia_apply(col, I, ev);
+        cross_force(t, e, h);
+        inertia_column(Ie, I, c);
+        add_scaled(col, t, 1.0);
+        cross_force(t, v, Ie);
+        add_scaled(col, t, 1.0);
+        for (int r = 0; r < 6; r++)
+            B[6 * r + c] = col[r];
+    }
+}
+
+static void inertia_accumulate(mbd_inertia *sum, const mbd_inertia *I)
+{
+    for (int k = 0; k < 6; k++) {
+        sum->A[k] += I->A[k];
+        sum->C[k] += I->C[k];
+    }
+    for (int k = 0; k < 9; k++)
+        sum->B[k] += I->B[k];
+}
+
+/* The world form of body i's kinematics and force (b: its entry), and w, y, rate_y of its
+ * columns (cols: theirs): the forward pass. */
+static void world_forward(const mbd_model *model, const mbd_work *work, const double *qd,
+                          const double *qdd, const double a0[6], int i, world_body *b,
+                          world_column *cols)
+{
+    const int p = model->parent[i], v0 = model->v0[i], n = model->joint[i].nv;
+    const world_body *parent = p < 0 ? NULL : b + (p - i);
+    static const double rest[6];
+    const double *vp = parent ? parent->v : rest, *ap = parent ? parent->a : a0;
+    if (parent)
+        xform_compose(&b->X, &work->X[i], &parent->X);
+    else
+        b->X = work->X[i];
+    double vJ[6] = {0}, t[6];
+    for (int k = 0; k < n; k++) {
+        motion_to_world(cols[k].s, &b->X, work->S + 6 * (v0 + k));
+        add_scaled(vJ, cols[k].s, qd[v0 + k]);
+        memset(cols[k].turn, 0, sizeof cols[k].turn);
+    }
+    for (int r = 0; r < 6; r++)
+        b->v[r] = vp[r] + vJ[r];
+    cross_motion(t, b->v, vJ);
+    for (int r = 0; r < 6; r++)
+        b->a[r] = ap[r] + t[r];
+    for (int k = 0; k < n; k++)
+        add_scaled(b->a, cols[k].s, qdd[v0 + k]);
+    const double *rate = qd + v0;
+    if (model->joint_type[i] == MBD_CARDAN) { /* c_J = qd1 qd2 d s_1 / d q2 */
+        cross_motion(cols[0].turn, cols[0].s, cols[1].s);
+        add_scaled(b->a, cols[0].turn, rate[0] * rate[1]);
+    }
+    mbd_inertia body;
+    static const mbd_inertia zero;
+    rigid_blocks(&body, &model->inertia[i]);
+    inertia_add_congruence(&b->I, &zero, &b->X, &body, 0, 0);
+    double h[6];
+    inertia_apply(h, &b->I, b->v);
+    inertia_apply(b->F, &b->I, b->a);
+    cross_force(t, b->v, h);
+    add_scaled(b->F, t, 1.0);
+    coriolis_matrix(b->B, &b->I, b->v, h);
+    double v_sum[6];
+    for (int r = 0; r < 6; r++)
+        v_sum[r] = b->v[r] + vp[r];
+    for (int k = 0; k < n; k++) {
+        world_column *c = &cols[k];
+        cross_motion(c->w, vp, c->s); /* -s x v_lambda */
+        cross_motion(c->rate_y, v_sum, c->s);
+        cross_motion(c->y, ap, c->s);
+    }
+    if (model->joint_type[i] == MBD_CARDAN) { /* the turn of s_1 with q2 */
+        const double *turn = cols[0].turn;
+        world_column *c = &cols[1];
+        add_scaled(c->w, turn, rate[0]);
+        cross_motion(t, b->v, turn); /* y_2 += qdd1 turn + qd1 v x turn + qd1 qd2 turn x s_2 */
+        add_scaled(c->y, t, rate[0]);
+        add_scaled(c->y, turn, qdd[v0]);
+        cross_motion(t, turn, c->s);
+        add_scaled(c->y, t, rate[0] * rate[1]);
+        add_scaled(cols[0].rate_y, turn, rate[1]);
+        add_scaled(c->rate_y, turn, rate[0]);
+    }
+    for (int k = 0; k < n; k++) { /* y_k -= w_k x v_lambda */
+        cross_motion(t, cols[k].w, vp);
+        add_scaled(cols[k].y, t, -1.0);
+    }
+}
+
+/* The subtree sums of body i complete: its columns' rows, then the sums join the parent's. */
+static void world_backward(const mbd_model *model, int i, world_body *b, world_column *cols)
+{
+    for (int k = 0; k < model->joint[i].nv; k++) {
+        world_column *c = &cols[k];
+        double t[6];
+        inertia_apply(c->Is, &b->I, c->s);
+        matrix6_apply(c->Bs, b->B, 1, c->s);
+        cross_force(c->dF, c->s, b->F);
+        inertia_apply(t, &b->I, c->y);
+        add_scaled(c->dF, t, 1.0);
+        matrix6_apply(t, b->B, 0, c->w);
+        add_scaled(c->dF, t, 1.0);
+        inertia_apply(c->rate_dF, &b->I, c->rate_y);
+        matrix6_apply(t, b->B, 0, c->s);
+        add_scaled(c->rate_dF, t, 1.0);
+    }
+    const int p = model->parent[i];
+    if (p < 0)
+        return;
+    world_body *parent = b + (p - i);
+    inertia_accumulate(&parent->I, &b->I);
+    for (int k = 0; k < 36; k++)
+        parent->B[k] += b->B[k];
+    add_scaled(parent->F, b->F, 1.0);
+}
+
+/* The entries of the pairs (m of body i, k of i or an ancestor) and (k, m). */
+static void store_pairs(const mbd_model *model, const world_body *bodies,
+                        const world_column *cols, int i, double *dq, double *dqd)
+{
+    const size_t nv = (size_t)model->nv;
+    for (int m = model->v0[i]; m < model->v0[i] + model->joint[i].nv; m++) {
+        const world_column *cm = &cols[m];
+        for (int j = i; j >= 0; j = model->parent[j])
+            for (int k = model->v0[j]; k < model->v0[j] + model->joint[j].nv; k++) {
+                const world_column *ck = &cols[k];
+                const size_t below = (size_t)m * nv + (size_t)k, above = (size_t)k * nv + (size_t)m;
+                if (dq) {
+                    dq[below] = dot6(cm->Is, ck->y) + dot6(cm->Bs, ck->w);
+                    if (j != i)
+                        dq[above] = dot6(ck->s, cm->dF);
+                }
+                if (dqd) {
+                    dqd[below] = dot6(cm->Is, ck->rate_y) + dot6(cm->Bs, ck->s);
+                    if (j != i)
+                        dqd[above] = dot6(ck->s, cm->rate_dF);
+                }
+            }
+    }
+    if (dq && model->joint_type[i] == MBD_CARDAN) { /* s_1 turns with q2 */
+        const int v0 = model->v0[i];
+        dq[(size_t)v0 * nv + (size_t)v0 + 1] += dot6(cols[v0].turn, bodies[i].F);
+    }
+}
+
+int rnea_derivatives(const mbd_model *model, const mbd_work *work, const double *qd,
+                     const double *qdd, double *dtau_dq, double *dtau_dqd)
+{
+    if (!dtau_dq && !dtau_dqd)
+        return MBD_OK;
+    const int nb = model->nb, nv = model->nv;
+    world_body *bodies = malloc((size_t)nb * sizeof *bodies + (size_t)nv * sizeof(world_column));
+    if (!bodies)
+        return MBD_ENOMEM;
+    world_column *cols = (world_column *)(bodies + nb);
+    const double a0[6] = {0, 0, 0, -model->gravity[0], -model->gravity[1], -model->gravity[2]};
+    for (int i = 0; i < nb; i++)
+        world_forward(model, work, qd, qdd, a0, i, &bodies[i], cols + model->v0[i]);
+    for (int i = nb - 1; i >= 0; i--)
+        world_backward(model, i, &bodies[i], cols + model->v0[i]);
+    const size_t size = (size_t)nv * (size_t)nv * sizeof(double);
+    if (dtau_dq) /* the entries of bodies on no common path stay 0 */
+        memset(dtau_dq, 0, size);
+    if (dtau_dqd)
+        memset(dtau_dqd, 0, size);
+    for (int i = 0; i < nb; i++)
+        store_pairs(model, bodies, cols, i, dtau_dq, dtau_dqd);
+    free(bodies);
+    return MBD_OK;
+}
+
+int mbd_inverse_dynamics_derivatives(const mbd_model *model, mbd_work *work, const double *q,
+                                     const double *qd, const double *qdd, double *dtau_dq,
+                                     double *dtau_dqd)
+{
+    if (!model || !work || work->model != model || !q || !qd || !qdd)
+        return MBD_EINVAL;
+    if (model->has_friction || model->nloops > 0)
+        return MBD_EUNSUPPORTED;
+    const int status = mbd_kinematics(model, work, q);
+    if (status)
+        return status;
+    if (check_finite(qd, model->nv) || check_finite(qdd, model->nv))
+        return MBD_ENONFINITE;
+    return rnea_derivatives(model, work, qd, qdd, dtau_dq, dtau_dqd);
+}
