@@ -142,10 +142,10 @@ void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double
           int with_gravity, double *tau);
 /* CRBA after mbd_kinematics: the lower triangle of the row-major nv x nv H. */
 void crba(const mbd_model *model, mbd_work *work, double *H);
-/* dtau/dq and dtau/dqd (each may be NULL) after mbd_kinematics (rnea_derivatives.c);
- * MBD_ENOMEM if its O(N) buffer cannot be had. */
+/* dtau/dq, dtau/dqd and the full H, each nv x nv row-major or NULL, after mbd_kinematics
+ * (rnea_derivatives.c); MBD_ENOMEM if its O(N) buffer cannot be had. */
 int rnea_derivatives(const mbd_model *model, const mbd_work *work, const double *qd,
-                     const double *qdd, double *dtau_dq, double *dtau_dqd);
+                     const double *qdd, double *dtau_dq, double *dtau_dqd, double *H);
 
 /* Records that body's joint-space block as singular; returns MBD_ESINGULAR. */
 static inline int singular_joint(mbd_work *work, int body)

@@ -2,31 +2,68 @@
  * (Carpentier and Mansard, "Analytical Derivatives of Rigid Body Dynamics Algorithms", RSS
  * 2018): ID(q, qd, FD(q, qd, tau)) = tau for all x, so
  *   dqdd/dx = -H^-1 dtau/dx (x = q, qd) at qdd = FD(q, qd, tau),  dqdd/dtau = H^-1,
- * with qdd from the bodies sweep, dtau/dx by the O(N d) RNEA derivatives
- * (dynamics/rnea_derivatives.c) and H^-1 by the O(N^2) articulated-body inverse
- * (dynamics/minverse.c); the products are O(N^3), 2 nv^3 multiplications, a few
- * microseconds at N = 30. dtau/dx is formed in the output that its product replaces,
- * column by column, and H^-1 in dqdd/dtau's (allocated only when that is not asked for).
+ * with qdd from the bodies sweep and dtau/dx by the O(N d) RNEA derivatives
+ * (dynamics/rnea_derivatives.c), whose pass also gives H (s_k . I^C s_m, as CRBA). H = L L^T
+ * is factored densely and dtau/dx solved in place, row operations along contiguous rows:
+ * nv^3 / 6 + 2 nv^3 multiplications, fewer than the O(N^2) articulated-body inverse
+ * (dynamics/minverse.c) and the products with it (measured: algorithms/PERFORMANCE.md).
  * The ABA-derivative form (Singh, Russell and Wensing, "Efficient Analytical Derivatives of
  * Rigid-Body Dynamics using Spatial Vector Algebra", RA-L 2022) is not implemented. */
 #include "internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* D = -Hinv D in place, column by column through column (nv doubles). */
-static void times_minus_inverse(const double *Hinv, int nv, double *D, double *column)
+/* In place, the lower triangle of the row-major nv x nv A = L L^T, L's diagonal stored as
+ * reciprocals (the substitutions multiply); the first row whose pivot is not > 0, or -1. */
+static int dense_cholesky(double *A, int nv)
 {
     const size_t n = (size_t)nv;
     for (size_t j = 0; j < n; j++) {
-        for (size_t r = 0; r < n; r++)
-            column[r] = D[r * n + j];
-        for (size_t r = 0; r < n; r++) {
-            double sum = 0.0;
-            for (size_t c = 0; c < n; c++)
-                sum += Hinv[r * n + c] * column[c];
-            D[r * n + j] = -sum;
+        double *row_j = A + j * n, d = row_j[j];
+        for (size_t k = 0; k < j; k++)
+            d -= row_j[k] * row_j[k];
+        if (!(d > 0.0 && d < INFINITY))
+            return (int)j;
+        const double inverse_root = 1.0 / sqrt(d);
+        row_j[j] = inverse_root;
+        for (size_t i = j + 1; i < n; i++) {
+            double *row_i = A + i * n, sum = row_i[j];
+            for (size_t k = 0; k < j; k++)
+                sum -= row_i[k] * row_j[k];
+            row_i[j] = sum * inverse_root;
         }
+    }
+    return -1;
+}
+
+/* X = scale L^-T L^-1 X in place for the row-major nv x nv X: each step subtracts whole
+ * rows, so the inner loop runs along contiguous memory and vectorizes. */
+static void cholesky_solve_rows(const double *restrict L, int nv, double *restrict X, double scale)
+{
+    const size_t n = (size_t)nv;
+    for (size_t r = 0; r < n; r++) { /* L Y = scale X */
+        double *row = X + r * n;
+        for (size_t k = 0; k < n; k++)
+            row[k] *= scale;
+        for (size_t c = 0; c < r; c++) {
+            const double l = L[r * n + c], *done = X + c * n;
+            for (size_t k = 0; k < n; k++)
+                row[k] -= l * done[k];
+        }
+        for (size_t k = 0; k < n; k++)
+            row[k] *= L[r * n + r];
+    }
+    for (size_t r = n; r-- > 0;) { /* L^T X = Y */
+        double *row = X + r * n;
+        for (size_t c = r + 1; c < n; c++) {
+            const double l = L[c * n + r], *done = X + c * n;
+            for (size_t k = 0; k < n; k++)
+                row[k] -= l * done[k];
+        }
+        for (size_t k = 0; k < n; k++)
+            row[k] *= L[r * n + r];
     }
 }
 
@@ -35,31 +72,35 @@ static int analytic_forward(const mbd_model *model, mbd_work *work, const double
                             double *dqdd_dqd, double *dqdd_dtau)
 {
     const int nv = model->nv;
-    double *qdd = work->jv, *column = work->jv + nv;
     int status = start_kinematics(model, work, q);
     if (!status) /* also forms X_i and S_i */
-        status = mbd_solver_bodies.forward_acc(model, work, q, qd, tau, qdd);
-    if (status)
+        status = mbd_solver_bodies.forward_acc(model, work, q, qd, tau, work->jv);
+    if (status || (!dqdd_dq && !dqdd_dqd && !dqdd_dtau))
         return status;
-    const int products = dqdd_dq || dqdd_dqd;
-    double *Hinv = dqdd_dtau;
-    if (!Hinv && products && !(Hinv = malloc((size_t)nv * (size_t)nv * sizeof *Hinv)))
+    const size_t n = (size_t)nv;
+    double *L = malloc(n * n * sizeof *L);
+    if (!L)
         return MBD_ENOMEM;
-    if (Hinv)
-        status = mass_matrix_inverse(model, work, Hinv);
-    if (!status && products)
-        status = rnea_derivatives(model, work, qd, qdd, dqdd_dq, dqdd_dqd);
+    status = rnea_derivatives(model, work, qd, work->jv, dqdd_dq, dqdd_dqd, L);
+    const int failed_row = status ? -1 : dense_cholesky(L, nv);
+    if (failed_row >= 0)
+        status = singular_joint(work, body_of_dof(model, failed_row));
     if (!status && dqdd_dq)
-        times_minus_inverse(Hinv, nv, dqdd_dq, column);
+        cholesky_solve_rows(L, nv, dqdd_dq, -1.0);
     if (!status && dqdd_dqd)
-        times_minus_inverse(Hinv, nv, dqdd_dqd, column);
-    if (Hinv != dqdd_dtau)
-        free(Hinv);
+        cholesky_solve_rows(L, nv, dqdd_dqd, -1.0);
+    if (!status && dqdd_dtau) {
+        memset(dqdd_dtau, 0, n * n * sizeof *dqdd_dtau);
+        for (size_t k = 0; k < n; k++)
+            dqdd_dtau[k * n + k] = 1.0;
+        cholesky_solve_rows(L, nv, dqdd_dtau, 1.0);
+    }
+    free(L);
     return status;
 }
 
 const mbd_derivatives_method mbd_derivatives_analytic = {
     .name = "analytic",
-    .summary = "RNEA derivatives (Carpentier-Mansard), times -H^-1 by the articulated-body inverse",
+    .summary = "RNEA derivatives (Carpentier-Mansard) solved with H = L L^T from the same pass",
     .forward = analytic_forward,
 };

@@ -80,22 +80,32 @@ static void matrix6_apply(double out[6], const double M[36], int transposed, con
     }
 }
 
-/* B = the matrix of w -> I (w x v) + w x* h + v x* (I w), h = I v, column by column. */
+/* B = the matrix of w -> I (w x v) + w x* h + v x* (I w), h = I v (= (n; f)): with
+ * M = (v x*) I, I (w x v) = -I (v x) w = M^T w (I symmetric, (v x*) = -(v x)^T), and
+ * w x* h = (w_0 x n + w_1 x f; w_0 x f) = G w, so B = M + M^T + G. */
 static void coriolis_matrix(double B[36], const mbd_inertia *I, const double v[6],
                             const double h[6])
 {
+    double M[36];
     for (int c = 0; c < 6; c++) {
-        double e[6] = {0}, ev[6], col[6], t[6], Ie[6];
-        e[c] = 1.0;
-        cross_motion(ev, e, v);
-        inertia_apply(col, I, ev);
-        cross_force(t, e, h);
-        inertia_column(Ie, I, c);
-        add_scaled(col, t, 1.0);
-        cross_force(t, v, Ie);
-        add_scaled(col, t, 1.0);
+        double column[6], product[6];
+        inertia_column(column, I, c);
+        cross_force(product, v, column);
         for (int r = 0; r < 6; r++)
-            B[6 * r + c] = col[r];
+            M[6 * r + c] = product[r];
+    }
+    for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 6; c++)
+            B[6 * r + c] = M[6 * r + c] + M[6 * c + r];
+    const double *n = h, *f = h + 3;
+    for (int k = 0; k < 3; k++) { /* (w x a)_k1 = -a_k2 w_k + ..., (w x a)_k2 = a_k1 w_k + ... */
+        const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+        B[6 * k1 + k] -= n[k2];
+        B[6 * k2 + k] += n[k1];
+        B[6 * k1 + 3 + k] -= f[k2];
+        B[6 * k2 + 3 + k] += f[k1];
+        B[6 * (3 + k1) + k] -= f[k2];
+        B[6 * (3 + k2) + k] += f[k1];
     }
 }
 
@@ -207,7 +217,7 @@ static void world_backward(const mbd_model *model, int i, world_body *b, world_c
 
 /* The entries of the pairs (m of body i, k of i or an ancestor) and (k, m). */
 static void store_pairs(const mbd_model *model, const world_body *bodies,
-                        const world_column *cols, int i, double *dq, double *dqd)
+                        const world_column *cols, int i, double *dq, double *dqd, double *H)
 {
     const size_t nv = (size_t)model->nv;
     for (int m = model->v0[i]; m < model->v0[i] + model->joint[i].nv; m++) {
@@ -226,6 +236,8 @@ static void store_pairs(const mbd_model *model, const world_body *bodies,
                     if (j != i)
                         dqd[above] = dot6(ck->s, cm->rate_dF);
                 }
+                if (H) /* CRBA's H_mk = s_k . I^C_i s_m */
+                    H[below] = H[above] = dot6(cm->Is, ck->s);
             }
     }
     if (dq && model->joint_type[i] == MBD_CARDAN) { /* s_1 turns with q2 */
@@ -235,9 +247,9 @@ static void store_pairs(const mbd_model *model, const world_body *bodies,
 }
 
 int rnea_derivatives(const mbd_model *model, const mbd_work *work, const double *qd,
-                     const double *qdd, double *dtau_dq, double *dtau_dqd)
+                     const double *qdd, double *dtau_dq, double *dtau_dqd, double *H)
 {
-    if (!dtau_dq && !dtau_dqd)
+    if (!dtau_dq && !dtau_dqd && !H)
         return MBD_OK;
     const int nb = model->nb, nv = model->nv;
     world_body *bodies = malloc((size_t)nb * sizeof *bodies + (size_t)nv * sizeof(world_column));
@@ -254,8 +266,10 @@ int rnea_derivatives(const mbd_model *model, const mbd_work *work, const double 
         memset(dtau_dq, 0, size);
     if (dtau_dqd)
         memset(dtau_dqd, 0, size);
+    if (H)
+        memset(H, 0, size);
     for (int i = 0; i < nb; i++)
-        store_pairs(model, bodies, cols, i, dtau_dq, dtau_dqd);
+        store_pairs(model, bodies, cols, i, dtau_dq, dtau_dqd, H);
     free(bodies);
     return MBD_OK;
 }
@@ -273,5 +287,5 @@ int mbd_inverse_dynamics_derivatives(const mbd_model *model, mbd_work *work, con
         return status;
     if (check_finite(qd, model->nv) || check_finite(qdd, model->nv))
         return MBD_ENONFINITE;
-    return rnea_derivatives(model, work, qd, qdd, dtau_dq, dtau_dqd);
+    return rnea_derivatives(model, work, qd, qdd, dtau_dq, dtau_dqd, NULL);
 }
