@@ -4,8 +4,8 @@
  *   dqdd/dx = -H^-1 dtau/dx (x = q, qd) at qdd = FD(q, qd, tau),  dqdd/dtau = H^-1,
  * with qdd from the bodies sweep and dtau/dx by the O(N d) RNEA derivatives
  * (dynamics/rnea_derivatives.c), whose pass also gives H (s_k . I^C s_m, as CRBA). H = L L^T
- * is factored densely and dtau/dx solved in place, row operations along contiguous rows:
- * nv^3 / 6 + 2 nv^3 multiplications, fewer than the O(N^2) articulated-body inverse
+ * is factored densely, dtau/dx solved in place by row operations along contiguous rows
+ * and H^-1 formed from L^-1: nv^3 / 6 + 2 nv^3 + nv^3 / 3 multiplications, fewer than the O(N^2) articulated-body inverse
  * (dynamics/minverse.c) and the products with it (measured: algorithms/PERFORMANCE.md).
  * The ABA-derivative form (Singh, Russell and Wensing, "Efficient Analytical Derivatives of
  * Rigid-Body Dynamics using Spatial Vector Algebra", RA-L 2022) is not implemented. */
@@ -38,33 +38,70 @@ static int dense_cholesky(double *A, int nv)
     return -1;
 }
 
-/* X = scale L^-T L^-1 X in place for the row-major nv x nv X: each step subtracts whole
- * rows, so the inner loop runs along contiguous memory and vectorizes. */
-static void cholesky_solve_rows(const double *restrict L, int nv, double *restrict X, double scale)
+/* row -= l done, along n contiguous doubles (row may be NULL: nothing to do) */
+static void subtract_row(double *restrict row, double l, const double *restrict done, size_t n)
+{
+    if (row)
+        for (size_t k = 0; k < n; k++)
+            row[k] -= l * done[k];
+}
+
+static void scale_row(double *row, double factor, size_t n)
+{
+    if (row)
+        for (size_t k = 0; k < n; k++)
+            row[k] *= factor;
+}
+
+/* X = -L^-T L^-1 X in place for the row-major nv x nv X and Y (either may be NULL), in the
+ * same passes: each step subtracts whole rows, so the inner loop runs along contiguous
+ * memory and vectorizes. */
+static void solve_negated(const double *L, int nv, double *X, double *Y)
 {
     const size_t n = (size_t)nv;
-    for (size_t r = 0; r < n; r++) { /* L Y = scale X */
-        double *row = X + r * n;
-        for (size_t k = 0; k < n; k++)
-            row[k] *= scale;
+    for (size_t r = 0; r < n; r++) { /* L Z = -X */
+        double *x = X ? X + r * n : NULL, *y = Y ? Y + r * n : NULL;
+        scale_row(x, -1.0, n);
+        scale_row(y, -1.0, n);
         for (size_t c = 0; c < r; c++) {
-            const double l = L[r * n + c], *done = X + c * n;
-            for (size_t k = 0; k < n; k++)
-                row[k] -= l * done[k];
+            subtract_row(x, L[r * n + c], X ? X + c * n : NULL, n);
+            subtract_row(y, L[r * n + c], Y ? Y + c * n : NULL, n);
         }
-        for (size_t k = 0; k < n; k++)
-            row[k] *= L[r * n + r];
+        scale_row(x, L[r * n + r], n);
+        scale_row(y, L[r * n + r], n);
     }
-    for (size_t r = n; r-- > 0;) { /* L^T X = Y */
-        double *row = X + r * n;
+    for (size_t r = n; r-- > 0;) { /* L^T X = Z */
+        double *x = X ? X + r * n : NULL, *y = Y ? Y + r * n : NULL;
         for (size_t c = r + 1; c < n; c++) {
-            const double l = L[c * n + r], *done = X + c * n;
-            for (size_t k = 0; k < n; k++)
-                row[k] -= l * done[k];
+            subtract_row(x, L[c * n + r], X ? X + c * n : NULL, n);
+            subtract_row(y, L[c * n + r], Y ? Y + c * n : NULL, n);
         }
-        for (size_t k = 0; k < n; k++)
-            row[k] *= L[r * n + r];
+        scale_row(x, L[r * n + r], n);
+        scale_row(y, L[r * n + r], n);
     }
+}
+
+/* Hinv = L^-T L^-1: L^-1 (lower) formed in place, row by row (entry (i, j) needs L's
+ * entries (i, k >= j) only, so increasing j overwrites none still read), then Hinv as the
+ * sum of the outer products of its rows, its lower triangle mirrored: nv^3 / 3
+ * multiplications. */
+static void inverse_from_factor(double *L, int nv, double *Hinv)
+{
+    const size_t n = (size_t)nv;
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = 0; j < i; j++) {
+            double sum = 0.0;
+            for (size_t k = j; k < i; k++)
+                sum += L[i * n + k] * L[k * n + j];
+            L[i * n + j] = -L[i * n + i] * sum;
+        }
+    memset(Hinv, 0, n * n * sizeof *Hinv);
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; i <= k; i++)
+            subtract_row(Hinv + i * n, -L[k * n + i], L + k * n, i + 1);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            Hinv[j * n + i] = Hinv[i * n + j];
 }
 
 static int analytic_forward(const mbd_model *model, mbd_work *work, const double *q,
@@ -85,15 +122,10 @@ static int analytic_forward(const mbd_model *model, mbd_work *work, const double
     const int failed_row = status ? -1 : dense_cholesky(L, nv);
     if (failed_row >= 0)
         status = singular_joint(work, body_of_dof(model, failed_row));
-    if (!status && dqdd_dq)
-        cholesky_solve_rows(L, nv, dqdd_dq, -1.0);
-    if (!status && dqdd_dqd)
-        cholesky_solve_rows(L, nv, dqdd_dqd, -1.0);
-    if (!status && dqdd_dtau) {
-        memset(dqdd_dtau, 0, n * n * sizeof *dqdd_dtau);
-        for (size_t k = 0; k < n; k++)
-            dqdd_dtau[k * n + k] = 1.0;
-        cholesky_solve_rows(L, nv, dqdd_dtau, 1.0);
+    if (!status) {
+        solve_negated(L, nv, dqdd_dq, dqdd_dqd);
+        if (dqdd_dtau)
+            inverse_from_factor(L, nv, dqdd_dtau);
     }
     free(L);
     return status;
