@@ -119,16 +119,13 @@ static void inertia_accumulate(mbd_inertia *sum, const mbd_inertia *I)
         sum->B[k] += I->B[k];
 }
 
-/* The world form of body i's kinematics and force (b: its entry), and w, y, rate_y of its
- * columns (cols: theirs): the forward pass. */
-static void world_forward(const mbd_model *model, const mbd_work *work, const double *qd,
-                          const double *qdd, const double a0[6], int i, world_body *b,
-                          world_column *cols)
+/* Body i's transform, columns s, v and a in the world, from its parent's (vp, ap: the
+ * parent's v and a, or 0 and a_0 at a root). */
+static void world_motion(const mbd_model *model, const mbd_work *work, const double *qd,
+                         const double *qdd, int i, const world_body *parent, const double *vp,
+                         const double *ap, world_body *b, world_column *cols)
 {
-    const int p = model->parent[i], v0 = model->v0[i], n = model->joint[i].nv;
-    const world_body *parent = p < 0 ? NULL : b + (p - i);
-    static const double rest[6];
-    const double *vp = parent ? parent->v : rest, *ap = parent ? parent->a : a0;
+    const int v0 = model->v0[i], n = model->joint[i].nv;
     if (parent)
         xform_compose(&b->X, &work->X[i], &parent->X);
     else
@@ -146,22 +143,34 @@ static void world_forward(const mbd_model *model, const mbd_work *work, const do
         b->a[r] = ap[r] + t[r];
     for (int k = 0; k < n; k++)
         add_scaled(b->a, cols[k].s, qdd[v0 + k]);
-    const double *rate = qd + v0;
     if (model->joint_type[i] == MBD_CARDAN) { /* c_J = qd1 qd2 d s_1 / d q2 */
         cross_motion(cols[0].turn, cols[0].s, cols[1].s);
-        add_scaled(b->a, cols[0].turn, rate[0] * rate[1]);
+        add_scaled(b->a, cols[0].turn, qd[v0] * qd[v0 + 1]);
     }
-    mbd_inertia body;
+}
+
+/* Body i's inertia, f and B in the world. */
+static void world_force(const mbd_model *model, int i, world_body *b)
+{
     static const mbd_inertia zero;
+    mbd_inertia body;
     rigid_blocks(&body, &model->inertia[i]);
     inertia_add_congruence(&b->I, &zero, &b->X, &body, 0, 0);
-    double h[6];
+    double h[6], t[6];
     inertia_apply(h, &b->I, b->v);
     inertia_apply(b->F, &b->I, b->a);
     cross_force(t, b->v, h);
     add_scaled(b->F, t, 1.0);
     coriolis_matrix(b->B, &b->I, b->v, h);
-    double v_sum[6];
+}
+
+/* w_k, y_k and rate_y_k of body i's columns (vp, ap as world_motion's). */
+static void column_terms(const mbd_model *model, const double *qd, const double *qdd, int i,
+                         const double *vp, const double *ap, const world_body *b,
+                         world_column *cols)
+{
+    const int v0 = model->v0[i], n = model->joint[i].nv;
+    double v_sum[6], t[6];
     for (int r = 0; r < 6; r++)
         v_sum[r] = b->v[r] + vp[r];
     for (int k = 0; k < n; k++) {
@@ -171,7 +180,7 @@ static void world_forward(const mbd_model *model, const mbd_work *work, const do
         cross_motion(c->y, ap, c->s);
     }
     if (model->joint_type[i] == MBD_CARDAN) { /* the turn of s_1 with q2 */
-        const double *turn = cols[0].turn;
+        const double *turn = cols[0].turn, *rate = qd + v0;
         world_column *c = &cols[1];
         add_scaled(c->w, turn, rate[0]);
         cross_motion(t, b->v, turn); /* y_2 += qdd1 turn + qd1 v x turn + qd1 qd2 turn x s_2 */
@@ -188,9 +197,24 @@ static void world_forward(const mbd_model *model, const mbd_work *work, const do
     }
 }
 
-/* The subtree sums of body i complete: its columns' rows, then the sums join the parent's. */
-static void world_backward(const mbd_model *model, int i, world_body *b, world_column *cols)
+/* The forward pass at body i. */
+static void world_forward(const mbd_model *model, const mbd_work *work, const double *qd,
+                          const double *qdd, const double a0[6], int i, world_body *bodies,
+                          world_column *cols)
 {
+    static const double rest[6];
+    const int p = model->parent[i];
+    const world_body *parent = p < 0 ? NULL : &bodies[p];
+    const double *vp = parent ? parent->v : rest, *ap = parent ? parent->a : a0;
+    world_motion(model, work, qd, qdd, i, parent, vp, ap, &bodies[i], cols);
+    world_force(model, i, &bodies[i]);
+    column_terms(model, qd, qdd, i, vp, ap, &bodies[i], cols);
+}
+
+/* The subtree sums of body i complete: its columns' rows, then the sums join the parent's. */
+static void world_backward(const mbd_model *model, int i, world_body *bodies, world_column *cols)
+{
+    world_body *b = &bodies[i];
     for (int k = 0; k < model->joint[i].nv; k++) {
         world_column *c = &cols[k];
         double t[6];
@@ -208,7 +232,7 @@ static void world_backward(const mbd_model *model, int i, world_body *b, world_c
     const int p = model->parent[i];
     if (p < 0)
         return;
-    world_body *parent = b + (p - i);
+    world_body *parent = &bodies[p];
     inertia_accumulate(&parent->I, &b->I);
     for (int k = 0; k < 36; k++)
         parent->B[k] += b->B[k];
@@ -258,9 +282,9 @@ int rnea_derivatives(const mbd_model *model, const mbd_work *work, const double 
     world_column *cols = (world_column *)(bodies + nb);
     const double a0[6] = {0, 0, 0, -model->gravity[0], -model->gravity[1], -model->gravity[2]};
     for (int i = 0; i < nb; i++)
-        world_forward(model, work, qd, qdd, a0, i, &bodies[i], cols + model->v0[i]);
+        world_forward(model, work, qd, qdd, a0, i, bodies, cols + model->v0[i]);
     for (int i = nb - 1; i >= 0; i--)
-        world_backward(model, i, &bodies[i], cols + model->v0[i]);
+        world_backward(model, i, bodies, cols + model->v0[i]);
     const size_t size = (size_t)nv * (size_t)nv * sizeof(double);
     if (dtau_dq) /* the entries of bodies on no common path stay 0 */
         memset(dtau_dq, 0, size);
