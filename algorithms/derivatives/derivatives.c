@@ -7,6 +7,7 @@
 #include <string.h>
 
 static const mbd_derivatives_method *const method_table[] = {
+    &mbd_derivatives_automatic,
     &mbd_derivatives_finite_difference,
 };
 
