@@ -131,6 +131,75 @@ static void test_against_differences(void **state)
     }
 }
 
+/* "automatic" differentiates the workspace's solver: bodies' gives the derivatives, every
+ * other solver's the same or MBD_EUNSUPPORTED (no dual form); the other methods take any
+ * solver's workspace. */
+static void test_every_solver(void **state)
+{
+    (void)state;
+    mbd_model *model = random_model(17, 6, MIXED_JOINTS, SHAPE_RANDOM);
+    const int nv = mbd_model_nv(model);
+    state_buf s = state_new(model, 5);
+    mbd_work *bodies;
+    assert_int_equal(mbd_work_new(model, mbd_solver_find("bodies"), &bodies), MBD_OK);
+    for (int k = 0; k < mbd_derivatives_method_count(); k++) {
+        const mbd_derivatives_method *method = mbd_derivatives_method_at(k);
+        derivatives ref = derivatives_new(nv);
+        assert_int_equal(forward_derivatives(model, bodies, &s, method, &ref), MBD_OK);
+        for (int j = 0; j < mbd_solver_count(); j++) {
+            mbd_work *work;
+            assert_int_equal(mbd_work_new(model, mbd_solver_at(j), &work), MBD_OK);
+            derivatives d = derivatives_new(nv);
+            const int status = forward_derivatives(model, work, &s, method, &d);
+            if (status == MBD_EUNSUPPORTED) {
+                assert_string_equal(mbd_derivatives_method_name(method), "automatic");
+            } else {
+                assert_int_equal(status, MBD_OK);
+                assert_close(d.dq, ref.dq, 3 * nv * nv, 1e-10, mbd_solver_name(mbd_solver_at(j)));
+            }
+            free(d.dq);
+            mbd_work_free(work);
+        }
+        free(ref.dq);
+    }
+    mbd_work_free(bodies);
+    state_free(&s);
+    mbd_model_free(model);
+}
+
+/* "automatic" takes its directions T to a sweep, the three matrices' columns one after
+ * the other: each matrix alone, its columns at other places in the sweeps, is the same to
+ * the bit as with all three, on models whose nv is not a multiple of T. */
+static void test_directions_in_sweeps(void **state)
+{
+    (void)state;
+    const mbd_derivatives_method *method = mbd_derivatives_method_find("automatic");
+    assert_non_null(method);
+    const int bodies[] = {1, 3, 5, 9};
+    for (int m = 0; m < 4; m++) {
+        mbd_model *model = random_model(200 + (uint64_t)m, bodies[m], MIXED_JOINTS, SHAPE_RANDOM);
+        const int nv = mbd_model_nv(model);
+        mbd_work *work;
+        assert_int_equal(mbd_work_new(model, mbd_solver_find("bodies"), &work), MBD_OK);
+        state_buf s = state_new(model, 9);
+        derivatives all = derivatives_new(nv), alone = derivatives_new(nv);
+        assert_int_equal(forward_derivatives(model, work, &s, method, &all), MBD_OK);
+        double *outputs[3] = {alone.dq, alone.dqd, alone.dtau};
+        for (int k = 0; k < 3; k++)
+            assert_int_equal(mbd_forward_derivatives(model, work, s.q, s.qd, s.tau, method,
+                                                     k == 0 ? outputs[0] : NULL,
+                                                     k == 1 ? outputs[1] : NULL,
+                                                     k == 2 ? outputs[2] : NULL),
+                             MBD_OK);
+        assert_close(alone.dq, all.dq, 3 * nv * nv, 0.0, "each matrix alone");
+        free(all.dq);
+        free(alone.dq);
+        state_free(&s);
+        mbd_work_free(work);
+        mbd_model_free(model);
+    }
+}
+
 /* q (+) 0 = q; d/dh q (+) h v at h = 0 is G(q) v (mbd_position_rates); a spherical joint
  * from the identity turned by t about z reaches (cos t/2, 0, 0, sin t/2). */
 static void test_integrate_positions(void **state)
@@ -190,7 +259,7 @@ static void test_refused(void **state)
     }
     mbd_model *model = load_model("chain:n=3,joint=cardan");
     mbd_work *work;
-    assert_int_equal(mbd_work_new(model, NULL, &work), MBD_OK);
+    assert_int_equal(mbd_work_new(model, mbd_solver_find("bodies"), &work), MBD_OK);
     state_buf s = state_new(model, 2);
     derivatives d = derivatives_new(mbd_model_nv(model));
     assert_int_equal(forward_derivatives(model, work, &s, NULL, &d), MBD_EINVAL);
@@ -211,6 +280,8 @@ int main(void)
         cmocka_unit_test(test_single_pendulum),
         cmocka_unit_test(test_inverse_mass_matrix),
         cmocka_unit_test(test_against_differences),
+        cmocka_unit_test(test_every_solver),
+        cmocka_unit_test(test_directions_in_sweeps),
         cmocka_unit_test(test_integrate_positions),
         cmocka_unit_test(test_refused),
     };
