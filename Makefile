@@ -26,9 +26,11 @@ LIB_SRC := $(wildcard algorithms/*/*.c models/*.c)
 # The library's C++ (algorithms/derivatives/automatic.cc, for its operators alone): the same
 # driver and flags as its C, less -std=c11, with no exceptions, RTTI or C++ library, so
 # that libmbd.a links as C (every build of the library compiles it: CXX_OF). No LTO: its
-# dual sweeps, minutes of optimization, would be compiled again at every link.
+# dual sweeps, minutes of optimization, would be compiled again at every link. Its 64-byte
+# vectors pass between inline functions alone: no ABI concerns them (-Wno-psabi).
 LIB_CXX_SRC := $(wildcard algorithms/*/*.cc)
-CXX_OF = $(filter-out -std=c11,$(1)) -std=gnu++17 -fno-exceptions -fno-rtti -fno-sanitize=vptr -fno-lto
+CXX_OF = $(filter-out -std=c11,$(1)) -std=gnu++17 -fno-exceptions -fno-rtti -fno-sanitize=vptr -fno-lto \
+         -Wno-psabi
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_CXX_SRC:%.cc=$(BUILD)/%.o)
 # MPI (src/par.h): where Open MPI's compiler wrapper is found, mbd and mbd-bench join MPI
 # jobs (src/par_mpi.c); without it they run alone (src/par_serial.c). `make test` installs

@@ -83,9 +83,9 @@ static void seed(dual_sweep *sweep, const mbd_model *model, const double *q,
                  direction_kind kind, int j, int k)
 {
     if (kind == ALONG_QD) {
-        sweep->qd[j].t[k] = 1.0;
+        dual_set_tangent(&sweep->qd[j], k, 1.0);
     } else if (kind == ALONG_TAU) {
-        sweep->tau[j].t[k] = 1.0;
+        dual_set_tangent(&sweep->tau[j], k, 1.0);
     } else {
         const int i = body_of_dof(model, j), q0 = model->q0[i];
         const mbd_joint *joint = &model->joint[i];
@@ -93,7 +93,7 @@ static void seed(dual_sweep *sweep, const mbd_model *model, const double *q,
         unit[j - model->v0[i]] = 1.0;
         joint_position_rates(rate, joint, q + q0, unit);
         for (int r = 0; r < joint->nq; r++)
-            sweep->q[q0 + r].t[k] = rate[r];
+            dual_set_tangent(&sweep->q[q0 + r], k, rate[r]);
     }
 }
 
@@ -127,7 +127,7 @@ static int sweep_directions(dual_sweep *sweep, const mbd_model *model, const dou
         double *out = asked->out[(first + k) / nv];
         const int j = (first + k) % nv;
         for (int i = 0; i < nv; i++)
-            out[(size_t)i * (size_t)nv + (size_t)j] = sweep->qdd[i].t[k];
+            out[(size_t)i * (size_t)nv + (size_t)j] = dual_tangent(&sweep->qdd[i], k);
     }
     return MBD_OK;
 }
@@ -164,7 +164,7 @@ static int automatic_forward(const mbd_model *model, mbd_work *work, const doubl
 
 const mbd_derivatives_method mbd_derivatives_automatic = {
     .name = "automatic",
-    .summary = "forward-mode dual numbers through the bodies sweep's own kernels, 8 directions a "
+    .summary = "forward-mode dual numbers through the bodies sweep's own kernels, 7 directions a "
                "sweep",
     .forward = automatic_forward,
 };
