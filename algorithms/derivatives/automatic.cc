@@ -27,7 +27,7 @@ extern "C" {
 
 /* The dual workspace and the sweep's inputs and output. Allocated in each call, T + 1
  * doubles per double of the sweep's arrays (mbd_work is carved once for its solver, and
- * most workspaces never take derivatives): at N = 30 about 100 KiB, against the sweeps'
+ * most workspaces never take derivatives): at N = 30 about 150 KiB, against the sweeps'
  * cost negligible. */
 typedef struct {
     mbd_dual_work work;
