@@ -23,7 +23,15 @@ LDLIBS  += -lsundials_arkode -lsundials_cvode -lsundials_nvecserial -ljansson $(
 BUILD   := build
 LIB     := $(BUILD)/libmbd.a
 LIB_SRC := $(wildcard algorithms/*/*.c models/*.c)
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# The library's C++ (algorithms/derivatives/automatic.cc, for its operators alone): the same
+# driver and flags as its C, less -std=c11, with no exceptions, RTTI or C++ library, so
+# that libmbd.a links as C (every build of the library compiles it: CXX_OF). No LTO: its
+# dual sweeps, minutes of optimization, would be compiled again at every link. Its 64-byte
+# vectors pass between inline functions alone: no ABI concerns them (-Wno-psabi).
+LIB_CXX_SRC := $(wildcard algorithms/*/*.cc)
+CXX_OF = $(filter-out -std=c11,$(1)) -std=gnu++17 -fno-exceptions -fno-rtti -fno-sanitize=vptr -fno-lto \
+         -Wno-psabi
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_CXX_SRC:%.cc=$(BUILD)/%.o)
 # MPI (src/par.h): where Open MPI's compiler wrapper is found, mbd and mbd-bench join MPI
 # jobs (src/par_mpi.c); without it they run alone (src/par_serial.c). `make test` installs
 # Open MPI (DEPS_TEST) and runs again so that this sees it.
@@ -42,7 +50,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(filter-out tests/test_%.c,$(wildcard tests/*.c))
 
 # Debian packages each goal needs; installed only when missing.
-DEPS_BUILD  := gcc make pkg-config libopenblas-dev libopenblas0-openmp liblapacke-dev libjansson-dev \
+DEPS_BUILD  := gcc g++ make pkg-config libopenblas-dev libopenblas0-openmp liblapacke-dev libjansson-dev \
                libsundials-dev libxml2-dev
 DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev libopenmpi-dev openmpi-bin python3-dev python3-numpy \
                python3-pytest python3-matplotlib
@@ -69,6 +77,9 @@ deps-report: ; $(call ensure_packages,$(DEPS_REPORT))
 $(BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-build
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+$(BUILD)/%.o: %.cc include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-build
+	@mkdir -p $(dir $@)
+	$(CC) $(call CXX_OF,$(CFLAGS)) -c $< -o $@
 
 # The GPU's kernels (algorithms/gpu/gpu_kernels.c) as PTX by clang, with no CUDA toolkit
 # (-nocudainc -nocudalib: no libc on the GPU), checked for each kernel's .entry, and
@@ -176,6 +187,7 @@ NUMPY_INCLUDE  = $(shell $(PYTHON) -c 'import numpy; print(numpy.get_include())'
 PY_BUILD      := $(BUILD)/python
 PY_EXT_SRC    := $(wildcard python/ext/*.c)
 PY_OBJ        := $(LIB_SRC:%.c=$(PY_BUILD)/%.o) $(LIB_GEN_SRC:%.c=$(PY_BUILD)/%.o) \
+                 $(LIB_CXX_SRC:%.cc=$(PY_BUILD)/%.o) \
                  $(PY_EXT_SRC:%.c=$(PY_BUILD)/%.o)
 PY_EXT         = python/mbdbench/_mbdbench$(PY_SUFFIX)
 DEPS_PYTHON   := $(DEPS_BUILD) python3-dev python3-numpy
@@ -189,6 +201,9 @@ python-ext: $(PY_EXT)
 $(PY_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-python
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -I$(PY_INCLUDE) -I$(NUMPY_INCLUDE) -c $< -o $@
+$(PY_BUILD)/%.o: %.cc include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-python
+	@mkdir -p $(dir $@)
+	$(CC) $(call CXX_OF,$(CFLAGS)) -fPIC -fvisibility=hidden -c $< -o $@
 $(PY_EXT_SRC:%.c=$(PY_BUILD)/%.o): python/ext/ext.h
 # The public API keeps default visibility (python/ext/api_visible.h), for plugins.
 $(PY_OBJ): CFLAGS += -include python/ext/api_visible.h -fno-semantic-interposition
@@ -393,9 +408,13 @@ deps-fuzz: ; $(call ensure_packages,$(DEPS_FUZZ))
 $(ASAN_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-build
 	@mkdir -p $(dir $@)
 	$(CC) $(ASAN_CFLAGS) -c $< -o $@
+$(ASAN_BUILD)/%.o: %.cc include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-build
+	@mkdir -p $(dir $@)
+	$(CC) $(call CXX_OF,$(ASAN_CFLAGS)) -c $< -o $@
 
 $(ASAN_BUILD)/models/model_mjcf.o: $(MUJOCO_STAMP)
-$(ASAN_LIB): $(LIB_SRC:%.c=$(ASAN_BUILD)/%.o) $(LIB_GEN_SRC:%.c=$(ASAN_BUILD)/%.o)
+$(ASAN_LIB): $(LIB_SRC:%.c=$(ASAN_BUILD)/%.o) $(LIB_GEN_SRC:%.c=$(ASAN_BUILD)/%.o) \
+             $(LIB_CXX_SRC:%.cc=$(ASAN_BUILD)/%.o)
 	rm -f $@ && $(AR) rcs $@ $^
 
 # mbd's own objects, mirrored into build-asan/.
@@ -421,8 +440,13 @@ test-sanitize: deps-test $(ASAN_MBD) $(ASAN_TESTS)
 $(FUZZ_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-fuzz
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+# clang's function check in C++ reads the C++ library's type information (gcc has none).
+$(FUZZ_BUILD)/%.o: %.cc include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-fuzz
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(call CXX_OF,$(FUZZ_CFLAGS)) -fno-sanitize=function -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o) $(LIB_GEN_SRC:%.c=$(FUZZ_BUILD)/%.o)
+$(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o) $(LIB_GEN_SRC:%.c=$(FUZZ_BUILD)/%.o) \
+             $(LIB_CXX_SRC:%.cc=$(FUZZ_BUILD)/%.o)
 	rm -f $@ && $(AR) rcs $@ $^
 
 # Each target links src/cli.o and the library; one that needs more objects names them in a
@@ -461,9 +485,13 @@ deps-tsan: ; $(call ensure_packages,$(DEPS_TSAN))
 $(TSAN_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-tsan
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(TSAN_CFLAGS) -c $< -o $@
+$(TSAN_BUILD)/%.o: %.cc include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-tsan
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(call CXX_OF,$(TSAN_CFLAGS)) -c $< -o $@
 
 $(TSAN_BUILD)/batch_race: tests/tsan/batch_race.c $(LIB_SRC:%.c=$(TSAN_BUILD)/%.o) \
-                           $(LIB_GEN_SRC:%.c=$(TSAN_BUILD)/%.o) | deps-tsan
+                           $(LIB_GEN_SRC:%.c=$(TSAN_BUILD)/%.o) $(LIB_CXX_SRC:%.cc=$(TSAN_BUILD)/%.o) \
+                           | deps-tsan
 	$(FUZZ_CC) $(TSAN_CFLAGS) -fopenmp $^ $(filter-out -fopenmp $(BLAS_LIBS),$(LDLIBS)) -lopenblas -o $@
 
 test-tsan: $(TSAN_BUILD)/batch_race

@@ -209,6 +209,7 @@ struct mbd_derivatives_method {
 };
 
 extern const mbd_derivatives_method mbd_derivatives_analytic;
+extern const mbd_derivatives_method mbd_derivatives_automatic;
 extern const mbd_derivatives_method mbd_derivatives_finite_difference;
 
 /* ---- many states at once (batch.c; lane forms in batch_x4.c, batch_x8.c) ---- */

@@ -173,6 +173,45 @@ static void inverse_dynamics_differences(const mbd_model *model, mbd_work *work,
     free(block);
 }
 
+/* The exact methods (all but central differences) agree with each other to 1e-10 relative:
+ * analytic's recursion and automatic's duals through the sweep share no code but the
+ * kinematics, on every joint type, chains and random trees of 12 bodies. */
+static void test_exact_methods_agree(void **state)
+{
+    (void)state;
+    const mbd_derivatives_method *fd = mbd_derivatives_method_find("finite-difference");
+    for (int type = MIXED_JOINTS; type < MBD_JOINT_TYPE_COUNT; type++)
+        for (tree_shape shape = SHAPE_CHAIN; shape <= SHAPE_RANDOM; shape += 2) {
+            if (type == MIXED_COORDINATE_JOINTS)
+                continue;
+            mbd_model *model = random_model(130 + (uint64_t)(type + 2) + 10 * shape, 12, type, shape);
+            const int nv = mbd_model_nv(model);
+            mbd_work *work;
+            assert_int_equal(mbd_work_new(model, mbd_solver_find("bodies"), &work), MBD_OK);
+            state_buf s = state_new(model, 17);
+            derivatives first = derivatives_new(nv);
+            const mbd_derivatives_method *reference = NULL;
+            for (int k = 0; k < mbd_derivatives_method_count(); k++) {
+                const mbd_derivatives_method *method = mbd_derivatives_method_at(k);
+                if (method == fd)
+                    continue;
+                if (!reference) {
+                    reference = method;
+                    assert_int_equal(forward_derivatives(model, work, &s, method, &first), MBD_OK);
+                    continue;
+                }
+                derivatives d = derivatives_new(nv);
+                assert_int_equal(forward_derivatives(model, work, &s, method, &d), MBD_OK);
+                assert_close(d.dq, first.dq, 3 * nv * nv, 1e-10, mbd_derivatives_method_name(method));
+                free(d.dq);
+            }
+            free(first.dq);
+            state_free(&s);
+            mbd_work_free(work);
+            mbd_model_free(model);
+        }
+}
+
 /* mbd_inverse_dynamics_derivatives agrees with central differences of the inverse dynamics
  * to 1e-6 relative: every joint type on random trees, mixed joints on chains, binary and
  * random trees. */
@@ -205,6 +244,75 @@ static void test_inverse_dynamics_derivatives(void **state)
             mbd_work_free(work);
             mbd_model_free(model);
         }
+}
+
+/* "automatic" differentiates the workspace's solver: bodies' gives the derivatives, every
+ * other solver's the same or MBD_EUNSUPPORTED (no dual form); the other methods take any
+ * solver's workspace. */
+static void test_every_solver(void **state)
+{
+    (void)state;
+    mbd_model *model = random_model(17, 6, MIXED_JOINTS, SHAPE_RANDOM);
+    const int nv = mbd_model_nv(model);
+    state_buf s = state_new(model, 5);
+    mbd_work *bodies;
+    assert_int_equal(mbd_work_new(model, mbd_solver_find("bodies"), &bodies), MBD_OK);
+    for (int k = 0; k < mbd_derivatives_method_count(); k++) {
+        const mbd_derivatives_method *method = mbd_derivatives_method_at(k);
+        derivatives ref = derivatives_new(nv);
+        assert_int_equal(forward_derivatives(model, bodies, &s, method, &ref), MBD_OK);
+        for (int j = 0; j < mbd_solver_count(); j++) {
+            mbd_work *work;
+            assert_int_equal(mbd_work_new(model, mbd_solver_at(j), &work), MBD_OK);
+            derivatives d = derivatives_new(nv);
+            const int status = forward_derivatives(model, work, &s, method, &d);
+            if (status == MBD_EUNSUPPORTED) {
+                assert_string_equal(mbd_derivatives_method_name(method), "automatic");
+            } else {
+                assert_int_equal(status, MBD_OK);
+                assert_close(d.dq, ref.dq, 3 * nv * nv, 1e-10, mbd_solver_name(mbd_solver_at(j)));
+            }
+            free(d.dq);
+            mbd_work_free(work);
+        }
+        free(ref.dq);
+    }
+    mbd_work_free(bodies);
+    state_free(&s);
+    mbd_model_free(model);
+}
+
+/* "automatic" takes its directions T to a sweep, the three matrices' columns one after
+ * the other: each matrix alone, its columns at other places in the sweeps, is the same to
+ * the bit as with all three, on models whose nv is not a multiple of T. */
+static void test_directions_in_sweeps(void **state)
+{
+    (void)state;
+    const mbd_derivatives_method *method = mbd_derivatives_method_find("automatic");
+    assert_non_null(method);
+    const int bodies[] = {1, 3, 5, 9};
+    for (int m = 0; m < 4; m++) {
+        mbd_model *model = random_model(200 + (uint64_t)m, bodies[m], MIXED_JOINTS, SHAPE_RANDOM);
+        const int nv = mbd_model_nv(model);
+        mbd_work *work;
+        assert_int_equal(mbd_work_new(model, mbd_solver_find("bodies"), &work), MBD_OK);
+        state_buf s = state_new(model, 9);
+        derivatives all = derivatives_new(nv), alone = derivatives_new(nv);
+        assert_int_equal(forward_derivatives(model, work, &s, method, &all), MBD_OK);
+        double *outputs[3] = {alone.dq, alone.dqd, alone.dtau};
+        for (int k = 0; k < 3; k++)
+            assert_int_equal(mbd_forward_derivatives(model, work, s.q, s.qd, s.tau, method,
+                                                     k == 0 ? outputs[0] : NULL,
+                                                     k == 1 ? outputs[1] : NULL,
+                                                     k == 2 ? outputs[2] : NULL),
+                             MBD_OK);
+        assert_close(alone.dq, all.dq, 3 * nv * nv, 0.0, "each matrix alone");
+        free(all.dq);
+        free(alone.dq);
+        state_free(&s);
+        mbd_work_free(work);
+        mbd_model_free(model);
+    }
 }
 
 /* q (+) 0 = q; d/dh q (+) h v at h = 0 is G(q) v (mbd_position_rates); a spherical joint
@@ -269,7 +377,7 @@ static void test_refused(void **state)
     }
     mbd_model *model = load_model("chain:n=3,joint=cardan");
     mbd_work *work;
-    assert_int_equal(mbd_work_new(model, NULL, &work), MBD_OK);
+    assert_int_equal(mbd_work_new(model, mbd_solver_find("bodies"), &work), MBD_OK);
     state_buf s = state_new(model, 2);
     derivatives d = derivatives_new(mbd_model_nv(model));
     assert_int_equal(forward_derivatives(model, work, &s, NULL, &d), MBD_EINVAL);
@@ -290,7 +398,10 @@ int main(void)
         cmocka_unit_test(test_single_pendulum),
         cmocka_unit_test(test_inverse_mass_matrix),
         cmocka_unit_test(test_against_differences),
+        cmocka_unit_test(test_exact_methods_agree),
         cmocka_unit_test(test_inverse_dynamics_derivatives),
+        cmocka_unit_test(test_every_solver),
+        cmocka_unit_test(test_directions_in_sweeps),
         cmocka_unit_test(test_integrate_positions),
         cmocka_unit_test(test_refused),
     };

@@ -8,6 +8,7 @@
 
 static const mbd_derivatives_method *const method_table[] = {
     &mbd_derivatives_analytic,
+    &mbd_derivatives_automatic,
     &mbd_derivatives_finite_difference,
 };
 

@@ -14,10 +14,15 @@
  * Include it with MBD_LANES defined, then the kernel headers, then lane_end.h. No include
  * guard: a translation unit may instantiate several widths, one after the other. */
 #ifndef MBD_LANES
-#error "lane.h needs MBD_LANES (1, 4 or 8)"
+#error "lane.h needs MBD_LANES (1, 4, 8 or MBD_LANES_DUAL)"
 #endif
 
 #include <math.h>
+
+/* MBD_LANES_DUAL: a dual number (a value and its tangents, algorithms/derivatives/dual.h)
+ * in C++ (derivatives/automatic.cc): the kernels take their W-lane forms (MBD_LANES > 1),
+ * which hold their own kinematics, and names get the suffix _dual. */
+#define MBD_LANES_DUAL 9
 
 #if MBD_LANES == 1
 #define lane double
@@ -26,6 +31,13 @@
 #define lane_work mbd_work
 #define LANE_FN(name) name
 #define LANE_API /* the one-state passes that several solver files share are extern */
+#elif MBD_LANES == MBD_LANES_DUAL
+#define LANE_FN(name) name##_dual
+#define lane mbd_dual
+#define lane_xform mbd_dual_xform
+#define lane_inertia mbd_dual_inertia
+#define lane_work mbd_dual_work
+#define LANE_API static
 #else
 #define LANE_PASTE(name, w) name##_x##w
 #define LANE_NAME(name, w) LANE_PASTE(name, w)

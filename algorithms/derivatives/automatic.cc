@@ -1,0 +1,170 @@
+/* automatic.cc: the derivatives of qdd = FD(q, qd, tau) by forward-mode dual numbers
+ * through the bodies sweep's own source: bodies_kernels.h and the spatial and joint
+ * kernels it calls are compiled once more here with the lane type a dual number
+ * (dual.h), so that one sweep gives qdd and its derivatives along DUAL_TANGENTS
+ * directions, exact to round-off, with no second implementation of the recursion.
+ * The directions are the columns of the matrices asked for: q along q (+) delta e_j
+ * (tangent G(q) e_j, joint_position_rates), qd along e_j, tau along e_j; ceil(k nv / T)
+ * sweeps for k matrices. C++ for its operators alone: no exceptions, no run-time type
+ * information, no C++ library, so that libmbd.a links as C. */
+#define restrict __restrict
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "internal.h"
+}
+
+#define MBD_LANES MBD_LANES_DUAL
+#include "spatial/lane.h"
+#include "derivatives/dual.h"
+#include "spatial/spatial_kernels.h"
+#include "spatial/joint_kernels.h"
+#include "solvers/bodies_kernels.h"
+#include "spatial/lane_end.h"
+
+/* The dual workspace and the sweep's inputs and output. Allocated in each call, T + 1
+ * doubles per double of the sweep's arrays (mbd_work is carved once for its solver, and
+ * most workspaces never take derivatives): at N = 30 about 150 KiB, against the sweeps'
+ * cost negligible. */
+typedef struct {
+    mbd_dual_work work;
+    mbd_dual *q, *qd, *tau, *qdd;
+} dual_sweep;
+
+/* Points the arrays into base (NULL: only measures; carve, internal.h); returns the
+ * block's bytes. */
+static size_t lay_out(dual_sweep *sweep, char *base, const mbd_model *model)
+{
+    const size_t nb = (size_t)model->nb, nq = (size_t)model->nq, nv = (size_t)model->nv;
+    const size_t d = sizeof(mbd_dual);
+    mbd_dual_work *work = &sweep->work;
+    carved_block block = {base, 0};
+    work->X = (mbd_dual_xform *)carve(&block, nb * sizeof(mbd_dual_xform));
+    work->IA = (mbd_dual_inertia *)carve(&block, nb * sizeof(mbd_dual_inertia));
+    work->S = (mbd_dual *)carve(&block, 6 * nv * d);
+    work->U = (mbd_dual *)carve(&block, 6 * nv * d);
+    work->D = (mbd_dual *)carve(&block, (size_t)model->ndd * d);
+    work->u = (mbd_dual *)carve(&block, nv * d);
+    work->v = (mbd_dual(*)[6])carve(&block, 6 * nb * d);
+    work->c = (mbd_dual(*)[6])carve(&block, 6 * nb * d);
+    work->a = (mbd_dual(*)[6])carve(&block, 6 * nb * d);
+    work->f = (mbd_dual(*)[6])carve(&block, 6 * nb * d);
+    sweep->q = (mbd_dual *)carve(&block, nq * d);
+    sweep->qd = (mbd_dual *)carve(&block, nv * d);
+    sweep->tau = (mbd_dual *)carve(&block, nv * d);
+    sweep->qdd = (mbd_dual *)carve(&block, nv * d);
+    return block.used;
+}
+
+/* The matrices asked for, in the order dq, dqd, dtau (NULL ones left out): direction
+ * d = b nv + j of the sweeps is column j of matrix b. */
+typedef enum { ALONG_Q, ALONG_QD, ALONG_TAU } direction_kind;
+
+typedef struct {
+    double *out[3];
+    direction_kind kind[3];
+    int count;
+} asked_matrices;
+
+static void ask(asked_matrices *asked, double *out, direction_kind kind)
+{
+    if (out) {
+        asked->out[asked->count] = out;
+        asked->kind[asked->count++] = kind;
+    }
+}
+
+/* Tangent k of the inputs: the direction of column j of a matrix of the given kind. q
+ * moves along G(q) e_j, only in the joint's coordinates. */
+static void seed(dual_sweep *sweep, const mbd_model *model, const double *q,
+                 direction_kind kind, int j, int k)
+{
+    if (kind == ALONG_QD) {
+        dual_set_tangent(&sweep->qd[j], k, 1.0);
+    } else if (kind == ALONG_TAU) {
+        dual_set_tangent(&sweep->tau[j], k, 1.0);
+    } else {
+        const int i = body_of_dof(model, j), q0 = model->q0[i];
+        const mbd_joint *joint = &model->joint[i];
+        double unit[MBD_MAX_JOINT_DOF] = {0}, rate[MBD_MAX_JOINT_DOF + 1];
+        unit[j - model->v0[i]] = 1.0;
+        joint_position_rates(rate, joint, q + q0, unit);
+        for (int r = 0; r < joint->nq; r++)
+            dual_set_tangent(&sweep->q[q0 + r], k, rate[r]);
+    }
+}
+
+/* The inputs' values, with no tangent. */
+static void set_values(dual_sweep *sweep, const mbd_model *model, const double *q,
+                       const double *qd, const double *tau)
+{
+    for (int r = 0; r < model->nq; r++)
+        sweep->q[r] = mbd_dual(q[r]);
+    for (int j = 0; j < model->nv; j++) {
+        sweep->qd[j] = mbd_dual(qd[j]);
+        sweep->tau[j] = mbd_dual(tau ? tau[j] : 0.0);
+    }
+}
+
+/* One sweep for the directions first .. first + T - 1 (those below the end): seeded,
+ * swept, and qdd's tangents out into their columns. */
+static int sweep_directions(dual_sweep *sweep, const mbd_model *model, const double *q,
+                            const double *qd, const double *tau, const asked_matrices *asked,
+                            int first)
+{
+    const int nv = model->nv, end = asked->count * nv;
+    set_values(sweep, model, q, qd, tau);
+    for (int k = 0; k < DUAL_TANGENTS && first + k < end; k++)
+        seed(sweep, model, q, asked->kind[(first + k) / nv], (first + k) % nv, k);
+    const int status = bodies_sweep_dual(model, &sweep->work, sweep->q, sweep->qd, sweep->tau,
+                                         sweep->qdd);
+    if (status != MBD_OK)
+        return status;
+    for (int k = 0; k < DUAL_TANGENTS && first + k < end; k++) {
+        double *out = asked->out[(first + k) / nv];
+        const int j = (first + k) % nv;
+        for (int i = 0; i < nv; i++)
+            out[(size_t)i * (size_t)nv + (size_t)j] = dual_tangent(&sweep->qdd[i], k);
+    }
+    return MBD_OK;
+}
+
+static int automatic_forward(const mbd_model *model, mbd_work *work, const double *q,
+                             const double *qd, const double *tau, double *dqdd_dq,
+                             double *dqdd_dqd, double *dqdd_dtau)
+{
+    if (work->solver != &mbd_solver_bodies) /* no dual form of its kernels */
+        return MBD_EUNSUPPORTED;
+    int status = start_kinematics(model, work, q); /* q checked */
+    if (status != MBD_OK)
+        return status;
+    asked_matrices asked = {};
+    ask(&asked, dqdd_dq, ALONG_Q);
+    ask(&asked, dqdd_dqd, ALONG_QD);
+    ask(&asked, dqdd_dtau, ALONG_TAU);
+    dual_sweep sweep;
+    const size_t bytes = lay_out(&sweep, NULL, model);
+    char *block = (char *)aligned_alloc(64, bytes);
+    if (!block)
+        return MBD_ENOMEM;
+    memset(block, 0, bytes);
+    lay_out(&sweep, block, model);
+    sweep.work.failed_body = -1;
+    constant_kinematics_dual(model, &sweep.work);
+    for (int first = 0; first < asked.count * model->nv && status == MBD_OK;
+         first += DUAL_TANGENTS)
+        status = sweep_directions(&sweep, model, q, qd, tau, &asked, first);
+    work->failed_body = sweep.work.failed_body;
+    free(block);
+    return status;
+}
+
+const mbd_derivatives_method mbd_derivatives_automatic = {
+    .name = "automatic",
+    .summary = "forward-mode dual numbers through the bodies sweep's own kernels, 7 directions a "
+               "sweep",
+    .forward = automatic_forward,
+};
