@@ -54,3 +54,43 @@ void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double
     for (int i = model->nb - 1; i >= 0; i--)
         DISPATCH_JOINT(model->joint_type[i], rnea_backward_step, model, work, tau, i);
 }
+
+/* Forward: a_i = X_i a_lambda + S_i qdd_i, f_i = I_i a_i. */
+MBD_INLINE void acceleration_reaction_step(const mbd_model *model, mbd_work *work,
+                                           const double *qdd, int i, const mbd_joint_type type)
+{
+    const int p = model->parent[i], v0 = model->v0[i];
+    double *a = work->a[i];
+    if (p < 0)
+        for (int r = 0; r < 6; r++)
+            a[r] = 0.0;
+    else
+        body_motion(a, model, work, i, type, work->a[p]);
+    for (int k = 0; k < joint_dofs(type); k++)
+        column_add(a, type, work->S + 6 * v0, k, qdd[v0 + k]);
+    rigid_inertia_apply(work->f[i], &model->inertia[i], a);
+}
+
+/* Backward: f_lambda += X_i^T f_i, then f_i += base_i once its subtree's part is summed. */
+MBD_INLINE void base_reaction_step(const mbd_model *model, mbd_work *work,
+                                   const double (*base)[6], int i, const mbd_joint_type type)
+{
+    const int p = model->parent[i];
+    if (p >= 0) {
+        double fp[6];
+        body_force_t(fp, model, work, i, type, work->f[i]);
+        for (int r = 0; r < 6; r++)
+            work->f[p][r] += fp[r];
+    }
+    for (int r = 0; r < 6; r++)
+        work->f[i][r] += base[i][r];
+}
+
+void reactions_plus_accelerations(const mbd_model *model, mbd_work *work, const double *qdd,
+                                  const double (*base)[6])
+{
+    for (int i = 0; i < model->nb; i++)
+        DISPATCH_JOINT(model->joint_type[i], acceleration_reaction_step, model, work, qdd, i);
+    for (int i = model->nb - 1; i >= 0; i--)
+        DISPATCH_JOINT(model->joint_type[i], base_reaction_step, model, work, base, i);
+}
