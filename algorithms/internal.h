@@ -146,10 +146,11 @@ void momentum_rates_from_qd(const mbd_model *model, mbd_work *work, const double
 /* RNEA after mbd_kinematics; reactions in work->f. */
 void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double *qdd,
           int with_gravity, double *tau);
-/* After mbd_kinematics: work->f = base + the reactions of accelerations qdd alone (no velocity or
- * gravity), which RNEA's reactions are affine in. */
-void reactions_plus_accelerations(const mbd_model *model, mbd_work *work, const double *qdd,
-                                  const double (*base)[6]);
+/* After mbd_kinematics: the force parts of work->f = those of base + the reactions of
+ * accelerations qdd alone (no velocity or gravity), which RNEA's reactions are affine in;
+ * the moment parts are left as they were. */
+void reaction_forces_plus_accelerations(const mbd_model *model, mbd_work *work,
+                                        const double *qdd, const double (*base)[6]);
 /* CRBA after mbd_kinematics: the lower triangle of the row-major nv x nv H. */
 void crba(const mbd_model *model, mbd_work *work, double *H);
 

@@ -125,7 +125,7 @@ static int accelerations(const mbd_model *model, mbd_work *work, const double *q
 /* The friction scratch. The first evaluation, at tau_f,0 = -b qd: its qdd and reactions are
  * what the later ones of a solver with inverse_times start from. Any later tau_f gives
  * qdd = qdd_0 + H^-1 (tau_f - tau_f,0) (H qdd + C = tau + tau_f is linear in tau_f), and
- * reactions f_0 plus those of the accelerations' change alone (affine in qdd). Each
+ * reaction forces f_0 plus those of the accelerations' change alone (affine in qdd). Each
  * coordinate's sliding factor (qd alone decides it); and the history of Anderson's step:
  * the last map value g = G(x) and residual r = G(x) - x, and the differences of the last
  * ANDERSON_DEPTH successive ones. */
@@ -207,7 +207,7 @@ static void evaluate_from_first(const mbd_model *model, mbd_work *work, const do
     work->solver->inverse_times(model, work, change, step);
     for (int k = 0; k < model->nv; k++)
         qdd[k] = b.qdd[k] + step[k];
-    reactions_plus_accelerations(model, work, step, (const double (*)[6])b.forces);
+    reaction_forces_plus_accelerations(model, work, step, (const double (*)[6])b.forces);
 }
 
 static double dot(const double *a, const double *b, int n)
