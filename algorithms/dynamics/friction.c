@@ -39,7 +39,7 @@
 #define TOLERANCE 1e-12
 #define FLOOR_TOLERANCE 1e-9
 #define MAX_ITERATIONS 100
-#define ANDERSON_DEPTH 2
+#define ANDERSON_DEPTH 3
 
 /* The work->jv vectors. */
 enum { JV_TOTAL, JV_FRICTION, JV_NEXT, JV_BIAS, JV_RHS, JV_ACCEL, JV_USED };
