@@ -39,6 +39,7 @@ struct mbd_work {
                                   coefficients.c, vector k at k nv */
     int friction_iterations;   /* of the last forward call's friction solve */
     double *loop_scratch;      /* loops_scratch_doubles(model, solver); models with loops */
+    double *friction_scratch;  /* friction_scratch_doubles(model); models with Coulomb friction */
     void *plugin_work;         /* a plugin solver's work (its work_new), else NULL */
 };
 
@@ -51,6 +52,10 @@ typedef int (*mbd_solve_mom_fn)(const mbd_model *model, mbd_work *work, const do
                                 const double *tau, double *qd, double *pd);
 typedef int (*mbd_forward_acc_fn)(const mbd_model *model, mbd_work *work, const double *q,
                                   const double *qd, const double *tau, double *qdd);
+/* x = H^-1 b at the kinematics and factorization that the solver's last solve left in
+ * work: no velocity or gravity terms, O(its back substitution). */
+typedef void (*mbd_inverse_times_fn)(const mbd_model *model, mbd_work *work, const double *b,
+                                     double *x);
 typedef int (*mbd_forward_mom_fn)(const mbd_model *model, mbd_work *work, const double *q,
                                   const double *p, const double *tau, double *qd, double *pd);
 
@@ -74,6 +79,7 @@ struct mbd_solver {
      * of in a pass of their own: at N = 10 000 X then stays in L1 between the two. */
     mbd_forward_acc_fn forward_acc;
     mbd_forward_mom_fn forward_mom;
+    mbd_inverse_times_fn inverse_times; /* may be NULL: friction re-solves in full */
     mbd_lane_kernels lane_kernels;   /* its lane forms (batch.c); LANES_NONE: one state only */
     mbd_loop_route loop_route;       /* LOOPS_NONE: it does not close loops */
     const mbd_plugin_solver *plugin; /* a plugin's solver (plugin.c), else NULL */
@@ -140,6 +146,11 @@ void momentum_rates_from_qd(const mbd_model *model, mbd_work *work, const double
 /* RNEA after mbd_kinematics; reactions in work->f. */
 void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double *qdd,
           int with_gravity, double *tau);
+/* After mbd_kinematics: the force parts of work->f = those of base + the reactions of
+ * accelerations qdd alone (no velocity or gravity), which RNEA's reactions are affine in;
+ * the moment parts are left as they were. */
+void reaction_forces_plus_accelerations(const mbd_model *model, mbd_work *work,
+                                        const double *qdd, const double (*base)[6]);
 /* CRBA after mbd_kinematics: the lower triangle of the row-major nv x nv H. */
 void crba(const mbd_model *model, mbd_work *work, double *H);
 /* dtau/dq, dtau/dqd and the full H, each nv x nv row-major or NULL, after mbd_kinematics
@@ -165,6 +176,9 @@ int friction_solve_acc(const mbd_model *model, mbd_work *work, const double *qd,
                        const double *tau, double *qdd);
 int friction_solve_mom(const mbd_model *model, mbd_work *work, const double *p,
                        const double *tau, double *qd, double *pd);
+/* The workspace doubles that the friction iteration needs beyond work->jv; 0 without
+ * Coulomb friction. */
+size_t friction_scratch_doubles(const mbd_model *model);
 /* tau_f for every coordinate from qd and the joint reactions that rnea() left in work->f. */
 void friction_forces(const mbd_model *model, const mbd_work *work, const double *qd,
                      double *tau_f);

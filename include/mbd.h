@@ -245,16 +245,17 @@ void mbd_work_free(mbd_work *work);
  * body whose joint's friction changed most in the last iteration; otherwise -1. */
 int mbd_work_failed_body(const mbd_work *work);
 
-/* Iterations of the friction solve (one RNEA each) in the last forward call: 0 for a
+/* Iterations of the friction solve (one evaluation of tau_f each) in the last forward call: 0 for a
  * model without Coulomb friction (viscous friction needs no iteration). */
 int mbd_work_friction_iterations(const mbd_work *work);
 
 /* Friction (mbd_friction) in the forward calls below and mbd_inverse_dynamics: the joint
  * reactions depend on qdd and the friction on the reactions. For a model with Coulomb friction every
  * solver's forward call iterates on the friction forces tau_f:
- * qdd_k = FD(tau + tau_f,k), reactions by RNEA at qdd_k, tau_f,k+1 from them, until
- * max |tau_f,k+1 - tau_f,k| <= 1e-12 (1 + max |tau_f,k+1|) (or <= 1e-9 (...) where it
- * stops falling: the solve's rounding floor), at most 100 iterations; otherwise
+ * qdd_k = FD(tau + tau_f,k), reactions by RNEA at qdd_k, G_k = tau_f from them, until
+ * max |G_k - tau_f,k| <= 1e-12 (1 + max |G_k|) (or <= 1e-9 (...) where it stops falling:
+ * the solve's rounding floor), tau_f,k+1 by Anderson's step (Anderson 1965) from G_k, each
+ * call from tau_f,0 = -b qd, at most 100 iterations; otherwise
  * MBD_EFRICTION (the equations may have no or several solutions: Painleve's
  * paradox). Models without friction take the frictionless path unchanged.
  *

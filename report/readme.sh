@@ -171,9 +171,11 @@ $(summary crossover)
 
 \`chain-revolute-friction\` is \`chain:n=N,joint=revolute,friction=0.2\`: the revolute chain
 with Coulomb friction 0.2 on every joint (pins of radius 0.05 m, smoothing 0.01 rad/s), whose
-forward call iterates the solver and RNEA until the friction forces settle
-(algorithms/dynamics/friction.c; a momentum-only solver also pays one RNEA for C q̇ + g and one more
-momentum solve). Time per call with friction, and in brackets over the same call without:
+forward call iterates on the friction forces until they settle (algorithms/dynamics/friction.c:
+one solve and RNEA, then per iteration the solver's back substitution H⁻¹ τ_f and the
+reactions' change; the momentum form pays one RNEA more for C q̇ + g). Dense and sparse
+stop at N = 300 (\`--dense-max-n\`). Time per call with friction, and in brackets over the
+same call without:
 
 $(summary friction)
 

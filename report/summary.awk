@@ -378,7 +378,7 @@ function print_crossover(    f, v, i, n, key, win, runner, text, run_win, run_fr
 # ---- friction: chain-revolute-friction against chain-revolute ----------------------------
 
 function print_friction(    cols, ncols, v, k, a, b, row, any) {
-    ncols = split("10 100 1000", cols, " ")
+    ncols = split("10 100 300 1000", cols, " ")
     printf "| variant |"
     for (k = 1; k <= ncols; k++) printf " N = %d |", cols[k]
     printf "\n|---|"

@@ -3,6 +3,7 @@
  * dissipation along a simulated trajectory, the frictionless path unchanged, the Painleve
  * failure and the model-file checks. Joint frames are turned and axes oblique throughout,
  * so that a reaction or an axis taken in the wrong frame shows. */
+#include "internal.h"
 #include "support.h"
 
 #include <math.h>
@@ -64,10 +65,9 @@ static mbd_model *build(int n, const mbd_body_def *defs)
     return model;
 }
 
-/* The model of spec with the friction of every joint replaced by fr. */
-static mbd_model *with_friction(const char *spec, mbd_friction fr)
+/* The model base with the friction of every joint replaced by fr; frees base. */
+static mbd_model *replace_friction(mbd_model *base, const char *name, mbd_friction fr)
 {
-    mbd_model *base = load_model(spec);
     const int n = mbd_model_nbodies(base);
     mbd_body_def *defs = malloc((size_t)n * sizeof *defs);
     for (int i = 0; i < n; i++) {
@@ -77,11 +77,17 @@ static mbd_model *with_friction(const char *spec, mbd_friction fr)
     char err[512];
     double gravity[3];
     mbd_model_gravity(base, gravity);
-    mbd_model *model = build_tree(spec, gravity, n, defs, err, sizeof err);
+    mbd_model *model = build_tree(name, gravity, n, defs, err, sizeof err);
     assert_non_null(model);
     free(defs);
     mbd_model_free(base);
     return model;
+}
+
+/* The model of spec with the friction of every joint replaced by fr. */
+static mbd_model *with_friction(const char *spec, mbd_friction fr)
+{
+    return replace_friction(load_model(spec), spec, fr);
 }
 
 /* Forward dynamics with every solver in every form it offers; check(solver, form, out,
@@ -323,6 +329,97 @@ static void test_inverse_of_forward(void **state)
     }
 }
 
+/* ---- the iteration from the first evaluation ---- */
+
+/* A forward call in the given form into out; momentum form: qd_out and pd (in out) from
+ * p = H qd. */
+static void forward_once(const mbd_model *model, mbd_work *work, mbd_formulation form,
+                         const state_buf *s, double *out, double *qd_out)
+{
+    if (form == MBD_ACCELERATION) {
+        assert_int_equal(mbd_forward(model, work, s->q, s->qd, s->tau, out), MBD_OK);
+        return;
+    }
+    assert_int_equal(mbd_momentum(model, work, s->q, s->qd, s->p), MBD_OK);
+    assert_int_equal(mbd_forward_momentum(model, work, s->q, s->p, s->tau, qd_out, out), MBD_OK);
+}
+
+/* Random trees of every joint type that has friction and of those mixed: each solver's
+ * iteration from its first evaluation (inverse_times) gives what the same solver gives
+ * re-solving in full at every iteration, within the iteration's tolerance. */
+static void test_first_evaluation_as_full_solves(void **state)
+{
+    (void)state;
+    const mbd_friction fr = {.coulomb = 0.3, .radius = 0.08, .viscous = 0.05, .smoothing = 0.05};
+    for (int type = MIXED_COORDINATE_JOINTS; type <= MBD_CARDAN; type++) {
+        if (type == MIXED_JOINTS) /* spherical and free joints have no friction */
+            continue;
+        mbd_model *model = replace_friction(random_model(40 + (uint64_t)(type + 2), 9, type,
+                                                         SHAPE_RANDOM), "random", fr);
+        state_buf s = state_new(model, 7 + (uint64_t)(type + 2));
+        for (int k = 0; k < mbd_solver_count(); k++) {
+            const mbd_solver *solver = mbd_solver_at(k);
+            if (solver->plugin)
+                continue;
+            assert_non_null(solver->inverse_times);
+            mbd_solver in_full = *solver;
+            in_full.inverse_times = NULL;
+            mbd_work *work, *full_work;
+            mbd_work_new(model, solver, &work);
+            mbd_work_new(model, &in_full, &full_work);
+            for (unsigned form = 1; form <= MBD_MOMENTUM; form <<= 1) {
+                if (!(mbd_solver_formulations(solver) & form))
+                    continue;
+                forward_once(model, work, form, &s, s.out, s.out2);
+                forward_once(model, full_work, form, &s, s.ref, s.ref2);
+                char label[96];
+                snprintf(label, sizeof label, "%s, form %u, joint type %d", solver->name, form,
+                         type);
+                assert_close(s.out, s.ref, s.nv, 1e-12, label);
+                assert_true(mbd_work_friction_iterations(work) >= 2);
+            }
+            mbd_work_free(work);
+            mbd_work_free(full_work);
+        }
+        state_free(&s);
+        mbd_model_free(model);
+    }
+}
+
+/* A call's result does not depend on the calls before it in the same workspace: the
+ * same state after a different one gives the same bits as in a fresh workspace. */
+static void test_calls_independent(void **state)
+{
+    (void)state;
+    const mbd_friction fr = {.coulomb = 0.2, .radius = 0.05, .viscous = 0.1, .smoothing = 0.05};
+    mbd_model *model = replace_friction(random_model(3, 12, MIXED_COORDINATE_JOINTS,
+                                                     SHAPE_RANDOM), "random", fr);
+    state_buf a = state_new(model, 1), b = state_new(model, 2);
+    for (int k = 0; k < mbd_solver_count(); k++) {
+        const mbd_solver *solver = mbd_solver_at(k);
+        if (solver->plugin)
+            continue;
+        mbd_work *fresh, *used;
+        mbd_work_new(model, solver, &fresh);
+        mbd_work_new(model, solver, &used);
+        for (unsigned form = 1; form <= MBD_MOMENTUM; form <<= 1) {
+            if (!(mbd_solver_formulations(solver) & form))
+                continue;
+            forward_once(model, fresh, form, &a, a.ref, a.ref2);
+            forward_once(model, used, form, &a, a.out, a.out2);
+            forward_once(model, used, form, &b, b.out, b.out2);
+            forward_once(model, used, form, &a, a.out, a.out2);
+            assert_memory_equal(a.out, a.ref, (size_t)a.nv * sizeof *a.out);
+            assert_memory_equal(a.out2, a.ref2, (size_t)a.nv * sizeof *a.out2);
+        }
+        mbd_work_free(fresh);
+        mbd_work_free(used);
+    }
+    state_free(&a);
+    state_free(&b);
+    mbd_model_free(model);
+}
+
 /* Zero coefficients (radius and smoothing set) take the frictionless path: the same bits,
  * no iteration. */
 static void test_zero_friction_bit_identical(void **state)
@@ -484,6 +581,8 @@ int main(void)
         cmocka_unit_test(test_turning_arm_by_hand),
         cmocka_unit_test(test_painleve_fails),
         cmocka_unit_test(test_inverse_of_forward),
+        cmocka_unit_test(test_first_evaluation_as_full_solves),
+        cmocka_unit_test(test_calls_independent),
         cmocka_unit_test(test_zero_friction_bit_identical),
         cmocka_unit_test(test_energy_decreases),
         cmocka_unit_test(test_model_file_errors),

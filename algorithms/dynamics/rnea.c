@@ -5,7 +5,8 @@
  *                    a_i = X_i a_lambda + S_i qdd_i + c_J + v_i x S_i qd_i  (a_0 = -a_g),
  *                    f_i = I_i a_i + v_i x* I_i v_i
  *   leaves -> root:  tau_i = S_i^T f_i,  f_lambda += X_i^T f_i
- * O(N), after mbd_kinematics. */
+ * O(N), after mbd_kinematics. And the change in the reaction forces that a change in qdd
+ * alone makes, for the friction iteration. */
 #include "internal.h"
 
 /* Forward: v_i, a_i = X_i a_lambda + S qdd + c_J + v_i x S qd, f_i = I a + v x* I v. */
@@ -53,4 +54,50 @@ void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double
         DISPATCH_JOINT(model->joint_type[i], rnea_forward_step, model, work, qd, qdd, a0, i);
     for (int i = model->nb - 1; i >= 0; i--)
         DISPATCH_JOINT(model->joint_type[i], rnea_backward_step, model, work, tau, i);
+}
+
+/* Forward: a_i = X_i a_lambda + S_i qdd_i, and the force part of f_i = I_i a_i:
+ * m a_o - h x a_w (rigid_inertia_apply's lower half). */
+MBD_INLINE void acceleration_force_step(const mbd_model *model, mbd_work *work,
+                                        const double *qdd, int i, const mbd_joint_type type)
+{
+    const int p = model->parent[i], v0 = model->v0[i];
+    const mbd_rigid *I = &model->inertia[i];
+    double *a = work->a[i], hxw[3];
+    if (p < 0)
+        for (int r = 0; r < 6; r++)
+            a[r] = 0.0;
+    else
+        body_motion(a, model, work, i, type, work->a[p]);
+    for (int k = 0; k < joint_dofs(type); k++)
+        column_add(a, type, work->S + 6 * v0, k, qdd[v0 + k]);
+    vec3_cross(hxw, I->h, a);
+    for (int r = 0; r < 3; r++)
+        work->f[i][3 + r] = I->m * a[3 + r] - hxw[r];
+}
+
+/* Backward: the force part of f_lambda += X_i^T f_i, E_i^T f_i (the moment parts need the
+ * force's, not the other way round), then f_i += base_i once its subtree's part is summed. */
+MBD_INLINE void base_force_step(const mbd_model *model, mbd_work *work, const double (*base)[6],
+                                int i, const mbd_joint_type type)
+{
+    const int p = model->parent[i];
+    double *f = work->f[i] + 3;
+    if (p >= 0) {
+        double fp[3];
+        body_rotate(fp, model, work, i, type, 1, f);
+        for (int r = 0; r < 3; r++)
+            work->f[p][3 + r] += fp[r];
+    }
+    for (int r = 0; r < 3; r++)
+        f[r] += base[i][3 + r];
+}
+
+void reaction_forces_plus_accelerations(const mbd_model *model, mbd_work *work,
+                                        const double *qdd, const double (*base)[6])
+{
+    for (int i = 0; i < model->nb; i++)
+        DISPATCH_JOINT(model->joint_type[i], acceleration_force_step, model, work, qdd, i);
+    for (int i = model->nb - 1; i >= 0; i--)
+        DISPATCH_JOINT(model->joint_type[i], base_force_step, model, work, base, i);
 }

@@ -40,6 +40,7 @@ const mbd_solver mbd_solver_bodies = {
     .summary = "separate-bodies sweep (Vereshchagin 1974, articulated-body recursion), O(N)",
     .solve_acc = bodies_acc,
     .forward_acc = bodies_forward,
+    .inverse_times = bodies_inverse_times,
     .lane_kernels = LANES_BODIES,
     .loop_route = LOOPS_BODIES,
 };

@@ -54,11 +54,19 @@ static int dense_mom(const mbd_model *model, mbd_work *work, const double *p, co
     return MBD_OK;
 }
 
+/* The factor that either form left in scratch; dpotrs cannot fail on it. */
+static void dense_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x)
+{
+    memcpy(x, b, (size_t)model->nv * sizeof *x);
+    solve_in_place(model, work, x);
+}
+
 const mbd_solver mbd_solver_dense = {
     .name = "dense",
     .summary = "CRBA mass matrix + LAPACK Cholesky (dpotrf/dpotrs), O(N^3); both formulations",
     .scratch_doubles = dense_scratch,
     .solve_acc = dense_acc,
     .solve_mom = dense_mom,
+    .inverse_times = dense_inverse_times,
     .loop_route = LOOPS_DENSE,
 };

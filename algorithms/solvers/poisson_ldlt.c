@@ -10,6 +10,21 @@
 #include "solvers/poisson_ldlt_kernels.h"
 #include "spatial/lane_end.h"
 
+/* qd = H^-1 b: the right-hand side's parts of the two passes again, on the L_i and V_i of
+ * the preceding solve. Overwrites work->u, phi and v. */
+static void ldlt_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x)
+{
+    for (int i = model->nb - 1; i >= 0; i--) {
+        start_force_sum(model, work->phi, i);
+        DISPATCH_JOINT(model->joint_type[i], ldlt_reduce_step, model, work, work->phi, b, i);
+    }
+    for (int i = 0; i < model->nb; i++) {
+        const int parent = model->parent[i];
+        DISPATCH_JOINT(model->joint_type[i], ldlt_rate_step, model, work,
+                       parent < 0 ? NULL : work->v[parent], x, work->v[i], i);
+    }
+}
+
 static int ldlt_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
                     double *qd, double *pd)
 {
@@ -21,5 +36,6 @@ const mbd_solver mbd_solver_poisson_ldlt = {
     .summary = "Poisson-impulse block LDL^T (Ivanov 2017 sec. 4: Cholesky of S^T I^A S, rank-n downdate), O(N); momentum form",
     .solve_mom = ldlt_mom,
     .forward_mom = ldlt_solve,
+    .inverse_times = ldlt_inverse_times,
     .lane_kernels = LANES_POISSON_LDLT,
 };

@@ -11,6 +11,46 @@
  * Written once over the lane type of lane.h (no include guard; poisson_ldlt.c instantiates
  * one state, batch_x4.c and batch_x8.c W lanes). */
 
+/* The right-hand side's part of the backward pass, once L_i and V_i are known:
+ * x_i = L_i^-1 (p_i - S_i^T phi_i) into work->u, phi_lambda += X_i^T phi_i + V_i^T x_i. */
+MBD_INLINE void LANE_FN(ldlt_reduce_step)(const mbd_model *model, lane_work *work,
+                                          lane (*phi)[6], const lane *p, int i,
+                                          const mbd_joint_type type)
+{
+    const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
+    const lane *S = work->S + 6 * v0, *V = work->U + 6 * v0, *L = work->D + model->d0[i];
+    lane *x = work->u + v0, t[6];
+    for (int k = 0; k < nv; k++)
+        x[k] = p[v0 + k] - LANE_FN(column_dot)(type, S, k, phi[i]);
+    LANE_FN(small_forward_subst)(L, nv, x);
+    if (parent < 0)
+        return;
+    LANE_FN(body_force_t)(t, model, work, i, type, phi[i]);
+    for (int k = 0; k < nv; k++)
+        for (int r = 0; r < 6; r++)
+            t[r] += V[6 * k + r] * x[k];
+    LANE_FN(carry_force)(model, phi, i, t);
+}
+
+/* The rates' part of the forward pass: qd_i = L_i^-T (x_i - V_i v_lambda) (vp: v_lambda,
+ * NULL at a root) and w = X_i v_lambda + S_i qd_i, v_i. */
+MBD_INLINE void LANE_FN(ldlt_rate_step)(const mbd_model *model, const lane_work *work,
+                                        const lane *vp, lane *qd, lane w[6], int i,
+                                        const mbd_joint_type type)
+{
+    lane zero[6];
+    for (int r = 0; r < 6; r++)
+        zero[r] = LANE_FN(lane_splat)(0.0);
+    const int v0 = model->v0[i], nv = joint_dofs(type);
+    const lane *V = work->U + 6 * v0, *L = work->D + model->d0[i];
+    for (int k = 0; k < nv; k++)
+        qd[v0 + k] = vp ? work->u[v0 + k] - LANE_FN(dot6)(V + 6 * k, vp) : work->u[v0 + k];
+    LANE_FN(small_backward_subst)(L, nv, qd + v0);
+    LANE_FN(body_motion)(w, model, work, i, type, vp ? vp : zero);
+    for (int k = 0; k < nv; k++)
+        LANE_FN(column_add)(w, type, work->S + 6 * v0, k, qd[v0 + k]);
+}
+
 /* q not NULL: X_i and S_i from it first (as the bodies sweep's velocity_step). */
 MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, const lane *q,
                                        const lane *p, int i, const mbd_joint_type type)
@@ -18,8 +58,8 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     lane (*phi)[6] = work->phi;
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
     const lane *S = work->S + 6 * v0;
-    lane *V = work->U + 6 * v0, *L = work->D + model->d0[i], *x = work->u + v0;
-    lane U[MBD_MAX_JOINT_DOF][6], t[6];
+    lane *V = work->U + 6 * v0, *L = work->D + model->d0[i];
+    lane U[MBD_MAX_JOINT_DOF][6];
     if (q)
         LANE_FN(body_kinematics)(model, work, q, i, type);
     LANE_FN(start_inertia_sum)(model, work, i, 0);
@@ -28,22 +68,17 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     LANE_FN(joint_space_inertia)(U, L, &work->IA[i], type, S);
     if (LANE_FN(small_cholesky)(L, nv))
         return LANE_FN(singular_joint)(work, i);
-    for (int k = 0; k < nv; k++)
-        x[k] = p[v0 + k] - LANE_FN(column_dot)(type, S, k, phi[i]);
-    LANE_FN(small_forward_subst)(L, nv, x);
-    if (parent < 0)
+    if (parent < 0) {
+        LANE_FN(ldlt_reduce_step)(model, work, phi, p, i, type);
         return MBD_OK;
+    }
     for (int k = 0; k < nv; k++) /* rows of V: (X^T U_k)^T, then L^-1 */
         LANE_FN(body_force_t)(V + 6 * k, model, work, i, type, U[k]);
     LANE_FN(small_forward_subst_rows)(L, nv, V);
     LANE_FN(carry_inertia)(model, work, i, &work->IA[i], 0, 0, 0);
     for (int k = 0; k < nv; k++) /* symmetric rank-n_i downdate */
         LANE_FN(inertia_sub_outer)(&work->IA[parent], V + 6 * k, V + 6 * k);
-    LANE_FN(body_force_t)(t, model, work, i, type, phi[i]);
-    for (int k = 0; k < nv; k++)
-        for (int r = 0; r < 6; r++)
-            t[r] += V[6 * k + r] * x[k];
-    LANE_FN(carry_force)(model, phi, i, t);
+    LANE_FN(ldlt_reduce_step)(model, work, phi, p, i, type);
     return MBD_OK;
 }
 
@@ -52,19 +87,10 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
 MBD_INLINE void LANE_FN(rate_step)(const mbd_model *model, lane_work *work, const lane *tau,
                                    lane *qd, lane *pd, int i, const mbd_joint_type type)
 {
-    lane zero[6];
-    for (int r = 0; r < 6; r++)
-        zero[r] = LANE_FN(lane_splat)(0.0);
-    const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
-    const lane *V = work->U + 6 * v0, *L = work->D + model->d0[i];
-    const lane *vp = parent < 0 ? zero : LANE_FN(motion_of)(model, work->v, parent);
+    const int parent = model->parent[i];
+    const lane *vp = parent < 0 ? NULL : LANE_FN(motion_of)(model, work->v, parent);
     lane *v = LANE_FN(motion_of)(model, work->v, i), *mu = work->f[i], w[6];
-    for (int k = 0; k < nv; k++)
-        qd[v0 + k] = work->u[v0 + k] - (parent < 0 ? LANE_FN(lane_splat)(0.0) : LANE_FN(dot6)(V + 6 * k, vp));
-    LANE_FN(small_backward_subst)(L, nv, qd + v0);
-    LANE_FN(body_motion)(w, model, work, i, type, vp); /* summed in a local, stored once */
-    for (int k = 0; k < nv; k++)
-        LANE_FN(column_add)(w, type, work->S + 6 * v0, k, qd[v0 + k]);
+    LANE_FN(ldlt_rate_step)(model, work, vp, qd, w, i, type); /* w summed in a local */
     for (int r = 0; r < 6; r++)
         v[r] = w[r];
     LANE_FN(inertia_apply)(mu, &work->IA[i], w);

@@ -13,6 +13,56 @@
 /* The general 6x6 I^A_i of every body. */
 static size_t sweep_scratch(const mbd_model *model) { return 36 * (size_t)model->nb; }
 
+/* The right-hand side's part of the backward pass on the U_i and D_i^-1 of the preceding
+ * solve: phi_lambda += X_i^T (H_i phi_i + U_i D_i^-1 p_i), with H_i = 1 - U_i D_i^-1 S_i^T
+ * not formed: X_i^T (phi_i + U_i D_i^-1 (p_i - S_i^T phi_i)). */
+MBD_INLINE void sweep_reduce_step(const mbd_model *model, mbd_work *work, const double *p,
+                                  int i, const mbd_joint_type type)
+{
+    const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
+    const double *S = work->S + 6 * v0, *U = work->U + 6 * v0;
+    double x[MBD_MAX_JOINT_DOF], z[MBD_MAX_JOINT_DOF], sum[6], t[6];
+    if (parent < 0)
+        return;
+    subspace_dot(x, type, S, work->phi[i]);
+    for (int k = 0; k < nv; k++)
+        x[k] = p[v0 + k] - x[k];
+    block_inverse_times(z, work->D + model->d0[i], x, nv);
+    for (int r = 0; r < 6; r++) {
+        sum[r] = work->phi[i][r];
+        for (int k = 0; k < nv; k++)
+            sum[r] += U[6 * k + r] * z[k];
+    }
+    body_force_t(t, model, work, i, type, sum);
+    carry_force(model, work->phi, i, t);
+}
+
+/* The velocities' part of the forward pass: qd_i, and v_i = w + S_i qd_i. */
+MBD_INLINE void sweep_velocity_step(const mbd_model *model, mbd_work *work, const double *p,
+                                    double *qd, int i, const mbd_joint_type type)
+{
+    static const double zero[6];
+    const int parent = model->parent[i], v0 = model->v0[i];
+    double f[6];
+    sweep_rate_step(model, work, p, parent < 0 ? zero : work->v[parent], work->v[i], f, qd + v0,
+                    i, type);
+    subspace_times(f, type, work->S + 6 * v0, qd + v0);
+    for (int r = 0; r < 6; r++)
+        work->v[i][r] += f[r];
+}
+
+/* qd = H^-1 b: the right-hand side's parts of the two passes again. Overwrites work->phi
+ * and v. */
+static void sweep_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x)
+{
+    for (int i = model->nb - 1; i >= 0; i--) {
+        start_force_sum(model, work->phi, i);
+        DISPATCH_JOINT(model->joint_type[i], sweep_reduce_step, model, work, b, i);
+    }
+    for (int i = 0; i < model->nb; i++)
+        DISPATCH_JOINT(model->joint_type[i], sweep_velocity_step, model, work, b, x, i);
+}
+
 static int sweep_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
                      double *qd, double *pd)
 {
@@ -25,5 +75,6 @@ const mbd_solver mbd_solver_poisson_sweep = {
     .scratch_doubles = sweep_scratch,
     .solve_mom = sweep_mom,
     .forward_mom = sweep_solve,
+    .inverse_times = sweep_inverse_times,
     .lane_kernels = LANES_POISSON_SWEEP,
 };

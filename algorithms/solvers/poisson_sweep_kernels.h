@@ -233,6 +233,35 @@ static int LANE_FN(eliminate)(const mbd_model *model, lane_work *work, const lan
     return status;
 }
 
+/* z = D_i^-1 x for the joint block's rows x (nv of them). */
+MBD_INLINE void LANE_FN(block_inverse_times)(lane *z, const lane *Dinv, const lane *x, int nv)
+{
+    for (int k = 0; k < nv; k++) {
+        z[k] = Dinv[nv * k] * x[0];
+        for (int m = 1; m < nv; m++)
+            z[k] += Dinv[nv * k + m] * x[m];
+    }
+}
+
+/* The rates' part of the forward pass, v_lambda known (vp): w = X_i v_lambda,
+ * f = I^A_i w + phi_i and rate = qd_i = D_i^-1 (p_i - S_i^T f). */
+MBD_INLINE void LANE_FN(sweep_rate_step)(const mbd_model *model, lane_work *work, const lane *p,
+                                         const lane *vp, lane w[6], lane f[6], lane *rate, int i,
+                                         const mbd_joint_type type)
+{
+    const int v0 = model->v0[i], nv = joint_dofs(type);
+    const lane *S = work->S + 6 * v0, *phi = work->phi[i];
+    lane rhs[MBD_MAX_JOINT_DOF];
+    LANE_FN(body_motion)(w, model, work, i, type, vp);
+    LANE_FN(mat6_apply)(f, LANE_FN(general_inertias)(work)[i], w);
+    for (int r = 0; r < 6; r++)
+        f[r] += phi[r];
+    LANE_FN(subspace_dot)(rhs, type, S, f);
+    for (int k = 0; k < nv; k++)
+        rhs[k] = p[v0 + k] - rhs[k];
+    LANE_FN(block_inverse_times)(rate, work->D + model->d0[i], rhs, nv);
+}
+
 /* Body i's qd_i, v_i and mu_i (into its slot of work->v, motion_of, and work->f), and pd_i,
  * its parent's v known. */
 MBD_INLINE void LANE_FN(sweep_rates_step)(const mbd_model *model, lane_work *work, const lane *p,
@@ -241,22 +270,12 @@ MBD_INLINE void LANE_FN(sweep_rates_step)(const mbd_model *model, lane_work *wor
 {
     static const lane zero[6];
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
-    const lane *S = work->S + 6 * v0, *Dinv = work->D + model->d0[i], *phi = work->phi[i];
-    lane w[6], f[6], rhs[MBD_MAX_JOINT_DOF], rate[MBD_MAX_JOINT_DOF];
-    LANE_FN(body_motion)(w, model, work, i, type,
-                         parent < 0 ? zero : LANE_FN(motion_of)(model, work->v, parent));
-    LANE_FN(mat6_apply)(f, LANE_FN(general_inertias)(work)[i], w);
-    for (int r = 0; r < 6; r++)
-        f[r] += phi[r];
-    LANE_FN(subspace_dot)(rhs, type, S, f);
+    const lane *S = work->S + 6 * v0;
+    lane w[6], f[6], rate[MBD_MAX_JOINT_DOF];
+    const lane *vp = parent < 0 ? zero : LANE_FN(motion_of)(model, work->v, parent);
+    LANE_FN(sweep_rate_step)(model, work, p, vp, w, f, rate, i, type);
     for (int k = 0; k < nv; k++)
-        rhs[k] = p[v0 + k] - rhs[k];
-    for (int k = 0; k < nv; k++) {
-        rate[k] = Dinv[nv * k] * rhs[0];
-        for (int m = 1; m < nv; m++)
-            rate[k] += Dinv[nv * k + m] * rhs[m];
         qd[v0 + k] = rate[k];
-    }
     const lane *U = work->U + 6 * v0; /* v_i = w + S qd, mu_i = I^A v_i + phi = f + U qd */
     lane vJ[6], *v = LANE_FN(motion_of)(model, work->v, i);
     LANE_FN(subspace_times)(vJ, type, S, rate);

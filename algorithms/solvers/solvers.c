@@ -73,6 +73,7 @@ static size_t work_layout(mbd_work *w, const mbd_model *m, size_t scratch, size_
     w->scratch = carve(&block, scratch * d);
     w->jv = carve(&block, JV_COUNT * nv * d);
     w->loop_scratch = carve(&block, loop_scratch * d);
+    w->friction_scratch = carve(&block, friction_scratch_doubles(m) * d);
     return block.used;
 }
 

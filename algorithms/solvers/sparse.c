@@ -388,6 +388,28 @@ static void back_substitute(const mbd_model *model, const sparse_layout *s, doub
     }
 }
 
+/* x = D^-1 L^-T x with the factor that factor_and_reduce left in the rows. */
+static void reduce(const mbd_model *model, const sparse_layout *s, double *x)
+{
+    for (int k = model->nv - 1; k >= 0; k--) {
+        const double *L = s->rows + s->adr[k];
+        const int len = (int)(s->adr[k + 1] - s->adr[k]);
+        const double xk = x[k];
+        for (int m = 1, i = s->lambda[k]; m < len; m++, i = s->lambda[i])
+            x[i] -= L[m] * xk;
+        x[k] = xk * (1.0 / L[0]);
+    }
+}
+
+static void sparse_inverse_times(const mbd_model *model, mbd_work *work, const double *b,
+                                 double *x)
+{
+    const sparse_layout s = layout(model, work);
+    memcpy(x, b, (size_t)model->nv * sizeof *x);
+    reduce(model, &s, x);
+    back_substitute(model, &s, x);
+}
+
 static int sparse_acc(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
                       double *qdd)
 {
@@ -422,4 +444,5 @@ const mbd_solver mbd_solver_sparse = {
     .scratch_doubles = sparse_scratch,
     .solve_acc = sparse_acc,
     .solve_mom = sparse_mom,
+    .inverse_times = sparse_inverse_times,
 };
