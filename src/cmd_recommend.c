@@ -190,8 +190,7 @@ static void print_table(const recommendation *rec)
            rec->batch ? "real time per state in OpenMP batches" : "cpu time per call on one thread",
            RECOMMEND_REPETITIONS);
     printf("rank  %-18s %-13s %15s %13s %10s %7s\n", rec->derivatives ? "method" : "solver",
-           "formulation", "median",
-           "ns per body", "x fastest", "cv");
+           "formulation", "median", "ns per body", "x fastest", "cv");
     for (int k = 0; k < rec->count; k++) {
         const ranked *row = &rec->rows[k];
         char text[32];
