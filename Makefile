@@ -455,7 +455,8 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(wildcard fuzz/*.h) $(FUZZ_BUILD)/src/cli.o
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(filter %.c %.o,$^) $(FUZZ_LIB) \
 	  $(filter-out -fopenmp,$(LDLIBS)) -lgomp -o $@
 
-$(FUZZ_BUILD)/fuzz_cli: $(addprefix $(FUZZ_BUILD)/src/,cmd_fd.o cmd_id.o cmd_coeffs.o cmd_minv.o cmd_info.o)
+$(FUZZ_BUILD)/fuzz_cli: $(addprefix $(FUZZ_BUILD)/src/,cmd_fd.o cmd_id.o cmd_coeffs.o cmd_minv.o cmd_info.o \
+                          cmd_derivatives.o)
 $(FUZZ_BUILD)/fuzz_states: $(addprefix $(FUZZ_BUILD)/src/,cmd_simulate.o cmd_ensemble.o par_serial.o)
 
 $(FUZZ_BUILD)/fuzz_bench_json: $(addprefix $(FUZZ_BUILD)/bench/,compare.o compare_html.o)

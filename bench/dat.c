@@ -46,6 +46,27 @@ static int write_calls(FILE *out, const bench_results *results, bench_suite suit
 }
 
 static int write_percall(FILE *out, void *ctx) { return write_calls(out, ctx, SUITE_PERCALL); }
+
+/* Each method of the derivatives suite: its time, one bodies forward call's on the same
+ * model, the ratio of the two, and its deviation from the reference method (NaN: none). */
+static int write_derivatives(FILE *out, void *ctx)
+{
+    const bench_results *results = ctx;
+    fprintf(out, "# family variant n bodies dofs median_ns cv forward_ns x_forward max_rel_dev\n");
+    for (int k = 0; k < results->count; k++) {
+        const bench_record *r = &results->records[k];
+        if (r->key.suite != SUITE_DERIVATIVES)
+            continue;
+        fprintf(out, "%s %s %d %d %d", r->key.family, r->key.variant, r->key.n, r->bodies, r->dofs);
+        put(out, 1e9 * bench_time_stat(r, STAT_MEDIAN));
+        put(out, bench_time_stat(r, STAT_CV));
+        put(out, bench_counter_median(r, "forward_ns"));
+        put(out, bench_counter_median(r, "x_forward"));
+        put(out, bench_counter_median(r, "max_rel_dev"));
+        fputc('\n', out);
+    }
+    return ferror(out);
+}
 static int write_scaling(FILE *out, void *ctx) { return write_calls(out, ctx, SUITE_SCALING); }
 
 /* One row per (family, variant, n), at its first phase: the phases of its RK4 step side
@@ -155,6 +176,7 @@ int bench_write_dat(const bench_results *results, const char *dir)
         {"percall.dat", write_percall}, {"ratio.dat", write_ratio},
         {"phases.dat", write_phases},   {"batch.dat", write_batch},
         {"crossover.dat", write_crossover}, {"scaling.dat", write_scaling},
+        {"derivatives.dat", write_derivatives},
     };
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "mbd-bench: %s: %s\n", dir, strerror(errno));

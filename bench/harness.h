@@ -9,7 +9,10 @@
 #include <signal.h>
 #include <stdio.h>
 
-typedef enum { SUITE_PERCALL, SUITE_PHASES, SUITE_BATCH, SUITE_LOOPS, SUITE_SCALING, SUITE_COUNT } bench_suite;
+typedef enum {
+    SUITE_PERCALL, SUITE_PHASES, SUITE_BATCH, SUITE_LOOPS, SUITE_SCALING, SUITE_DERIVATIVES,
+    SUITE_COUNT
+} bench_suite;
 
 /* What one measurement is; its name is built from this alone. */
 typedef struct {
@@ -22,7 +25,7 @@ typedef struct {
     int threads;
 } bench_key;
 
-#define BENCH_MAX_COUNTERS 6
+#define BENCH_MAX_COUNTERS 8
 
 typedef struct {
     const char *name;
@@ -41,6 +44,9 @@ typedef struct {
     timing_result timing;
     int ncounters;
     bench_counter counter[BENCH_MAX_COUNTERS];
+    /* SUITE_DERIVATIVES: the median seconds of one bodies forward call on the row's model,
+     * and the method's largest relative deviation from the reference method (NAN: none) */
+    double forward_seconds, deviation;
 } bench_record;
 
 typedef struct {

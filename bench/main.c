@@ -19,7 +19,7 @@
 
 static const char usage[] =
     "usage: mbd-bench [flags]\n"
-    "  --suite LIST        percall,phases,batch,loops,scaling (default: all)\n"
+    "  --suite LIST        percall,phases,batch,loops,scaling,derivatives (default: all)\n"
     "  --n LIST            percall body counts (default 1,2,3,5,7,10,15,20,30,50,70,100,150,\n"
     "                      200,300,500,700,1000)\n"
     "  --phase-n LIST      phases body counts (default 5,10,20,30,40,50)\n"
@@ -28,6 +28,8 @@ static const char usage[] =
     "                      (default 64,16,4,1); the five-bar is timed once\n"
     "  --scaling-n LIST    scaling suite body counts, O(N) solvers only (default 1000,3000,\n"
     "                      10000)\n"
+    "  --derivatives-n LIST  derivatives suite body counts, every method of mbd derivatives\n"
+    "                      (default 1,2,3,5,10,20,30,50,100,200,300); arm7 is timed once\n"
     "  --threads LIST      batch thread counts (default 1..all cores)\n"
     "  --batch-k K         states per batch (default 1024)\n"
     "  --dense-max-n N     largest N for the O(N^3) solvers: dense, and sparse on chains\n"
@@ -55,6 +57,7 @@ static const bench_list default_phase_ns = {{5, 10, 20, 30, 40, 50}, 6};
 static const bench_list default_batch_ns = {{10, 50, 200}, 3};
 static const bench_list default_loops_k = {{64, 16, 4, 1}, 4};
 static const bench_list default_scaling_ns = {{1000, 3000, 10000}, 3};
+static const bench_list default_derivatives_ns = {{1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300}, 11};
 
 /* A comma-separated list of integers in [lo, hi] into list (default kept if absent). */
 static int int_list(const cli_flag *flags, const char *name, int lo, int hi, bench_list *list)
@@ -95,7 +98,7 @@ static int suite_list(const cli_flag *flags, unsigned *suites)
                 strncmp(p, bench_suite_name((bench_suite)s), len) == 0)
                 *suites |= 1u << s, found = 1;
         if (!found) {
-            fprintf(stderr, "mbd %s: --suite: unknown suite '%.*s' (percall, phases, batch, loops, scaling)\n",
+            fprintf(stderr, "mbd %s: --suite: unknown suite '%.*s' (percall, phases, batch, loops, scaling, derivatives)\n",
                     CMD, (int)len, p);
             return CLI_USAGE_ERROR;
         }
@@ -136,6 +139,7 @@ static int parse_flags(cli_flag *flags, bench_config *config, regex_t *filter)
     config->ns[SUITE_BATCH] = default_batch_ns;
     config->ns[SUITE_LOOPS] = default_loops_k;
     config->ns[SUITE_SCALING] = default_scaling_ns;
+    config->ns[SUITE_DERIVATIVES] = default_derivatives_ns;
     config->threads.count = cores < BENCH_MAX_LIST ? cores : BENCH_MAX_LIST;
     for (int t = 0; t < config->threads.count; t++)
         config->threads.value[t] = t + 1;
@@ -146,6 +150,7 @@ static int parse_flags(cli_flag *flags, bench_config *config, regex_t *filter)
         (rc = int_list(flags, "--batch-n", 1, 1000000, &config->ns[SUITE_BATCH])) ||
         (rc = int_list(flags, "--loops-k", 1, 64, &config->ns[SUITE_LOOPS])) ||
         (rc = int_list(flags, "--scaling-n", 1, 1000000, &config->ns[SUITE_SCALING])) ||
+        (rc = int_list(flags, "--derivatives-n", 1, 1000000, &config->ns[SUITE_DERIVATIVES])) ||
         (rc = int_list(flags, "--threads", 1, 1024, &config->threads)))
         return rc;
     config->rank = par_rank();
@@ -211,7 +216,7 @@ static int run_bench(int argc, char **argv)
 {
     cli_flag flags[] = {{"--suite", NULL, 0},       {"--n", NULL, 0},          {"--phase-n", NULL, 0},
                         {"--batch-n", NULL, 0},     {"--threads", NULL, 0},    {"--batch-k", NULL, 0},
-                        {"--loops-k", NULL, 0},     {"--scaling-n", NULL, 0},
+                        {"--loops-k", NULL, 0},     {"--scaling-n", NULL, 0},  {"--derivatives-n", NULL, 0},
                         {"--dense-max-n", NULL, 0}, {"--min-time", NULL, 0},   {"--repetitions", NULL, 0},
                         {"--seed", NULL, 0},        {"--filter", NULL, 0},     {"--json", NULL, 0},
                         {"--dat", NULL, 0},         {"--interleave", NULL, 1}, {NULL, NULL, 0}};

@@ -6,6 +6,7 @@
 #include "../src/workload.h"
 #include "mbd_plugin.h"
 
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -19,8 +20,8 @@ typedef struct {
     int fixed_n;      /* > 0: one model, measured once with this n (a model file) */
 } bench_family;
 
-/* The families of the one-call suites: percall, and scaling at large N. */
-#define PERCALL (SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_SCALING))
+/* The families of the one-call suites: percall, scaling at large N, and derivatives. */
+#define PERCALL (SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_SCALING) | SUITE_BIT(SUITE_DERIVATIVES))
 
 /* The autoTree families with skew 0.5, so that gravity loads every joint. */
 static const bench_family families[] = {
@@ -37,6 +38,8 @@ static const bench_family families[] = {
      * rails of 64 rods (128 + 64/k bodies), and the parallel five-bar (4 bodies, 1 loop). */
     {"ladder-64", "ladder:n=64,k=%d", SUITE_BIT(SUITE_LOOPS), 0, 0},
     {"five-bar", "models/five-bar.json", SUITE_BIT(SUITE_LOOPS), 0, 1},
+    /* a 7-DOF arm, the size that controllers differentiate at every step */
+    {"arm7", "models/arm7.urdf", SUITE_BIT(SUITE_DERIVATIVES), 0, 7},
 };
 
 #define FAMILY_COUNT (int)(sizeof families / sizeof families[0])
@@ -97,8 +100,10 @@ static int for_each_job(const bench_config *config, job_fn fn, void *ctx)
     for (int suite = 0; suite < SUITE_COUNT; suite++) {
         if (!(config->suites & SUITE_BIT(suite)))
             continue;
-        const int nvariants = suite == SUITE_BATCH ? workload_batch_variants(variants, MAX_VARIANTS)
-                                                   : workload_variants(variants, MAX_VARIANTS);
+        const int nvariants =
+            suite == SUITE_BATCH         ? workload_batch_variants(variants, MAX_VARIANTS)
+            : suite == SUITE_DERIVATIVES ? workload_derivative_variants(variants, MAX_VARIANTS)
+                                         : workload_variants(variants, MAX_VARIANTS);
         for (int f = 0; f < FAMILY_COUNT; f++) {
             if (!(families[f].suites & SUITE_BIT(suite)))
                 continue;
@@ -159,6 +164,7 @@ static int measure(const bench_config *config, const bench_job *job, const workl
     case SUITE_PERCALL:
     case SUITE_SCALING:
     case SUITE_LOOPS:
+    case SUITE_DERIVATIVES:
         return step(&options, workload_call_body, (void *)w, result);
     case SUITE_PHASES:
         return rk4_measure(w, job->phase, &options, step, result);
@@ -170,10 +176,21 @@ static int measure(const bench_config *config, const bench_job *job, const workl
     return MBD_EINVAL;
 }
 
+#define FORWARD_CACHE 256
+
+/* The time of one bodies forward call on a (family, n), for the derivatives suite. */
+typedef struct {
+    const bench_family *family;
+    int n;
+    double seconds;
+} forward_time;
+
 typedef struct {
     bench_results *results;
     int done, total;
     int pass; /* interleaved: the repetition that every measurement makes now; -1: all at once */
+    forward_time forward[FORWARD_CACHE];
+    int nforward;
 } run_state;
 
 /* On a terminal, the measurement under way on one rewritten line; in a log, one line
@@ -195,10 +212,24 @@ static void show_progress(const run_state *state, const bench_job *job)
 /* States per iteration: the batch's K, one call, or none for a phase of a step. */
 static int states_per_iteration(const bench_key *key)
 {
-    return key->suite == SUITE_BATCH                                       ? key->k
-           : key->suite == SUITE_PERCALL || key->suite == SUITE_LOOPS ||
-                   key->suite == SUITE_SCALING                          ? 1
-                                                                       : 0;
+    return key->suite == SUITE_BATCH    ? key->k
+           : key->suite == SUITE_PHASES ? 0
+                                        : 1;
+}
+
+/* A derivatives row's cost as a multiple of one bodies forward call on its model, that
+ * call's time, and (where the table has a reference method) the row's deviation from it. */
+static void add_derivative_counters(bench_record *record)
+{
+    double *forward_ns = bench_add_counter(record, "forward_ns");
+    double *x_forward = bench_add_counter(record, "x_forward");
+    double *deviation = isnan(record->deviation) ? NULL : bench_add_counter(record, "max_rel_dev");
+    for (int r = 0; r < record->timing.repetitions; r++) {
+        forward_ns[r] = 1e9 * record->forward_seconds;
+        x_forward[r] = bench_quoted_time(record, r) / record->forward_seconds;
+        if (deviation)
+            deviation[r] = record->deviation;
+    }
 }
 
 /* The counters of a record whose repetitions are all in. */
@@ -207,17 +238,80 @@ static void count_record(bench_results *results, bench_record *record)
     bench_count(record);
     if (record->key.suite == SUITE_BATCH)
         add_efficiency(results, record);
+    if (record->key.suite == SUITE_DERIVATIVES)
+        add_derivative_counters(record);
+}
+
+/* The method the derivatives suite measures every method's deviation from: the exact
+ * derivative of the code (automatic), else the analytic one; NULL where neither is in the
+ * table. */
+static const mbd_derivatives_method *reference_method(void)
+{
+    const mbd_derivatives_method *automatic = mbd_derivatives_method_find("automatic");
+    return automatic ? automatic : mbd_derivatives_method_find("analytic");
+}
+
+/* max |A - R| / max |R| over each of the three matrices, the largest of the three, at the
+ * workload's first state; NAN without a reference method, or where either fails. */
+static double derivative_deviation(const workload *w)
+{
+    const mbd_derivatives_method *reference = reference_method();
+    const size_t nn = (size_t)mbd_model_nv(w->model) * (size_t)mbd_model_nv(w->model);
+    double *ref = reference ? malloc(3 * nn * sizeof *ref) : NULL;
+    if (!ref || workload_eval(w, w->works[0], 0) != MBD_OK ||
+        mbd_forward_derivatives(w->model, w->works[0], w->q, w->v, w->tau, reference, ref,
+                                ref + nn, ref + 2 * nn) != MBD_OK) {
+        free(ref);
+        return NAN;
+    }
+    double worst = 0.0;
+    for (int m = 0; m < 3; m++) {
+        double diff = 0.0, scale = 0.0;
+        for (size_t k = m * nn; k < (m + 1) * nn; k++) {
+            diff = fmax(diff, fabs(w->jacobians[k] - ref[k]));
+            scale = fmax(scale, fabs(ref[k]));
+        }
+        worst = fmax(worst, scale > 0.0 ? diff / scale : diff);
+    }
+    free(ref);
+    return worst;
+}
+
+/* The median cpu seconds of one bodies forward call on the job's model, measured once per
+ * (family, n) and kept; NAN where it fails. */
+static double forward_seconds(const bench_config *config, run_state *state, const bench_job *job,
+                              const mbd_model *model)
+{
+    for (int k = 0; k < state->nforward; k++)
+        if (state->forward[k].family == job->family && state->forward[k].n == job->key.n)
+            return state->forward[k].seconds;
+    const workload_variant bodies = {mbd_solver_find("bodies"), MBD_ACCELERATION, 1, "bodies", NULL};
+    timing_options options = config->timing;
+    options.cpu_clock = CLOCK_THREAD_CPUTIME_ID;
+    workload w;
+    timing_result result;
+    double seconds = NAN;
+    if (workload_init(&w, model, &bodies, WORKLOAD_CALL_STATES, 1, config->seed) == MBD_OK) {
+        if (timing_measure(&options, workload_call_body, &w, &result) == MBD_OK)
+            seconds = timing_statistic(STAT_MEDIAN, result.cpu, result.repetitions);
+        workload_free(&w);
+    }
+    if (state->nforward < FORWARD_CACHE)
+        state->forward[state->nforward++] = (forward_time){job->family, job->key.n, seconds};
+    return seconds;
 }
 
 /* A new record; shown at once when its repetitions are all in (not interleaved). */
 static int record_result(run_state *state, const bench_job *job, const mbd_model *model,
-                         const timing_result *result)
+                         const timing_result *result, const double extras[2])
 {
     bench_record *record = bench_add(state->results, &job->key, mbd_model_nbodies(model),
                                      mbd_model_nv(model), states_per_iteration(&job->key), result);
     if (!record)
         return MBD_ENOMEM;
     record->group = job->group;
+    record->forward_seconds = extras[0];
+    record->deviation = extras[1];
     if (state->pass >= 0)
         return MBD_OK;
     count_record(state->results, record);
@@ -261,14 +355,19 @@ static int run_job(const bench_config *config, const bench_job *job, void *ctx)
                                                 : timing_rerun;
     workload w;
     timing_result result;
+    double extras[2] = {NAN, NAN}; /* forward_seconds, deviation of a new derivatives row */
     int status = workload_init(&w, model, job->variant, nstates, job->key.threads, config->seed);
     if (status == MBD_OK) {
         w.threads = job->key.threads;
         status = measure(config, job, &w, step, extend ? &extend->timing : &result);
+        if (status == MBD_OK && !extend && job->key.suite == SUITE_DERIVATIVES)
+            extras[1] = derivative_deviation(&w);
         workload_free(&w);
     }
+    if (status == MBD_OK && !extend && job->key.suite == SUITE_DERIVATIVES)
+        extras[0] = forward_seconds(config, state, job, model);
     if (status == MBD_OK && !extend)
-        status = record_result(state, job, model, &result);
+        status = record_result(state, job, model, &result, extras);
     if (status != MBD_OK) {
         char name[192];
         bench_key_name(&job->key, name, sizeof name);
@@ -301,7 +400,7 @@ static int run_interleaved(const bench_config *config, run_state *state)
 
 int bench_run(const bench_config *config, bench_results *results)
 {
-    run_state state = {results, 0, 0, config->interleave ? 0 : -1};
+    run_state state = {.results = results, .pass = config->interleave ? 0 : -1};
     for_each_job(config, count_job, &state.total);
     if (config->interleave) {
         fprintf(stderr, "%d measurements, their %d repetitions interleaved\n", state.total,

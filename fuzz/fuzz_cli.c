@@ -1,9 +1,9 @@
 /* fuzz_cli: libFuzzer target for the option parser of mbd (src/cli.c): cli_parse over an
  * argv made from the input, then cli_get, cli_vector, cli_number and cli_solver on what it
  * parsed; then the same argv through one of the commands that read a MODEL and write only
- * to standard output (fd, id, coeffs, minv, info), unless an argument holds a '/' (a file
- * anywhere) or asks for a model of more than CLI_MAX_BODIES bodies. The first byte picks
- * the vector length (bits 0-3, 0 to 15) and the command (bits 4-6); the rest is split at
+ * to standard output (fd, id, coeffs, minv, info, derivatives), unless an argument holds
+ * a '/' (a file anywhere) or asks for a model of more than CLI_MAX_BODIES bodies. The first
+ * byte picks the vector length (bits 0-3, 0 to 15) and the command (bits 4-6); the rest is split at
  * NUL bytes into at most MAX_ARGS arguments. Checks: the parser's results agree with its
  * return values (positional count, finite in-range numbers), and the command returns one
  * of its exit statuses. */
@@ -24,12 +24,13 @@
 static int run_command(const uint8_t first, int argc, char **argv)
 {
     static int (*const commands[])(const char *, int, char **) = {cmd_fd, cmd_id, cmd_coeffs,
-                                                                  cmd_minv, cmd_info};
-    static const char *const names[] = {"fd", "id", "coeffs", "minv", "info"};
+                                                                  cmd_minv, cmd_info,
+                                                                  cmd_derivatives};
+    static const char *const names[] = {"fd", "id", "coeffs", "minv", "info", "derivatives"};
     for (int k = 2; k < argc; k++)
         if (strchr(argv[k], '/') || fuzz_spec_too_large(argv[k], CLI_MAX_BODIES))
             return 0;
-    const int c = (first >> 4) % 5;
+    const int c = (first >> 4) % 6;
     argv[1] = (char *)names[c];
     return commands[c](names[c], argc, argv);
 }

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 
 case "${1:-}" in
 --quick) sweep=(--n 1,5,10,20,50,100,1000 --phase-n 5,20,50 --batch-n 10,50 --scaling-n 300,1000 --min-time 0.005
-                --repetitions 3) ;;
+                --repetitions 3 --derivatives-n 5,30) ;;
 "") sweep=() ;;
 *) echo "usage: report/make_report.sh [--quick]" >&2; exit 2 ;;
 esac
@@ -43,16 +43,19 @@ has_rows() { grep -qv '^#' "$1"; }
 variants=$(distinct 2 "$dat/percall.dat" "$dat/phases.dat" "$dat/batch.dat")
 families=$(distinct 1 "$dat/percall.dat")
 phase_ns=$(distinct_numbers 3 "$dat/phases.dat")
+methods=$(distinct 2 "$dat/derivatives.dat")
+deriv_families=$(distinct 1 "$dat/derivatives.dat")
 dense_max_n=$(sed -n 's/^ *"dense_max_n": \([0-9]*\).*/\1/p' "$results/latest.json")
 
-for chart in percall ratio phases batch crossover; do
+for chart in percall ratio phases batch crossover derivatives; do
     if ! has_rows "$dat/$chart.dat"; then
         echo "make_report.sh: $dat/$chart.dat is empty: no $chart chart" >&2
         continue
     fi
     for ext in svg png; do
         gnuplot -e "dat='$dat'; out='report/.$chart.tmp'; ext='$ext'; variants='$variants';
-                    families='$families'; phase_ns='$phase_ns'; dense_max_n=$dense_max_n" \
+                    families='$families'; phase_ns='$phase_ns'; dense_max_n=$dense_max_n;
+                    methods='$methods'; deriv_families='$deriv_families'" \
             report/common.gp "report/$chart.gp"
         sync "report/.$chart.tmp.$ext"
         mv "report/.$chart.tmp.$ext" "report/$chart.$ext"

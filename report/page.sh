@@ -26,7 +26,7 @@ table_json() {
 tables() {
     local sep=""
     printf '{'
-    for t in percall ratio phases batch crossover scaling mujoco; do
+    for t in percall ratio phases batch crossover scaling mujoco derivatives; do
         [ -s "$dat/$t.dat" ] || continue
         printf '%s"%s": ' "$sep" "$t"
         table_json "$dat/$t.dat"

@@ -18,7 +18,7 @@ field() {
 }
 load_average() { awk '/^    "load_avg"/ { getline a; getline b; getline c; printf "%.2f, %.2f, %.2f", a, b, c }' "$json"; }
 # The tables summary.awk reads, those that this run wrote.
-tables() { for t in percall ratio phases batch crossover scaling flops mujoco; do
+tables() { for t in percall ratio phases batch crossover scaling flops mujoco derivatives; do
                [ ! -f "$dat/$t.dat" ] || echo "$dat/$t.dat"; done; }
 summary() { tables | xargs awk -v section="$1" -v mhz="$(field mhz_per_cpu)" -f report/summary.awk; }
 # Embeds chart $1 with its heading $2, or says that it was not drawn.
@@ -178,6 +178,19 @@ stop at N = 300 (\`--dense-max-n\`). Time per call with friction, and in bracket
 same call without:
 
 $(summary friction)
+
+EOF
+
+chart derivatives "7. Derivatives of q̈: cost against N in forward calls"
+cat <<EOF
+\`mbd derivatives\` (docs/derivatives.md): ∂q̈/∂q, ∂q̈/∂q̇ and ∂q̈/∂τ by each method of the
+table, one call on one thread, as a multiple of one \`bodies\` forward call on the same model
+(the \`derivatives\` suite; \`arm7\` is models/arm7.urdf, 7 DOF). Central differences cost
+6 nv forward calls, so their multiple grows with N; the table, then each method's accuracy
+against the reference (\`automatic\`, else \`analytic\`), then the fastest method from
+each N on (where finite differences stop being competitive):
+
+$(summary derivatives)
 
 ## Whole process: \`mbd fd\` under hyperfine
 

@@ -2,9 +2,10 @@
 #
 #   awk -v section=S [-v mhz=F] -f report/summary.awk DAT/percall.dat DAT/ratio.dat \
 #       DAT/phases.dat DAT/batch.dat DAT/crossover.dat DAT/scaling.dat [DAT/flops.dat] \
-#       [DAT/mujoco.dat]
+#       [DAT/mujoco.dat] [DAT/derivatives.dat]
 #
-# S is one of targets, percall, ratio, phases, batch, crossover, friction, scaling, flops;
+# S is one of targets, percall, ratio, phases, batch, crossover, friction, scaling, flops,
+# derivatives;
 # each prints Markdown. mhz (the clock that flops per cycle assume) is for flops.
 # Times in the tables are medians in ns. The targets are checked here, against the
 # measurements, never in timed unit tests.
@@ -81,6 +82,14 @@ FILENAME ~ /scaling\.dat$/ {
 }
 FILENAME ~ /mujoco\.dat$/ && $2 == "bodies" && $3 == 10 {
     mujoco_ratio[$1] = $6 / $8
+}
+FILENAME ~ /derivatives\.dat$/ {
+    deriv_ns[$1, $2, $3] = $6
+    deriv_x[$1, $2, $3] = $9
+    deriv_dev[$1, $2, $3] = $10
+    remember(deriv_families, "deriv_family", $1)
+    remember(deriv_methods, "deriv_method", $2)
+    remember(deriv_ns_list, "deriv_n", $3)
 }
 FILENAME ~ /flops\.dat$/ {
     flops_per_body[$1, $2] = $5
@@ -204,6 +213,52 @@ function mujoco_target(limit,    f, worst, where) {
                worst < 0 ? "n/a" : worst <= limit ? "PASS" : "MISS")
 }
 
+# ---- derivatives (issue's targets; docs/derivatives.md) ---------------------------------
+
+# Whether the derivatives suite measured method at all.
+function has_method(method,    m) {
+    for (m = 1; m <= count["deriv_method"]; m++)
+        if (deriv_methods[m] == method) return 1
+    return 0
+}
+
+# The text of a target that needs methods a and b (b may be ""), where either is missing.
+function missing_methods(a, b) {
+    if (!count["deriv_method"]) return "not measured (no derivatives suite in this run)"
+    if (!has_method(a)) return "not measured (no `" a "` method in this build)"
+    if (b != "" && !has_method(b)) return "not measured (no `" b "` method in this build)"
+    return ""
+}
+
+# T(a) / T(b) at N on family (or the worst over the families where family is ""), against limit.
+function method_ratio_target(a, b, n, family, limit,    f, key_a, key_b, r, worst, where, missing) {
+    missing = missing_methods(a, b)
+    worst = -1
+    for (f = 1; f <= count["deriv_family"] && missing == ""; f++) {
+        if (family != "" && deriv_families[f] != family) continue
+        key_a = deriv_families[f] SUBSEP a SUBSEP n; key_b = deriv_families[f] SUBSEP b SUBSEP n
+        if (!(key_a in deriv_ns) || !(key_b in deriv_ns)) continue
+        r = deriv_ns[key_a] / deriv_ns[key_b]
+        if (r > worst) { worst = r; where = deriv_families[f] }
+    }
+    target_row(sprintf("`%s` ≤ %g× `%s` at N = %d, %s", a, limit, b, n, family == "" ? "every family" : family),
+               missing != "" ? missing : worst < 0 ? "not measured (needs N = " n ")" : sprintf("worst %.3f× (%s)", worst, where),
+               missing != "" || worst < 0 ? "n/a" : worst <= limit ? "PASS" : "MISS")
+}
+
+# method's time as a multiple of one bodies forward call on family (one model: arm7).
+function forward_multiple_target(method, family, limit,    i, key, x, missing) {
+    missing = missing_methods(method, "")
+    x = -1
+    for (i = 1; i <= count["deriv_n"] && missing == ""; i++) {
+        key = family SUBSEP method SUBSEP deriv_ns_list[i]
+        if ((key in deriv_x) && measured(deriv_x[key])) x = deriv_x[key]
+    }
+    target_row(sprintf("`%s` ≤ %g× one `bodies` call on %s", method, limit, family),
+               missing != "" ? missing : x < 0 ? "not measured" : sprintf("%.2f×", x),
+               missing != "" || x < 0 ? "n/a" : x <= limit ? "PASS" : "MISS")
+}
+
 function print_targets() {
     print "| target | measured | result |"
     print "|---|---|---|"
@@ -220,6 +275,9 @@ function print_targets() {
     efficiency_target("^dense", 0, "dense (inside: OpenBLAS's dpotrf and dpotrs, see section 4)")
     simd_target("autotree-chain", 10, "1-DOF joints")
     simd_target("chain-cardan", 20, "2-DOF joints")
+    method_ratio_target("analytic", "finite-difference", 30, "chain-revolute", 0.2)
+    forward_multiple_target("analytic", "arm7", 5)
+    method_ratio_target("automatic", "analytic", 30, "", 3)
 }
 
 # ---- chart 1: time per call -----------------------------------------------------------
@@ -350,17 +408,24 @@ function print_batch(    f, v, i, key, best, best_v, lo, hi, lo_at, hi_at, e) {
 
 # The winner at each N of family, runs of the same winner merged, with the range of the
 # runner-up's ratio.
-function print_crossover(    f, v, i, n, key, win, runner, text, run_win, run_from, run_to, rlo, rhi) {
+function print_crossover() {
     sort_numbers(ns, count["n"])
-    for (f = 1; f <= count["family"]; f++) {
+    crossover_runs(families, count["family"], ns, count["n"], variants, count["variant"], relative)
+}
+
+# For each of fams[1..nfams], the runs of N (ns[1..nn], ascending) over which one of
+# vars[1..nvars] is fastest, from rel[family, n, variant] (1: the fastest).
+function crossover_runs(fams, nfams, ns, nn, vars, nvars, rel,
+                        f, v, i, n, key, win, runner, text, run_win, run_from, run_to, rlo, rhi) {
+    for (f = 1; f <= nfams; f++) {
         text = ""; run_win = ""
-        for (i = 1; i <= count["n"]; i++) {
+        for (i = 1; i <= nn; i++) {
             n = ns[i]; win = ""; runner = 1e300
-            for (v = 1; v <= count["variant"]; v++) {
-                key = families[f] SUBSEP n SUBSEP variants[v]
-                if (!(key in relative)) continue
-                if (relative[key] + 0 <= 1.0 && win == "") win = variants[v]
-                else if (relative[key] + 0 < runner) runner = relative[key] + 0
+            for (v = 1; v <= nvars; v++) {
+                key = fams[f] SUBSEP n SUBSEP vars[v]
+                if (!(key in rel)) continue
+                if (rel[key] + 0 <= 1.0 && win == "") win = vars[v]
+                else if (rel[key] + 0 < runner) runner = rel[key] + 0
             }
             if (win == "") continue
             if (win != run_win) {
@@ -371,7 +436,7 @@ function print_crossover(    f, v, i, n, key, win, runner, text, run_win, run_fr
             if (runner < 1e300) { if (runner < rlo) rlo = runner; if (runner > rhi) rhi = runner }
         }
         if (run_win != "") text = text run_text(run_win, run_from, run_to, rlo, rhi)
-        printf "- **%s**: %s.\n", families[f], text
+        printf "- **%s**: %s.\n", fams[f], text
     }
 }
 
@@ -438,6 +503,54 @@ function print_flops(    f, v, key, fkey, cycles) {
         }
 }
 
+# Each method's time as a multiple of one bodies forward call at each N, one table per
+# family; each method's worst deviation from the reference; then which method is fastest
+# from which N, as print_crossover says it for the solvers.
+function print_derivatives(    f, m, i, key, line, worst, dev_any, best, part) {
+    if (!count["deriv_family"]) { print "Not measured: this run has no derivatives suite."; return }
+    sort_numbers(deriv_ns_list, count["deriv_n"])
+    line = "| family | N"
+    for (m = 1; m <= count["deriv_method"]; m++) line = line " | `" deriv_methods[m] "`"
+    print line " |"
+    line = "|---|---"
+    for (m = 1; m <= count["deriv_method"]; m++) line = line "|---"
+    print line "|"
+    for (f = 1; f <= count["deriv_family"]; f++)
+        for (i = 1; i <= count["deriv_n"]; i++) {
+            line = ""
+            for (m = 1; m <= count["deriv_method"]; m++) {
+                key = deriv_families[f] SUBSEP deriv_methods[m] SUBSEP deriv_ns_list[i]
+                line = line " | " ((key in deriv_x) && measured(deriv_x[key]) ? sprintf("%.1f×", deriv_x[key]) : "–")
+            }
+            if (line ~ /×/) printf "| %s | %d%s |\n", deriv_families[f], deriv_ns_list[i], line
+        }
+    print ""
+    for (m = 1; m <= count["deriv_method"]; m++) {
+        worst = -1
+        for (key in deriv_dev) {
+            split(key, part, SUBSEP)
+            if (part[2] == deriv_methods[m] && measured(deriv_dev[key]) && deriv_dev[key] > worst) worst = deriv_dev[key]
+        }
+        if (worst >= 0) { dev_any = 1; printf "- `%s`: largest relative deviation from the reference %.1e.\n", deriv_methods[m], worst }
+    }
+    if (!dev_any) print "- Accuracy: no reference method (`automatic` or `analytic`) in this build to measure against."
+    print ""
+    for (f = 1; f <= count["deriv_family"]; f++)
+        for (i = 1; i <= count["deriv_n"]; i++) {
+            best = 1e300
+            for (m = 1; m <= count["deriv_method"]; m++) {
+                key = deriv_families[f] SUBSEP deriv_methods[m] SUBSEP deriv_ns_list[i]
+                if (key in deriv_ns) best = deriv_ns[key] + 0 < best ? deriv_ns[key] + 0 : best
+            }
+            for (m = 1; m <= count["deriv_method"]; m++) {
+                key = deriv_families[f] SUBSEP deriv_methods[m] SUBSEP deriv_ns_list[i]
+                if (key in deriv_ns) deriv_relative[deriv_families[f], deriv_ns_list[i], deriv_methods[m]] = deriv_ns[key] / best
+            }
+        }
+    crossover_runs(deriv_families, count["deriv_family"], deriv_ns_list, count["deriv_n"],
+                   deriv_methods, count["deriv_method"], deriv_relative)
+}
+
 function run_text(win, from, to, lo, hi) {
     return sprintf("`%s` at N = %s (runner-up %s)", win, from == to ? from : from "–" to,
                    hi < 0 ? "none" : lo == hi ? sprintf("%.2f× slower", lo) : sprintf("%.2f–%.2f× slower", lo, hi))
@@ -453,5 +566,6 @@ END {
     else if (section == "friction") print_friction()
     else if (section == "scaling") print_scaling()
     else if (section == "flops") print_flops()
+    else if (section == "derivatives") print_derivatives()
     else { print "summary.awk: unknown section '" section "'" > "/dev/stderr"; exit 2 }
 }

@@ -244,6 +244,15 @@ int cli_check_loop_solver(const char *cmd, const mbd_model *model, const mbd_sol
     return CLI_USAGE_ERROR;
 }
 
+int cli_check_derivatives_model(const char *cmd, const mbd_model *model)
+{
+    if (!mbd_model_has_friction(model) && mbd_model_nloops(model) == 0)
+        return 0;
+    fprintf(stderr, "mbd %s: model %s has %s: derivatives need a model without friction or loops\n",
+            cmd, mbd_model_name(model), mbd_model_nloops(model) ? "loops" : "joint friction");
+    return CLI_USAGE_ERROR;
+}
+
 int cli_baumgarte(const char *cmd, const cli_flag *flags, const mbd_model *model,
                   mbd_baumgarte *out)
 {
@@ -279,6 +288,24 @@ void json_key_vector(FILE *out, const char *key, const double *x, int n, int las
     fprintf(out, "\"%s\": ", key);
     json_vector(out, x, n);
     fputs(last ? "" : ", ", out);
+}
+
+/* A matrix as rows: JSON (a list of rows, full precision) or text (one row a line, 12
+ * digits). */
+void cli_print_matrix(const char *key, const double *M, int n, int json, int last)
+{
+    printf(json ? "\"%s\": [" : "%s =\n", key);
+    for (int r = 0; r < n; r++) {
+        if (json) {
+            printf(r ? ", " : "");
+            json_vector(stdout, M + (size_t)r * n, n);
+        } else {
+            for (int c = 0; c < n; c++)
+                printf(" % .12g", M[(size_t)r * n + c]);
+            printf("\n");
+        }
+    }
+    printf(json ? (last ? "]" : "], ") : "");
 }
 
 void cli_state_columns(FILE *out, const mbd_model *model, int momenta)

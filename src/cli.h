@@ -61,6 +61,9 @@ const mbd_solver *cli_solver(const char *cmd, const cli_flag *flags, const char 
 #define CLI_SOLVER_HELP "--solver: default " CLI_DEFAULT_SOLVER " (the reference, O(N^3)); 'mbd recommend MODEL' ranks the O(N) ones"
 /* --solver must have a constrained route (dense, bodies) on a model with loops. */
 int cli_check_loop_solver(const char *cmd, const mbd_model *model, const mbd_solver *solver);
+/* Friction and loops are outside every method of mbd_forward_derivatives: 0, or
+ * CLI_USAGE_ERROR (reported) for a model with either. */
+int cli_check_derivatives_model(const char *cmd, const mbd_model *model);
 /* --baumgarte ALPHA,BETA: two finite numbers >= 0, for models with loops only; the default
  * where absent. */
 int cli_baumgarte(const char *cmd, const cli_flag *flags, const mbd_model *model,
@@ -69,6 +72,10 @@ int cli_baumgarte(const char *cmd, const cli_flag *flags, const mbd_model *model
 /* JSON output with full double precision. */
 void json_vector(FILE *out, const double *x, int n);
 void json_key_vector(FILE *out, const char *key, const double *x, int n, int last);
+
+/* An n x n matrix as rows on stdout: JSON ("KEY": [[...], ...], full precision, ", " after
+ * it unless last) or text (KEY =, then one row a line, 12 digits). */
+void cli_print_matrix(const char *key, const double *M, int n, int json, int last);
 
 /* The state columns of every trajectory CSV (mbd simulate, --ensemble, tests/golden), each
  * after a comma: for the positions, then the rates (qd), then with momenta the momenta (p),
@@ -127,6 +134,7 @@ int cmd_check(const char *cmd, int argc, char **argv);
 int cmd_cases(const char *cmd, int argc, char **argv);
 int cmd_export(const char *cmd, int argc, char **argv);
 int cmd_recommend(const char *cmd, int argc, char **argv);
+int cmd_derivatives(const char *cmd, int argc, char **argv);
 
 /* mbd simulate --ensemble K (cmd_ensemble.c), with the options mbd simulate parsed. */
 #define CLI_ENSEMBLE_FLAGS                                                      \

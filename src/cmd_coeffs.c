@@ -3,24 +3,6 @@
 
 #include <stdlib.h>
 
-/* A matrix as rows: JSON (a list of rows, full precision) or text (one row a line, 12
- * digits). */
-static void print_matrix(const char *key, const double *M, int n, int json, int last)
-{
-    printf(json ? "\"%s\": [" : "%s =\n", key);
-    for (int r = 0; r < n; r++) {
-        if (json) {
-            printf(r ? ", " : "");
-            json_vector(stdout, M + (size_t)r * n, n);
-        } else {
-            for (int c = 0; c < n; c++)
-                printf(" % .12g", M[(size_t)r * n + c]);
-            printf("\n");
-        }
-    }
-    printf(json ? (last ? "]" : "], ") : "");
-}
-
 static void print_vector(const char *key, const double *x, int n, int json, int last)
 {
     if (json) {
@@ -55,8 +37,8 @@ int cmd_coeffs(const char *cmd, int argc, char **argv)
             rc = cli_fail(cmd, "coefficients", status);
         } else {
             printf(json ? "{" : "");
-            print_matrix("H", H, n, json, 0);
-            print_matrix("C", C, n, json, 0);
+            cli_print_matrix("H", H, n, json, 0);
+            cli_print_matrix("C", C, n, json, 0);
             print_vector("g", g, n, json, 0);
             print_vector("Cqd", Cqd, n, json, 1);
             printf(json ? "}\n" : "");

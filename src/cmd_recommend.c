@@ -2,7 +2,8 @@
  * on this machine with mbd-bench's timing core (src/timing.c, src/workload.c) and
  * ranks them: one call on one thread, or with --batch K, K states per OpenMP batch on all
  * threads. A few seconds at most: each solver gets at most RECOMMEND_BUDGET seconds, its
- * repetitions interleaved with the others'. */
+ * repetitions interleaved with the others'. With --derivatives it ranks the methods of the
+ * derivatives' table (mbd_forward_derivatives) in the same way, one call at a time. */
 #include "cli.h"
 
 #include "timing.h"
@@ -34,6 +35,7 @@ typedef struct {
     unsigned forms; /* formulations asked for */
     int batch;      /* states per batch; 0: one call */
     int threads;
+    int derivatives; /* rank the derivatives' methods, not the solvers */
     ranked rows[MAX_VARIANTS];
     int count;
     char advice[512];
@@ -101,8 +103,9 @@ static void leave_out(const char *cmd, const ranked *row, int status)
 static void calibrate_variants(const char *cmd, recommendation *rec)
 {
     workload_variant variants[MAX_VARIANTS];
-    const int count = rec->batch ? workload_batch_variants(variants, MAX_VARIANTS)
-                                 : workload_variants(variants, MAX_VARIANTS);
+    const int count = rec->derivatives ? workload_derivative_variants(variants, MAX_VARIANTS)
+                      : rec->batch     ? workload_batch_variants(variants, MAX_VARIANTS)
+                                       : workload_variants(variants, MAX_VARIANTS);
     for (int k = 0; k < count; k++) {
         if (!(variants[k].form & rec->forms) ||
             (mbd_model_nloops(rec->model) > 0 && !workload_variant_closes_loops(&variants[k])))
@@ -140,7 +143,8 @@ static int rank_variants(const char *cmd, recommendation *rec)
     qsort(rec->rows, (size_t)rec->count, sizeof rec->rows[0], by_time);
     if (rec->count > 0)
         return 0;
-    fprintf(stderr, "mbd %s: no solver could be timed on this model\n", cmd);
+    fprintf(stderr, "mbd %s: no %s could be timed on this model\n", cmd,
+            rec->derivatives ? "method" : "solver");
     return CLI_RUNTIME_ERROR;
 }
 
@@ -160,8 +164,9 @@ static void write_advice(recommendation *rec)
     else
         snprintf(where, sizeof where, "for one call at a time");
     if (rec->count == 1) {
-        snprintf(rec->advice, sizeof rec->advice, "Use %s (%s form): it is the only solver that "
-                 "offers this formulation.", best->variant.name, form_name(best->variant.form));
+        snprintf(rec->advice, sizeof rec->advice, "Use %s (%s form): it is the only %s.",
+                 best->variant.name, form_name(best->variant.form),
+                 rec->derivatives ? "method of derivatives" : "solver that offers this formulation");
         return;
     }
     const ranked *next = &rec->rows[1];
@@ -184,8 +189,8 @@ static void print_table(const recommendation *rec)
            mbd_model_name(rec->model), mbd_model_nbodies(rec->model), mbd_model_nv(rec->model),
            rec->batch ? "real time per state in OpenMP batches" : "cpu time per call on one thread",
            RECOMMEND_REPETITIONS);
-    printf("rank  %-18s %-13s %15s %13s %10s %7s\n", "solver", "formulation", "median",
-           "ns per body", "x fastest", "cv");
+    printf("rank  %-18s %-13s %15s %13s %10s %7s\n", rec->derivatives ? "method" : "solver",
+           "formulation", "median", "ns per body", "x fastest", "cv");
     for (int k = 0; k < rec->count; k++) {
         const ranked *row = &rec->rows[k];
         char text[32];
@@ -210,10 +215,11 @@ static void print_json(const recommendation *rec)
             lanes, "median_ns", 1e9 * row->seconds, "cv", row->cv, "ratio_to_fastest",
             row->seconds / rec->rows[0].seconds));
     }
-    json_t *root = json_pack("{s:s, s:i, s:i, s:i, s:i, s:o, s:s}", "model",
+    json_t *root = json_pack("{s:s, s:i, s:i, s:i, s:i, s:b, s:o, s:s}", "model",
                              mbd_model_name(rec->model), "bodies", mbd_model_nbodies(rec->model),
                              "dofs", mbd_model_nv(rec->model), "batch", rec->batch, "threads",
-                             rec->threads, "ranking", ranking, "advice", rec->advice);
+                             rec->threads, "derivatives", rec->derivatives, "ranking", ranking,
+                             "advice", rec->advice);
     json_dumpf(root, stdout, JSON_INDENT(2));
     putchar('\n');
     json_decref(root);
@@ -222,7 +228,7 @@ static void print_json(const recommendation *rec)
 int cmd_recommend(const char *cmd, int argc, char **argv)
 {
     cli_flag flags[] = {{"--formulation", NULL, 0}, {"--batch", NULL, 0}, {"--json", NULL, 1},
-                        CLI_FLOATING_BASE, {NULL, NULL, 0}};
+                        {"--derivatives", NULL, 1}, CLI_FLOATING_BASE, {NULL, NULL, 0}};
     const char *pos[1];
     recommendation rec = {0};
     double batch;
@@ -234,6 +240,12 @@ int cmd_recommend(const char *cmd, int argc, char **argv)
     if (rc || (rc = parse_forms(cmd, flags, &rec.forms)) ||
         (rc = cli_number(cmd, flags, "--batch", 1, 1 << 24, 0, &batch)))
         return rc;
+    rec.derivatives = cli_get(flags, "--derivatives") != NULL;
+    if (rec.derivatives && (cli_get(flags, "--batch") || cli_get(flags, "--formulation"))) {
+        fprintf(stderr, "mbd %s: --derivatives: ranks one call of each method, without --batch "
+                "or --formulation\n", cmd);
+        return CLI_USAGE_ERROR;
+    }
     if (batch != floor(batch)) {
         fprintf(stderr, "mbd %s: --batch: expected a whole number of states, got %g\n", cmd, batch);
         return CLI_USAGE_ERROR;
@@ -241,6 +253,10 @@ int cmd_recommend(const char *cmd, int argc, char **argv)
     mbd_model *model = cli_load_model(cmd, pos[0], flags);
     if (!model)
         return CLI_USAGE_ERROR;
+    if (rec.derivatives && cli_check_derivatives_model(cmd, model)) {
+        mbd_model_free(model);
+        return CLI_USAGE_ERROR;
+    }
     rec.model = model;
     rec.batch = (int)batch;
     rec.threads = rec.batch ? omp_get_max_threads() : 1;

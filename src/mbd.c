@@ -32,6 +32,11 @@ static const command commands[] = {
                            "                                 H, Christoffel Coriolis matrix C, g and C qd of\n"
                            "                                 H qdd + C qd + g = tau (no friction)"},
     {"minv", cmd_minv, "mbd minv MODEL [--q L]           inverse mass matrix H^-1, O(N^2)"},
+    {"derivatives", cmd_derivatives, "mbd derivatives MODEL [--method M] [--solver S] [--q L] [--qd L] [--tau L] [--json]\n"
+                                     "                                 dqdd/dq (along q (+) delta, tangent coordinates),\n"
+                                     "                                 dqdd/dqd and dqdd/dtau = H^-1 (nv x nv, rows of qdd);\n"
+                                     "                                 --method: one of the table (default its first);\n"
+                                     "                                 --solver: what automatic differentiates (default bodies)"},
     {"simulate", cmd_simulate, "mbd simulate MODEL --integrator rk4|dopri5|adams --t1 T [--dt H | --rtol R --atol A]\n"
                                "             [--solver S] [--formulation acceleration|momentum] [--q0 L] [--qd0 L]\n"
                                "             [--sample DT] [--out FILE.csv] [--baumgarte A,B] [--project-initial]\n"
@@ -57,7 +62,8 @@ static const command commands[] = {
     {"export", cmd_export, "mbd export mjcf MODEL --out FILE.xml\n"
                            "                                 MuJoCo model of MODEL (deep trees add FILE.partK.xml)"},
     {"recommend", cmd_recommend, "mbd recommend MODEL [--formulation acceleration|momentum] [--batch K] [--json]\n"
-                                 "                                 time every solver here and rank them"},
+                                 "                                 time every solver here and rank them;\n"
+                                 "                                 --derivatives: rank the methods of mbd derivatives"},
     {"help", cmd_help, "mbd help [CMD]                   this text, or CMD's part (also mbd CMD --help)"},
 };
 

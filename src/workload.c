@@ -23,6 +23,7 @@ int workload_variants(workload_variant *out, int max)
             v->solver = solver;
             v->form = forms[f];
             v->lanes = 1;
+            v->derivatives = NULL;
             const int both = offered == (MBD_ACCELERATION | MBD_MOMENTUM);
             snprintf(v->name, sizeof v->name, "%s%s", mbd_solver_name(solver),
                      both && forms[f] == MBD_MOMENTUM ? "-momentum" : "");
@@ -44,6 +45,18 @@ int workload_batch_variants(workload_variant *out, int max)
             snprintf(simd->name, sizeof simd->name, "%.40s-simd", one_state.name);
         }
     return total;
+}
+
+int workload_derivative_variants(workload_variant *out, int max)
+{
+    int count = 0;
+    for (int k = 0; k < mbd_derivatives_method_count() && count < max; k++) {
+        const mbd_derivatives_method *method = mbd_derivatives_method_at(k);
+        out[count++] = (workload_variant){mbd_solver_find("bodies"), MBD_ACCELERATION, 1, "",
+                                          method};
+        snprintf(out[count - 1].name, sizeof out->name, "%s", mbd_derivatives_method_name(method));
+    }
+    return count;
 }
 
 /* splitmix64: a fixed seed gives the same states on every machine. */
@@ -111,6 +124,8 @@ static int allocate(workload *w)
     w->tau = w->v + ns * nv;
     w->out = w->tau + ns * nv;
     w->pd = w->out + ns * nv;
+    if (w->variant.derivatives && !(w->jacobians = malloc(3 * nv * nv * sizeof(double))))
+        return MBD_ENOMEM;
     for (int t = 0; t < w->nworks; t++)
         if (mbd_work_new(w->model, w->variant.solver, &w->works[t]) != MBD_OK)
             return MBD_ENOMEM;
@@ -156,6 +171,7 @@ void workload_free(workload *w)
     mbd_batch_free(w->batch);
     free(w->works);
     free(w->q);
+    free(w->jacobians);
     memset(w, 0, sizeof *w);
 }
 
@@ -163,7 +179,10 @@ int workload_eval(const workload *w, mbd_work *work, int s)
 {
     const size_t nq = (size_t)mbd_model_nq(w->model), nv = (size_t)mbd_model_nv(w->model);
     const double *q = w->q + s * nq, *v = w->v + s * nv, *tau = w->tau + s * nv;
-    double *out = w->out + s * nv;
+    double *out = w->out + s * nv, *d = w->jacobians;
+    if (w->variant.derivatives)
+        return mbd_forward_derivatives(w->model, work, q, v, tau, w->variant.derivatives, d,
+                                       d + nv * nv, d + 2 * nv * nv);
     if (w->variant.form == MBD_MOMENTUM)
         return mbd_forward_momentum(w->model, work, q, v, tau, out, w->pd + s * nv);
     if (mbd_model_nloops(w->model) > 0)

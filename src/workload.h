@@ -19,6 +19,8 @@ typedef struct {
     mbd_formulation form;
     int lanes;
     char name[48];
+    const mbd_derivatives_method *derivatives; /* non-NULL: the derivatives of qdd by this
+                                                  method (mbd_forward_derivatives), one call */
 } workload_variant;
 
 /* Every registered solver in every formulation it offers, in table order; returns how
@@ -27,6 +29,10 @@ int workload_variants(workload_variant *out, int max);
 /* The same, then for batches the "-simd" variants of those with a lane form on this CPU
  * (mbd_solver_lanes > 1), such as "bodies-simd". */
 int workload_batch_variants(workload_variant *out, int max);
+
+/* Every method of the derivatives' table, named after it, on a workspace of bodies (the
+ * solver the automatic method differentiates); returns how many (at most max). */
+int workload_derivative_variants(workload_variant *out, int max);
 
 /* Whether the variant solves models with loops: the acceleration form of a solver with a
  * constrained route (dense, bodies). */
@@ -41,6 +47,7 @@ typedef struct {
     double *tau;      /* (nstates x nv) */
     double *out;      /* (nstates x nv) qdd, or qd for the momentum form */
     double *pd;       /* (nstates x nv) momentum form only */
+    double *jacobians; /* (3 x nv x nv) a derivatives variant's dqdd/dq, dqdd/dqd, dqdd/dtau */
     mbd_work **works; /* (nworks) one per thread */
     int nworks;
     int threads;      /* threads of the batch body, 1..nworks */
@@ -56,8 +63,8 @@ void workload_free(workload *w);
 /* Baumgarte's terms of a model with loops (alpha = beta = 10 /s, as mbd's default). */
 static const mbd_baumgarte workload_baumgarte = {10.0, 10.0};
 
-/* Evaluates state s with work: mbd_forward, mbd_forward_momentum, or for a model with
- * loops mbd_forward_constrained. */
+/* Evaluates state s with work: mbd_forward, mbd_forward_momentum, for a model with loops
+ * mbd_forward_constrained, or a derivatives variant's mbd_forward_derivatives. */
 int workload_eval(const workload *w, mbd_work *work, int s);
 
 /* timing_body: iteration i evaluates state i mod nstates with works[0]. */

@@ -111,6 +111,57 @@ static void test_interleaved_stop_writes_partial(void **unused)
     json_decref(root);
 }
 
+/* The derivatives suite: a row per method of the table, family and N, named
+ * derivatives_METHOD/FAMILY/n:N, each with one bodies forward call's time on its model and
+ * the cost as a multiple of it; where the table has a reference method, the deviation from
+ * it (zero for the reference itself); none for families with friction or loops. The .dat
+ * table has the same rows. */
+static void test_derivatives_suite(void **unused)
+{
+    (void)unused;
+    char command[512];
+    snprintf(command, sizeof command, "./mbd-bench --suite derivatives --derivatives-n 2,4 "
+             "--filter 'chain-revolute|arm7' --min-time 0.002 --repetitions 2 --dat %s/dat",
+             temp_dir);
+    json_t *root = bench_json(command, "derivatives.json", 0);
+    const json_t *rows = json_object_get(root, "benchmarks");
+    const int methods = mbd_derivatives_method_count();
+    int medians = 0;
+    for (size_t k = 0; k < json_array_size(rows); k++) {
+        const json_t *row = json_array_get(rows, k);
+        const char *name = row_string(row, "name");
+        assert_int_equal(strncmp(name, "derivatives_", 12), 0);
+        assert_null(strstr(name, "friction"));
+        if (!strstr(name, "_median"))
+            continue;
+        medians++;
+        char method[64];
+        assert_int_equal(sscanf(name, "derivatives_%63[^/]", method), 1);
+        assert_non_null(mbd_derivatives_method_find(method));
+        const double forward = json_number_value(json_object_get(row, "forward_ns"));
+        const double ratio = json_number_value(json_object_get(row, "x_forward"));
+        assert_true(forward > 0.0 && ratio > 0.0);
+        assert_float_equal(ratio * forward, json_number_value(json_object_get(row, "cpu_time")),
+                           1e-6 * ratio * forward);
+        const json_t *deviation = json_object_get(row, "max_rel_dev");
+        const int has_reference = mbd_derivatives_method_find("automatic") ||
+                                  mbd_derivatives_method_find("analytic");
+        assert_int_equal(deviation != NULL, has_reference);
+        if (deviation)
+            assert_true(json_number_value(deviation) < 1e-5);
+    }
+    /* chain-revolute at N = 2 and 4, and arm7 once: every method */
+    assert_int_equal(medians, 3 * methods);
+    snprintf(command, sizeof command, "%s/dat/derivatives.dat", temp_dir);
+    char *table = read_text_file(command);
+    int lines = 0;
+    for (const char *c = table; (c = strchr(c, '\n')); c++)
+        lines++;
+    assert_int_equal(lines, 1 + 3 * methods);
+    free(table);
+    json_decref(root);
+}
+
 /* -h and --help, with other flags or alone, print the flags and exit 0 without a run. */
 static void test_help(void **unused)
 {
@@ -302,6 +353,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_interleaved_rows_as_consecutive),
         cmocka_unit_test(test_interleaved_stop_writes_partial),
+        cmocka_unit_test(test_derivatives_suite),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_compare_verdicts),
         cmocka_unit_test(test_compare_html),

@@ -148,6 +148,72 @@ static void test_minv(void **state)
     expect_rejected("minv rods:n=3 --qd 1,2,3", (const char *const[]){"--qd", NULL});
 }
 
+/* Row-major n x n from a JSON list of n rows of n numbers. */
+static void read_json_matrix(json_t *rows, double *out, int n)
+{
+    assert_int_equal((int)json_array_size(rows), n);
+    for (int r = 0; r < n; r++)
+        read_json_array(json_array_get(rows, (size_t)r), out + (size_t)r * n, n);
+}
+
+/* mbd derivatives: a pendulum's in closed form (about z under gravity -y, centre of mass lc
+ * from the axis: J qdd = tau - m g lc cos q), by every method of the table; dqdd/dtau = H^-1
+ * on a chain of cardan joints; the text form; and the refusals. */
+static void test_derivatives(void **state)
+{
+    (void)state;
+    const double m = 2.5, lc = 0.7, Izz = 0.04, g = 9.81, J = Izz + m * lc * lc, q = 0.4;
+    const char *pendulum = temp_file_with(
+        "{\"name\": \"pendulum\", \"gravity\": [0, -9.81, 0], \"bodies\": [{\"name\": \"link\","
+        " \"parent\": \"world\", \"joint\": {\"type\": \"revolute\", \"axis\": [0, 0, 1]},"
+        " \"mass\": 2.5, \"com\": [0.7, 0, 0],"
+        " \"inertia\": [[4e-5, 0, 0], [0, 0.04, 0], [0, 0, 0.04]]}]}", ".json");
+    const double expected[3] = {m * g * lc * sin(q) / J, 0.0, 1.0 / J};
+    char args[512];
+    for (int k = 0; k < mbd_derivatives_method_count(); k++) {
+        const char *name = mbd_derivatives_method_name(mbd_derivatives_method_at(k));
+        snprintf(args, sizeof args, "derivatives %s --method %s --q 0.4 --qd -1.3 --tau 0.8 --json",
+                 pendulum, name);
+        json_t *out = run_json(args);
+        assert_string_equal(json_string_value(json_object_get(out, "method")), name);
+        double got[3];
+        read_json_matrix(json_object_get(out, "dqdd_dq"), &got[0], 1);
+        read_json_matrix(json_object_get(out, "dqdd_dqd"), &got[1], 1);
+        read_json_matrix(json_object_get(out, "dqdd_dtau"), &got[2], 1);
+        assert_close(got, expected, 3, 1e-7, name);
+        json_decref(out);
+    }
+    snprintf(args, sizeof args, "derivatives %s --q 0.4", pendulum);
+    expect_mbd2(args, 0, "dqdd_dq =", "dqdd_dtau =\n  0.79");
+
+    mbd_model *model = load_model("chain:n=3,joint=cardan");
+    const double qs[6] = {0.1, -0.2, 0.3, 0.4, -0.5, 0.6};
+    double Hinv[36], printed[36];
+    mbd_work *work;
+    mbd_work_new(model, NULL, &work);
+    assert_int_equal(mbd_mass_matrix_inverse(model, work, qs, Hinv), MBD_OK);
+    json_t *out = run_json("derivatives chain:n=3,joint=cardan --q 0.1,-0.2,0.3,0.4,-0.5,0.6"
+                           " --qd 1,2,3,-1,-2,-3 --json");
+    read_json_matrix(json_object_get(out, "dqdd_dtau"), printed, 6);
+    /* to the accuracy of central differences, the least accurate method */
+    assert_close(printed, Hinv, 36, 1e-7, "dqdd/dtau against H^-1");
+    read_json_matrix(json_object_get(out, "dqdd_dq"), printed, 6);
+    read_json_matrix(json_object_get(out, "dqdd_dqd"), printed, 6);
+    json_decref(out);
+    mbd_work_free(work);
+    mbd_model_free(model);
+
+    expect_rejected("derivatives rods:n=3 --method magic", (const char *const[]){"--method", "magic", NULL});
+    expect_rejected("derivatives rods:n=3 --solver magic", (const char *const[]){"--solver", "magic", NULL});
+    expect_rejected("derivatives rods:n=3 --q 1,2", (const char *const[]){"--q", "expected 3", NULL});
+    expect_rejected("derivatives rods:n=3 --tau 1,nan,2", (const char *const[]){"--tau", "nan", NULL});
+    expect_rejected("derivatives rods:n=3 --p 1,2,3", (const char *const[]){"--p", NULL});
+    expect_rejected("derivatives chain:n=4,joint=revolute,friction=0.2",
+                    (const char *const[]){"friction", "without friction or loops", NULL});
+    expect_rejected("derivatives models/four-bar.json",
+                    (const char *const[]){"four-bar", "loops", NULL});
+}
+
 static void test_solvers_and_info(void **state)
 {
     (void)state;
@@ -237,6 +303,31 @@ static void test_recommend_advice_follows_noise(void **state)
     json_decref(root);
 }
 
+/* mbd recommend --derivatives ranks every method of the table, each row named after its
+ * method, fastest first; it refuses --batch and models with friction or loops. */
+static void test_recommend_derivatives(void **state)
+{
+    (void)state;
+    json_t *root = run_json("recommend chain:n=3,joint=revolute --derivatives --json");
+    assert_true(json_is_true(json_object_get(root, "derivatives")));
+    json_t *ranking = json_object_get(root, "ranking");
+    assert_int_equal((int)json_array_size(ranking), mbd_derivatives_method_count());
+    double previous = 0.0;
+    for (size_t k = 0; k < json_array_size(ranking); k++) {
+        const json_t *row = json_array_get(ranking, k);
+        assert_non_null(mbd_derivatives_method_find(json_string_value(json_object_get(row, "variant"))));
+        const double ratio = json_real_value(json_object_get(row, "ratio_to_fastest"));
+        assert_true(ratio >= previous);
+        previous = ratio;
+    }
+    json_decref(root);
+    expect_mbd("recommend chain:n=3,joint=revolute --derivatives", 0, "method");
+    expect_rejected("recommend rods:n=3 --derivatives --batch 4",
+                    (const char *const[]){"--derivatives", "--batch", NULL});
+    expect_rejected("recommend chain:n=3,joint=revolute,friction=0.2 --derivatives",
+                    (const char *const[]){"friction", NULL});
+}
+
 /* mbd fd on a model with a massless leaf: exit status 1 and a message saying "singular"
  * and naming the body; mbd info describes the model. */
 static void test_massless_leaf_cli(void **state)
@@ -287,9 +378,11 @@ int main(void)
         cmocka_unit_test(test_bad_flags_and_vectors),
         cmocka_unit_test(test_outputs_match_library),
         cmocka_unit_test(test_minv),
+        cmocka_unit_test(test_derivatives),
         cmocka_unit_test(test_solvers_and_info),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_recommend_advice_follows_noise),
+        cmocka_unit_test(test_recommend_derivatives),
         cmocka_unit_test(test_default_solver),
         cmocka_unit_test(test_massless_leaf_cli),
         cmocka_unit_test(test_nonfinite_cli),

@@ -176,6 +176,7 @@ typedef struct {
     double *x, *y, *z, *w;
     const mbd_baumgarte *stab;
     double tol;
+    const mbd_derivatives_method *method;
 } call_args;
 
 typedef int (*work_call)(mbd_work *work, const call_args *c);
@@ -508,6 +509,68 @@ static PyObject *Model_coefficients(FASTCALL_ARGS)
     return dict;
 }
 
+static const char forward_derivatives_doc[] =
+    "forward_derivatives(q, qd, tau=None, method=None, solver='bodies')\n"
+    "    -> (dqdd_dq, dqdd_dqd, dqdd_dtau)\n\n"
+    "The derivatives of forward's qdd (no friction, no loops), each (nv, nv), row i: qdd_i:\n"
+    "with respect to q along q (+) delta (tangent coordinates: a spherical or free joint's\n"
+    "quaternion turns by its body-frame angular velocity, Pinocchio's convention), to qd,\n"
+    "and to tau (= H^-1). method: one of derivative_methods() (None: the first); solver: the\n"
+    "workspace's, which the automatic method differentiates. q, qd, tau as in forward.\n"
+    "Raises mbdbench.Error for a model with friction or loops.";
+
+static int call_forward_derivatives(mbd_work *w, const call_args *c)
+{
+    return mbd_forward_derivatives(c->model, w, c->a, c->b, c->c, c->method, c->x, c->y, c->z);
+}
+
+/* The method called by obj (a str; NULL: the table's first), or NULL with mbdbench.Error. */
+static const mbd_derivatives_method *derivatives_method(PyObject *obj)
+{
+    if (!obj)
+        return mbd_derivatives_method_at(0);
+    const char *name = PyUnicode_Check(obj) ? PyUnicode_AsUTF8(obj) : NULL;
+    const mbd_derivatives_method *method = name ? mbd_derivatives_method_find(name) : NULL;
+    if (method || (!name && PyErr_Occurred()))
+        return method;
+    char message[512];
+    int at = snprintf(message, sizeof message, "method: unknown method %.60s (one of:",
+                      name ? name : Py_TYPE(obj)->tp_name);
+    for (int k = 0; k < mbd_derivatives_method_count() && at < (int)sizeof message; k++)
+        at += snprintf(message + at, sizeof message - (size_t)at, " %s",
+                       mbd_derivatives_method_name(mbd_derivatives_method_at(k)));
+    if (at < (int)sizeof message)
+        snprintf(message + at, sizeof message - (size_t)at, ")");
+    ext_raise_message(MBD_EINVAL, message);
+    return NULL;
+}
+
+static PyObject *Model_forward_derivatives(FASTCALL_ARGS)
+{
+    static const char *const names[] = {"q", "qd", "tau", "method", "solver", NULL};
+    PyObject *o[5];
+    if (ext_parse("forward_derivatives", args, nargs, kwnames, names, 2, o))
+        return NULL;
+    const mbd_derivatives_method *method = derivatives_method(o[3]);
+    const mbd_solver *solver = !method ? NULL : o[4] ? ext_solver(o[4]) : mbd_solver_find("bodies");
+    const double *in[3] = {NULL, NULL, NULL};
+    ext_arrays held = {0};
+    PyArrayObject *d[3] = {NULL, NULL, NULL};
+    const npy_intp nv = self->nv;
+    int rc = !solver || state_inputs(self, &held, o, names, 3, in) ||
+             !(d[0] = ext_new_array(2, nv, nv, 0)) || !(d[1] = ext_new_array(2, nv, nv, 0)) ||
+             !(d[2] = ext_new_array(2, nv, nv, 0));
+    if (!rc) {
+        call_args c = {.a = in[0], .b = in[1], .c = in[2], .x = ext_data(d[0]),
+                       .y = ext_data(d[1]), .z = ext_data(d[2]), .method = method};
+        rc = run_call(self, solver, "forward_derivatives", call_forward_derivatives, &c);
+    }
+    ext_release(&held);
+    PyObject *triple = rc ? NULL : Py_BuildValue("OOO", d[0], d[1], d[2]);
+    Py_XDECREF(d[0]), Py_XDECREF(d[1]), Py_XDECREF(d[2]);
+    return triple;
+}
+
 static const char constraint_violation_doc[] =
     "constraint_violation(q, qd) -> (phi, phid)\n\n"
     "The loop constraints' violation Phi(q) and its rate dPhi/dt = Phi_q qd\n"
@@ -750,6 +813,7 @@ static PyMethodDef Model_methods[] = {
     FASTCALL(mass_matrix, mass_matrix_doc),
     FASTCALL(mass_matrix_inverse, mass_matrix_inverse_doc),
     FASTCALL(coefficients, coefficients_doc),
+    FASTCALL(forward_derivatives, forward_derivatives_doc),
     FASTCALL(momentum, momentum_doc),
     FASTCALL(energy, energy_doc),
     FASTCALL(forward_batch, forward_batch_doc),
@@ -812,18 +876,37 @@ PyTypeObject Model_Type = {
     .tp_getset = Model_getset,
 };
 
-static PyObject *module_solvers(PyObject *module, PyObject *unused)
+/* The names of a table's rows as a list of str, or NULL with the exception. */
+static PyObject *name_list(int count, const char *(*name_at)(int))
 {
-    (void)module, (void)unused;
-    PyObject *list = PyList_New(mbd_solver_count());
-    for (int k = 0; list && k < mbd_solver_count(); k++) {
-        PyObject *name = PyUnicode_FromString(mbd_solver_name(mbd_solver_at(k)));
+    PyObject *list = PyList_New(count);
+    for (int k = 0; list && k < count; k++) {
+        PyObject *name = PyUnicode_FromString(name_at(k));
         if (!name)
             Py_CLEAR(list);
         else
             PyList_SET_ITEM(list, k, name);
     }
     return list;
+}
+
+static const char *solver_name_at(int k) { return mbd_solver_name(mbd_solver_at(k)); }
+
+static const char *method_name_at(int k)
+{
+    return mbd_derivatives_method_name(mbd_derivatives_method_at(k));
+}
+
+static PyObject *module_solvers(PyObject *module, PyObject *unused)
+{
+    (void)module, (void)unused;
+    return name_list(mbd_solver_count(), solver_name_at);
+}
+
+static PyObject *module_derivative_methods(PyObject *module, PyObject *unused)
+{
+    (void)module, (void)unused;
+    return name_list(mbd_derivatives_method_count(), method_name_at);
 }
 
 /* Python loads an extension with its symbols private (RTLD_LOCAL): this one's go into the
@@ -859,6 +942,9 @@ static PyObject *module_load_plugin(PyObject *module, PyObject *arg)
 static PyMethodDef module_methods[] = {
     {"solvers", module_solvers, METH_NOARGS,
      "solvers() -> list of str\n\nThe names of the registered solvers, as `mbd solvers`."},
+    {"derivative_methods", module_derivative_methods, METH_NOARGS,
+     "derivative_methods() -> list of str\n\nThe names of the methods of forward_derivatives,\n"
+     "the table's first (the default) first."},
     {"_load_plugin", module_load_plugin, METH_O,
      "_load_plugin(path): mbd_plugin_load (use mbdbench.load_plugin)."},
     {NULL, NULL, 0, NULL},

@@ -19,13 +19,13 @@ import subprocess
 
 # The extension first: its OpenBLAS (the OpenMP build, as mbd links) is then the one that
 # the process loads, numpy's included; after numpy, numpy's choice (one libopenblas.so.0).
-from ._mbdbench import Error, solvers  # isort: skip
+from ._mbdbench import Error, derivative_methods, solvers  # isort: skip
 from ._mbdbench import Model as _Model  # isort: skip
 from . import _mbdbench  # isort: skip
 
 import numpy as np
 
-__all__ = ["Model", "Error", "solvers", "load_plugin", "recommend", "load_results"]
+__all__ = ["Model", "Error", "solvers", "derivative_methods", "load_plugin", "recommend", "load_results"]
 
 # The CLI's defaults (src/cmd_simulate.c, src/cli.h).
 DEFAULT_RTOL = 1e-8
@@ -230,15 +230,16 @@ def _mbd_command():
     return found
 
 
-def recommend(model, batch=None, formulation=None):
-    """recommend(model, batch=None, formulation=None) -> list of dict
+def recommend(model, batch=None, formulation=None, derivatives=False):
+    """recommend(model, batch=None, formulation=None, derivatives=False) -> list of dict
 
     Times every solver on this model on this machine and ranks them, fastest first: one
     call on one thread, or with batch K, K states per batch on all threads. Runs
     `mbd recommend MODEL --json` as a subprocess (the timing core lives in the command, not
     the library), so it takes a few seconds; the mbd binary is $MBD, the checkout's, or
     mbd on PATH. Each entry: solver, variant, formulation, lanes, median_ns (per state),
-    cv, ratio_to_fastest."""
+    cv, ratio_to_fastest. derivatives: rank the methods of forward_derivatives instead (one
+    call each; variant: the method's name), without batch or formulation."""
     if not isinstance(model, _Model):
         raise TypeError(f"model: expected an mbdbench.Model, got {type(model).__name__}")
     command = [_mbd_command(), "recommend", model.spec, "--json"]
@@ -252,6 +253,8 @@ def recommend(model, batch=None, formulation=None):
         command += ["--batch", str(int(batch))]
     if formulation is not None:
         command += ["--formulation", formulation]
+    if derivatives:
+        command.append("--derivatives")
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise Error(done.stderr.strip() or f"mbd recommend exited with {done.returncode}")

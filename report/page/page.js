@@ -315,6 +315,18 @@ var mbdPage = (function () {
                         xLabel: "N (bodies)", yLabel: "time per body", format: time, yZero: true};
             }};
         },
+        derivatives: function (t) {
+            var list = rows(t.derivatives);
+            var measures = {"multiple of one bodies forward call": "x_forward", "time per call": "median_ns",
+                            "relative deviation from the reference": "max_rel_dev"};
+            return {selects: {family: distinct(list, "family"), measure: Object.keys(measures)},
+                    xLog: true, yLog: true, caption: "One call of each method on one thread; median of the repetitions.",
+                    plot: function (c) {
+                        return {series: series(list.filter(function (r) { return r.family === c.family; }),
+                                               "variant", "n", measures[c.measure], "cv"),
+                                xLabel: "N (bodies)", yLabel: c.measure, format: c.measure === "time per call" ? time : undefined};
+                    }};
+        },
         mujoco: function (t) {
             var list = rows(t.mujoco);
             return {selects: {family: distinct(list, "family")}, xLog: true, yLog: true, plot: function (c) {
