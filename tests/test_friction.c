@@ -294,7 +294,9 @@ static void test_painleve_fails(void **state)
 /* mbd_inverse_dynamics gives the actuator force that mbd_forward turns back into qdd, without
  * iterating: a check of the iteration by a direct computation. Errors are relative to
  * |tau| + |g(q)|, the size of the joint forces: the chain of 1000 links, whose gravity
- * torques dwarf tau, converges only at the rounding floor of its ill-conditioned solve. */
+ * torques dwarf tau, converges only at the rounding floor of its ill-conditioned solve
+ * (1.0e-12 without fused multiply-adds, the sanitizer build's, where the iteration's
+ * steps qdd_0 + H^-1 (tau_f - tau_f,0) add their rounding to the first solve's). */
 static void test_inverse_of_forward(void **state)
 {
     (void)state;
@@ -320,9 +322,9 @@ static void test_inverse_of_forward(void **state)
         assert_int_equal(mbd_inverse_dynamics(model, work, q, zero, zero, g, NULL), MBD_OK);
         const double scale = norm(tau, nv) + norm(g, nv);
         const double error = rel_error(tau_back, tau, nv, 0.0) * norm(tau, nv) / scale;
-        if (!(error <= 1e-12))
+        if (!(error <= 2e-12))
             print_error("%s: error %.3e relative to |tau| + |g|\n", specs[k], error);
-        assert_true(error <= 1e-12);
+        assert_true(error <= 2e-12);
         mbd_work_free(work);
         free(q);
         mbd_model_free(model);
