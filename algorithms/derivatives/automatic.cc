@@ -136,7 +136,8 @@ static int automatic_forward(const mbd_model *model, mbd_work *work, const doubl
                              const double *qd, const double *tau, double *dqdd_dq,
                              double *dqdd_dqd, double *dqdd_dtau)
 {
-    if (work->solver != &mbd_solver_bodies) /* no dual form of its kernels */
+    /* a solver whose kernels are not the bodies sweep's has no dual form */
+    if (!work->solver || work->solver->lane_kernels != LANES_BODIES)
         return MBD_EUNSUPPORTED;
     int status = start_kinematics(model, work, q); /* q checked */
     if (status != MBD_OK)
