@@ -56,6 +56,10 @@ typedef int (*mbd_forward_acc_fn)(const mbd_model *model, mbd_work *work, const 
  * work: no velocity or gravity terms, O(its back substitution). */
 typedef void (*mbd_inverse_times_fn)(const mbd_model *model, mbd_work *work, const double *b,
                                      double *x);
+/* x = H^-1 b as mbd_inverse_times_fn, and the force parts of work->f = those of base + the
+ * reactions of accelerations x alone (reaction_forces_plus_accelerations), from its passes. */
+typedef void (*mbd_inverse_reactions_fn)(const mbd_model *model, mbd_work *work,
+                                         const double *b, double *x, const double (*base)[6]);
 typedef int (*mbd_forward_mom_fn)(const mbd_model *model, mbd_work *work, const double *q,
                                   const double *p, const double *tau, double *qd, double *pd);
 
@@ -80,6 +84,7 @@ struct mbd_solver {
     mbd_forward_acc_fn forward_acc;
     mbd_forward_mom_fn forward_mom;
     mbd_inverse_times_fn inverse_times; /* may be NULL: friction re-solves in full */
+    mbd_inverse_reactions_fn inverse_reactions; /* may be NULL: inverse_times, then RNEA's */
     mbd_lane_kernels lane_kernels;   /* its lane forms (batch.c); LANES_NONE: one state only */
     mbd_loop_route loop_route;       /* LOOPS_NONE: it does not close loops */
     const mbd_plugin_solver *plugin; /* a plugin's solver (plugin.c), else NULL */

@@ -28,7 +28,8 @@
  * qdd = H^-1 (tau + tau_f - C qd - g) as the velocity qd = H^-1 p of its momentum solve
  * with p = tau + tau_f - RNEA(q, qd, 0). The first evaluation runs both in full; a solver
  * with inverse_times then takes each later one from it (friction_buffers), in O(its back
- * substitution + N) instead of a solve and an RNEA: only tau_f changes between them.
+ * substitution + N) instead of a solve and an RNEA: only tau_f changes between them (a
+ * solver with inverse_reactions gives the reactions' change from the same passes).
  * Every call starts afresh from tau_f,0, so that its result does not depend on the calls
  * before it. Without Coulomb friction tau_f = -b qd needs no iteration. */
 #include "internal.h"
@@ -57,17 +58,27 @@ static int coordinate_turns(mbd_joint_type type, int k)
     return type == MBD_REVOLUTE || type == MBD_CARDAN || (type == MBD_CYLINDRICAL && k == 0);
 }
 
-/* N = |f - (f . a) a| of coordinate dof (joint i's reaction force f, work->f, and axis a). */
-static double normal_force(const mbd_model *model, const mbd_work *work, int i, int dof)
+/* The unit axis a of coordinate dof of joint i in work->S. */
+static const double *axis_of(const mbd_model *model, const mbd_work *work, int i, int dof)
 {
-    const double *force = work->f[i] + 3;
     const int turns = coordinate_turns(model->joint_type[i], dof - model->v0[i]);
-    const double *axis = work->S + 6 * dof + (turns ? 0 : 3);
+    return work->S + 6 * dof + (turns ? 0 : 3);
+}
+
+/* N = |f - (f . a) a| of a force f and a unit axis a. */
+static double normal_to(const double *force, const double *axis)
+{
     const double along = vec3_dot(force, axis);
     double normal[3];
     for (int r = 0; r < 3; r++)
         normal[r] = force[r] - along * axis[r];
     return sqrt(vec3_dot(normal, normal));
+}
+
+/* N of coordinate dof (joint i's reaction force f, work->f, and axis a). */
+static double normal_force(const mbd_model *model, const mbd_work *work, int i, int dof)
+{
+    return normal_to(work->f[i] + 3, axis_of(model, work, i, dof));
 }
 
 /* mu rho tanh(qd / v_s) of coordinate dof of joint i: what multiplies N in tau_f. */
@@ -126,13 +137,16 @@ static int accelerations(const mbd_model *model, mbd_work *work, const double *q
  * what the later ones of a solver with inverse_times start from. Any later tau_f gives
  * qdd = qdd_0 + H^-1 (tau_f - tau_f,0) (H qdd + C = tau + tau_f is linear in tau_f), and
  * reaction forces f_0 plus those of the accelerations' change alone (affine in qdd). Each
- * coordinate's sliding factor (qd alone decides it); and the history of Anderson's step:
- * the last map value g = G(x) and residual r = G(x) - x, and the differences of the last
- * ANDERSON_DEPTH successive ones. */
+ * coordinate's sliding factor (qd alone decides it), body and axis (the offset of a_k in
+ * work->S); and the history of Anderson's step: the last map value g = G(x) and residual
+ * r = G(x) - x, the differences of the last ANDERSON_DEPTH successive ones, and their Gram
+ * matrix (each step changes one row and column of it). */
 typedef struct {
     double (*forces)[6];
     double *qdd, *tau_f, *sliding;
+    int *body, *axis;
     double *g, *r, *dg[ANDERSON_DEPTH], *dr[ANDERSON_DEPTH];
+    double (*gram)[ANDERSON_DEPTH];
 } friction_buffers;
 
 /* Carves them from base (NULL: only measures); returns the bytes. */
@@ -144,6 +158,9 @@ static size_t layout(const mbd_model *model, double *base, friction_buffers *b)
     double **vectors[] = {&b->qdd, &b->tau_f, &b->sliding, &b->g, &b->r};
     for (size_t k = 0; k < sizeof vectors / sizeof vectors[0]; k++)
         *vectors[k] = carve(&block, vector);
+    b->body = carve(&block, (size_t)model->nv * sizeof *b->body);
+    b->axis = carve(&block, (size_t)model->nv * sizeof *b->axis);
+    b->gram = carve(&block, ANDERSON_DEPTH * sizeof *b->gram);
     for (int j = 0; j < ANDERSON_DEPTH; j++) {
         b->dg[j] = carve(&block, vector);
         b->dr[j] = carve(&block, vector);
@@ -164,16 +181,28 @@ static friction_buffers buffers_of(const mbd_model *model, const mbd_work *work)
     return b;
 }
 
+/* Each coordinate's sliding factor, body and axis, at the start of a call. */
+static void start_coordinates(const mbd_model *model, const mbd_work *work, const double *qd,
+                              const friction_buffers *b)
+{
+    for (int i = 0; i < model->nb; i++)
+        for (int dof = model->v0[i]; dof < model->v0[i] + model->joint[i].nv; dof++) {
+            b->sliding[dof] = sliding_factor(model, i, dof, qd[dof]);
+            b->body[dof] = i;
+            b->axis[dof] = (int)(axis_of(model, work, i, dof) - work->S);
+        }
+}
+
 /* tau_f = tau_f,0 - (sliding factor) N from the reactions in work->f. */
 static void coulomb_forces(const mbd_model *model, const mbd_work *work,
                            const friction_buffers *b, double *tau_f)
 {
-    for (int i = 0; i < model->nb; i++)
-        for (int dof = model->v0[i]; dof < model->v0[i] + model->joint[i].nv; dof++) {
-            tau_f[dof] = b->tau_f[dof];
-            if (b->sliding[dof] != 0.0)
-                tau_f[dof] -= b->sliding[dof] * normal_force(model, work, i, dof);
-        }
+    for (int dof = 0; dof < model->nv; dof++) {
+        tau_f[dof] = b->tau_f[dof];
+        if (b->sliding[dof] != 0.0)
+            tau_f[dof] -= b->sliding[dof] *
+                          normal_to(work->f[b->body[dof]] + 3, work->S + b->axis[dof]);
+    }
 }
 
 /* qdd = FD(tau + tau_f) by the full solve, and its reactions in work->f; keeps both as the
@@ -204,10 +233,15 @@ static void evaluate_from_first(const mbd_model *model, mbd_work *work, const do
     double *change = jv(work, JV_TOTAL), *step = jv(work, JV_RHS);
     for (int k = 0; k < model->nv; k++)
         change[k] = tau_f[k] - b.tau_f[k];
-    work->solver->inverse_times(model, work, change, step);
+    const double(*base)[6] = (const double(*)[6])b.forces;
+    if (work->solver->inverse_reactions)
+        work->solver->inverse_reactions(model, work, change, step, base);
+    else {
+        work->solver->inverse_times(model, work, change, step);
+        reaction_forces_plus_accelerations(model, work, step, base);
+    }
     for (int k = 0; k < model->nv; k++)
         qdd[k] = b.qdd[k] + step[k];
-    reaction_forces_plus_accelerations(model, work, step, (const double (*)[6])b.forces);
 }
 
 static double dot(const double *a, const double *b, int n)
@@ -244,33 +278,34 @@ static int solve_small(int m, double A[ANDERSON_DEPTH][ANDERSON_DEPTH], double *
  * 1965; Walker and Ni 2011), G(x) - sum_j gamma_j dG_j with gamma minimizing
  * |r - sum_j gamma_j dr_j|, over the last ANDERSON_DEPTH differences; G(x) itself when
  * there are none yet or they are nearly dependent. */
-static void anderson_step(const mbd_model *model, const mbd_work *work, int it, double *x,
+static void anderson_step(const mbd_model *model, const friction_buffers *h, int it, double *x,
                           const double *g)
 {
-    const friction_buffers h = buffers_of(model, work);
     const int nv = model->nv, newest = (it - 2) % ANDERSON_DEPTH;
     const int m = it - 1 < ANDERSON_DEPTH ? it - 1 : ANDERSON_DEPTH;
     for (int k = 0; k < nv; k++) {
         const double r = g[k] - x[k];
         if (it > 1) {
-            h.dg[newest][k] = g[k] - h.g[k];
-            h.dr[newest][k] = r - h.r[k];
+            h->dg[newest][k] = g[k] - h->g[k];
+            h->dr[newest][k] = r - h->r[k];
         }
-        h.g[k] = g[k];
-        h.r[k] = r;
+        h->g[k] = g[k];
+        h->r[k] = r;
     }
     double A[ANDERSON_DEPTH][ANDERSON_DEPTH], gamma[ANDERSON_DEPTH];
+    for (int j = 0; j < m; j++)
+        h->gram[newest][j] = h->gram[j][newest] = dot(h->dr[newest], h->dr[j], nv);
     for (int i = 0; i < m; i++) {
-        gamma[i] = dot(h.dr[i], h.r, nv);
+        gamma[i] = dot(h->dr[i], h->r, nv);
         for (int j = 0; j < m; j++)
-            A[i][j] = dot(h.dr[i], h.dr[j], nv);
+            A[i][j] = h->gram[i][j];
     }
     memcpy(x, g, (size_t)nv * sizeof *x);
     if (m == 0 || !solve_small(m, A, gamma))
         return;
     for (int j = 0; j < m; j++)
         for (int k = 0; k < nv; k++)
-            x[k] -= gamma[j] * h.dg[j][k];
+            x[k] -= gamma[j] * h->dg[j][k];
 }
 
 /* The fixed point above: leaves tau_f in JV_FRICTION and qdd = FD(tau + tau_f). */
@@ -286,9 +321,7 @@ static int iterate(const mbd_model *model, mbd_work *work, const double *qd, con
     const friction_buffers b = buffers_of(model, work);
     viscous_forces(model, qd, b.tau_f);
     memcpy(tau_f, b.tau_f, (size_t)model->nv * sizeof *tau_f);
-    for (int i = 0; i < model->nb; i++)
-        for (int dof = model->v0[i]; dof < model->v0[i] + model->joint[i].nv; dof++)
-            b.sliding[dof] = sliding_factor(model, i, dof, qd[dof]);
+    start_coordinates(model, work, qd, &b);
     double previous = INFINITY;
     for (int it = 1;; it++) {
         if (it > 1 && work->solver->inverse_times)
@@ -305,7 +338,8 @@ static int iterate(const mbd_model *model, mbd_work *work, const double *qd, con
             const double step = fabs(next[k] - tau_f[k]);
             if (!(step <= change)) /* NaN counts as the worst */
                 change = step, worst = k;
-            size = fmax(size, fabs(next[k]));
+            if (fabs(next[k]) > size)
+                size = fabs(next[k]);
         }
         work->friction_iterations = it;
         if (change <= TOLERANCE * (1.0 + size) ||
@@ -315,7 +349,7 @@ static int iterate(const mbd_model *model, mbd_work *work, const double *qd, con
             work->failed_body = body_of_dof(model, worst);
             return MBD_EFRICTION;
         }
-        anderson_step(model, work, it, tau_f, next);
+        anderson_step(model, &b, it, tau_f, next);
         previous = change;
     }
 }
