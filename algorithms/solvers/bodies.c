@@ -2,25 +2,79 @@
  * bodies_kernels.h), and H^-1 b from its last two passes for closed loops. */
 #include "internal.h"
 
-#include <string.h>
-
 #define MBD_LANES 1
 #include "spatial/lane.h"
 #include "solvers/bodies_kernels.h"
 #include "spatial/lane_end.h"
 
-/* x = H^-1 b: the last two passes again, with no velocity, gravity or bias (p^A = 0,
- * c = 0, tau = b), on the W, D^-1 and X of the preceding solve. Overwrites work->u, a and
- * inverse_forces. */
+/* The backward pass of H^-1 b: the bias forces' part alone, with no velocity, gravity or
+ * bias (p^A = 0, c = 0, tau = b), on the W and D^-1 of the preceding solve; p_i in
+ * work->inverse_forces, D_i^-1 u_i in work->u. */
+static void inverse_bias_pass(const mbd_model *model, mbd_work *work, const double *b)
+{
+    for (int i = model->nb - 1; i >= 0; i--)
+        DISPATCH_JOINT(model->joint_type[i], bias_force_step, model, work, work->inverse_forces,
+                       work->D + model->d0[i], b, 1, i);
+}
+
+/* x = H^-1 b: the last two passes again, on the X of the preceding solve. Overwrites
+ * work->u, a and inverse_forces. */
 void bodies_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x)
 {
     const double zero[6] = {0};
-    memset(work->inverse_forces, 0, (size_t)model->nb * sizeof *work->inverse_forces);
-    for (int i = model->nb - 1; i >= 0; i--)
-        DISPATCH_JOINT(model->joint_type[i], bias_force_step, model, work, work->inverse_forces,
-                       work->D + model->d0[i], b, i);
+    inverse_bias_pass(model, work, b);
     for (int i = 0; i < model->nb; i++)
         DISPATCH_JOINT(model->joint_type[i], acceleration_step, model, work, zero, NULL, x, i);
+}
+
+/* The force part of I m, where the rows and columns zero_a of I's A block and zero_c of
+ * its C block are zero (I^a's along the joint's unit columns: inertia_zero_subspace). */
+MBD_INLINE void inertia_force_part(double out[3], const mbd_inertia *I, const double *m,
+                                   unsigned zero_a, unsigned zero_c)
+{
+    const unsigned support = 63u & ~(zero_a | zero_c << 3);
+    for (int r = 0; r < 3; r++)
+        out[r] = zero_c >> r & 1 ? 0.0 : inertia_force_row(I, m, r, support);
+}
+
+/* The force part of f_i = base_i + I^A_i a_i + p^A_i (RBDA section 7.3), the force across
+ * joint i, from the last pass's a_i and bias force p^A_i. At a root work->IA holds I^A_i;
+ * elsewhere the sweep left I^a_i = I^A_i - U_i D_i^-1 U_i^T there, and with
+ * qdd_i = D_i^-1 (u_i - U_i^T X_i a_lambda), I^A_i a_i = I^a_i a_i + U_i D_i^-1 u_i
+ * (I^a_i S_i = 0), u_i = b_i - S_i^T p^A_i. U_i D_i^-1 = X_i^-T W_i: its force part is
+ * E_i times W_i's. */
+MBD_INLINE void reaction_force_step(const mbd_model *model, mbd_work *work, const double *b,
+                                    const double (*base)[6], int i, const mbd_joint_type type)
+{
+    const int v0 = model->v0[i], n = joint_dofs(type);
+    const double *a = motion_of(model, work->a, i), *p = work->inverse_forces[i];
+    double *f = work->f[i] + 3, inertial[3], turned[3] = {0.0, 0.0, 0.0};
+    if (model->parent[i] >= 0) {
+        double transmitted[3] = {0.0, 0.0, 0.0};
+        for (int k = 0; k < n; k++) {
+            const double u = b[v0 + k] - column_dot(type, work->S + 6 * v0, k, p);
+            for (int r = 0; r < 3; r++)
+                transmitted[r] += work->U[6 * (v0 + k) + 3 + r] * u;
+        }
+        body_rotate(turned, model, work, i, type, 0, transmitted);
+        inertia_force_part(inertial, &work->IA[i], a, zero_rows(type, 0), zero_rows(type, 1));
+    } else
+        inertia_force_part(inertial, &work->IA[i], a, 0, 0);
+    for (int r = 0; r < 3; r++)
+        f[r] = base[i][3 + r] + p[3 + r] + turned[r] + inertial[r];
+}
+
+/* bodies_inverse_times, and the force parts of work->f = those of base + the reactions of
+ * the accelerations x alone (reaction_forces_plus_accelerations), from its last pass. */
+static void bodies_inverse_reactions(const mbd_model *model, mbd_work *work, const double *b,
+                                     double *x, const double (*base)[6])
+{
+    const double zero[6] = {0};
+    inverse_bias_pass(model, work, b);
+    for (int i = 0; i < model->nb; i++) {
+        DISPATCH_JOINT(model->joint_type[i], acceleration_step, model, work, zero, NULL, x, i);
+        DISPATCH_JOINT(model->joint_type[i], reaction_force_step, model, work, b, base, i);
+    }
 }
 
 static int bodies_acc(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
@@ -41,6 +95,7 @@ const mbd_solver mbd_solver_bodies = {
     .solve_acc = bodies_acc,
     .forward_acc = bodies_forward,
     .inverse_times = bodies_inverse_times,
+    .inverse_reactions = bodies_inverse_reactions,
     .lane_kernels = LANES_BODIES,
     .loop_route = LOOPS_BODIES,
 };

@@ -55,14 +55,17 @@ MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, 
 
 /* u_i = tau_i - S_i^T p_i; work->u keeps D_i^-1 u_i, and p_lambda += X_i^T p_i + W_i u_i
  * (= X_i^T (p_i + U_i D_i^-1 u_i)): the bias forces' part of the backward pass, once W_i
- * and D_i^-1 are known (p: p^A with I^a c added). */
+ * and D_i^-1 are known (p: p^A with I^a c added). sums_start: p holds no bias forces of
+ * the bodies' own, and each p_i starts at zero here (start_force_sum, carry_force). */
 MBD_INLINE void LANE_FN(bias_force_step)(const mbd_model *model, lane_work *work, lane (*p)[6],
-                                         const lane *Dinv, const lane *tau, int i,
-                                         const mbd_joint_type type)
+                                         const lane *Dinv, const lane *tau, int sums_start,
+                                         int i, const mbd_joint_type type)
 {
     const int parent = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const lane *S = work->S + 6 * v0, *W = work->U + 6 * v0;
     lane u[MBD_MAX_JOINT_DOF], t[6];
+    if (sums_start)
+        LANE_FN(start_force_sum)(model, p, i);
     for (int k = 0; k < n; k++)
         u[k] = (tau ? tau[v0 + k] : LANE_FN(lane_splat)(0.0)) - LANE_FN(column_dot)(type, S, k, p[i]);
     for (int k = 0; k < n; k++) {
@@ -86,8 +89,11 @@ MBD_INLINE void LANE_FN(bias_force_step)(const mbd_model *model, lane_work *work
             for (int r = 0; r < 6; r++)
                 t[r] += W[6 * k + r] * u[k];
     }
-    for (int r = 0; r < 6; r++)
-        p[parent][r] += t[r];
+    if (sums_start)
+        LANE_FN(carry_force)(model, p, i, t);
+    else
+        for (int r = 0; r < 6; r++)
+            p[parent][r] += t[r];
 }
 
 /* W = X^T, column by column: (row k of E; 0) and (r x row k of E; row k of E). A free
@@ -155,7 +161,7 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
     else
         for (int k = 0; k < n; k++)
             LANE_FN(body_force_t)(W[k], model, work, i, type, UDinv[k]);
-    LANE_FN(bias_force_step)(model, work, work->f, Dinv, tau, i, type);
+    LANE_FN(bias_force_step)(model, work, work->f, Dinv, tau, 0, i, type);
     const unsigned c_rows = 63u & ~bias_zero_rows(type);
     for (int k = 0; k < n; k++)
         work->u[v0 + k] -= free_joint ? work->c[i][k] : LANE_FN(dot_over)(UDinv[k], work->c[i], 1, c_rows);

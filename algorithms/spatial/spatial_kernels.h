@@ -137,6 +137,15 @@ MBD_INLINE lane LANE_FN(sum3_skipping)(const lane a[3], const lane b[3], unsigne
  * A, with the rows of B) and zero_c (of C, with the columns of B) are zero, as in
  * inertia_add_congruence, and an m whose entries in the bit mask m_zero (bits 0-5) are
  * zero: their terms drop out. */
+/* Row 3 + i of I m (row i of its force part), over the terms of m in the bit mask support. */
+MBD_INLINE lane LANE_FN(inertia_force_row)(const lane_inertia *I, const lane *m, int i,
+                                           unsigned support)
+{
+    const lane bottom[6] = {I->B[i],          I->B[3 + i],      I->B[6 + i],
+                            I->C[SYM3(i, 0)], I->C[SYM3(i, 1)], I->C[SYM3(i, 2)]};
+    return LANE_FN(dot_over)(bottom, m, 1, support);
+}
+
 MBD_INLINE void LANE_FN(inertia_apply_skipping)(lane *restrict out, const lane_inertia *I,
                                                 const lane *m, unsigned zero_a, unsigned zero_c,
                                                 unsigned m_zero)
@@ -147,10 +156,9 @@ MBD_INLINE void LANE_FN(inertia_apply_skipping)(lane *restrict out, const lane_i
     for (int i = 0; i < 3; i++) {
         const lane top[6] = {I->A[SYM3(i, 0)], I->A[SYM3(i, 1)], I->A[SYM3(i, 2)],
                              I->B[3 * i],      I->B[3 * i + 1],  I->B[3 * i + 2]};
-        const lane bottom[6] = {I->B[i],          I->B[3 + i],      I->B[6 + i],
-                                I->C[SYM3(i, 0)], I->C[SYM3(i, 1)], I->C[SYM3(i, 2)]};
         out[i] = zero_a >> i & 1 ? LANE_FN(lane_splat)(0.0) : LANE_FN(dot_over)(top, m, 1, support);
-        out[3 + i] = zero_c >> i & 1 ? LANE_FN(lane_splat)(0.0) : LANE_FN(dot_over)(bottom, m, 1, support);
+        out[3 + i] = zero_c >> i & 1 ? LANE_FN(lane_splat)(0.0)
+                                     : LANE_FN(inertia_force_row)(I, m, i, support);
     }
 }
 
