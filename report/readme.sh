@@ -173,7 +173,8 @@ $(summary crossover)
 with Coulomb friction 0.2 on every joint (pins of radius 0.05 m, smoothing 0.01 rad/s), whose
 forward call iterates on the friction forces until they settle (algorithms/dynamics/friction.c:
 one solve and RNEA, then per iteration the solver's back substitution H⁻¹ τ_f and the
-reactions' change; the momentum form pays one RNEA more for C q̇ + g). Dense and sparse
+reactions' change, which \`bodies\` takes from its back substitution's last pass as
+f = I^A a + p^A; the momentum form pays one RNEA more for C q̇ + g). Dense and sparse
 stop at N = 300 (\`--dense-max-n\`). Time per call with friction, and in brackets over the
 same call without:
 
