@@ -17,7 +17,8 @@ MBD_INLINE void rnea_forward_step(const mbd_model *model, mbd_work *work, const 
 {
     const int p = model->parent[i], v0 = model->v0[i];
     double *v = work->v[i], *a = work->a[i], *f = work->f[i], c[6], vxIv[6];
-    body_velocity(v, model, work, p < 0 ? NULL : work->v[p], qd, i, type);
+    const double zero[6] = {0};
+    body_velocity(v, model, work, p < 0 ? zero : work->v[p], qd, i, type);
     velocity_product(c, v, model, work, qd, i, type);
     xform_motion(a, &work->X[i], p < 0 ? a0 : work->a[p]);
     for (int r = 0; r < 6; r++)
