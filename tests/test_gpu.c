@@ -357,6 +357,7 @@ static void test_refusals(void **state)
                              MBD_EUNSUPPORTED);
             assert_null(batch);
             assert_non_null(strstr(mbd_gpu_why(), "no GPU here"));
+            mbd_gpu_batch_new(model, mbd_solver_find("sparse"), &batch); /* another reason */
         }
     }
     mbd_model_free(model);

@@ -71,6 +71,7 @@ static struct {
 
 static char why_not[256] = "the CUDA driver was not tried yet";
 static int driver_status = MBD_EUNSUPPORTED;
+static char driver_why[256]; /* why_not after loading the driver, said again when it failed */
 static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
 
 const char *mbd_gpu_why(void) { return why_not; }
@@ -111,7 +112,11 @@ static int load_driver(void)
     return MBD_OK;
 }
 
-static void load_driver_once(void) { driver_status = load_driver(); }
+static void load_driver_once(void)
+{
+    driver_status = load_driver();
+    snprintf(driver_why, sizeof driver_why, "%s", why_not);
+}
 
 /* Threads per block; workspaces come in whole blocks. */
 #define GPU_BLOCK 128
@@ -329,8 +334,10 @@ int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_
     if (level < 0)
         return MBD_EINVAL;
     pthread_once(&driver_once, load_driver_once);
-    if (driver_status)
+    if (driver_status) {
+        snprintf(why_not, sizeof why_not, "%s", driver_why);
         return driver_status;
+    }
     mbd_gpu_batch *batch = calloc(1, sizeof *batch);
     if (!batch)
         return MBD_ENOMEM;
