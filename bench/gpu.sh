@@ -91,5 +91,5 @@ fi
 # the timings: JSON after each measurement, so that a cut-short run keeps its rows
 step "timings: mbd-gpu-bench, JIT levels $levels" 170 \
     "$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/mbd-gpu-bench" \
-    --out "$out" --cpu-threads "$(nproc)" --budget 140 --jit-levels "$levels"
+    --out "$out" --cpu-threads "$(nproc)" --budget 140 --min-time 0.02 --jit-levels "$levels"
 ls -la "$out"
