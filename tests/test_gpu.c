@@ -185,8 +185,9 @@ static void run_on_gpu_arrays(const mbd_model *model, mbd_gpu_batch *batch, gpu_
     if (momentum)
         assert_int_equal(mbd_gpu_copy_from(batch, b->z, z, v_bytes), MBD_OK);
     assert_int_equal(mbd_gpu_copy_from(batch, b->status, status, (size_t)b->K * sizeof(int)), MBD_OK);
-    for (mbd_gpu_ptr *array = (mbd_gpu_ptr[]){q, x, tau, y, z, status, 0}; *array || array[1]; array++)
-        mbd_gpu_release(batch, *array);
+    const mbd_gpu_ptr arrays[] = {q, x, tau, y, z, status};
+    for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++)
+        mbd_gpu_release(batch, arrays[a]); /* 0: none */
 }
 
 /* On the GPU: from host arrays, then from arrays already in GPU memory; and the other
