@@ -45,6 +45,17 @@ struct mbd_work {
 
 #define JV_COUNT 6
 
+/* The arrays carved from work->block, in their order, each as (field, element count) for
+ * model m and the solver's scratch and loop_scratch doubles: the one list that lays out
+ * the block (solvers.c) and moves it (the GPU's threads, gpu_kernels.c), so that a new
+ * array is in both. */
+#define MBD_WORK_ARRAYS(ARRAY, m, scratch_doubles, loop_doubles)                                   \
+    ARRAY(X, (m)->nb) ARRAY(S, 6 * (m)->nv) ARRAY(U, 6 * (m)->nv) ARRAY(D, (m)->ndd)               \
+    ARRAY(u, (m)->nv) ARRAY(v, (m)->nb) ARRAY(c, (m)->nb) ARRAY(a, (m)->nb) ARRAY(f, (m)->nb)      \
+    ARRAY(mass_moments, (m)->nb) ARRAY(IA, (m)->nb) ARRAY(sin_q, (m)->nq)                          \
+    ARRAY(cos_q, (m)->nq) ARRAY(scratch, scratch_doubles) ARRAY(jv, JV_COUNT * (m)->nv)            \
+    ARRAY(loop_scratch, loop_doubles) ARRAY(friction_scratch, friction_scratch_doubles(m))
+
 typedef size_t (*mbd_scratch_fn)(const mbd_model *model);
 typedef int (*mbd_solve_acc_fn)(const mbd_model *model, mbd_work *work, const double *qd,
                                 const double *tau, double *qdd);

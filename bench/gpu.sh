@@ -7,11 +7,15 @@
 #       itself, into BUILD/mbd-gpu.tar.xz;
 #   mbd-gpu/gpu.sh [OUT]        (there, in the unpacked bundle) runs, each step logged and
 #       under its own time limit, a failed step not stopping the next: the device
-#       (nvidia-smi), the check (test_gpu with MBD_TEST_GPU=1: every lane against the CPU
-#       solver to 1e-12 relative, every joint type, K not a multiple of the block), then the
-#       timings (mbd-gpu-bench: the GPU kernel alone and with copies, and the CPU batch on
-#       every core, against K, N = 10, 100, 1000), which write OUT/gpu-<device>.json
-#       (default OUT: ./results) after each measurement. About 4.5 minutes at most.
+#       (nvidia-smi), the check (test_gpu with MBD_TEST_GPU=1: every kernel against its CPU
+#       solver to 1e-12 relative, every joint type, K not a multiple of the block) with the
+#       driver's PTX compiler at level 0 (MBD_GPU_JIT_LEVEL, docs/gpu.md), the same check
+#       at level 4 and, where the machine has compute-sanitizer, under it at level 4; then
+#       the timings (mbd-gpu-bench: each solver's GPU kernel alone and with copies, at level
+#       0 and, if the level-4 check passed, at level 4 too (rows ending /jit:4), and the CPU
+#       batch on every core, against K, N = 10, 100, 1000), which write
+#       OUT/gpu-<device>.json (default OUT: ./results) after each measurement. About 9
+#       minutes at most.
 #
 # The binaries start through the carried loader, so that the machine's own libc plays no
 # part: lib/ld-linux-x86-64.so.2 --library-path lib bin/... The CUDA driver is the
@@ -51,15 +55,16 @@ out=${1:-$PWD/results}
 mkdir -p "$out" || exit 1
 exec > >(tee -a "$out/gpu.log") 2>&1
 
-# step NAME SECONDS COMMAND...: logs its start, end, exit status and time
+# step NAME SECONDS COMMAND...: logs its start, end, exit status (also left in step_rc)
+# and time
 step() {
-    local name=$1 limit=$2 start rc
+    local name=$1 limit=$2 start
     shift 2
     start=$(date +%s)
     echo "== $(date -u +%T) $name (limit ${limit}s)"
     timeout -k 5 "$limit" "$@"
-    rc=$?
-    echo "== $(date -u +%T) $name: exit $rc after $(($(date +%s) - start))s$([ $rc -eq 124 ] && echo ' (timed out)')"
+    step_rc=$?
+    echo "== $(date -u +%T) $name: exit $step_rc after $(($(date +%s) - start))s$([ $step_rc -eq 124 ] && echo ' (timed out)')"
     return 0
 }
 
@@ -68,11 +73,23 @@ step() {
 libs="$here/lib:${LD_LIBRARY_PATH:-}:/usr/local/nvidia/lib64:/usr/lib/x86_64-linux-gnu"
 
 step "machine" 15 bash -c 'uname -a; nproc; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1 || true'
-# the check: every test of test_gpu through the GPU (cmocka prints each)
-step "check: GPU kernels against the CPU solvers" 120 env MBD_TEST_GPU=1 \
-    "$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/test_gpu"
+test_gpu=("$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/test_gpu")
+# the check: every test of test_gpu through the GPU (cmocka prints each), at the driver's
+# optimisation level 0, then at level 4, whose code faulted before (docs/gpu.md)
+step "check: GPU kernels against the CPU solvers, JIT level 0" 150 \
+    env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=0 "${test_gpu[@]}"
+step "check: the same at JIT level 4" 120 env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=4 "${test_gpu[@]}"
+levels=0
+[ "$step_rc" -eq 0 ] && levels=0,4
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+if [ -n "$sanitizer" ]; then # a fault's address and source line; slow: bounded, maybe cut short
+    step "check: JIT level 4 under compute-sanitizer" 90 env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=4 \
+        "$sanitizer" --print-limit 5 "${test_gpu[@]}"
+else
+    echo "== no compute-sanitizer on this machine"
+fi
 # the timings: JSON after each measurement, so that a cut-short run keeps its rows
-step "timings: mbd-gpu-bench" 140 \
+step "timings: mbd-gpu-bench, JIT levels $levels" 170 \
     "$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/mbd-gpu-bench" \
-    --out "$out" --cpu-threads "$(nproc)" --budget 110
+    --out "$out" --cpu-threads "$(nproc)" --budget 140 --min-time 0.02 --jit-levels "$levels"
 ls -la "$out"

@@ -322,9 +322,11 @@ int mbd_batch_forward_momentum(const mbd_model *model, mbd_batch *batch, int K,
  * needed to build, and the driver compiles the PTX for its GPU). The CUDA driver
  * (libcuda.so.1, or the file $MBD_CUDA_DRIVER names) is loaded at run time: without it or
  * without a GPU, mbd_gpu_batch_new returns MBD_EUNSUPPORTED and mbd_gpu_why() says why.
- * Solvers: bodies (acceleration form); models without friction or loops (else
- * MBD_EUNSUPPORTED). Angles beyond 1e5 rad lose digits in the GPU's sine and cosine.
- * Experimental: checked on the CPU only so far (docs/gpu.md says where it stands). */
+ * Solvers: bodies and dense (acceleration form), poisson-ldlt (momentum form); models
+ * without friction or loops (else MBD_EUNSUPPORTED, and mbd_gpu_why() says why). The
+ * driver compiles the PTX at the level $MBD_GPU_JIT_LEVEL sets (0 to 4; default 0, see
+ * docs/gpu.md; another value: MBD_EINVAL). Angles beyond 1e5 rad lose digits in the GPU's
+ * sine and cosine. Experimental (docs/gpu.md says where it stands). */
 typedef struct mbd_gpu_batch mbd_gpu_batch;
 typedef unsigned long long mbd_gpu_ptr; /* an address in GPU memory */
 int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_batch **out);
@@ -343,6 +345,15 @@ int mbd_gpu_batch_forward(const mbd_model *model, mbd_gpu_batch *batch, int K, c
 int mbd_gpu_batch_forward_on_gpu(const mbd_model *model, mbd_gpu_batch *batch, int K,
                                  mbd_gpu_ptr q, mbd_gpu_ptr qd, mbd_gpu_ptr tau, mbd_gpu_ptr qdd,
                                  mbd_gpu_ptr status);
+/* The momentum form (mbd_batch_forward_momentum) on a poisson-ldlt batch, from host
+ * arrays and from arrays in GPU memory; a state's results are mbd_forward_momentum's to
+ * round-off. Each form on a batch of the other's solver: MBD_EUNSUPPORTED. */
+int mbd_gpu_batch_forward_momentum(const mbd_model *model, mbd_gpu_batch *batch, int K,
+                                   const double *q, const double *p, const double *tau,
+                                   double *qd, double *pd, int *status);
+int mbd_gpu_batch_forward_momentum_on_gpu(const mbd_model *model, mbd_gpu_batch *batch, int K,
+                                          mbd_gpu_ptr q, mbd_gpu_ptr p, mbd_gpu_ptr tau,
+                                          mbd_gpu_ptr qd, mbd_gpu_ptr pd, mbd_gpu_ptr status);
 /* The last call's kernel time (GPU events), seconds. */
 double mbd_gpu_batch_kernel_seconds(const mbd_gpu_batch *batch);
 /* GPU memory in the batch's context, and copies to and from it. */

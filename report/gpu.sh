@@ -1,10 +1,11 @@
 #!/bin/bash
 # report/gpu.sh [results/gpu-<device>.json ...]: report/gpu.md, the GPU section of the
 # report, from the files bench/gpu.sh wrote on a GPU machine (default: every
-# results/gpu-*.json). Per file: ns per body per state against K for each N (the kernel
-# alone, with copies, the CPU batch on every core of the same machine), the smallest K at
-# which the GPU is faster than that CPU batch, and the kernel's distance from the memory
-# roofline.
+# results/gpu-*.json). Per file: ns per body per state of the bodies sweep against K for
+# each N (the kernel alone, with copies, the CPU batch on every core of the same machine),
+# the smallest K at which the GPU is faster than that CPU batch, and the kernel's distance
+# from the memory roofline; then, where the file has them, the solvers on the GPU ranked
+# for each N by their best kernel time (each driver optimisation level that was timed).
 set -eu
 cd "$(dirname "$0")/.."
 files=("$@")
@@ -32,9 +33,11 @@ bytes_per_body=1008
         echo
         echo "| N | K | GPU kernel | GPU with copies | CPU batch | kernel / CPU |"
         echo "|---:|---:|---:|---:|---:|---:|"
+        # variant (with /jit:L for a GPU row of level L > 0), N, K, ns per body per state
         jq -r '.benchmarks[] | select(.run_type == "aggregate" and .aggregate_name == "median")
-               | [(.run_name | capture("^(?<v>[^/]*)/[^/]*/n:(?<n>[0-9]+)/k:(?<k>[0-9]+)")) as $m
-                  | $m.v, $m.n, $m.k, .ns_per_body] | @tsv' "$f" > /tmp/gpu-report-rows.$$
+               | [(.run_name | capture("^(?<v>[^/]*)/[^/]*/n:(?<n>[0-9]+)/k:(?<k>[0-9]+)(/jit:(?<j>[0-9]+))?")) as $m
+                  | $m.v + (if $m.j then "/jit:" + $m.j else "" end), $m.n, $m.k, .ns_per_body]
+               | @tsv' "$f" > /tmp/gpu-report-rows.$$
         awk -F'\t' '{ print $2, $3 }' /tmp/gpu-report-rows.$$ | sort -u -n -k1,1 -k2,2 \
             > /tmp/gpu-report-keys.$$
         awk -F'\t' -v bytes="$bytes_per_body" '
@@ -52,6 +55,30 @@ bytes_per_body=1008
                           n, n in wins ? wins[n] : "(never, within the Ks run)", best[n],
                           best[n] / (bytes / 3.35e12 * 1e9), bytes, bytes / 3.35e12 * 1e9
                   } }' /tmp/gpu-report-rows.$$ /tmp/gpu-report-keys.$$
+        # the solvers ranked for each N: each GPU kernel's best over K, and the CPU batch's
+        # best for the same solver; only for files with more than the bodies sweep
+        if cut -f1 /tmp/gpu-report-rows.$$ | grep -q '^gpu_\(poisson\|dense\)'; then
+            echo
+            echo "Solvers on the GPU, for each N ranked by the kernel's best time over K (JIT: the driver's"
+            echo "optimisation level), beside the CPU batch's best for the same solver:"
+            echo
+            echo "| N | rank | solver | JIT | GPU kernel, best | at K | CPU batch, best | GPU / CPU |"
+            echo "|---:|---:|---|---:|---:|---:|---:|---:|"
+            # N, best, its K, solver, JIT level, the CPU batch's best; sorted, ranked
+            awk -F'\t' '
+                { v = $1; n = $2; k = $3; t = $4
+                  if (v ~ /^batch_/) { s = substr(v, 7); if (!((n, s) in cpu) || t < cpu[n, s]) cpu[n, s] = t; next }
+                  if (v !~ /^gpu_/ || v ~ /-copies/) next
+                  if (!((n, v) in best) || t < best[n, v]) { best[n, v] = t; at[n, v] = k } }
+                END { for (key in best) {
+                          split(key, p, SUBSEP); split(substr(p[2], 5), sj, "/jit:")
+                          c = (p[1], sj[1]) in cpu ? cpu[p[1], sj[1]] : ""
+                          printf "%s\t%s\t%s\t%s\t%d\t%s\n", p[1], best[key], at[key], sj[1], sj[2], c } }' \
+                /tmp/gpu-report-rows.$$ | sort -t"$(printf '\t')" -k1,1n -k2,2g |
+                awk -F'\t' '{ rank[$1]++
+                              printf "| %d | %d | %s | %d | %.4g | %d | %s | %s |\n", $1, rank[$1], $4, $5, $2, $3,
+                                  $6 == "" ? "" : sprintf("%.4g", $6), $6 == "" ? "" : sprintf("%.3g", $2 / $6) }'
+        fi
         rm -f /tmp/gpu-report-keys.$$ /tmp/gpu-report-rows.$$
     done
     echo

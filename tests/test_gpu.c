@@ -1,19 +1,35 @@
 /* test_gpu.c: the GPU batch (algorithms/gpu/). Here, on any machine: the embedded PTX has
- * each kernel's .entry and calls nothing outside itself; the kernels' C compiled for the
- * CPU (gpu_run_on_cpu: the code the GPU runs, thread by thread) against mbd_forward on
- * random models of every joint type and shape, K not a multiple of the thread count, tau
- * NULL, and a singular, a NaN and a zero-quaternion state among good ones; without a
- * driver, mbd_gpu_batch_new says "no GPU here". With MBD_TEST_GPU=1 (bench/gpu.sh, on a
- * GPU machine), the same comparisons through the GPU itself, from host arrays and from
- * arrays already on the GPU. */
+ * each kernel's .entry and calls nothing outside itself; each thread's workspace lies
+ * wholly in its own block; every kernel's C compiled for the CPU (gpu_run_on_cpu: the code
+ * the GPU runs, thread by thread) against mbd_forward (mbd_forward_momentum for
+ * poisson-ldlt) with the same solver on random models of every joint type and shape, K
+ * not a multiple of the thread count, tau NULL, and a singular, a NaN and a
+ * zero-quaternion state among good ones; without a driver, mbd_gpu_batch_new says "no GPU
+ * here", and it refuses other solvers, friction and a bad MBD_GPU_JIT_LEVEL with a reason.
+ * With MBD_TEST_GPU=1 (bench/gpu.sh, on a GPU machine), the same comparisons through the
+ * GPU itself, from host arrays and from arrays already on the GPU. */
 #include "gpu/gpu.h"
 #include "support.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define TOLERANCE 1e-12
+
+/* The solvers that have a GPU kernel (gpu.h), whether it runs their momentum form, and
+ * the most states a test gives it: dense's check on the CPU (LAPACK, O(N^3), and cond(H)
+ * where 1e-12 does not hold: check_states) takes milliseconds a state at N = 100. */
+static const struct {
+    const char *name;
+    int kernel, momentum, max_k;
+} gpu_solvers[] = {
+    {"bodies", GPU_KERNEL_bodies, 0, INT_MAX},
+    {"poisson-ldlt", GPU_KERNEL_poisson_ldlt, 1, INT_MAX},
+    {"dense", GPU_KERNEL_dense, 0, 1001},
+};
+#define GPU_SOLVERS ((int)(sizeof gpu_solvers / sizeof gpu_solvers[0]))
 
 static int on_gpu(void)
 {
@@ -21,35 +37,50 @@ static int on_gpu(void)
     return flag && strcmp(flag, "1") == 0;
 }
 
+/* K states of one GPU solver: x is qd (p in the momentum form), y qdd (qd), z pd (the
+ * momentum form's), ref and ref_z the CPU's y and z. */
 typedef struct {
-    int K, nq, nv;
-    double *q, *qd, *tau, *qdd, *ref;
+    int K, nq, nv, solver;
+    double *q, *x, *tau, *y, *z, *ref, *ref_z;
     int *status, *expect;
 } gpu_states;
 
-/* K random states; state 3 singular (slides of 1e200 at rest overflow the articulated
- * inertias, where the model has sliding joints), K - 2 with a NaN rate. */
-static gpu_states states_new(const mbd_model *model, int K, uint64_t seed, int with_bad)
+/* Which bad states states_new puts among the good ones. */
+enum {
+    GOOD_STATES = 0,
+    SINGULAR_AND_NAN = 1, /* state 3 singular (slides of 1e200 at rest overflow the
+                             inertias, where the model has sliding joints), K - 2 with a
+                             NaN rate */
+    ZERO_QUATERNION = 2,  /* state 2's first four coordinates zero (a spherical chain's
+                             first quaternion) */
+};
+
+/* K random states of the GPU solver `solver`, with the bad ones that `bad` asks for. */
+static gpu_states states_new(const mbd_model *model, int solver, int K, uint64_t seed, int bad)
 {
-    gpu_states b = {.K = K, .nq = mbd_model_nq(model), .nv = mbd_model_nv(model)};
+    gpu_states b = {.K = K, .nq = mbd_model_nq(model), .nv = mbd_model_nv(model), .solver = solver};
     const size_t nq = (size_t)K * b.nq, nv = (size_t)K * b.nv;
-    b.q = malloc((nq + 4 * nv) * sizeof(double));
+    b.q = malloc((nq + 6 * nv) * sizeof(double));
     b.status = malloc(2 * (size_t)K * sizeof(int));
     assert_non_null(b.q);
     assert_non_null(b.status);
     b.expect = b.status + K;
-    b.qd = b.q + nq;
-    b.tau = b.qd + nv;
-    b.qdd = b.tau + nv;
-    b.ref = b.qdd + nv;
+    b.x = b.q + nq;
+    b.tau = b.x + nv;
+    b.y = b.tau + nv;
+    b.z = b.y + nv;
+    b.ref = b.z + nv;
+    b.ref_z = b.ref + nv;
     test_fill(&seed, b.q, (int)nq, -1.5, 1.5);
-    test_fill(&seed, b.qd, (int)nv, -1.0, 1.0);
+    test_fill(&seed, b.x, (int)nv, -1.0, 1.0);
     test_fill(&seed, b.tau, (int)nv, -2.0, 2.0);
-    if (with_bad && K > 5) {
+    if (bad & ZERO_QUATERNION)
+        memset(b.q + 2 * b.nq, 0, 4 * sizeof(double));
+    if (bad & SINGULAR_AND_NAN) {
         for (int j = 0; j < b.nq; j++)
             b.q[3 * b.nq + j] = j % 2 ? 1e200 : -1e200;
-        memset(b.qd + 3 * b.nv, 0, (size_t)b.nv * sizeof *b.qd);
-        b.qd[(K - 2) * b.nv] = NAN;
+        memset(b.x + 3 * b.nv, 0, (size_t)b.nv * sizeof *b.x);
+        b.x[(K - 2) * b.nv] = NAN;
     }
     return b;
 }
@@ -60,91 +91,152 @@ static void states_free(gpu_states *b)
     free(b->status);
 }
 
-/* Each state against mbd_forward: the same status, and where that is MBD_OK, qdd to
- * TOLERANCE relative. */
+/* Each state against the CPU's one-state call with the same solver: the same status, and
+ * where that is MBD_OK, the results to TOLERANCE relative. */
 static void check_states(const mbd_model *model, gpu_states *b, int with_tau, const char *label)
 {
     mbd_work *work;
-    mbd_work_new(model, mbd_solver_find("bodies"), &work);
+    mbd_work_new(model, mbd_solver_find(gpu_solvers[b->solver].name), &work);
     assert_non_null(work);
     for (int k = 0; k < b->K; k++) {
-        const double *tau = with_tau ? b->tau + (size_t)k * b->nv : NULL;
-        double *ref = b->ref + (size_t)k * b->nv;
-        b->expect[k] = mbd_forward(model, work, b->q + (size_t)k * b->nq,
-                                   b->qd + (size_t)k * b->nv, tau, ref);
+        const size_t at = (size_t)k * b->nv;
+        const double *q = b->q + (size_t)k * b->nq, *tau = with_tau ? b->tau + at : NULL;
+        b->expect[k] = gpu_solvers[b->solver].momentum
+                           ? mbd_forward_momentum(model, work, q, b->x + at, tau, b->ref + at,
+                                                  b->ref_z + at)
+                           : mbd_forward(model, work, q, b->x + at, tau, b->ref + at);
         if (b->status[k] != b->expect[k])
-            fail_msg("%s: state %d of %d: status %d, mbd_forward's %d", label, k, b->K,
-                     b->status[k], b->expect[k]);
-        if (b->expect[k] == MBD_OK)
-            assert_close(b->qdd + (size_t)k * b->nv, ref, b->nv, TOLERANCE, label);
+            fail_msg("%s, %s: state %d of %d: status %d, the CPU's %d", label,
+                     gpu_solvers[b->solver].name, k, b->K, b->status[k], b->expect[k]);
+        if (b->expect[k] != MBD_OK)
+            continue;
+        if (strcmp(gpu_solvers[b->solver].name, "dense") == 0 &&
+            rel_error(b->y + at, b->ref + at, b->nv, 1e-300) > TOLERANCE) {
+            /* two Cholesky factors of one H (the GPU's, OpenBLAS's) differ by about
+             * eps cond(H): 1e-14 cond(H) as the CPU solvers' tests against dense */
+            const double cond = condition_number(model, q);
+            assert_close(b->y + at, b->ref + at, b->nv, 1e-14 * cond, label);
+        } else
+            assert_close(b->y + at, b->ref + at, b->nv, TOLERANCE, label);
+        if (gpu_solvers[b->solver].momentum)
+            assert_close(b->z + at, b->ref_z + at, b->nv, TOLERANCE, label);
     }
     mbd_work_free(work);
+}
+
+/* The launch of the states' solver on the host, `threads` workspace blocks (from the
+ * layout's); free launch.works and the layout returned. */
+static mbd_work *launch_on_host(const mbd_model *model, gpu_states *b, int with_tau, int threads,
+                                gpu_launch *launch)
+{
+    memset(launch, 0, sizeof *launch);
+    mbd_work *layout = gpu_layout(model, mbd_solver_find(gpu_solvers[b->solver].name), launch);
+    assert_non_null(layout);
+    launch->works = calloc((size_t)threads, launch->work_bytes);
+    assert_non_null(launch->works);
+    launch->K = b->K;
+    launch->q = b->q;
+    launch->x = b->x;
+    launch->tau = with_tau ? b->tau : NULL;
+    launch->y = b->y;
+    launch->z = gpu_solvers[b->solver].momentum ? b->z : NULL;
+    launch->status = b->status;
+    gpu_start_works_on_cpu(launch, threads);
+    return layout;
 }
 
 /* The kernel's C on the CPU, `threads` threads. */
 static void run_on_cpu(const mbd_model *model, gpu_states *b, int with_tau, int threads)
 {
-    gpu_launch launch = {0};
-    mbd_work *layout = gpu_layout(model, mbd_solver_find("bodies"), &launch);
-    assert_non_null(layout);
-    launch.works = calloc((size_t)threads, launch.work_bytes);
-    assert_non_null(launch.works);
-    launch.K = b->K;
-    launch.q = b->q;
-    launch.x = b->qd;
-    launch.tau = with_tau ? b->tau : NULL;
-    launch.y = b->qdd;
-    launch.status = b->status;
-    gpu_start_works_on_cpu(&launch, threads);
-    gpu_run_on_cpu(GPU_KERNEL_bodies, &launch, threads);
+    gpu_launch launch;
+    mbd_work *layout = launch_on_host(model, b, with_tau, threads, &launch);
+    gpu_run_on_cpu(gpu_solvers[b->solver].kernel, &launch, threads);
     free(launch.works);
     mbd_work_free(layout);
 }
 
-/* On the GPU: from host arrays, then from arrays already in GPU memory. */
+/* The batch's call on K states in GPU memory, copied there from b and back. */
+static void run_on_gpu_arrays(const mbd_model *model, mbd_gpu_batch *batch, gpu_states *b,
+                              int with_tau)
+{
+    const size_t q_bytes = (size_t)b->K * b->nq * sizeof(double);
+    const size_t v_bytes = (size_t)b->K * b->nv * sizeof(double);
+    const int momentum = gpu_solvers[b->solver].momentum;
+    mbd_gpu_ptr q, x, tau = 0, y, z = 0, status;
+    assert_int_equal(mbd_gpu_alloc(batch, q_bytes, &q), MBD_OK);
+    assert_int_equal(mbd_gpu_alloc(batch, v_bytes, &x), MBD_OK);
+    assert_int_equal(mbd_gpu_alloc(batch, v_bytes, &y), MBD_OK);
+    assert_int_equal(mbd_gpu_alloc(batch, (size_t)b->K * sizeof(int), &status), MBD_OK);
+    if (with_tau) {
+        assert_int_equal(mbd_gpu_alloc(batch, v_bytes, &tau), MBD_OK);
+        assert_int_equal(mbd_gpu_copy_to(batch, tau, b->tau, v_bytes), MBD_OK);
+    }
+    if (momentum)
+        assert_int_equal(mbd_gpu_alloc(batch, v_bytes, &z), MBD_OK);
+    assert_int_equal(mbd_gpu_copy_to(batch, q, b->q, q_bytes), MBD_OK);
+    assert_int_equal(mbd_gpu_copy_to(batch, x, b->x, v_bytes), MBD_OK);
+    memset(b->y, 0, 2 * v_bytes);
+    assert_int_equal(momentum ? mbd_gpu_batch_forward_momentum_on_gpu(model, batch, b->K, q, x,
+                                                                       tau, y, z, status)
+                              : mbd_gpu_batch_forward_on_gpu(model, batch, b->K, q, x, tau, y,
+                                                             status),
+                     MBD_OK);
+    assert_int_equal(mbd_gpu_copy_from(batch, b->y, y, v_bytes), MBD_OK);
+    if (momentum)
+        assert_int_equal(mbd_gpu_copy_from(batch, b->z, z, v_bytes), MBD_OK);
+    assert_int_equal(mbd_gpu_copy_from(batch, b->status, status, (size_t)b->K * sizeof(int)), MBD_OK);
+    const mbd_gpu_ptr arrays[] = {q, x, tau, y, z, status};
+    for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++)
+        mbd_gpu_release(batch, arrays[a]); /* 0: none */
+}
+
+/* On the GPU: from host arrays, then from arrays already in GPU memory; and the other
+ * form refused. */
 static void run_on_gpu(const mbd_model *model, gpu_states *b, int with_tau)
 {
     mbd_gpu_batch *batch;
-    const int rc = mbd_gpu_batch_new(model, mbd_solver_find("bodies"), &batch);
+    const int rc = mbd_gpu_batch_new(model, mbd_solver_find(gpu_solvers[b->solver].name), &batch);
     if (rc)
         fail_msg("mbd_gpu_batch_new: %s (%s)", mbd_strerror(rc), mbd_gpu_why());
     const double *tau = with_tau ? b->tau : NULL;
-    mbd_gpu_batch_forward(model, batch, b->K, b->q, b->qd, tau, b->qdd, b->status);
-    check_states(model, b, with_tau, "gpu, host arrays");
-    const size_t q_bytes = (size_t)b->K * b->nq * sizeof(double);
-    const size_t v_bytes = (size_t)b->K * b->nv * sizeof(double);
-    mbd_gpu_ptr q, qd, tau_gpu = 0, qdd, status;
-    assert_int_equal(mbd_gpu_alloc(batch, q_bytes, &q), MBD_OK);
-    assert_int_equal(mbd_gpu_alloc(batch, v_bytes, &qd), MBD_OK);
-    assert_int_equal(mbd_gpu_alloc(batch, v_bytes, &qdd), MBD_OK);
-    assert_int_equal(mbd_gpu_alloc(batch, (size_t)b->K * sizeof(int), &status), MBD_OK);
-    if (with_tau) {
-        assert_int_equal(mbd_gpu_alloc(batch, v_bytes, &tau_gpu), MBD_OK);
-        assert_int_equal(mbd_gpu_copy_to(batch, tau_gpu, b->tau, v_bytes), MBD_OK);
+    if (gpu_solvers[b->solver].momentum) {
+        mbd_gpu_batch_forward_momentum(model, batch, b->K, b->q, b->x, tau, b->y, b->z, b->status);
+        assert_int_equal(mbd_gpu_batch_forward(model, batch, 1, b->q, b->x, tau, b->y, NULL),
+                         MBD_EUNSUPPORTED);
+    } else {
+        mbd_gpu_batch_forward(model, batch, b->K, b->q, b->x, tau, b->y, b->status);
+        assert_int_equal(mbd_gpu_batch_forward_momentum(model, batch, 1, b->q, b->x, tau, b->y,
+                                                        b->z, NULL),
+                         MBD_EUNSUPPORTED);
     }
-    assert_int_equal(mbd_gpu_copy_to(batch, q, b->q, q_bytes), MBD_OK);
-    assert_int_equal(mbd_gpu_copy_to(batch, qd, b->qd, v_bytes), MBD_OK);
-    memset(b->qdd, 0, v_bytes);
-    assert_int_equal(mbd_gpu_batch_forward_on_gpu(model, batch, b->K, q, qd, tau_gpu, qdd, status),
-                     MBD_OK);
-    assert_int_equal(mbd_gpu_copy_from(batch, b->qdd, qdd, v_bytes), MBD_OK);
-    assert_int_equal(mbd_gpu_copy_from(batch, b->status, status, (size_t)b->K * sizeof(int)), MBD_OK);
+    check_states(model, b, with_tau, "gpu, host arrays");
+    run_on_gpu_arrays(model, batch, b, with_tau);
     check_states(model, b, with_tau, "gpu, GPU arrays");
     mbd_gpu_batch_free(batch);
 }
 
-static void run_and_check(const mbd_model *model, int K, uint64_t seed, int with_bad)
+/* The states of every GPU solver, with the bad ones that `bad` asks for, on the GPU or,
+ * by its kernels' C, on the CPU with `threads` threads, each against the CPU's solver. */
+static void run_every_solver(const mbd_model *model, int K, uint64_t seed, int bad, int threads)
 {
-    for (int with_tau = 0; with_tau < 2; with_tau++) {
-        gpu_states b = states_new(model, K, seed, with_bad);
-        if (on_gpu())
-            run_on_gpu(model, &b, with_tau);
-        else {
-            run_on_cpu(model, &b, with_tau, 5);
-            check_states(model, &b, with_tau, "gpu kernel on the cpu");
+    for (int solver = 0; solver < GPU_SOLVERS; solver++)
+        for (int with_tau = 0; with_tau < 2; with_tau++) {
+            const int states = K < gpu_solvers[solver].max_k ? K : gpu_solvers[solver].max_k;
+            gpu_states b = states_new(model, solver, states, seed, bad);
+            if (on_gpu())
+                run_on_gpu(model, &b, with_tau);
+            else {
+                run_on_cpu(model, &b, with_tau, threads);
+                check_states(model, &b, with_tau, "gpu kernel on the cpu");
+            }
+            if (bad & SINGULAR_AND_NAN) {
+                assert_int_not_equal(b.status[3], MBD_OK);
+                assert_int_equal(b.status[states - 2], MBD_ENONFINITE);
+            }
+            if (bad & ZERO_QUATERNION)
+                assert_int_equal(b.status[2], MBD_EINVAL);
+            states_free(&b);
         }
-        states_free(&b);
-    }
 }
 
 static void test_ptx_entries(void **state)
@@ -158,6 +250,39 @@ static void test_ptx_entries(void **state)
     GPU_KERNEL_LIST(CHECK_ENTRY)
 #undef CHECK_ENTRY
     assert_null(strstr(mbd_gpu_ptx, ".extern")); /* no libc or libm on the GPU */
+    assert_int_equal(GPU_SOLVERS, GPU_KERNEL_COUNT); /* each kernel tested below */
+}
+
+/* Each thread's workspace lies in its own block: every word of the layout's mbd_work that
+ * points into the layout's block points, in a thread's, to the same offset in the thread's
+ * block (a pointer missing from MBD_WORK_ARRAYS would still point into the layout's). */
+static void test_thread_work_in_its_block(void **state)
+{
+    (void)state;
+    mbd_model *model = random_model(3, 9, MIXED_JOINTS, SHAPE_RANDOM);
+    for (int solver = 0; solver < GPU_SOLVERS; solver++) {
+        gpu_launch launch = {0};
+        mbd_work *layout = gpu_layout(model, mbd_solver_find(gpu_solvers[solver].name), &launch);
+        assert_non_null(layout);
+        launch.works = calloc(3, launch.work_bytes);
+        assert_non_null(launch.works);
+        mbd_work work;
+        memset(&work, 0, sizeof work);
+        gpu_thread_work_on_cpu(&work, &launch, 2);
+        const uintptr_t from = (uintptr_t)layout->block;
+        const uintptr_t to = (uintptr_t)launch.works + 2 * launch.work_bytes;
+        uintptr_t words[sizeof(mbd_work) / sizeof(uintptr_t)], moved[sizeof words / sizeof *words];
+        memcpy(words, layout, sizeof words);
+        memcpy(moved, &work, sizeof moved);
+        for (size_t k = 0; k < sizeof words / sizeof *words; k++)
+            if (words[k] >= from && words[k] < from + launch.work_bytes)
+                assert_int_equal(moved[k] - to, words[k] - from);
+        assert_null(work.model);
+        assert_null(work.solver);
+        free(launch.works);
+        mbd_work_free(layout);
+    }
+    mbd_model_free(model);
 }
 
 static void test_random_models(void **state)
@@ -166,7 +291,7 @@ static void test_random_models(void **state)
     for (int type = -1; type < MBD_JOINT_TYPE_COUNT; type++)
         for (int shape = SHAPE_CHAIN; shape <= SHAPE_RANDOM; shape++) {
             mbd_model *model = random_model(40 + 3 * type + shape, 13, type, (tree_shape)shape);
-            run_and_check(model, on_gpu() ? 1000 : 37, 5 + (uint64_t)type, 0);
+            run_every_solver(model, on_gpu() ? 1000 : 37, 5 + (uint64_t)type, GOOD_STATES, 5);
             mbd_model_free(model);
         }
 }
@@ -175,16 +300,7 @@ static void test_bad_states(void **state)
 {
     (void)state;
     mbd_model *model = random_model(9, 7, MIXED_COORDINATE_JOINTS, SHAPE_CHAIN);
-    gpu_states b = states_new(model, 41, 3, 1);
-    if (on_gpu()) {
-        run_on_gpu(model, &b, 1);
-    } else {
-        run_on_cpu(model, &b, 1, 4);
-        check_states(model, &b, 1, "bad states");
-    }
-    assert_int_equal(b.status[3], MBD_ESINGULAR);
-    assert_int_equal(b.status[b.K - 2], MBD_ENONFINITE);
-    states_free(&b);
+    run_every_solver(model, 41, 3, SINGULAR_AND_NAN, 4);
     mbd_model_free(model);
 }
 
@@ -192,16 +308,7 @@ static void test_zero_quaternion(void **state)
 {
     (void)state;
     mbd_model *model = random_model(12, 5, MBD_SPHERICAL, SHAPE_CHAIN);
-    gpu_states b = states_new(model, 9, 4, 0);
-    memset(b.q + 2 * b.nq, 0, 4 * sizeof(double));
-    if (on_gpu())
-        run_on_gpu(model, &b, 1);
-    else {
-        run_on_cpu(model, &b, 1, 2);
-        check_states(model, &b, 1, "zero quaternion");
-    }
-    assert_int_equal(b.status[2], MBD_EINVAL);
-    states_free(&b);
+    run_every_solver(model, 9, 4, ZERO_QUATERNION, 2);
     mbd_model_free(model);
 }
 
@@ -210,33 +317,60 @@ static void test_long_chain(void **state)
 {
     (void)state;
     mbd_model *model = load_model("chain:n=100,joint=revolute");
-    run_and_check(model, on_gpu() ? 300001 : 301, 8, 0);
+    run_every_solver(model, on_gpu() ? 300001 : 301, 8, GOOD_STATES, 5);
     mbd_model_free(model);
 }
 
-/* No driver: MBD_EUNSUPPORTED, "no GPU here", and nothing else changes. */
-static void test_no_driver(void **state)
+/* Without a driver: MBD_EUNSUPPORTED and "no GPU here" for each GPU solver. Anywhere: the
+ * solvers without a kernel and models with friction refused, and a bad MBD_GPU_JIT_LEVEL,
+ * each with its reason. */
+static void test_refusals(void **state)
 {
     (void)state;
-    if (on_gpu())
-        skip();
-    setenv("MBD_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
     mbd_model *model = load_model("chain:n=4,joint=revolute");
     mbd_gpu_batch *batch = (mbd_gpu_batch *)1;
-    assert_int_equal(mbd_gpu_batch_new(model, mbd_solver_find("bodies"), &batch), MBD_EUNSUPPORTED);
+    assert_int_equal(mbd_gpu_batch_new(model, mbd_solver_find("poisson-sweep"), &batch),
+                     MBD_EUNSUPPORTED);
     assert_null(batch);
-    assert_non_null(strstr(mbd_gpu_why(), "no GPU here"));
-    assert_int_equal(mbd_gpu_batch_new(model, mbd_solver_find("dense"), &batch), MBD_EUNSUPPORTED);
+    assert_non_null(strstr(mbd_gpu_why(), "no GPU kernel for the solver poisson-sweep"));
+    assert_int_equal(mbd_gpu_batch_new(model, mbd_solver_find("sparse"), &batch), MBD_EUNSUPPORTED);
+    mbd_model *friction = load_model("chain:n=4,joint=revolute,friction=0.1");
+    assert_int_equal(mbd_gpu_batch_new(friction, mbd_solver_find("bodies"), &batch),
+                     MBD_EUNSUPPORTED);
+    assert_non_null(strstr(mbd_gpu_why(), "without friction or loops"));
+    mbd_model_free(friction);
+    const char *level = getenv("MBD_GPU_JIT_LEVEL"); /* bench/gpu.sh's, kept */
+    char *kept = level ? strdup(level) : NULL;
+    setenv("MBD_GPU_JIT_LEVEL", "5", 1);
+    assert_int_equal(mbd_gpu_batch_new(model, mbd_solver_find("bodies"), &batch), MBD_EINVAL);
+    assert_non_null(strstr(mbd_gpu_why(), "MBD_GPU_JIT_LEVEL=5"));
+    if (kept)
+        setenv("MBD_GPU_JIT_LEVEL", kept, 1);
+    else
+        unsetenv("MBD_GPU_JIT_LEVEL");
+    free(kept);
     assert_int_equal(mbd_gpu_batch_new(NULL, mbd_solver_find("bodies"), &batch), MBD_EINVAL);
+    if (!on_gpu()) {
+        setenv("MBD_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+        for (int solver = 0; solver < GPU_SOLVERS; solver++) {
+            assert_int_equal(mbd_gpu_batch_new(model, mbd_solver_find(gpu_solvers[solver].name),
+                                               &batch),
+                             MBD_EUNSUPPORTED);
+            assert_null(batch);
+            assert_non_null(strstr(mbd_gpu_why(), "no GPU here"));
+            mbd_gpu_batch_new(model, mbd_solver_find("sparse"), &batch); /* another reason */
+        }
+    }
     mbd_model_free(model);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ptx_entries),     cmocka_unit_test(test_random_models),
-        cmocka_unit_test(test_bad_states),      cmocka_unit_test(test_zero_quaternion),
-        cmocka_unit_test(test_long_chain),      cmocka_unit_test(test_no_driver),
+        cmocka_unit_test(test_ptx_entries),     cmocka_unit_test(test_thread_work_in_its_block),
+        cmocka_unit_test(test_random_models),   cmocka_unit_test(test_bad_states),
+        cmocka_unit_test(test_zero_quaternion), cmocka_unit_test(test_long_chain),
+        cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -71,9 +71,10 @@ int body_of_dof(const mbd_model *model, int dof)
 /* v_i = X_i v_lambda + S_i qd_i */
 void kinematics_velocity(const mbd_model *model, mbd_work *work, const double *qd)
 {
+    const double zero[6] = {0};
     for (int i = 0; i < model->nb; i++) {
         const int p = model->parent[i];
         DISPATCH_JOINT(model->joint_type[i], body_velocity, work->v[i], model, work,
-                       p < 0 ? NULL : work->v[p], qd, i);
+                       p < 0 ? zero : work->v[p], qd, i);
     }
 }

@@ -71,6 +71,7 @@ static struct {
 
 static char why_not[256] = "the CUDA driver was not tried yet";
 static int driver_status = MBD_EUNSUPPORTED;
+static char driver_why[256]; /* why_not after loading the driver, said again when it failed */
 static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
 
 const char *mbd_gpu_why(void) { return why_not; }
@@ -111,7 +112,11 @@ static int load_driver(void)
     return MBD_OK;
 }
 
-static void load_driver_once(void) { driver_status = load_driver(); }
+static void load_driver_once(void)
+{
+    driver_status = load_driver();
+    snprintf(driver_why, sizeof driver_why, "%s", why_not);
+}
 
 /* Threads per block; workspaces come in whole blocks. */
 #define GPU_BLOCK 128
@@ -122,6 +127,8 @@ static void load_driver_once(void) { driver_status = load_driver(); }
 struct mbd_gpu_batch {
     const mbd_model *model;
     int kernel;
+    int momentum;            /* the kernel runs the momentum form (its solver has no other) */
+    int jit_level;           /* the driver's optimisation level for the PTX */
     CUcontext context;
     CUmodule module;
     CUfunction function, start_works;
@@ -135,11 +142,20 @@ struct mbd_gpu_batch {
     double kernel_seconds;
 };
 
+/* Whether the solver's name is the kernel's ('-' written '_'). */
+static int names_kernel(const char *solver_name, const char *kernel_name)
+{
+    for (; *solver_name && *kernel_name; solver_name++, kernel_name++)
+        if (*solver_name != *kernel_name && !(*solver_name == '-' && *kernel_name == '_'))
+            return 0;
+    return *solver_name == *kernel_name;
+}
+
 /* The kernel of the solver, or -1. */
 static int kernel_of(const mbd_solver *solver)
 {
 #define GPU_SOLVER(solver_name, entry)                                                     \
-    if (strcmp(mbd_solver_name(solver), #solver_name) == 0)                                \
+    if (names_kernel(mbd_solver_name(solver), #solver_name))                               \
         return GPU_KERNEL_##solver_name;
     GPU_KERNEL_LIST(GPU_SOLVER)
 #undef GPU_SOLVER
@@ -153,6 +169,9 @@ mbd_work *gpu_layout(const mbd_model *model, const mbd_solver *solver, gpu_launc
         return NULL;
     launch->model = *model;
     launch->work = *layout;
+    launch->work.model = NULL; /* host objects, which the kernels do not follow */
+    launch->work.solver = NULL;
+    launch->work.plugin_work = NULL;
     /* the block's size, 64-byte multiples: malloc knows it (mbd_work keeps no size) */
     launch->work_bytes = malloc_usable_size(layout->block) & ~(size_t)63;
     launch->work_start = layout->block;
@@ -255,12 +274,8 @@ static int open_batch(mbd_gpu_batch *batch, const mbd_solver *solver)
     CUresult rc = cu.cuCtxCreate(&batch->context, 0, cu.device);
     if (rc)
         return no_gpu("cuCtxCreate", rc);
-    /* The driver's PTX compiler at its optimisation level 0: from level 1 up (4 is the
-     * default), its code for the bodies kernel reads address 0x10 on test_gpu's random
-     * models with cylindrical or free joints (an H200, CUDA 13.0; ptxas -O1 alike),
-     * while the same PTX at level 0 agrees with the CPU solver to 1e-13. */
     int jit_names[] = {CU_JIT_OPTIMIZATION_LEVEL};
-    void *jit_values[] = {(void *)(uintptr_t)0};
+    void *jit_values[] = {(void *)(uintptr_t)batch->jit_level};
     if ((rc = cu.cuModuleLoadDataEx(&batch->module, mbd_gpu_ptx, 1, jit_names, jit_values)))
         return no_gpu("cuModuleLoadDataEx (the driver could not compile the PTX)", rc);
     const char *const entries[] = {
@@ -279,6 +294,29 @@ static int open_batch(mbd_gpu_batch *batch, const mbd_solver *solver)
     return status ? status : allocate_works(batch);
 }
 
+/* The driver's optimisation level for the PTX: $MBD_GPU_JIT_LEVEL, 0 to 4, by default 0:
+ * from level 1 up (4 is the driver's default), its code for the bodies kernel reads
+ * address 0x10 on test_gpu's random models with cylindrical or free joints (an H200, CUDA
+ * 13.0; ptxas -O1 alike), while the same PTX at level 0 agrees with the CPU solver to
+ * 1e-13 (docs/gpu.md). -1, with mbd_gpu_why saying why, for any other setting. */
+static int jit_level(void)
+{
+    const char *text = getenv("MBD_GPU_JIT_LEVEL");
+    if (!text || !*text)
+        return 0;
+    if (text[0] >= '0' && text[0] <= '4' && !text[1])
+        return text[0] - '0';
+    snprintf(why_not, sizeof why_not, "MBD_GPU_JIT_LEVEL=%.64s: not a level from 0 to 4", text);
+    return -1;
+}
+
+/* Why the GPU does not take this solver or model; MBD_EUNSUPPORTED. */
+static int refuse(const char *what, const char *name)
+{
+    snprintf(why_not, sizeof why_not, "%s%s", what, name);
+    return MBD_EUNSUPPORTED;
+}
+
 int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_batch **out)
 {
     if (!out)
@@ -287,21 +325,32 @@ int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_
     if (!model || !solver)
         return MBD_EINVAL;
     const int kernel = kernel_of(solver);
-    if (kernel < 0 || model->has_friction || model->nloops)
-        return MBD_EUNSUPPORTED;
+    if (kernel < 0)
+        return refuse("no GPU kernel for the solver ", mbd_solver_name(solver));
+    if (model->has_friction || model->nloops)
+        return refuse("the GPU runs models without friction or loops, not ",
+                      model->name ? model->name : "this model");
+    const int level = jit_level();
+    if (level < 0)
+        return MBD_EINVAL;
     pthread_once(&driver_once, load_driver_once);
-    if (driver_status)
+    if (driver_status) {
+        snprintf(why_not, sizeof why_not, "%s", driver_why);
         return driver_status;
+    }
     mbd_gpu_batch *batch = calloc(1, sizeof *batch);
     if (!batch)
         return MBD_ENOMEM;
     batch->model = model;
     batch->kernel = kernel;
+    batch->momentum = !(mbd_solver_formulations(solver) & MBD_ACCELERATION);
+    batch->jit_level = level;
     const int status = open_batch(batch, solver);
     if (status) {
         mbd_gpu_batch_free(batch);
         return status;
     }
+    snprintf(why_not, sizeof why_not, "GPU: %s", cu.device_name);
     *out = batch;
     return MBD_OK;
 }
@@ -351,73 +400,112 @@ int mbd_gpu_copy_from(mbd_gpu_batch *batch, void *to, mbd_gpu_ptr from, size_t b
     return bytes && cu.cuMemcpyDtoH(to, from, bytes) ? MBD_EIO : MBD_OK;
 }
 
-int mbd_gpu_batch_forward_on_gpu(const mbd_model *model, mbd_gpu_batch *batch, int K,
-                                 mbd_gpu_ptr q, mbd_gpu_ptr qd, mbd_gpu_ptr tau, mbd_gpu_ptr qdd,
-                                 mbd_gpu_ptr status)
+/* The batch's kernel on K states whose rows are in GPU memory: x, y as gpu_launch's, z
+ * pd in the momentum form (0 otherwise). */
+static int run_on_gpu(const mbd_model *model, mbd_gpu_batch *batch, int K, int momentum,
+                      mbd_gpu_ptr q, mbd_gpu_ptr x, mbd_gpu_ptr tau, mbd_gpu_ptr y, mbd_gpu_ptr z,
+                      mbd_gpu_ptr status)
 {
-    if (!batch || batch->model != model || K < 0 || (K > 0 && (!q || !qd || !qdd || !status)))
+    if (!batch || batch->model != model || K < 0 ||
+        (K > 0 && (!q || !x || !y || (momentum && !z) || !status)))
         return MBD_EINVAL;
+    if (momentum != batch->momentum)
+        return MBD_EUNSUPPORTED;
     if (K == 0)
         return MBD_OK;
     cu.cuCtxSetCurrent(batch->context);
     gpu_launch *launch = &batch->launch;
     launch->K = K;
     launch->q = (const double *)(uintptr_t)q;
-    launch->x = (const double *)(uintptr_t)qd;
+    launch->x = (const double *)(uintptr_t)x;
     launch->tau = (const double *)(uintptr_t)tau;
-    launch->y = (double *)(uintptr_t)qdd;
+    launch->y = (double *)(uintptr_t)y;
+    launch->z = (double *)(uintptr_t)z;
     launch->status = (int *)(uintptr_t)status;
     return launch_entry(batch, batch->function, K < batch->threads ? K : batch->threads);
 }
 
-/* The host-array calls' GPU buffers for K states: q, qd, tau, qdd, status. */
-static int reserve_states(mbd_gpu_batch *batch, int K, mbd_gpu_ptr at[5])
+/* The host-array calls' GPU buffers for K states: q, x, tau, y, z, status. */
+static int reserve_states(mbd_gpu_batch *batch, int K, mbd_gpu_ptr at[6])
 {
     const size_t nq = (size_t)batch->model->nq, nv = (size_t)batch->model->nv;
     if (K > batch->capacity) {
         if (batch->states)
             cu.cuMemFree(batch->states);
         batch->capacity = 0;
-        if (cu.cuMemAlloc(&batch->states, (size_t)K * ((nq + 3 * nv) * sizeof(double) + sizeof(int))))
+        if (cu.cuMemAlloc(&batch->states, (size_t)K * ((nq + 4 * nv) * sizeof(double) + sizeof(int))))
             return MBD_ENOMEM;
         batch->capacity = K;
     }
     const size_t n = (size_t)batch->capacity;
     at[0] = batch->states;
     at[1] = at[0] + n * nq * sizeof(double);
-    at[2] = at[1] + n * nv * sizeof(double);
-    at[3] = at[2] + n * nv * sizeof(double);
-    at[4] = at[3] + n * nv * sizeof(double);
+    for (int k = 2; k < 6; k++)
+        at[k] = at[k - 1] + n * nv * sizeof(double);
     return MBD_OK;
 }
 
-int mbd_gpu_batch_forward(const mbd_model *model, mbd_gpu_batch *batch, int K, const double *q,
-                          const double *qd, const double *tau, double *qdd, int *status)
+/* run_on_gpu from and to host arrays, through the batch's buffers; status may be NULL. */
+static int run_from_host(const mbd_model *model, mbd_gpu_batch *batch, int K, int momentum,
+                         const double *q, const double *x, const double *tau, double *y,
+                         double *z, int *status)
 {
-    if (!batch || batch->model != model || K < 0 || (K > 0 && (!q || !qd || !qdd)))
+    if (!batch || batch->model != model || K < 0 ||
+        (K > 0 && (!q || !x || !y || (momentum && !z))))
         return MBD_EINVAL;
+    if (momentum != batch->momentum)
+        return MBD_EUNSUPPORTED;
     if (K == 0)
         return MBD_OK;
     cu.cuCtxSetCurrent(batch->context);
-    mbd_gpu_ptr at[5];
+    mbd_gpu_ptr at[6];
     if (reserve_states(batch, K, at))
         return MBD_ENOMEM;
     const size_t q_bytes = (size_t)K * (size_t)model->nq * sizeof(double);
     const size_t v_bytes = (size_t)K * (size_t)model->nv * sizeof(double);
-    if (cu.cuMemcpyHtoD(at[0], q, q_bytes) || cu.cuMemcpyHtoD(at[1], qd, v_bytes) ||
+    if (cu.cuMemcpyHtoD(at[0], q, q_bytes) || cu.cuMemcpyHtoD(at[1], x, v_bytes) ||
         (tau && cu.cuMemcpyHtoD(at[2], tau, v_bytes)))
         return MBD_EIO;
-    int rc = mbd_gpu_batch_forward_on_gpu(model, batch, K, at[0], at[1], tau ? at[2] : 0, at[3], at[4]);
+    int rc = run_on_gpu(model, batch, K, momentum, at[0], at[1], tau ? at[2] : 0, at[3],
+                        momentum ? at[4] : 0, at[5]);
     if (rc)
         return rc;
     int *statuses = status ? status : malloc((size_t)K * sizeof *statuses);
     if (!statuses)
         return MBD_ENOMEM;
-    if (cu.cuMemcpyDtoH(qdd, at[3], v_bytes) || cu.cuMemcpyDtoH(statuses, at[4], (size_t)K * sizeof(int)))
+    if (cu.cuMemcpyDtoH(y, at[3], v_bytes) || (z && cu.cuMemcpyDtoH(z, at[4], v_bytes)) ||
+        cu.cuMemcpyDtoH(statuses, at[5], (size_t)K * sizeof(int)))
         rc = MBD_EIO;
     for (int k = 0; k < K && !rc; k++) /* the first failed state's status */
         rc = statuses[k];
     if (!status)
         free(statuses);
     return rc;
+}
+
+int mbd_gpu_batch_forward_on_gpu(const mbd_model *model, mbd_gpu_batch *batch, int K,
+                                 mbd_gpu_ptr q, mbd_gpu_ptr qd, mbd_gpu_ptr tau, mbd_gpu_ptr qdd,
+                                 mbd_gpu_ptr status)
+{
+    return run_on_gpu(model, batch, K, 0, q, qd, tau, qdd, 0, status);
+}
+
+int mbd_gpu_batch_forward(const mbd_model *model, mbd_gpu_batch *batch, int K, const double *q,
+                          const double *qd, const double *tau, double *qdd, int *status)
+{
+    return run_from_host(model, batch, K, 0, q, qd, tau, qdd, NULL, status);
+}
+
+int mbd_gpu_batch_forward_momentum_on_gpu(const mbd_model *model, mbd_gpu_batch *batch, int K,
+                                          mbd_gpu_ptr q, mbd_gpu_ptr p, mbd_gpu_ptr tau,
+                                          mbd_gpu_ptr qd, mbd_gpu_ptr pd, mbd_gpu_ptr status)
+{
+    return run_on_gpu(model, batch, K, 1, q, p, tau, qd, pd, status);
+}
+
+int mbd_gpu_batch_forward_momentum(const mbd_model *model, mbd_gpu_batch *batch, int K,
+                                   const double *q, const double *p, const double *tau,
+                                   double *qd, double *pd, int *status)
+{
+    return run_from_host(model, batch, K, 1, q, p, tau, qd, pd, status);
 }

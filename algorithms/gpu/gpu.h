@@ -17,14 +17,21 @@ typedef struct {
     const double *work_start; /* (work_bytes) what a block holds before its first state:
                             the constant kinematics that mbd_work_new leaves in it */
     int K;
-    const double *q, *x, *tau; /* (K x nq), (K x nv): the states; tau may be NULL */
-    double *y;           /* (K x nv) qdd */
+    const double *q, *x, *tau; /* (K x nq), (K x nv): the states (x: qd, or p in the
+                            momentum form); tau may be NULL */
+    double *y;           /* (K x nv) qdd, or qd in the momentum form */
+    double *z;           /* (K x nv) pd in the momentum form, else NULL */
     int *status;         /* (K) each state's */
 } gpu_launch;
 
-/* The kernels, one per solver: their entry names in the PTX, and their index in
- * gpu_run_on_cpu. */
-#define GPU_KERNEL_LIST(X) X(bodies, mbd_gpu_bodies)
+/* The kernels, one per solver (its name with '_' for '-'), one a line (the Makefile
+ * reads the entries): their entry names in the PTX, and their index in gpu_run_on_cpu.
+ * Each runs its solver's acceleration form where it has one (bodies, dense), else its
+ * momentum form (poisson-ldlt). */
+#define GPU_KERNEL_LIST(X)                                                                 \
+    X(bodies, mbd_gpu_bodies)                                                              \
+    X(poisson_ldlt, mbd_gpu_poisson_ldlt)                                                  \
+    X(dense, mbd_gpu_dense)
 enum {
 #define GPU_KERNEL_ENUM(solver, entry) GPU_KERNEL_##solver,
     GPU_KERNEL_LIST(GPU_KERNEL_ENUM)
@@ -40,10 +47,13 @@ extern const char mbd_gpu_ptx[];
 void gpu_run_on_cpu(int kernel, const gpu_launch *launch, int threads);
 /* The entry mbd_gpu_start_works on the CPU: each of `threads` blocks from work_start. */
 void gpu_start_works_on_cpu(const gpu_launch *launch, int threads);
+/* The workspace that thread `thread` runs on: launch->work moved onto its block. */
+void gpu_thread_work_on_cpu(mbd_work *work, const gpu_launch *launch, int thread);
 
 /* A workspace of the model and solver, whose layout launch->work takes (work_bytes its
- * block's size, work_start its block), and launch->model = *model: the caller then points
- * them at GPU memory (or leaves them on the host for gpu_run_on_cpu). NULL: no memory. */
+ * block's size, work_start its block; its pointers to host objects NULL), and
+ * launch->model = *model: the caller then points them at GPU memory (or leaves them on
+ * the host for gpu_run_on_cpu). NULL: no memory. */
 mbd_work *gpu_layout(const mbd_model *model, const mbd_solver *solver, gpu_launch *launch);
 
 #endif

@@ -1,5 +1,7 @@
 /* gpu_kernels.c: the GPU's kernels, one thread per state, from the same kernel headers as
- * the one-state solvers and the CPU lanes (lane type double). The Makefile compiles this
+ * the one-state solvers and the CPU lanes (lane type double): the bodies sweep, the
+ * Poisson-impulse block LDL^T, and dense (CRBA and RNEA as crba.c and rnea.c, then a
+ * Cholesky of its own: LAPACK is the CPU's). The Makefile compiles this
  * file twice: by clang for the GPU (-x cuda --cuda-device-only -nocudainc -nocudalib:
  * C++, no CUDA toolkit, no libc on the device), into PTX that the library embeds, where
  * each GPU_ENTRY is a launchable .entry; and, as any library source, by the C compiler for
@@ -19,7 +21,8 @@
 #define MBD_GPU_C /* lane.h: the polynomial sine and cosine */
 #ifdef __NVPTX__
 #define restrict __restrict__ /* -x cuda is C++ */
-#define memcpy __builtin_memcpy /* joints.c's (the GPU has no libc) */
+#define memcpy __builtin_memcpy /* joints.c's and crba's (the GPU has no libc) */
+#define memset __builtin_memset
 #pragma clang force_cuda_host_device begin
 #endif
 
@@ -28,7 +31,11 @@
 #define MBD_LANES 1
 #include "spatial/lane.h"
 #include "solvers/bodies_kernels.h"
+#include "solvers/momentum_kernels.h"
+#include "solvers/poisson_ldlt_kernels.h"
 #include "spatial/lane_end.h"
+#include "dynamics/crba_kernels.h"
+#include "dynamics/rnea_kernels.h"
 
 #ifdef __NVPTX__
 #include "spatial/joints.c" /* joint_coordinates_valid: the library's own, for the GPU */
@@ -40,13 +47,10 @@ MBD_INLINE void gpu_thread_work(mbd_work *work, const gpu_launch *launch, int th
     *work = launch->work;
     char *base = launch->works + (size_t)thread * launch->work_bytes;
     const char *layout = (const char *)launch->work.block;
-#define GPU_REBASE(field)                                                                  \
+#define GPU_REBASE(field, count)                                                           \
     work->field = work->field ? (__typeof__(work->field))(base + ((const char *)work->field - layout)) \
                               : NULL;
-    GPU_REBASE(X) GPU_REBASE(S) GPU_REBASE(U) GPU_REBASE(D) GPU_REBASE(u) GPU_REBASE(v)
-    GPU_REBASE(c) GPU_REBASE(a) GPU_REBASE(f) GPU_REBASE(mass_moments) GPU_REBASE(IA)
-    GPU_REBASE(sin_q) GPU_REBASE(cos_q) GPU_REBASE(scratch) GPU_REBASE(jv)
-    GPU_REBASE(loop_scratch)
+    MBD_WORK_ARRAYS(GPU_REBASE, &launch->model, 0, 0)
 #undef GPU_REBASE
     work->block = base;
 }
@@ -86,27 +90,76 @@ MBD_INLINE int gpu_start_state(const mbd_model *model, mbd_work *work, const dou
     return MBD_OK;
 }
 
-/* State s by the bodies sweep: mbd_forward with the bodies solver. */
-MBD_INLINE int gpu_bodies_state(const gpu_launch *launch, mbd_work *work, size_t s)
+/* H = L L^T in place, on the lower triangle of the row-major n x n H, with the diagonal
+ * stored as reciprocals 1/L_jj for small_forward_subst and small_backward_subst: 0, or -1
+ * at a pivot <= 0, where dpotrf fails in the CPU's dense solver (OpenBLAS's, which lets a
+ * NaN pivot through: its NaN result is then MBD_ENONFINITE in both). */
+MBD_INLINE int gpu_cholesky(double *H, int n)
+{
+    for (int j = 0; j < n; j++) {
+        double *row_j = H + (size_t)n * j, d = row_j[j];
+        for (int k = 0; k < j; k++)
+            d -= row_j[k] * row_j[k];
+        if (d <= 0.0)
+            return -1;
+        row_j[j] = 1.0 / lane_sqrt(d);
+        for (int i = j + 1; i < n; i++) {
+            double *row_i = H + (size_t)n * i, x = row_i[j];
+            for (int k = 0; k < j; k++)
+                x -= row_i[k] * row_j[k];
+            row_i[j] = x * row_j[j];
+        }
+    }
+    return 0;
+}
+
+/* The dense solver's acceleration form (dense.c): H by CRBA into scratch, the bias C
+ * (RNEA with qdd = 0) after it, then qdd = H^-1 (tau - C). */
+MBD_INLINE int gpu_dense_solve(const mbd_model *model, mbd_work *work, const double *q,
+                               const double *qd, const double *tau, double *qdd)
+{
+    const int nv = model->nv;
+    double *H = work->scratch, *C = H + (size_t)nv * nv;
+    tree_kinematics(model, work, q);
+    for (int k = 0; k < nv; k++)
+        qdd[k] = 0.0;
+    rnea_passes(model, work, qd, qdd, 1, C);
+    for (int k = 0; k < nv; k++)
+        qdd[k] = (tau ? tau[k] : 0.0) - C[k];
+    crba_lower(model, work, H);
+    if (gpu_cholesky(H, nv))
+        return MBD_ESINGULAR;
+    small_forward_subst(H, nv, qdd);
+    small_backward_subst(H, nv, qdd);
+    return MBD_OK;
+}
+
+/* State s of the launch by kernel `kernel`: mbd_forward with its solver (bodies, dense),
+ * or mbd_forward_momentum (poisson-ldlt: x is p, y qd, z pd); the same statuses. */
+MBD_INLINE int gpu_state(int kernel, const gpu_launch *launch, mbd_work *work, size_t s)
 {
     const mbd_model *model = &launch->model;
     const size_t nq = (size_t)model->nq, nv = (size_t)model->nv;
-    const double *q = launch->q + s * nq, *qd = launch->x + s * nv;
+    const double *q = launch->q + s * nq, *x = launch->x + s * nv;
     const double *tau = launch->tau ? launch->tau + s * nv : NULL;
-    double *qdd = launch->y + s * nv;
-    int status = gpu_start_state(model, work, q, qd, tau);
-    if (status == MBD_OK)
-        status = bodies_sweep(model, work, q, qd, tau, qdd);
-    return status == MBD_OK && !gpu_all_finite(qdd, model->nv) ? MBD_ENONFINITE : status;
+    double *y = launch->y + s * nv, *z = launch->z ? launch->z + s * nv : NULL;
+    int status = gpu_start_state(model, work, q, x, tau);
+    if (status != MBD_OK)
+        return status;
+    status = kernel == GPU_KERNEL_bodies         ? bodies_sweep(model, work, q, x, tau, y)
+             : kernel == GPU_KERNEL_poisson_ldlt ? ldlt_solve(model, work, q, x, tau, y, z)
+                                                 : gpu_dense_solve(model, work, q, x, tau, y);
+    const int finite = gpu_all_finite(y, model->nv) && (!z || gpu_all_finite(z, model->nv));
+    return status == MBD_OK && !finite ? MBD_ENONFINITE : status;
 }
 
 /* Thread `thread` of `threads`: states thread, thread + threads, ... */
-#define GPU_THREAD_LOOP(solver, launch, thread, threads)                                   \
+#define GPU_THREAD_LOOP(kernel, launch, thread, threads)                                   \
     do {                                                                                   \
         mbd_work work;                                                                     \
         gpu_thread_work(&work, launch, thread);                                            \
         for (int s = thread; s < (launch)->K; s += threads)                                \
-            (launch)->status[s] = gpu_##solver##_state(launch, &work, (size_t)s);           \
+            (launch)->status[s] = gpu_state(kernel, launch, &work, (size_t)s);              \
     } while (0)
 
 #ifdef __NVPTX__
@@ -126,7 +179,7 @@ extern "C" __attribute__((global)) void mbd_gpu_start_works(const gpu_launch *la
 #define GPU_ENTRY(solver, entry)                                                           \
     extern "C" __attribute__((global)) void entry(const gpu_launch *launch)                \
     {                                                                                      \
-        GPU_THREAD_LOOP(solver, launch, GPU_THREAD, GPU_THREADS);                          \
+        GPU_THREAD_LOOP(GPU_KERNEL_##solver, launch, GPU_THREAD, GPU_THREADS);             \
     }
 GPU_KERNEL_LIST(GPU_ENTRY)
 
@@ -138,17 +191,15 @@ void gpu_start_works_on_cpu(const gpu_launch *launch, int threads)
         gpu_start_work(launch, thread);
 }
 
+void gpu_thread_work_on_cpu(mbd_work *work, const gpu_launch *launch, int thread)
+{
+    gpu_thread_work(work, launch, thread);
+}
+
 void gpu_run_on_cpu(int kernel, const gpu_launch *launch, int threads)
 {
     for (int thread = 0; thread < threads; thread++)
-        switch (kernel) {
-#define GPU_CASE(solver, entry)                                                            \
-        case GPU_KERNEL_##solver:                                                          \
-            GPU_THREAD_LOOP(solver, launch, thread, threads);                              \
-            break;
-            GPU_KERNEL_LIST(GPU_CASE)
-#undef GPU_CASE
-        }
+        GPU_THREAD_LOOP(kernel, launch, thread, threads);
 }
 
 #endif

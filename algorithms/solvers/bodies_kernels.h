@@ -44,8 +44,8 @@ MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, 
     lane c[6], *v = LANE_FN(motion_of)(model, work->v, i);
     if (q)
         LANE_FN(body_kinematics)(model, work, q, i, type);
-    LANE_FN(body_velocity)(v, model, work, p < 0 ? NULL : LANE_FN(motion_of)(model, work->v, p),
-                           qd, i, type);
+    LANE_FN(body_velocity)(v, model, work, p < 0 ? v : LANE_FN(motion_of)(model, work->v, p),
+                           qd, i, type); /* at a root its own slot, unread */
     LANE_FN(velocity_product)(c, v, model, work, qd, i, type); /* in a local: summed in registers */
     for (int r = 0; r < 6; r++)
         if (!(bias_zero_rows(type) >> r & 1)) /* nor read by the passes after */

@@ -21,7 +21,7 @@ static void ldlt_inverse_times(const mbd_model *model, mbd_work *work, const dou
     for (int i = 0; i < model->nb; i++) {
         const int parent = model->parent[i];
         DISPATCH_JOINT(model->joint_type[i], ldlt_rate_step, model, work,
-                       parent < 0 ? NULL : work->v[parent], x, work->v[i], i);
+                       work->v[parent < 0 ? i : parent], x, work->v[i], i);
     }
 }
 

@@ -32,21 +32,23 @@ MBD_INLINE void LANE_FN(ldlt_reduce_step)(const mbd_model *model, lane_work *wor
     LANE_FN(carry_force)(model, phi, i, t);
 }
 
-/* The rates' part of the forward pass: qd_i = L_i^-T (x_i - V_i v_lambda) (vp: v_lambda,
- * NULL at a root) and w = X_i v_lambda + S_i qd_i, v_i. */
+/* The rates' part of the forward pass: qd_i = L_i^-T (x_i - V_i v_lambda) (vp: v_lambda;
+ * at a root, where it is not read, some motion of the workspace, never NULL, as
+ * body_velocity's) and w = X_i v_lambda + S_i qd_i, v_i. */
 MBD_INLINE void LANE_FN(ldlt_rate_step)(const mbd_model *model, const lane_work *work,
                                         const lane *vp, lane *qd, lane w[6], int i,
                                         const mbd_joint_type type)
 {
-    lane zero[6];
-    for (int r = 0; r < 6; r++)
-        zero[r] = LANE_FN(lane_splat)(0.0);
-    const int v0 = model->v0[i], nv = joint_dofs(type);
+    const int root = model->parent[i] < 0, v0 = model->v0[i], nv = joint_dofs(type);
     const lane *V = work->U + 6 * v0, *L = work->D + model->d0[i];
     for (int k = 0; k < nv; k++)
-        qd[v0 + k] = vp ? work->u[v0 + k] - LANE_FN(dot6)(V + 6 * k, vp) : work->u[v0 + k];
+        qd[v0 + k] = root ? work->u[v0 + k] : work->u[v0 + k] - LANE_FN(dot6)(V + 6 * k, vp);
     LANE_FN(small_backward_subst)(L, nv, qd + v0);
-    LANE_FN(body_motion)(w, model, work, i, type, vp ? vp : zero);
+    if (root)
+        for (int r = 0; r < 6; r++)
+            w[r] = LANE_FN(lane_splat)(0.0);
+    else
+        LANE_FN(body_motion)(w, model, work, i, type, vp);
     for (int k = 0; k < nv; k++)
         LANE_FN(column_add)(w, type, work->S + 6 * v0, k, qd[v0 + k]);
 }
@@ -88,8 +90,8 @@ MBD_INLINE void LANE_FN(rate_step)(const mbd_model *model, lane_work *work, cons
                                    lane *qd, lane *pd, int i, const mbd_joint_type type)
 {
     const int parent = model->parent[i];
-    const lane *vp = parent < 0 ? NULL : LANE_FN(motion_of)(model, work->v, parent);
     lane *v = LANE_FN(motion_of)(model, work->v, i), *mu = work->f[i], w[6];
+    const lane *vp = parent < 0 ? v : LANE_FN(motion_of)(model, work->v, parent);
     LANE_FN(ldlt_rate_step)(model, work, vp, qd, w, i, type); /* w summed in a local */
     for (int r = 0; r < 6; r++)
         v[r] = w[r];

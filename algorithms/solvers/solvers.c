@@ -56,24 +56,9 @@ static size_t work_layout(mbd_work *w, const mbd_model *m, size_t scratch, size_
                           char *base)
 {
     carved_block block = {.base = base};
-    const size_t nb = (size_t)m->nb, nv = (size_t)m->nv, d = sizeof(double);
-    w->X = carve(&block, nb * sizeof *w->X);
-    w->S = carve(&block, 6 * nv * d);
-    w->U = carve(&block, 6 * nv * d);
-    w->D = carve(&block, (size_t)m->ndd * d);
-    w->u = carve(&block, nv * d);
-    w->v = carve(&block, nb * 6 * d);
-    w->c = carve(&block, nb * 6 * d);
-    w->a = carve(&block, nb * 6 * d);
-    w->f = carve(&block, nb * 6 * d);
-    w->mass_moments = carve(&block, nb * 6 * d);
-    w->IA = carve(&block, nb * sizeof *w->IA);
-    w->sin_q = carve(&block, (size_t)m->nq * d);
-    w->cos_q = carve(&block, (size_t)m->nq * d);
-    w->scratch = carve(&block, scratch * d);
-    w->jv = carve(&block, JV_COUNT * nv * d);
-    w->loop_scratch = carve(&block, loop_scratch * d);
-    w->friction_scratch = carve(&block, friction_scratch_doubles(m) * d);
+#define CARVE_ARRAY(field, count) w->field = carve(&block, (size_t)(count) * sizeof *w->field);
+    MBD_WORK_ARRAYS(CARVE_ARRAY, m, scratch, loop_scratch)
+#undef CARVE_ARRAY
     return block.used;
 }
 

@@ -599,16 +599,18 @@ MBD_INLINE lane *LANE_FN(motion_of)(const mbd_model *model, lane (*motions)[6], 
     return motions[model->motion_slot[i]];
 }
 
-/* out = v_i = X_i v_lambda + S_i qd_i (vp = v_lambda, NULL at a root), summed in a local
- * and stored once: along a chain each body's velocity waits on its parent's, and sums in
- * work->v would put a store and a reload into that wait. */
+/* out = v_i = X_i v_lambda + S_i qd_i (vp = v_lambda; at a root, where it is not read,
+ * some motion of the workspace, never NULL: no path of the kernels leads to a NULL one,
+ * docs/gpu.md), summed in a local and stored once: along a chain each body's velocity
+ * waits on its parent's, and sums in work->v would put a store and a reload into that
+ * wait. */
 MBD_INLINE void LANE_FN(body_velocity)(lane *out, const mbd_model *model, const lane_work *work,
                                        const lane *vp, const lane *qd, int i, mbd_joint_type type)
 {
     const int v0 = model->v0[i];
     const lane *S = work->S + 6 * v0;
     lane v[6];
-    if (!vp)
+    if (model->parent[i] < 0)
         LANE_FN(subspace_times)(v, type, S, qd + v0);
     else {
         LANE_FN(body_motion)(v, model, work, i, type, vp);

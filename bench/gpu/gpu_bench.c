@@ -1,10 +1,15 @@
 /* gpu_bench.c: mbd-gpu-bench, the GPU's timings against the CPU batch on the same machine
  * (bench/gpu.sh runs it there). For each body count N of the revolute chain
- * autotree-chain and each K (1 to 2^20 states, as far as N K stays within --max-bodies):
+ * autotree-chain, each solver S with a GPU kernel (bodies, poisson-ldlt in its momentum
+ * form, dense) and each K (1 to 2^20 states, as far as K times the solver's cost, N or N^2
+ * for dense, stays within --max-bodies):
  *
- *   gpu_bodies/autotree-chain/n:N/k:K            the kernel alone, states already on the GPU
- *   gpu_bodies-copies/autotree-chain/n:N/k:K     with the copies in and out (host arrays)
- *   batch_bodies/autotree-chain/n:N/k:K/threads:T the CPU batch (mbd_batch, T threads)
+ *   gpu_S/autotree-chain/n:N/k:K            the kernel alone, states already on the GPU
+ *   gpu_S-copies/autotree-chain/n:N/k:K     with the copies in and out (host arrays)
+ *   batch_S/autotree-chain/n:N/k:K/threads:T the CPU batch (mbd_batch, T threads)
+ *
+ * the GPU's rows once per driver optimisation level of --jit-levels (default 0; the
+ * MBD_GPU_JIT_LEVEL it sets), those of a level L other than 0 with /jit:L at the end.
  *
  * Real time per call (the GPU calls return once the kernel is done); Google Benchmark's
  * schema with the counters bodies, ns_per_body (per state) and states_per_second, the
@@ -15,6 +20,7 @@
 #include "mbd.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,33 +29,50 @@
 #define FAMILY "autotree-chain"
 #define FAMILY_SPEC "tree:n=%d,branching=1,skew=0.5"
 
+/* Up to 8 comma-separated integers. */
+typedef struct {
+    int at[8], count;
+} int_list;
+
 typedef struct {
     const char *out_dir;
-    int ns[8], nns;
+    int_list ns, jit_levels;
     int cpu_threads, max_k;
     double max_bodies; /* N K at most */
     double budget;     /* seconds: no new measurement after */
     timing_options timing;
 } gpu_bench_config;
 
+/* The solvers with a GPU kernel; momentum: the kernel runs that form (x is p, y qd, z
+ * pd); cost_power: a state's work grows as N^cost_power on the chain (dense: CRBA's N^2,
+ * and its Cholesky's N^3 / 6 flops, which the GPU's threads run at FP64 rate). */
+static const struct {
+    const char *name;
+    int momentum, cost_power;
+} gpu_solvers[] = {{"bodies", 0, 1}, {"poisson-ldlt", 1, 1}, {"dense", 0, 2}};
+#define GPU_SOLVERS ((int)(sizeof gpu_solvers / sizeof gpu_solvers[0]))
+
 typedef struct {
     const mbd_model *model;
-    int K;
+    int K, momentum;
     mbd_gpu_batch *gpu;
     mbd_batch *cpu;
-    const double *q, *qd, *tau;
-    double *qdd;
+    const double *q, *x, *tau;
+    double *y, *z;
     int *status;
-    mbd_gpu_ptr on_gpu[5]; /* q, qd, tau, qdd, status */
+    mbd_gpu_ptr on_gpu[6]; /* q, x, tau, y, z, status */
 } gpu_bench_work;
 
 static int kernel_body(void *ctx, long iterations)
 {
     gpu_bench_work *w = ctx;
+    const mbd_gpu_ptr *a = w->on_gpu;
     int rc = MBD_OK;
     for (long i = 0; i < iterations && !rc; i++)
-        rc = mbd_gpu_batch_forward_on_gpu(w->model, w->gpu, w->K, w->on_gpu[0], w->on_gpu[1],
-                                          w->on_gpu[2], w->on_gpu[3], w->on_gpu[4]);
+        rc = w->momentum ? mbd_gpu_batch_forward_momentum_on_gpu(w->model, w->gpu, w->K, a[0], a[1],
+                                                                 a[2], a[3], a[4], a[5])
+                         : mbd_gpu_batch_forward_on_gpu(w->model, w->gpu, w->K, a[0], a[1], a[2],
+                                                        a[3], a[5]);
     return rc;
 }
 
@@ -58,7 +81,10 @@ static int copies_body(void *ctx, long iterations)
     gpu_bench_work *w = ctx;
     int rc = MBD_OK;
     for (long i = 0; i < iterations && !rc; i++)
-        rc = mbd_gpu_batch_forward(w->model, w->gpu, w->K, w->q, w->qd, w->tau, w->qdd, w->status);
+        rc = w->momentum ? mbd_gpu_batch_forward_momentum(w->model, w->gpu, w->K, w->q, w->x,
+                                                          w->tau, w->y, w->z, w->status)
+                         : mbd_gpu_batch_forward(w->model, w->gpu, w->K, w->q, w->x, w->tau, w->y,
+                                                 w->status);
     return rc;
 }
 
@@ -67,7 +93,10 @@ static int cpu_body(void *ctx, long iterations)
     gpu_bench_work *w = ctx;
     int rc = MBD_OK;
     for (long i = 0; i < iterations && !rc; i++)
-        rc = mbd_batch_forward(w->model, w->cpu, w->K, w->q, w->qd, w->tau, w->qdd, w->status);
+        rc = w->momentum ? mbd_batch_forward_momentum(w->model, w->cpu, w->K, w->q, w->x, w->tau,
+                                                      w->y, w->z, w->status)
+                         : mbd_batch_forward(w->model, w->cpu, w->K, w->q, w->x, w->tau, w->y,
+                                             w->status);
     timing_clobber();
     return rc;
 }
@@ -87,9 +116,10 @@ typedef struct {
     const gpu_bench_config *config;
 } gpu_bench_run;
 
-/* One measurement as a row named `name`; the JSON written anew. */
+/* One measurement as a row named `name` (its /threads:T, or /jit:L for a GPU row of
+ * level L > 0, at the end); the JSON written anew. */
 static void measure(gpu_bench_run *run, const char *name, timing_body body, gpu_bench_work *w,
-                    int threads)
+                    int threads, int jit_level)
 {
     if (bench_stop || now() - run->start > run->config->budget)
         return;
@@ -102,23 +132,26 @@ static void measure(gpu_bench_run *run, const char *name, timing_body body, gpu_
     bench_key key = {.suite = SUITE_BATCH, .family = FAMILY, .n = mbd_model_nbodies(w->model),
                      .k = w->K, .threads = threads};
     snprintf(key.variant, sizeof key.variant, "%s", name);
+    if (jit_level)
+        snprintf(key.variant + strlen(key.variant), sizeof key.variant - strlen(key.variant),
+                 "/jit:%d", jit_level);
     bench_record *record = bench_add(&run->results, &key, mbd_model_nbodies(w->model),
                                      mbd_model_nv(w->model), w->K, &result);
     if (!record)
         return;
     snprintf(record->name, sizeof record->name, "%s/%s/n:%d/k:%d", name, FAMILY, key.n, w->K);
-    if (threads)
+    if (threads || jit_level)
         snprintf(record->name + strlen(record->name), sizeof record->name - strlen(record->name),
-                 "/threads:%d", threads);
+                 threads ? "/threads:%d" : "/jit:%d", threads ? threads : jit_level);
     bench_print_record(stdout, record);
     fflush(stdout);
     bench_write_json(&run->results, run->context, run->path);
 }
 
-/* Random states for K of the model: q, qd, tau in [-1, 1). */
+/* Random states for K of the model: q, x, tau in [-1, 1), then y and z. */
 static double *random_states(const mbd_model *model, int K)
 {
-    const size_t n = (size_t)K * (size_t)(mbd_model_nq(model) + 3 * mbd_model_nv(model));
+    const size_t n = (size_t)K * (size_t)(mbd_model_nq(model) + 5 * mbd_model_nv(model));
     double *x = malloc(n * sizeof *x);
     uint64_t s = 0x9e3779b97f4a7c15u;
     for (size_t i = 0; x && i < n; i++) {
@@ -130,13 +163,11 @@ static double *random_states(const mbd_model *model, int K)
 
 static int upload(gpu_bench_work *w)
 {
-    const size_t sizes[5] = {(size_t)w->K * mbd_model_nq(w->model) * sizeof(double),
-                             (size_t)w->K * mbd_model_nv(w->model) * sizeof(double),
-                             (size_t)w->K * mbd_model_nv(w->model) * sizeof(double),
-                             (size_t)w->K * mbd_model_nv(w->model) * sizeof(double),
-                             (size_t)w->K * sizeof(int)};
-    const void *from[3] = {w->q, w->qd, w->tau};
-    for (int a = 0; a < 5; a++)
+    const size_t nv_bytes = (size_t)w->K * mbd_model_nv(w->model) * sizeof(double);
+    const size_t sizes[6] = {(size_t)w->K * mbd_model_nq(w->model) * sizeof(double), nv_bytes,
+                             nv_bytes, nv_bytes, nv_bytes, (size_t)w->K * sizeof(int)};
+    const void *from[3] = {w->q, w->x, w->tau};
+    for (int a = 0; a < 6; a++)
         if (mbd_gpu_alloc(w->gpu, sizes[a], &w->on_gpu[a]) ||
             (a < 3 && mbd_gpu_copy_to(w->gpu, w->on_gpu[a], from[a], sizes[a])))
             return MBD_ENOMEM;
@@ -145,13 +176,64 @@ static int upload(gpu_bench_work *w)
 
 static void release(gpu_bench_work *w)
 {
-    for (int a = 0; a < 5; a++)
+    for (int a = 0; a < 6; a++)
         if (w->gpu && w->on_gpu[a])
             mbd_gpu_release(w->gpu, w->on_gpu[a]);
     memset(w->on_gpu, 0, sizeof w->on_gpu);
 }
 
-/* Every K of one N. */
+/* A GPU batch of the model and solver at the driver's optimisation level `level`, or NULL
+ * (said on stderr). */
+static mbd_gpu_batch *gpu_batch_at(const mbd_model *model, const mbd_solver *solver, int level)
+{
+    char text[16];
+    snprintf(text, sizeof text, "%d", level);
+    setenv("MBD_GPU_JIT_LEVEL", text, 1);
+    mbd_gpu_batch *gpu = NULL;
+    const int rc = mbd_gpu_batch_new(model, solver, &gpu);
+    if (rc)
+        fprintf(stderr, "mbd-gpu-bench: %s, n %d, level %d: %s (%s)\n", mbd_solver_name(solver),
+                mbd_model_nbodies(model), level, mbd_strerror(rc), mbd_gpu_why());
+    return gpu;
+}
+
+/* Every K of one solver on one model, the GPU at each level, the CPU batch once. */
+static void run_solver(gpu_bench_run *run, gpu_bench_work *w, int solver, int max_k)
+{
+    const gpu_bench_config *config = run->config;
+    const mbd_solver *row = mbd_solver_find(gpu_solvers[solver].name);
+    const int n = mbd_model_nbodies(w->model);
+    const double cost = pow(n, gpu_solvers[solver].cost_power);
+    char gpu_name[64], copies_name[64], cpu_name[64];
+    snprintf(gpu_name, sizeof gpu_name, "gpu_%s", gpu_solvers[solver].name);
+    snprintf(copies_name, sizeof copies_name, "gpu_%s-copies", gpu_solvers[solver].name);
+    snprintf(cpu_name, sizeof cpu_name, "batch_%s", gpu_solvers[solver].name);
+    w->momentum = gpu_solvers[solver].momentum;
+    mbd_gpu_batch *gpus[8] = {NULL};
+    for (int l = 0; l < config->jit_levels.count; l++)
+        gpus[l] = gpu_batch_at(w->model, row, config->jit_levels.at[l]);
+    if (mbd_batch_new(w->model, row, config->cpu_threads, 0, &w->cpu) == MBD_OK)
+        for (int K = 1; K <= max_k && K * cost <= config->max_bodies && !bench_stop; K *= 4) {
+            w->K = K;
+            for (int l = 0; l < config->jit_levels.count; l++) {
+                if (!(w->gpu = gpus[l]))
+                    continue;
+                if (upload(w) == MBD_OK)
+                    measure(run, gpu_name, kernel_body, w, 0, config->jit_levels.at[l]);
+                release(w);
+                measure(run, copies_name, copies_body, w, 0, config->jit_levels.at[l]);
+            }
+            if (K * cost <= config->max_bodies / 4) /* the CPU is slower: fewer states */
+                measure(run, cpu_name, cpu_body, w, config->cpu_threads, 0);
+        }
+    for (int l = 0; l < config->jit_levels.count; l++)
+        mbd_gpu_batch_free(gpus[l]);
+    mbd_batch_free(w->cpu);
+    w->gpu = NULL;
+    w->cpu = NULL;
+}
+
+/* Every solver and K of one N. */
 static void run_n(gpu_bench_run *run, int n)
 {
     const gpu_bench_config *config = run->config;
@@ -165,34 +247,20 @@ static void run_n(gpu_bench_run *run, int n)
     int max_k = config->max_k;
     while (max_k > 1 && (double)max_k * n > config->max_bodies)
         max_k /= 2;
-    const mbd_solver *bodies = mbd_solver_find("bodies");
     gpu_bench_work w = {.model = model};
     double *states = random_states(model, max_k);
-    w.qdd = malloc((size_t)max_k * mbd_model_nv(model) * sizeof *w.qdd);
     w.status = malloc((size_t)max_k * sizeof *w.status);
-    mbd_batch_new(model, bodies, config->cpu_threads, 0, &w.cpu);
-    const int gpu_rc = mbd_gpu_batch_new(model, bodies, &w.gpu);
-    if (gpu_rc)
-        fprintf(stderr, "mbd-gpu-bench: n %d: %s (%s)\n", n, mbd_strerror(gpu_rc), mbd_gpu_why());
-    if (states && w.qdd && w.status && w.cpu) {
+    if (states && w.status) {
+        const size_t nv = (size_t)max_k * mbd_model_nv(model);
         w.q = states;
-        w.qd = w.q + (size_t)max_k * mbd_model_nq(model);
-        w.tau = w.qd + (size_t)max_k * mbd_model_nv(model);
-        for (int K = 1; K <= max_k && !bench_stop; K *= 4) {
-            w.K = K;
-            if (w.gpu && upload(&w) == MBD_OK)
-                measure(run, "gpu_bodies", kernel_body, &w, 0);
-            release(&w);
-            if (w.gpu)
-                measure(run, "gpu_bodies-copies", copies_body, &w, 0);
-            if ((double)K * n <= config->max_bodies / 4) /* the CPU is slower: fewer states */
-                measure(run, "batch_bodies", cpu_body, &w, config->cpu_threads);
-        }
+        w.x = w.q + (size_t)max_k * mbd_model_nq(model);
+        w.tau = w.x + nv;
+        w.y = (double *)w.tau + nv;
+        w.z = w.y + nv;
+        for (int solver = 0; solver < GPU_SOLVERS && !bench_stop; solver++)
+            run_solver(run, &w, solver, max_k);
     }
-    mbd_gpu_batch_free(w.gpu);
-    mbd_batch_free(w.cpu);
     free(states);
-    free(w.qdd);
     free(w.status);
     mbd_model_free(model);
 }
@@ -208,7 +276,23 @@ static void device_slug(char *out, size_t size, const char *device)
 
 static const char usage[] =
     "usage: mbd-gpu-bench [--out DIR] [--n 10,100,1000] [--max-k K] [--max-bodies NK]\n"
-    "                     [--cpu-threads T] [--min-time S] [--repetitions R] [--budget S]\n";
+    "                     [--cpu-threads T] [--min-time S] [--repetitions R] [--budget S]\n"
+    "                     [--jit-levels 0,4]\n";
+
+/* Up to 8 integers from "a,b,c" into list; -1 if the text is not that. */
+static int parse_list(int_list *list, const char *text)
+{
+    list->count = 0;
+    for (const char *at = text; list->count < 8; at++) {
+        char *end;
+        list->at[list->count++] = (int)strtol(at, &end, 10);
+        if (end == at || (*end && *end != ','))
+            return -1;
+        if (!*(at = end))
+            return 0;
+    }
+    return -1;
+}
 
 static int parse(gpu_bench_config *config, int argc, char **argv)
 {
@@ -219,10 +303,9 @@ static int parse(gpu_bench_config *config, int argc, char **argv)
         a++;
         if (strcmp(flag, "--out") == 0)
             config->out_dir = value;
-        else if (strcmp(flag, "--n") == 0) {
-            config->nns = 0;
-            for (char *end = (char *)value; *end && config->nns < 8; end += *end == ',')
-                config->ns[config->nns++] = (int)strtol(end, &end, 10);
+        else if (strcmp(flag, "--n") == 0 || strcmp(flag, "--jit-levels") == 0) {
+            if (parse_list(flag[2] == 'n' ? &config->ns : &config->jit_levels, value))
+                return -1;
         } else if (strcmp(flag, "--max-k") == 0)
             config->max_k = atoi(value);
         else if (strcmp(flag, "--max-bodies") == 0)
@@ -238,7 +321,10 @@ static int parse(gpu_bench_config *config, int argc, char **argv)
         else
             return -1;
     }
-    return config->nns > 0 && config->max_k > 0 && config->cpu_threads > 0 &&
+    for (int l = 0; l < config->jit_levels.count; l++)
+        if (config->jit_levels.at[l] < 0 || config->jit_levels.at[l] > 4)
+            return -1;
+    return config->ns.count > 0 && config->max_k > 0 && config->cpu_threads > 0 &&
                    config->timing.repetitions >= 1 && config->timing.repetitions <= TIMING_MAX_REPETITIONS
                ? 0
                : -1;
@@ -246,7 +332,8 @@ static int parse(gpu_bench_config *config, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    gpu_bench_config config = {.out_dir = "results", .ns = {10, 100, 1000}, .nns = 3,
+    gpu_bench_config config = {.out_dir = "results", .ns = {{10, 100, 1000}, 3},
+                               .jit_levels = {{0}, 1},
                                .cpu_threads = 16, .max_k = 1 << 20, .max_bodies = 1.1e8,
                                .budget = 150,
                                .timing = {.min_time = 0.05, .repetitions = 3, .max_total = 5,
@@ -270,6 +357,10 @@ int main(int argc, char **argv)
     json_object_set_new(run.context, "gpu_threads", json_integer(gpu ? mbd_gpu_batch_threads(gpu) : 0));
     json_object_set_new(run.context, "cpu_batch_threads", json_integer(config.cpu_threads));
     json_object_set_new(run.context, "family", json_string(FAMILY_SPEC));
+    json_t *levels = json_array();
+    for (int l = 0; l < config.jit_levels.count; l++)
+        json_array_append_new(levels, json_integer(config.jit_levels.at[l]));
+    json_object_set_new(run.context, "gpu_jit_levels", levels);
     device_slug(slug, sizeof slug, device);
     snprintf(run.path, sizeof run.path, "%s/gpu-%s.json", config.out_dir, slug);
     fprintf(stderr, "mbd-gpu-bench: %s; writing %s\n", mbd_gpu_why(), run.path);
@@ -277,8 +368,8 @@ int main(int argc, char **argv)
     mbd_model_free(probe);
     bench_catch_signals();
     bench_print_header(stdout);
-    for (int i = 0; i < config.nns && !bench_stop; i++)
-        run_n(&run, config.ns[i]);
+    for (int i = 0; i < config.ns.count && !bench_stop; i++)
+        run_n(&run, config.ns.at[i]);
     json_object_set_new(run.context, "partial", json_boolean(bench_stop != 0));
     const int rc = bench_write_json(&run.results, run.context, run.path);
     bench_results_free(&run.results);
