@@ -19,7 +19,10 @@
  * and along qd_k the same with w_k = s_k, y_k = (v_j + v_lambda(j)) x s_k, no s_k x* F_j.
  * World coordinates make I^C and B^C plain sums and each pair (m, k) on a path two dot
  * products (s_m^T I^C and s_m^T B^C formed once per m): O(N) 6 x 6 work and O(N d) dot
- * products, d the depth; in body frames every pair would carry a vector along the path. */
+ * products, d the depth; in body frames every pair would carry a vector along the path.
+ * The passes run first at qdd = 0 (rnea_derivatives_start: H and tau(qdd = 0), from which
+ * the forward derivatives solve qdd with the factor they need anyway), then add what qdd
+ * changes, a_i by S qdd along the path and F_i by the subtree's I da (rnea_derivatives_at). */
 #include "internal.h"
 
 #include <string.h>
