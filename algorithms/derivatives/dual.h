@@ -10,27 +10,27 @@
 #ifndef MBD_DUAL_H
 #define MBD_DUAL_H
 
-/* A dual in DUAL_VECTORS vectors of 4 doubles: lane 0 of the first the value, the other
- * lanes the tangents. In the CPU's own vectors: gcc lowers a vector of 8 doubles without
+/* A dual in two vectors of 4 doubles: the value and tangents 1-3 (lane 0 the value), then
+ * tangents 4-7. In the CPU's own vectors: gcc lowers a vector of 8 doubles without
  * AVX-512 through memory, its sweeps then ran 3 times slower than central differences.
- * With T tangents a matrix of nv columns takes ceil(nv / T) sweeps; each operation costs
- * its scalar value's part once and then one or two instructions per vector. Wider duals
- * (3 or 4 vectors, fewer sweeps) compile for many minutes more and are not measured. */
-#ifndef DUAL_VECTORS
-#define DUAL_VECTORS 2
-#endif
-#define DUAL_TANGENTS (4 * DUAL_VECTORS - 1)
+ * With T tangents a matrix of 3 nv columns takes ceil(3 nv / T) sweeps. */
+#define DUAL_TANGENTS 7
 
 typedef double dual_half __attribute__((vector_size(32)));
 
-/* for each vector k of a dual */
-#define DUAL_EACH(k) _Pragma("GCC unroll 8") for (int k = 0; k < DUAL_VECTORS; k++)
-
 struct mbd_dual {
-    dual_half part[DUAL_VECTORS];
+    dual_half lo, hi;
     mbd_dual() = default;
-    mbd_dual(double v) : part{{v}} {} /* a constant: no tangent */
+    mbd_dual(double v) : lo{v}, hi{} {} /* a constant: no tangent */
 };
+
+MBD_INLINE mbd_dual dual_of(dual_half lo, dual_half hi)
+{
+    mbd_dual d;
+    d.lo = lo;
+    d.hi = hi;
+    return d;
+}
 
 /* lo with v in lane 0: a result's value where its tangents' formula would round it. */
 MBD_INLINE dual_half with_value(dual_half lo, double v)
@@ -39,69 +39,41 @@ MBD_INLINE dual_half with_value(dual_half lo, double v)
     return __builtin_shufflevector(value, lo, 0, 5, 6, 7);
 }
 
-MBD_INLINE double dual_value(mbd_dual a) { return a.part[0][0]; }
-MBD_INLINE double dual_tangent(const mbd_dual *a, int k) { return a->part[(k + 1) / 4][(k + 1) % 4]; }
-MBD_INLINE void dual_set_tangent(mbd_dual *a, int k, double t) { a->part[(k + 1) / 4][(k + 1) % 4] = t; }
+MBD_INLINE double dual_value(mbd_dual a) { return a.lo[0]; }
+MBD_INLINE double dual_tangent(const mbd_dual *a, int k) { return k < 3 ? a->lo[1 + k] : a->hi[k - 3]; }
+MBD_INLINE void dual_set_tangent(mbd_dual *a, int k, double t)
+{
+    if (k < 3)
+        a->lo[1 + k] = t;
+    else
+        a->hi[k - 3] = t;
+}
 
-MBD_INLINE mbd_dual operator+(mbd_dual a, mbd_dual b)
-{
-    DUAL_EACH(k) a.part[k] += b.part[k];
-    return a;
-}
-MBD_INLINE mbd_dual operator+(mbd_dual a, double b)
-{
-    a.part[0][0] += b;
-    return a;
-}
+MBD_INLINE mbd_dual operator+(mbd_dual a, mbd_dual b) { return dual_of(a.lo + b.lo, a.hi + b.hi); }
+MBD_INLINE mbd_dual operator+(mbd_dual a, double b) { return dual_of(a.lo + mbd_dual(b).lo, a.hi); }
 MBD_INLINE mbd_dual operator+(double a, mbd_dual b) { return b + a; }
-MBD_INLINE mbd_dual operator-(mbd_dual a)
-{
-    DUAL_EACH(k) a.part[k] = -a.part[k];
-    return a;
-}
-MBD_INLINE mbd_dual operator-(mbd_dual a, mbd_dual b)
-{
-    DUAL_EACH(k) a.part[k] -= b.part[k];
-    return a;
-}
-MBD_INLINE mbd_dual operator-(mbd_dual a, double b) { return a + -b; }
-MBD_INLINE mbd_dual operator-(double a, mbd_dual b) { return -b + a; }
-/* (a b)' = a b' + b a'. The value a b is a scalar product blended into lane 0, not lane 0
- * of the tangents' formula: the values' chain through the sweep then waits on a
- * multiplication alone, not on a broadcast and two vector operations. */
+MBD_INLINE mbd_dual operator-(mbd_dual a) { return dual_of(-a.lo, -a.hi); }
+MBD_INLINE mbd_dual operator-(mbd_dual a, mbd_dual b) { return dual_of(a.lo - b.lo, a.hi - b.hi); }
+MBD_INLINE mbd_dual operator-(mbd_dual a, double b) { return dual_of(a.lo - mbd_dual(b).lo, a.hi); }
+MBD_INLINE mbd_dual operator-(double a, mbd_dual b) { return dual_of(mbd_dual(a).lo - b.lo, -b.hi); }
+/* (a b)' = a b' + b a': lane 0 a b + b 0 */
 MBD_INLINE mbd_dual operator*(mbd_dual a, mbd_dual b)
 {
     const double av = dual_value(a), bv = dual_value(b);
-    mbd_dual c;
-    DUAL_EACH(k) c.part[k] = av * b.part[k] + bv * a.part[k];
-    c.part[0] = with_value(c.part[0], av * bv);
-    return c;
+    return dual_of(av * b.lo + bv * with_value(a.lo, 0.0), av * b.hi + bv * a.hi);
 }
-MBD_INLINE mbd_dual operator*(mbd_dual a, double b)
-{
-    DUAL_EACH(k) a.part[k] *= b;
-    return a;
-}
-MBD_INLINE mbd_dual operator*(double a, mbd_dual b) { return b * a; }
-/* f(x)' = f'(x) x' for a function of the value alone. */
-MBD_INLINE mbd_dual dual_function(mbd_dual x, double f, double df)
-{
-    DUAL_EACH(k) x.part[k] *= df;
-    x.part[0] = with_value(x.part[0], f);
-    return x;
-}
+MBD_INLINE mbd_dual operator*(mbd_dual a, double b) { return dual_of(a.lo * b, a.hi * b); }
+MBD_INLINE mbd_dual operator*(double a, mbd_dual b) { return dual_of(a * b.lo, a * b.hi); }
 /* (a / b)' = (a' - (a / b) b') / b */
 MBD_INLINE mbd_dual operator/(mbd_dual a, mbd_dual b)
 {
     const double q = dual_value(a) / dual_value(b), r = 1.0 / dual_value(b);
-    DUAL_EACH(k) a.part[k] = (a.part[k] - q * b.part[k]) * r;
-    a.part[0] = with_value(a.part[0], q);
-    return a;
+    return dual_of(with_value((a.lo - q * b.lo) * r, q), (a.hi - q * b.hi) * r);
 }
 MBD_INLINE mbd_dual operator/(double a, mbd_dual b)
 {
-    const double q = a / dual_value(b);
-    return dual_function(b, q, -q / dual_value(b));
+    const double q = a / dual_value(b), f = -q / dual_value(b);
+    return dual_of(with_value(f * b.lo, q), f * b.hi);
 }
 MBD_INLINE mbd_dual &operator+=(mbd_dual &a, mbd_dual b) { return a = a + b; }
 MBD_INLINE mbd_dual &operator-=(mbd_dual &a, mbd_dual b) { return a = a - b; }
@@ -129,6 +101,12 @@ MBD_INLINE mbd_dual lane_splat_dual(double x) { return mbd_dual(x); }
 
 /* The value decides, as in one state: a pivot not > 0 or not finite. */
 MBD_INLINE int lane_bad_pivot_dual(mbd_dual x) { return lane_bad_pivot(dual_value(x)); }
+
+/* f(x)' = f'(x) x' for a function of the value alone. */
+MBD_INLINE mbd_dual dual_function(mbd_dual x, double f, double df)
+{
+    return dual_of(with_value(df * x.lo, f), df * x.hi);
+}
 
 MBD_INLINE mbd_dual lane_sqrt_dual(mbd_dual x)
 {
