@@ -41,6 +41,8 @@ struct mbd_work {
     double *loop_scratch;      /* loops_scratch_doubles(model, solver); models with loops */
     double *friction_scratch;  /* friction_scratch_doubles(model); models with Coulomb friction */
     void *plugin_work;         /* a plugin solver's work (its work_new), else NULL */
+    void *derivative_scratch;  /* the derivatives' per-call arrays (derivative_scratch) */
+    size_t derivative_scratch_bytes;
 };
 
 #define JV_COUNT 6
@@ -169,10 +171,15 @@ void reaction_forces_plus_accelerations(const mbd_model *model, mbd_work *work,
                                         const double *qdd, const double (*base)[6]);
 /* CRBA after mbd_kinematics: the lower triangle of the row-major nv x nv H. */
 void crba(const mbd_model *model, mbd_work *work, double *H);
-/* dtau/dq, dtau/dqd and the full H, each nv x nv row-major or NULL, after mbd_kinematics
- * (rnea_derivatives.c); MBD_ENOMEM if its O(N) buffer cannot be had. */
-int rnea_derivatives(const mbd_model *model, const mbd_work *work, const double *qd,
-                     const double *qdd, double *dtau_dq, double *dtau_dqd, double *H);
+/* The RNEA derivatives (rnea_derivatives.c) in two steps, in a buffer of
+ * rnea_derivatives_bytes(model), after mbd_kinematics: _start at (q, qd) gives the full H
+ * and bias = tau at qdd = 0 (each nv x nv row-major or nv, or NULL), so that qdd can be
+ * solved for with H; _at then gives dtau/dq and dtau/dqd (nv x nv or NULL) at qdd. */
+size_t rnea_derivatives_bytes(const mbd_model *model);
+void rnea_derivatives_start(const mbd_model *model, const mbd_work *work, void *buffer,
+                            const double *qd, double *H, double *bias);
+void rnea_derivatives_at(const mbd_model *model, void *buffer, const double *qd,
+                         const double *qdd, double *dtau_dq, double *dtau_dqd);
 
 /* Records that body's joint-space block as singular; returns MBD_ESINGULAR. */
 static inline int singular_joint(mbd_work *work, int body)
@@ -241,6 +248,11 @@ struct mbd_derivatives_method {
 extern const mbd_derivatives_method mbd_derivatives_analytic;
 extern const mbd_derivatives_method mbd_derivatives_automatic;
 extern const mbd_derivatives_method mbd_derivatives_finite_difference;
+
+/* The workspace's block of at least bytes (64-byte aligned, contents undefined) for a
+ * derivative call's arrays, allocated on first use and grown as needed, so that repeated
+ * calls make no allocation; NULL if it cannot be had (the caller returns MBD_ENOMEM). */
+void *derivative_scratch(mbd_work *work, size_t bytes);
 
 /* ---- many states at once (batch.c; lane forms in batch_x4.c, batch_x8.c) ---- */
 

@@ -490,10 +490,10 @@ int mbd_forward_derivatives(const mbd_model *model, mbd_work *work, const double
 /* dtau/dq and dtau/dqd of the inverse dynamics tau = ID(q, qd, qdd) (rigid bodies; dtau/dqdd
  * is H, mbd_mass_matrix's): nv x nv each, row-major, q's columns along q (+) delta as
  * above; either output may be NULL. Any workspace of the model. Models with friction or
- * loops: MBD_EUNSUPPORTED. O(N d) (d the depth of the tree) after O(N) buffers it
- * allocates (MBD_ENOMEM if it cannot). The "analytic" method of mbd_forward_derivatives
- * is -H^-1 times these, solved in its outputs in place; it allocates nv x nv doubles more
- * per call (the factor of H). */
+ * loops: MBD_EUNSUPPORTED. O(N d) (d the depth of the tree) in O(N) buffers that the
+ * workspace allocates on its first derivative call and keeps (MBD_ENOMEM if it cannot).
+ * The "analytic" method of mbd_forward_derivatives is -H^-1 times these, solved in its
+ * outputs in place, with nv x nv doubles more in that block (the factor of H). */
 int mbd_inverse_dynamics_derivatives(const mbd_model *model, mbd_work *work, const double *q,
                                      const double *qd, const double *qdd, double *dtau_dq,
                                      double *dtau_dqd);

@@ -2,8 +2,9 @@
  * (Carpentier and Mansard, "Analytical Derivatives of Rigid Body Dynamics Algorithms", RSS
  * 2018): ID(q, qd, FD(q, qd, tau)) = tau for all x, so
  *   dqdd/dx = -H^-1 dtau/dx (x = q, qd) at qdd = FD(q, qd, tau),  dqdd/dtau = H^-1,
- * with qdd from the bodies sweep and dtau/dx by the O(N d) RNEA derivatives
- * (dynamics/rnea_derivatives.c), whose pass also gives H (s_k . I^C s_m, as CRBA). H = L L^T
+ * with dtau/dx by the O(N d) RNEA derivatives (dynamics/rnea_derivatives.c), whose first
+ * passes give H (s_k . I^C s_m, as CRBA) and tau at qdd = 0, so that qdd = H^-1 (tau -
+ * tau(qdd = 0)) comes from the same factor as the rest, with no forward solve. H = L L^T
  * is factored densely, dtau/dx solved in place by row operations along contiguous rows
  * and H^-1 formed from L^-1: nv^3 / 6 + 2 nv^3 + nv^3 / 3 multiplications, fewer than the O(N^2) articulated-body inverse
  * (dynamics/minverse.c) and the products with it (measured: algorithms/PERFORMANCE.md).
@@ -12,7 +13,6 @@
 #include "internal.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* In place, the lower triangle of the row-major nv x nv A = L L^T, L's diagonal stored as
@@ -81,6 +81,24 @@ static void solve_negated(const double *L, int nv, double *X, double *Y)
     }
 }
 
+/* b = L^-T L^-1 b in place. */
+static void solve_vector(const double *L, int nv, double *b)
+{
+    const size_t n = (size_t)nv;
+    for (size_t r = 0; r < n; r++) {
+        double sum = b[r];
+        for (size_t c = 0; c < r; c++)
+            sum -= L[r * n + c] * b[c];
+        b[r] = sum * L[r * n + r];
+    }
+    for (size_t r = n; r-- > 0;) {
+        double sum = b[r];
+        for (size_t c = r + 1; c < n; c++)
+            sum -= L[c * n + r] * b[c];
+        b[r] = sum * L[r * n + r];
+    }
+}
+
 /* Hinv = L^-T L^-1: L^-1 (lower) formed in place, row by row (entry (i, j) needs L's
  * entries (i, k >= j) only, so increasing j overwrites none still read), then Hinv as the
  * sum of the outer products of its rows, its lower triangle mirrored: nv^3 / 3
@@ -109,26 +127,26 @@ static int analytic_forward(const mbd_model *model, mbd_work *work, const double
                             double *dqdd_dqd, double *dqdd_dtau)
 {
     const int nv = model->nv;
-    int status = start_kinematics(model, work, q);
-    if (!status) /* also forms X_i and S_i */
-        status = mbd_solver_bodies.forward_acc(model, work, q, qd, tau, work->jv);
+    const int status = mbd_kinematics(model, work, q);
     if (status || (!dqdd_dq && !dqdd_dqd && !dqdd_dtau))
         return status;
     const size_t n = (size_t)nv;
-    double *L = malloc(n * n * sizeof *L);
+    double *L = derivative_scratch(work, n * n * sizeof *L + rnea_derivatives_bytes(model));
     if (!L)
         return MBD_ENOMEM;
-    status = rnea_derivatives(model, work, qd, work->jv, dqdd_dq, dqdd_dqd, L);
-    const int failed_row = status ? -1 : dense_cholesky(L, nv);
+    double *buffer = L + n * n, *qdd = work->jv;
+    rnea_derivatives_start(model, work, buffer, qd, L, qdd);
+    const int failed_row = dense_cholesky(L, nv);
     if (failed_row >= 0)
-        status = singular_joint(work, body_of_dof(model, failed_row));
-    if (!status) {
-        solve_negated(L, nv, dqdd_dq, dqdd_dqd);
-        if (dqdd_dtau)
-            inverse_from_factor(L, nv, dqdd_dtau);
-    }
-    free(L);
-    return status;
+        return singular_joint(work, body_of_dof(model, failed_row));
+    for (size_t k = 0; k < n; k++) /* qdd = H^-1 (tau - tau(qdd = 0)) */
+        qdd[k] = (tau ? tau[k] : 0.0) - qdd[k];
+    solve_vector(L, nv, qdd);
+    rnea_derivatives_at(model, buffer, qd, qdd, dqdd_dq, dqdd_dqd);
+    solve_negated(L, nv, dqdd_dq, dqdd_dqd);
+    if (dqdd_dtau)
+        inverse_from_factor(L, nv, dqdd_dtau);
+    return MBD_OK;
 }
 
 const mbd_derivatives_method mbd_derivatives_analytic = {

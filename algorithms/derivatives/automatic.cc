@@ -4,13 +4,14 @@
  * (dual.h), so that one sweep gives qdd and its derivatives along DUAL_TANGENTS
  * directions, exact to round-off, with no second implementation of the recursion.
  * The directions are the columns of the matrices asked for: q along q (+) delta e_j
- * (tangent G(q) e_j, joint_position_rates), qd along e_j, tau along e_j; ceil(k nv / T)
- * sweeps for k matrices. C++ for its operators alone: no exceptions, no run-time type
+ * (tangent G(q) e_j, joint_position_rates), qd along e_j; ceil(k nv / T) sweeps for k of
+ * the two. qdd is affine in tau, so dqdd/dtau = H^-1 needs no direction: the
+ * articulated-body inverse (dynamics/minverse.c) gives it in O(N^2), where its nv
+ * directions would cost nv / T sweeps of O(N T) each. C++ for its operators alone: no exceptions, no run-time type
  * information, no C++ library, so that libmbd.a links as C. */
 #define restrict __restrict
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 extern "C" {
@@ -25,10 +26,9 @@ extern "C" {
 #include "solvers/bodies_kernels.h"
 #include "spatial/lane_end.h"
 
-/* The dual workspace and the sweep's inputs and output. Allocated in each call, T + 1
- * doubles per double of the sweep's arrays (mbd_work is carved once for its solver, and
- * most workspaces never take derivatives): at N = 30 about 150 KiB, against the sweeps'
- * cost negligible. */
+/* The dual workspace and the sweep's inputs and output, in the workspace's derivative
+ * block (derivative_scratch: most workspaces never take derivatives): T + 1 doubles per
+ * double of the sweep's arrays, at N = 30 about 150 KiB. */
 typedef struct {
     mbd_dual_work work;
     mbd_dual *q, *qd, *tau, *qdd;
@@ -59,13 +59,13 @@ static size_t lay_out(dual_sweep *sweep, char *base, const mbd_model *model)
     return block.used;
 }
 
-/* The matrices asked for, in the order dq, dqd, dtau (NULL ones left out): direction
+/* The matrices swept for, in the order dq, dqd (NULL ones left out): direction
  * d = b nv + j of the sweeps is column j of matrix b. */
-typedef enum { ALONG_Q, ALONG_QD, ALONG_TAU } direction_kind;
+typedef enum { ALONG_Q, ALONG_QD } direction_kind;
 
 typedef struct {
-    double *out[3];
-    direction_kind kind[3];
+    double *out[2];
+    direction_kind kind[2];
     int count;
 } asked_matrices;
 
@@ -84,8 +84,6 @@ static void seed(dual_sweep *sweep, const mbd_model *model, const double *q,
 {
     if (kind == ALONG_QD) {
         dual_set_tangent(&sweep->qd[j], k, 1.0);
-    } else if (kind == ALONG_TAU) {
-        dual_set_tangent(&sweep->tau[j], k, 1.0);
     } else {
         const int i = body_of_dof(model, j), q0 = model->q0[i];
         const mbd_joint *joint = &model->joint[i];
@@ -132,6 +130,27 @@ static int sweep_directions(dual_sweep *sweep, const mbd_model *model, const dou
     return MBD_OK;
 }
 
+/* The dual sweeps for the asked matrices' directions, T at a time. */
+static int sweep_all(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+                     const double *tau, const asked_matrices *asked)
+{
+    dual_sweep sweep;
+    const size_t bytes = lay_out(&sweep, NULL, model);
+    char *block = (char *)derivative_scratch(work, bytes);
+    if (!block)
+        return MBD_ENOMEM;
+    memset(block, 0, bytes); /* the block may hold another method's arrays */
+    lay_out(&sweep, block, model);
+    sweep.work.failed_body = -1;
+    constant_kinematics_dual(model, &sweep.work);
+    int status = MBD_OK;
+    for (int first = 0; first < asked->count * model->nv && status == MBD_OK;
+         first += DUAL_TANGENTS)
+        status = sweep_directions(&sweep, model, q, qd, tau, asked, first);
+    work->failed_body = sweep.work.failed_body;
+    return status;
+}
+
 static int automatic_forward(const mbd_model *model, mbd_work *work, const double *q,
                              const double *qd, const double *tau, double *dqdd_dq,
                              double *dqdd_dqd, double *dqdd_dtau)
@@ -139,33 +158,23 @@ static int automatic_forward(const mbd_model *model, mbd_work *work, const doubl
     /* a solver whose kernels are not the bodies sweep's has no dual form */
     if (!work->solver || work->solver->lane_kernels != LANES_BODIES)
         return MBD_EUNSUPPORTED;
-    int status = start_kinematics(model, work, q); /* q checked */
+    /* q checked; the transforms too where the articulated-body inverse needs them */
+    int status = dqdd_dtau ? mbd_kinematics(model, work, q) : start_kinematics(model, work, q);
     if (status != MBD_OK)
         return status;
     asked_matrices asked = {};
     ask(&asked, dqdd_dq, ALONG_Q);
     ask(&asked, dqdd_dqd, ALONG_QD);
-    ask(&asked, dqdd_dtau, ALONG_TAU);
-    dual_sweep sweep;
-    const size_t bytes = lay_out(&sweep, NULL, model);
-    char *block = (char *)aligned_alloc(64, bytes);
-    if (!block)
-        return MBD_ENOMEM;
-    memset(block, 0, bytes);
-    lay_out(&sweep, block, model);
-    sweep.work.failed_body = -1;
-    constant_kinematics_dual(model, &sweep.work);
-    for (int first = 0; first < asked.count * model->nv && status == MBD_OK;
-         first += DUAL_TANGENTS)
-        status = sweep_directions(&sweep, model, q, qd, tau, &asked, first);
-    work->failed_body = sweep.work.failed_body;
-    free(block);
+    if (asked.count > 0)
+        status = sweep_all(model, work, q, qd, tau, &asked);
+    if (status == MBD_OK && dqdd_dtau)
+        status = mass_matrix_inverse(model, work, dqdd_dtau);
     return status;
 }
 
 const mbd_derivatives_method mbd_derivatives_automatic = {
     .name = "automatic",
-    .summary = "forward-mode dual numbers through the bodies sweep's own kernels, 7 directions a "
-               "sweep",
+    .summary = "forward-mode dual numbers through the bodies sweep's own kernels along q and qd, "
+               "7 directions a sweep; H^-1 by the articulated-body inverse",
     .forward = automatic_forward,
 };

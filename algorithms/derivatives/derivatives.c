@@ -4,6 +4,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const mbd_derivatives_method *const method_table[] = {
@@ -37,6 +38,20 @@ const char *mbd_derivatives_method_name(const mbd_derivatives_method *method)
 const char *mbd_derivatives_method_summary(const mbd_derivatives_method *method)
 {
     return method->summary;
+}
+
+void *derivative_scratch(mbd_work *work, size_t bytes)
+{
+    if (bytes > work->derivative_scratch_bytes) {
+        const size_t rounded = (bytes + 63) / 64 * 64; /* aligned_alloc's size: a multiple */
+        void *grown = aligned_alloc(64, rounded);
+        if (!grown)
+            return NULL;
+        free(work->derivative_scratch);
+        work->derivative_scratch = grown;
+        work->derivative_scratch_bytes = rounded;
+    }
+    return work->derivative_scratch;
 }
 
 /* out = quat exp(w / 2) (quaternion product): the rotation quat followed by the turn w

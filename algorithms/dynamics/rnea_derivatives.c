@@ -19,18 +19,22 @@
  * and along qd_k the same with w_k = s_k, y_k = (v_j + v_lambda(j)) x s_k, no s_k x* F_j.
  * World coordinates make I^C and B^C plain sums and each pair (m, k) on a path two dot
  * products (s_m^T I^C and s_m^T B^C formed once per m): O(N) 6 x 6 work and O(N d) dot
- * products, d the depth; in body frames every pair would carry a vector along the path. */
+ * products, d the depth; in body frames every pair would carry a vector along the path.
+ * The passes run first at qdd = 0 (rnea_derivatives_start: H and tau(qdd = 0), from which
+ * the forward derivatives solve qdd with the factor they need anyway), then add what qdd
+ * changes, a_i by S qdd along the path and F_i by the subtree's I da (rnea_derivatives_at). */
 #include "internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
-/* A body's world quantities: X = (world -> body), I its inertia then the subtree's I^C,
- * B its B_i then the subtree's B^C (row-major), F its f_i then the subtree's F. */
+/* A body's world quantities: X = (world -> body), I its inertia, IC the subtree's I^C, B
+ * its B_i then the subtree's B^C (row-major), a its acceleration at qdd = 0 then at qdd, F
+ * its f_i at qdd = 0, then the subtree's F at qdd = 0, then at qdd; da the change of a
+ * that qdd makes and G that of the subtree's F (sum of I da). */
 typedef struct {
     mbd_xform X;
-    mbd_inertia I;
-    double B[36], v[6], a[6], F[6];
+    mbd_inertia I, IC;
+    double B[36], v[6], a[6], F[6], da[6], G[6];
 } world_body;
 
 /* A velocity coordinate k's: its column s, w_k and y_k along delta_k, y_k along qd_k
@@ -119,11 +123,11 @@ static void inertia_accumulate(mbd_inertia *sum, const mbd_inertia *I)
         sum->B[k] += I->B[k];
 }
 
-/* Body i's transform, columns s, v and a in the world, from its parent's (vp, ap: the
- * parent's v and a, or 0 and a_0 at a root). */
-static void world_motion(const mbd_model *model, const mbd_work *work, const double *qd,
-                         const double *qdd, int i, const world_body *parent, const double *vp,
-                         const double *ap, world_body *b, world_column *cols)
+/* Body i's transform, columns s, v and a at qdd = 0 in the world, from its parent's (vp,
+ * ap: the parent's v and a, or 0 and a_0 at a root). */
+static void world_motion(const mbd_model *model, const mbd_work *work, const double *qd, int i,
+                         const world_body *parent, const double *vp, const double *ap,
+                         world_body *b, world_column *cols)
 {
     const int v0 = model->v0[i], n = model->joint[i].nv;
     if (parent)
@@ -141,8 +145,6 @@ static void world_motion(const mbd_model *model, const mbd_work *work, const dou
     cross_motion(t, b->v, vJ);
     for (int r = 0; r < 6; r++)
         b->a[r] = ap[r] + t[r];
-    for (int k = 0; k < n; k++)
-        add_scaled(b->a, cols[k].s, qdd[v0 + k]);
     if (model->joint_type[i] == MBD_CARDAN) { /* c_J = qd1 qd2 d s_1 / d q2 */
         cross_motion(cols[0].turn, cols[0].s, cols[1].s);
         add_scaled(b->a, cols[0].turn, qd[v0] * qd[v0 + 1]);
@@ -156,6 +158,7 @@ static void world_force(const mbd_model *model, int i, world_body *b)
     mbd_inertia body;
     rigid_blocks(&body, &model->inertia[i]);
     inertia_add_congruence(&b->I, &zero, &b->X, &body, 0, 0);
+    b->IC = b->I;
     double h[6], t[6];
     inertia_apply(h, &b->I, b->v);
     inertia_apply(b->F, &b->I, b->a);
@@ -197,51 +200,82 @@ static void column_terms(const mbd_model *model, const double *qd, const double 
     }
 }
 
-/* The forward pass at body i. */
+/* The first forward pass at body i: its motion, inertia and force at qdd = 0. */
 static void world_forward(const mbd_model *model, const mbd_work *work, const double *qd,
-                          const double *qdd, const double a0[6], int i, world_body *bodies,
-                          world_column *cols)
+                          const double a0[6], int i, world_body *bodies, world_column *cols)
 {
     static const double rest[6];
     const int p = model->parent[i];
     const world_body *parent = p < 0 ? NULL : &bodies[p];
     const double *vp = parent ? parent->v : rest, *ap = parent ? parent->a : a0;
-    world_motion(model, work, qd, qdd, i, parent, vp, ap, &bodies[i], cols);
+    world_motion(model, work, qd, i, parent, vp, ap, &bodies[i], cols);
     world_force(model, i, &bodies[i]);
-    column_terms(model, qd, qdd, i, vp, ap, &bodies[i], cols);
 }
 
-/* The subtree sums of body i complete: its columns' rows, then the sums join the parent's. */
-static void world_backward(const mbd_model *model, int i, world_body *bodies, world_column *cols)
+/* The first backward pass at body i, its subtree's sums complete: its columns' I^C s and
+ * tau at qdd = 0 (bias, if not NULL), then the sums join the parent's. */
+static void subtree_sums(const mbd_model *model, int i, world_body *bodies, world_column *cols,
+                         double *bias)
 {
     world_body *b = &bodies[i];
     for (int k = 0; k < model->joint[i].nv; k++) {
-        world_column *c = &cols[k];
-        double t[6];
-        inertia_apply(c->Is, &b->I, c->s);
-        matrix6_apply(c->Bs, b->B, 1, c->s);
-        cross_force(c->dF, c->s, b->F);
-        inertia_apply(t, &b->I, c->y);
-        add_scaled(c->dF, t, 1.0);
-        matrix6_apply(t, b->B, 0, c->w);
-        add_scaled(c->dF, t, 1.0);
-        inertia_apply(c->rate_dF, &b->I, c->rate_y);
-        matrix6_apply(t, b->B, 0, c->s);
-        add_scaled(c->rate_dF, t, 1.0);
+        inertia_apply(cols[k].Is, &b->IC, cols[k].s);
+        if (bias)
+            bias[model->v0[i] + k] = dot6(cols[k].s, b->F);
     }
     const int p = model->parent[i];
     if (p < 0)
         return;
     world_body *parent = &bodies[p];
-    inertia_accumulate(&parent->I, &b->I);
+    inertia_accumulate(&parent->IC, &b->IC);
     for (int k = 0; k < 36; k++)
         parent->B[k] += b->B[k];
     add_scaled(parent->F, b->F, 1.0);
 }
 
+/* The second forward pass at body i: a at qdd (da = da_lambda + S qdd), I da, the
+ * columns' terms. */
+static void acceleration_change(const mbd_model *model, const double *qd, const double *qdd,
+                                const double a0[6], int i, world_body *bodies,
+                                world_column *cols)
+{
+    static const double rest[6];
+    const int p = model->parent[i], v0 = model->v0[i];
+    const world_body *parent = p < 0 ? NULL : &bodies[p];
+    world_body *b = &bodies[i];
+    memcpy(b->da, parent ? parent->da : rest, sizeof b->da);
+    for (int k = 0; k < model->joint[i].nv; k++)
+        add_scaled(b->da, cols[k].s, qdd[v0 + k]);
+    add_scaled(b->a, b->da, 1.0);
+    inertia_apply(b->G, &b->I, b->da);
+    column_terms(model, qd, qdd, i, parent ? parent->v : rest, parent ? parent->a : a0, b, cols);
+}
+
+/* The second backward pass at body i: F at qdd, its columns' rows, G joins the parent's. */
+static void world_backward(const mbd_model *model, int i, world_body *bodies, world_column *cols)
+{
+    world_body *b = &bodies[i];
+    add_scaled(b->F, b->G, 1.0);
+    for (int k = 0; k < model->joint[i].nv; k++) {
+        world_column *c = &cols[k];
+        double t[6];
+        matrix6_apply(c->Bs, b->B, 1, c->s);
+        cross_force(c->dF, c->s, b->F);
+        inertia_apply(t, &b->IC, c->y);
+        add_scaled(c->dF, t, 1.0);
+        matrix6_apply(t, b->B, 0, c->w);
+        add_scaled(c->dF, t, 1.0);
+        inertia_apply(c->rate_dF, &b->IC, c->rate_y);
+        matrix6_apply(t, b->B, 0, c->s);
+        add_scaled(c->rate_dF, t, 1.0);
+    }
+    if (model->parent[i] >= 0)
+        add_scaled(bodies[model->parent[i]].G, b->G, 1.0);
+}
+
 /* The entries of the pairs (m of body i, k of i or an ancestor) and (k, m). */
 static void store_pairs(const mbd_model *model, const world_body *bodies,
-                        const world_column *cols, int i, double *dq, double *dqd, double *H)
+                        const world_column *cols, int i, double *dq, double *dqd)
 {
     const size_t nv = (size_t)model->nv;
     for (int m = model->v0[i]; m < model->v0[i] + model->joint[i].nv; m++) {
@@ -260,8 +294,6 @@ static void store_pairs(const mbd_model *model, const world_body *bodies,
                     if (j != i)
                         dqd[above] = dot6(ck->s, cm->rate_dF);
                 }
-                if (H) /* CRBA's H_mk = s_k . I^C_i s_m */
-                    H[below] = H[above] = dot6(cm->Is, ck->s);
             }
     }
     if (dq && model->joint_type[i] == MBD_CARDAN) { /* s_1 turns with q2 */
@@ -270,19 +302,49 @@ static void store_pairs(const mbd_model *model, const world_body *bodies,
     }
 }
 
-int rnea_derivatives(const mbd_model *model, const mbd_work *work, const double *qd,
-                     const double *qdd, double *dtau_dq, double *dtau_dqd, double *H)
+size_t rnea_derivatives_bytes(const mbd_model *model)
 {
-    if (!dtau_dq && !dtau_dqd && !H)
-        return MBD_OK;
-    const int nb = model->nb, nv = model->nv;
-    world_body *bodies = malloc((size_t)nb * sizeof *bodies + (size_t)nv * sizeof(world_column));
-    if (!bodies)
-        return MBD_ENOMEM;
+    return (size_t)model->nb * sizeof(world_body) + (size_t)model->nv * sizeof(world_column);
+}
+
+/* CRBA's H_mk = s_k . I^C_i s_m for the pairs (m of body i, k of i or an ancestor). */
+static void store_mass_matrix(const mbd_model *model, const world_column *cols, int i, double *H)
+{
+    const size_t nv = (size_t)model->nv;
+    for (int m = model->v0[i]; m < model->v0[i] + model->joint[i].nv; m++)
+        for (int j = i; j >= 0; j = model->parent[j])
+            for (int k = model->v0[j]; k < model->v0[j] + model->joint[j].nv; k++)
+                H[(size_t)m * nv + (size_t)k] = H[(size_t)k * nv + (size_t)m] =
+                    dot6(cols[m].Is, cols[k].s);
+}
+
+void rnea_derivatives_start(const mbd_model *model, const mbd_work *work, void *buffer,
+                            const double *qd, double *H, double *bias)
+{
+    const int nb = model->nb;
+    world_body *bodies = buffer;
     world_column *cols = (world_column *)(bodies + nb);
     const double a0[6] = {0, 0, 0, -model->gravity[0], -model->gravity[1], -model->gravity[2]};
     for (int i = 0; i < nb; i++)
-        world_forward(model, work, qd, qdd, a0, i, bodies, cols + model->v0[i]);
+        world_forward(model, work, qd, a0, i, bodies, cols + model->v0[i]);
+    for (int i = nb - 1; i >= 0; i--)
+        subtree_sums(model, i, bodies, cols + model->v0[i], bias);
+    if (!H)
+        return;
+    memset(H, 0, (size_t)model->nv * (size_t)model->nv * sizeof *H);
+    for (int i = 0; i < nb; i++)
+        store_mass_matrix(model, cols, i, H);
+}
+
+void rnea_derivatives_at(const mbd_model *model, void *buffer, const double *qd,
+                         const double *qdd, double *dtau_dq, double *dtau_dqd)
+{
+    const int nb = model->nb, nv = model->nv;
+    world_body *bodies = buffer;
+    world_column *cols = (world_column *)(bodies + nb);
+    const double a0[6] = {0, 0, 0, -model->gravity[0], -model->gravity[1], -model->gravity[2]};
+    for (int i = 0; i < nb; i++)
+        acceleration_change(model, qd, qdd, a0, i, bodies, cols + model->v0[i]);
     for (int i = nb - 1; i >= 0; i--)
         world_backward(model, i, bodies, cols + model->v0[i]);
     const size_t size = (size_t)nv * (size_t)nv * sizeof(double);
@@ -290,12 +352,8 @@ int rnea_derivatives(const mbd_model *model, const mbd_work *work, const double 
         memset(dtau_dq, 0, size);
     if (dtau_dqd)
         memset(dtau_dqd, 0, size);
-    if (H)
-        memset(H, 0, size);
     for (int i = 0; i < nb; i++)
-        store_pairs(model, bodies, cols, i, dtau_dq, dtau_dqd, H);
-    free(bodies);
-    return MBD_OK;
+        store_pairs(model, bodies, cols, i, dtau_dq, dtau_dqd);
 }
 
 int mbd_inverse_dynamics_derivatives(const mbd_model *model, mbd_work *work, const double *q,
@@ -311,5 +369,12 @@ int mbd_inverse_dynamics_derivatives(const mbd_model *model, mbd_work *work, con
         return status;
     if (check_finite(qd, model->nv) || check_finite(qdd, model->nv))
         return MBD_ENONFINITE;
-    return rnea_derivatives(model, work, qd, qdd, dtau_dq, dtau_dqd, NULL);
+    if (!dtau_dq && !dtau_dqd)
+        return MBD_OK;
+    void *buffer = derivative_scratch(work, rnea_derivatives_bytes(model));
+    if (!buffer)
+        return MBD_ENOMEM;
+    rnea_derivatives_start(model, work, buffer, qd, NULL, NULL);
+    rnea_derivatives_at(model, buffer, qd, qdd, dtau_dq, dtau_dqd);
+    return MBD_OK;
 }
