@@ -73,6 +73,10 @@ typedef void (*mbd_inverse_times_fn)(const mbd_model *model, mbd_work *work, con
  * reactions of accelerations x alone (reaction_forces_plus_accelerations), from its passes. */
 typedef void (*mbd_inverse_reactions_fn)(const mbd_model *model, mbd_work *work,
                                          const double *b, double *x, const double (*base)[6]);
+/* qdd as mbd_solve_acc_fn (tau not NULL), and the force parts of work->f = the reactions of
+ * RNEA at qd and qdd, from the solve's own passes. */
+typedef int (*mbd_solve_reactions_fn)(const mbd_model *model, mbd_work *work, const double *qd,
+                                      const double *tau, double *qdd);
 typedef int (*mbd_forward_mom_fn)(const mbd_model *model, mbd_work *work, const double *q,
                                   const double *p, const double *tau, double *qd, double *pd);
 
@@ -98,6 +102,7 @@ struct mbd_solver {
     mbd_forward_mom_fn forward_mom;
     mbd_inverse_times_fn inverse_times; /* may be NULL: friction re-solves in full */
     mbd_inverse_reactions_fn inverse_reactions; /* may be NULL: inverse_times, then RNEA's */
+    mbd_solve_reactions_fn solve_reactions; /* may be NULL: solve_acc, then RNEA */
     mbd_lane_kernels lane_kernels;   /* its lane forms (batch.c); LANES_NONE: one state only */
     mbd_loop_route loop_route;       /* LOOPS_NONE: it does not close loops */
     const mbd_plugin_solver *plugin; /* a plugin's solver (plugin.c), else NULL */

@@ -174,7 +174,8 @@ with Coulomb friction 0.2 on every joint (pins of radius 0.05 m, smoothing 0.01 
 forward call iterates on the friction forces until they settle (algorithms/dynamics/friction.c:
 one solve and RNEA, then per iteration the solver's back substitution H⁻¹ τ_f and the
 reactions' change, which \`bodies\` takes from its back substitution's last pass as
-f = I^A a + p^A; the momentum form pays one RNEA more for C q̇ + g). Dense and sparse
+f = I^A a + p^A, as it takes the first solve's reactions from the sweep's instead of RNEA;
+the momentum form pays one RNEA more for C q̇ + g). Dense and sparse
 stop at N = 300 (\`--dense-max-n\`). Time per call with friction, and in brackets over the
 same call without:
 

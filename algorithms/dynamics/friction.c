@@ -26,7 +26,8 @@
  *
  * FD is the solver's own acceleration solve; a momentum-only solver gives
  * qdd = H^-1 (tau + tau_f - C qd - g) as the velocity qd = H^-1 p of its momentum solve
- * with p = tau + tau_f - RNEA(q, qd, 0). The first evaluation runs both in full; a solver
+ * with p = tau + tau_f - RNEA(q, qd, 0). The first evaluation runs both in full (the
+ * reactions from the solve's own passes where it has solve_reactions); a solver
  * with inverse_times then takes each later one from it (friction_buffers), in O(its back
  * substitution + N) instead of a solve and an RNEA: only tau_f changes between them (a
  * solver with inverse_reactions gives the reactions' change from the same passes).
@@ -205,18 +206,23 @@ static void coulomb_forces(const mbd_model *model, const mbd_work *work,
     }
 }
 
-/* qdd = FD(tau + tau_f) by the full solve, and its reactions in work->f; keeps both as the
- * first evaluation where the solver re-solves. */
+/* qdd = FD(tau + tau_f) by the full solve, and its reactions in work->f (from the solve
+ * itself where the solver has solve_reactions, else by RNEA); keeps both as the first
+ * evaluation where the solver re-solves. */
 static int evaluate_in_full(const mbd_model *model, mbd_work *work, const double *qd,
                             const double *tau, const double *tau_f, double *qdd,
                             int momentum_form)
 {
     double *total = jv(work, JV_TOTAL);
     add_tau(model, total, tau, tau_f);
-    const int status = accelerations(model, work, qd, total, qdd, momentum_form);
+    const int with_reactions = !momentum_form && work->solver->solve_reactions;
+    const int status = with_reactions
+                           ? work->solver->solve_reactions(model, work, qd, total, qdd)
+                           : accelerations(model, work, qd, total, qdd, momentum_form);
     if (status)
         return status;
-    rnea(model, work, qd, qdd, 1, total);
+    if (!with_reactions)
+        rnea(model, work, qd, qdd, 1, total);
     if (work->solver->inverse_times) {
         const friction_buffers b = buffers_of(model, work);
         memcpy(b.qdd, qdd, (size_t)model->nv * sizeof *qdd);

@@ -38,16 +38,19 @@ MBD_INLINE void inertia_force_part(double out[3], const mbd_inertia *I, const do
 }
 
 /* The force part of f_i = base_i + I^A_i a_i + p^A_i (RBDA section 7.3), the force across
- * joint i, from the last pass's a_i and bias force p^A_i. At a root work->IA holds I^A_i;
+ * joint i, from the last pass's a_i and the bias forces p: p^A_i, and where c is not NULL
+ * (the sweep's c_i) p^A_i + I^a_i c_i below a root, as the backward pass leaves them in
+ * work->f, so that I^a_i (a_i - c_i) is added (base NULL: zero; p may be work->f). At a root work->IA holds I^A_i;
  * elsewhere the sweep left I^a_i = I^A_i - U_i D_i^-1 U_i^T there, and with
  * qdd_i = D_i^-1 (u_i - U_i^T X_i a_lambda), I^A_i a_i = I^a_i a_i + U_i D_i^-1 u_i
  * (I^a_i S_i = 0), u_i = b_i - S_i^T p^A_i. U_i D_i^-1 = X_i^-T W_i: its force part is
  * E_i times W_i's. */
 MBD_INLINE void reaction_force_step(const mbd_model *model, mbd_work *work, const double *b,
+                                    const double (*bias)[6], const double (*c)[6],
                                     const double (*base)[6], int i, const mbd_joint_type type)
 {
     const int v0 = model->v0[i], n = joint_dofs(type);
-    const double *a = motion_of(model, work->a, i), *p = work->inverse_forces[i];
+    const double *a = motion_of(model, work->a, i), *p = bias[i];
     double *f = work->f[i] + 3, inertial[3], turned[3] = {0.0, 0.0, 0.0};
     if (model->parent[i] >= 0) {
         double transmitted[3] = {0.0, 0.0, 0.0};
@@ -57,11 +60,15 @@ MBD_INLINE void reaction_force_step(const mbd_model *model, mbd_work *work, cons
                 transmitted[r] += work->U[6 * (v0 + k) + 3 + r] * u;
         }
         body_rotate(turned, model, work, i, type, 0, transmitted);
-        inertia_force_part(inertial, &work->IA[i], a, zero_rows(type, 0), zero_rows(type, 1));
+        double relative[6];
+        for (int r = 0; r < 6; r++)
+            relative[r] = c && !(bias_zero_rows(type) >> r & 1) ? a[r] - c[i][r] : a[r];
+        inertia_force_part(inertial, &work->IA[i], relative, zero_rows(type, 0),
+                           zero_rows(type, 1));
     } else
         inertia_force_part(inertial, &work->IA[i], a, 0, 0);
     for (int r = 0; r < 3; r++)
-        f[r] = base[i][3 + r] + p[3 + r] + turned[r] + inertial[r];
+        f[r] = (base ? base[i][3 + r] : 0.0) + p[3 + r] + turned[r] + inertial[r];
 }
 
 /* bodies_inverse_times, and the force parts of work->f = those of base + the reactions of
@@ -73,8 +80,30 @@ static void bodies_inverse_reactions(const mbd_model *model, mbd_work *work, con
     inverse_bias_pass(model, work, b);
     for (int i = 0; i < model->nb; i++) {
         DISPATCH_JOINT(model->joint_type[i], acceleration_step, model, work, zero, NULL, x, i);
-        DISPATCH_JOINT(model->joint_type[i], reaction_force_step, model, work, b, base, i);
+        DISPATCH_JOINT(model->joint_type[i], reaction_force_step, model, work, b,
+                       (const double(*)[6])work->inverse_forces, NULL, base, i);
     }
+}
+
+/* The sweep, and the force parts of work->f = the reactions (those of RNEA at its qdd), from
+ * its last pass and the bias forces that the backward pass left in work->f. */
+static int bodies_acc_reactions(const mbd_model *model, mbd_work *work, const double *qd,
+                                const double *tau, double *qdd)
+{
+    bodies_velocity_pass(model, work, NULL, qd);
+    const int status = bodies_articulated_pass(model, work, tau);
+    if (status)
+        return status;
+    double a0[6] = {0.0, 0.0, 0.0};
+    for (int r = 3; r < 6; r++)
+        a0[r] = -model->gravity[r - 3];
+    const double(*c)[6] = (const double(*)[6])work->c;
+    for (int i = 0; i < model->nb; i++) {
+        DISPATCH_JOINT(model->joint_type[i], acceleration_step, model, work, a0, c, qdd, i);
+        DISPATCH_JOINT(model->joint_type[i], reaction_force_step, model, work, tau,
+                       (const double(*)[6])work->f, c, NULL, i);
+    }
+    return MBD_OK;
 }
 
 static int bodies_acc(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
@@ -96,6 +125,7 @@ const mbd_solver mbd_solver_bodies = {
     .forward_acc = bodies_forward,
     .inverse_times = bodies_inverse_times,
     .inverse_reactions = bodies_inverse_reactions,
+    .solve_reactions = bodies_acc_reactions,
     .lane_kernels = LANES_BODIES,
     .loop_route = LOOPS_BODIES,
 };
