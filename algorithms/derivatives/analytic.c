@@ -15,28 +15,7 @@
 #include <math.h>
 #include <string.h>
 
-/* In place, the lower triangle of the row-major nv x nv A = L L^T, L's diagonal stored as
- * reciprocals (the substitutions multiply); the first row whose pivot is not > 0, or -1. */
-static int dense_cholesky(double *A, int nv)
-{
-    const size_t n = (size_t)nv;
-    for (size_t j = 0; j < n; j++) {
-        double *row_j = A + j * n, d = row_j[j];
-        for (size_t k = 0; k < j; k++)
-            d -= row_j[k] * row_j[k];
-        if (!(d > 0.0 && d < INFINITY))
-            return (int)j;
-        const double inverse_root = 1.0 / sqrt(d);
-        row_j[j] = inverse_root;
-        for (size_t i = j + 1; i < n; i++) {
-            double *row_i = A + i * n, sum = row_i[j];
-            for (size_t k = 0; k < j; k++)
-                sum -= row_i[k] * row_j[k];
-            row_i[j] = sum * inverse_root;
-        }
-    }
-    return -1;
-}
+#include "dynamics/cholesky_kernels.h"
 
 /* row -= l done, along n contiguous doubles (row may be NULL: nothing to do) */
 static void subtract_row(double *restrict row, double l, const double *restrict done, size_t n)
@@ -136,7 +115,7 @@ static int analytic_forward(const mbd_model *model, mbd_work *work, const double
         return MBD_ENOMEM;
     double *buffer = L + n * n, *qdd = work->jv;
     rnea_derivatives_start(model, work, buffer, qd, L, qdd);
-    const int failed_row = dense_cholesky(L, nv);
+    const int failed_row = dense_cholesky(L, nv, 1);
     if (failed_row >= 0)
         return singular_joint(work, body_of_dof(model, failed_row));
     for (size_t k = 0; k < n; k++) /* qdd = H^-1 (tau - tau(qdd = 0)) */

@@ -1,7 +1,7 @@
 /* gpu_kernels.c: the GPU's kernels, one thread per state, from the same kernel headers as
  * the one-state solvers and the CPU lanes (lane type double): the bodies sweep, the
- * Poisson-impulse block LDL^T, and dense (CRBA and RNEA as crba.c and rnea.c, then a
- * Cholesky of its own: LAPACK is the CPU's). The Makefile compiles this
+ * Poisson-impulse block LDL^T, and dense (CRBA and RNEA as crba.c and rnea.c, then the
+ * Cholesky of cholesky_kernels.h: LAPACK is the CPU's). The Makefile compiles this
  * file twice: by clang for the GPU (-x cuda --cuda-device-only -nocudainc -nocudalib:
  * C++, no CUDA toolkit, no libc on the device), into PTX that the library embeds, where
  * each GPU_ENTRY is a launchable .entry; and, as any library source, by the C compiler for
@@ -36,6 +36,7 @@
 #include "spatial/lane_end.h"
 #include "dynamics/crba_kernels.h"
 #include "dynamics/rnea_kernels.h"
+#include "dynamics/cholesky_kernels.h"
 
 #ifdef __NVPTX__
 #include "spatial/joints.c" /* joint_coordinates_valid: the library's own, for the GPU */
@@ -90,31 +91,9 @@ MBD_INLINE int gpu_start_state(const mbd_model *model, mbd_work *work, const dou
     return MBD_OK;
 }
 
-/* H = L L^T in place, on the lower triangle of the row-major n x n H, with the diagonal
- * stored as reciprocals 1/L_jj for small_forward_subst and small_backward_subst: 0, or -1
- * at a pivot <= 0, where dpotrf fails in the CPU's dense solver (OpenBLAS's, which lets a
- * NaN pivot through: its NaN result is then MBD_ENONFINITE in both). */
-MBD_INLINE int gpu_cholesky(double *H, int n)
-{
-    for (int j = 0; j < n; j++) {
-        double *row_j = H + (size_t)n * j, d = row_j[j];
-        for (int k = 0; k < j; k++)
-            d -= row_j[k] * row_j[k];
-        if (d <= 0.0)
-            return -1;
-        row_j[j] = 1.0 / lane_sqrt(d);
-        for (int i = j + 1; i < n; i++) {
-            double *row_i = H + (size_t)n * i, x = row_i[j];
-            for (int k = 0; k < j; k++)
-                x -= row_i[k] * row_j[k];
-            row_i[j] = x * row_j[j];
-        }
-    }
-    return 0;
-}
-
 /* The dense solver's acceleration form (dense.c): H by CRBA into scratch, the bias C
- * (RNEA with qdd = 0) after it, then qdd = H^-1 (tau - C). */
+ * (RNEA with qdd = 0) after it, then qdd = H^-1 (tau - C) by H = L L^T, which lets a NaN
+ * pivot through as the CPU's LAPACK does. */
 MBD_INLINE int gpu_dense_solve(const mbd_model *model, mbd_work *work, const double *q,
                                const double *qd, const double *tau, double *qdd)
 {
@@ -127,7 +106,7 @@ MBD_INLINE int gpu_dense_solve(const mbd_model *model, mbd_work *work, const dou
     for (int k = 0; k < nv; k++)
         qdd[k] = (tau ? tau[k] : 0.0) - C[k];
     crba_lower(model, work, H);
-    if (gpu_cholesky(H, nv))
+    if (dense_cholesky(H, nv, 0) >= 0)
         return MBD_ESINGULAR;
     small_forward_subst(H, nv, qdd);
     small_backward_subst(H, nv, qdd);
