@@ -7,9 +7,7 @@
  * tau(qdd = 0)) comes from the same factor as the rest, with no forward solve. H = L L^T
  * is factored densely, dtau/dx solved in place by row operations along contiguous rows
  * and H^-1 formed from L^-1: nv^3 / 6 + 2 nv^3 + nv^3 / 3 multiplications, fewer than the O(N^2) articulated-body inverse
- * (dynamics/minverse.c) and the products with it (measured: algorithms/PERFORMANCE.md).
- * The ABA-derivative form (Singh, Russell and Wensing, "Efficient Analytical Derivatives of
- * Rigid-Body Dynamics using Spatial Vector Algebra", RA-L 2022) is not implemented. */
+ * (dynamics/minverse.c) and the products with it (measured: algorithms/PERFORMANCE.md). */
 #include "internal.h"
 
 #include <math.h>

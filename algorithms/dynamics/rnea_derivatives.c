@@ -20,6 +20,10 @@
  * World coordinates make I^C and B^C plain sums and each pair (m, k) on a path two dot
  * products (s_m^T I^C and s_m^T B^C formed once per m): O(N) 6 x 6 work and O(N d) dot
  * products, d the depth; in body frames every pair would carry a vector along the path.
+ * These are the closed forms of Singh, Russell and Wensing ("Efficient Analytical
+ * Derivatives of Rigid-Body Dynamics using Spatial Vector Algebra", RA-L 2022: w_k and
+ * y_k are their Psi-dot and Psi-double-dot of the column, B their body-level Coriolis
+ * matrix times 2).
  * The passes run first at qdd = 0 (rnea_derivatives_start: H and tau(qdd = 0), from which
  * the forward derivatives solve qdd with the factor they need anyway), then add what qdd
  * changes, a_i by S qdd along the path and F_i by the subtree's I da (rnea_derivatives_at). */
