@@ -28,9 +28,13 @@ LIB_SRC := $(wildcard algorithms/*/*.c models/*.c)
 # that libmbd.a links as C (every build of the library compiles it: CXX_OF). No LTO: its
 # dual sweeps, minutes of optimization, would be compiled again at every link. Its 64-byte
 # vectors pass between inline functions alone: no ABI concerns them (-Wno-psabi).
+# Compiled by clang++ (DUAL_CXX; the sanitizer build keeps gcc for its runtime): 40 s
+# instead of gcc's 110, and gcc turns the dual's vector of 16 doubles into memory traffic
+# (docs/derivatives.md); gcc's -flto and its vectorizer flag are not clang's.
 LIB_CXX_SRC := $(wildcard algorithms/*/*.cc)
-CXX_OF = $(filter-out -std=c11,$(1)) -std=gnu++17 -fno-exceptions -fno-rtti -fno-sanitize=vptr -fno-lto \
-         -Wno-psabi
+DUAL_CXX    ?= clang++-14
+CXX_OF = $(filter-out -std=c11 -flto% -fno-tree-slp-vectorize,$(1)) -std=gnu++17 -fno-exceptions \
+         -fno-rtti -fno-sanitize=vptr -fno-lto -Wno-psabi
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_CXX_SRC:%.cc=$(BUILD)/%.o)
 # MPI (src/par.h): where Open MPI's compiler wrapper is found, mbd and mbd-bench join MPI
 # jobs (src/par_mpi.c); without it they run alone (src/par_serial.c). `make test` installs
@@ -50,7 +54,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(filter-out tests/test_%.c,$(wildcard tests/*.c))
 
 # Debian packages each goal needs; installed only when missing.
-DEPS_BUILD  := gcc g++ make pkg-config libopenblas-dev libopenblas0-openmp liblapacke-dev libjansson-dev \
+DEPS_BUILD  := gcc g++ clang-14 make pkg-config libopenblas-dev libopenblas0-openmp liblapacke-dev libjansson-dev \
                libsundials-dev libxml2-dev
 DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev libopenmpi-dev openmpi-bin python3-dev python3-numpy \
                python3-pytest python3-matplotlib
@@ -79,7 +83,7 @@ $(BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | de
 	$(CC) $(CFLAGS) -c $< -o $@
 $(BUILD)/%.o: %.cc include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-build
 	@mkdir -p $(dir $@)
-	$(CC) $(call CXX_OF,$(CFLAGS)) -c $< -o $@
+	$(DUAL_CXX) $(call CXX_OF,$(CFLAGS)) -c $< -o $@
 
 # The GPU's kernels (algorithms/gpu/gpu_kernels.c) as PTX by clang, with no CUDA toolkit
 # (-nocudainc -nocudalib: no libc on the GPU), checked for each kernel's .entry, and
@@ -203,7 +207,7 @@ $(PY_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) |
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -I$(PY_INCLUDE) -I$(NUMPY_INCLUDE) -c $< -o $@
 $(PY_BUILD)/%.o: %.cc include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-python
 	@mkdir -p $(dir $@)
-	$(CC) $(call CXX_OF,$(CFLAGS)) -fPIC -fvisibility=hidden -c $< -o $@
+	$(DUAL_CXX) $(call CXX_OF,$(CFLAGS)) -fPIC -fvisibility=hidden -c $< -o $@
 $(PY_EXT_SRC:%.c=$(PY_BUILD)/%.o): python/ext/ext.h
 # The public API keeps default visibility (python/ext/api_visible.h), for plugins.
 $(PY_OBJ): CFLAGS += -include python/ext/api_visible.h -fno-semantic-interposition

@@ -290,7 +290,7 @@ static void test_directions_in_sweeps(void **state)
     (void)state;
     const mbd_derivatives_method *method = mbd_derivatives_method_find("automatic");
     assert_non_null(method);
-    const int bodies[] = {1, 3, 5, 9};
+    const int bodies[] = {1, 3, 9, 17};
     for (int m = 0; m < 4; m++) {
         mbd_model *model = random_model(200 + (uint64_t)m, bodies[m], MIXED_JOINTS, SHAPE_RANDOM);
         const int nv = mbd_model_nv(model);

@@ -175,6 +175,6 @@ static int automatic_forward(const mbd_model *model, mbd_work *work, const doubl
 const mbd_derivatives_method mbd_derivatives_automatic = {
     .name = "automatic",
     .summary = "forward-mode dual numbers through the bodies sweep's own kernels along q and qd, "
-               "7 directions a sweep; H^-1 by the articulated-body inverse",
+               "15 directions a sweep; H^-1 by the articulated-body inverse",
     .forward = automatic_forward,
 };
