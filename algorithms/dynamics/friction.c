@@ -177,16 +177,31 @@ static void start_coordinates(const mbd_model *model, const mbd_work *work, cons
         }
 }
 
-/* tau_f = tau_f,0 - (sliding factor) N from the reactions in work->f. */
-static void coulomb_forces(const mbd_model *model, const mbd_work *work,
-                           const friction_buffers *b, double *tau_f)
+/* The stopping test's measures of a map value G(x): the largest change |G(x) - x| (NaN
+ * counts as the largest), at coordinate worst, and the largest |G(x)|. */
+typedef struct {
+    double change, size;
+    int worst;
+} map_change;
+
+/* next = G(x) = tau_f,0 - (sliding factor) N from the reactions in work->f, and in the same
+ * pass (a scalar one either way) its change from x. */
+static map_change coulomb_forces(const mbd_model *model, const mbd_work *work,
+                                 const friction_buffers *b, const double *x, double *next)
 {
+    map_change c = {0.0, 0.0, 0};
     for (int dof = 0; dof < model->nv; dof++) {
-        tau_f[dof] = b->tau_f[dof];
+        double g = b->tau_f[dof];
         if (b->sliding[dof] != 0.0)
-            tau_f[dof] -= b->sliding[dof] *
-                          normal_to(work->f[b->body[dof]] + 3, work->S + b->axis[dof]);
+            g -= b->sliding[dof] * normal_to(work->f[b->body[dof]] + 3, work->S + b->axis[dof]);
+        next[dof] = g;
+        const double step = fabs(g - x[dof]);
+        if (!(step <= c.change))
+            c.change = step, c.worst = dof;
+        if (fabs(g) > c.size)
+            c.size = fabs(g);
     }
+    return c;
 }
 
 /* x = H^-1 b on the last solve's factorization (inverse_times), and the force parts of
@@ -356,22 +371,14 @@ static int iterate(const mbd_model *model, mbd_work *work, const double *qd, con
             if (status)
                 return status;
         }
-        coulomb_forces(model, work, &b, next);
-        double change = 0.0, size = 0.0;
-        int worst = 0;
-        for (int k = 0; k < model->nv; k++) {
-            const double step = fabs(next[k] - tau_f[k]);
-            if (!(step <= change)) /* NaN counts as the worst */
-                change = step, worst = k;
-            if (fabs(next[k]) > size)
-                size = fabs(next[k]);
-        }
+        const map_change c = coulomb_forces(model, work, &b, tau_f, next);
+        const double change = c.change, size = c.size;
         work->friction_iterations = it;
         if (change <= TOLERANCE * (1.0 + size) ||
             (change <= FLOOR_TOLERANCE * (1.0 + size) && change > 0.5 * previous))
             return MBD_OK;
         if (it == MAX_ITERATIONS || !isfinite(change)) {
-            work->failed_body = body_of_dof(model, worst);
+            work->failed_body = body_of_dof(model, c.worst);
             return MBD_EFRICTION;
         }
         anderson_step(model, &b, it, tau_f, next);
