@@ -388,6 +388,54 @@ static void test_first_evaluation_as_full_solves(void **state)
     }
 }
 
+/* The force parts of work->f, body after body. */
+static void force_parts(const mbd_model *model, const mbd_work *work, double *out)
+{
+    for (int i = 0; i < mbd_model_nbodies(model); i++)
+        memcpy(out + 3 * i, work->f[i] + 3, 3 * sizeof *out);
+}
+
+/* Random trees of every joint type: each solver's inverse_reactions gives the x = H^-1 b
+ * and reaction forces (base plus those of x alone) that its inverse_times and then RNEA's
+ * passes (reaction_forces_plus_accelerations) give, on the factorization of a solve in the
+ * solver's first form. */
+static void test_inverse_reactions_as_generic(void **state)
+{
+    (void)state;
+    for (int type = MIXED_COORDINATE_JOINTS; type <= MBD_CARDAN; type++) {
+        mbd_model *model = random_model(60 + (uint64_t)(type + 2), 9, type, SHAPE_RANDOM);
+        state_buf s = state_new(model, 3 + (uint64_t)(type + 2));
+        const int nb = mbd_model_nbodies(model);
+        double(*base)[6] = malloc((size_t)nb * sizeof *base);
+        double *ours = malloc(6 * (size_t)nb * sizeof *ours), *generic = ours + 3 * nb;
+        uint64_t seed = 11;
+        test_fill(&seed, base[0], 6 * nb, -1.0, 1.0);
+        for (int k = 0; k < mbd_solver_count(); k++) {
+            const mbd_solver *solver = mbd_solver_at(k);
+            if (!solver->inverse_reactions)
+                continue;
+            mbd_work *work;
+            mbd_work_new(model, solver, &work);
+            forward_once(model, work, solver->solve_acc ? MBD_ACCELERATION : MBD_MOMENTUM, &s,
+                         s.out, s.out2);
+            solver->inverse_reactions(model, work, s.tau, s.out, (const double(*)[6])base);
+            force_parts(model, work, ours);
+            solver->inverse_times(model, work, s.tau, s.ref);
+            reaction_forces_plus_accelerations(model, work, s.ref, (const double(*)[6])base);
+            force_parts(model, work, generic);
+            char label[96];
+            snprintf(label, sizeof label, "%s, joint type %d", solver->name, type);
+            assert_close(s.out, s.ref, s.nv, 1e-12, label);
+            assert_close(ours, generic, 3 * nb, 1e-12, label);
+            mbd_work_free(work);
+        }
+        free(base);
+        free(ours);
+        state_free(&s);
+        mbd_model_free(model);
+    }
+}
+
 /* A call's result does not depend on the calls before it in the same workspace: the
  * same state after a different one gives the same bits as in a fresh workspace. */
 static void test_calls_independent(void **state)
@@ -584,6 +632,7 @@ int main(void)
         cmocka_unit_test(test_painleve_fails),
         cmocka_unit_test(test_inverse_of_forward),
         cmocka_unit_test(test_first_evaluation_as_full_solves),
+        cmocka_unit_test(test_inverse_reactions_as_generic),
         cmocka_unit_test(test_calls_independent),
         cmocka_unit_test(test_zero_friction_bit_identical),
         cmocka_unit_test(test_energy_decreases),

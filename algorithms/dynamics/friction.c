@@ -27,7 +27,8 @@
  * FD is the solver's own acceleration solve; a momentum-only solver gives
  * qdd = H^-1 (tau + tau_f - C qd - g) as the velocity qd = H^-1 p of its momentum solve
  * with p = tau + tau_f - RNEA(q, qd, 0). The first evaluation runs both in full (the
- * reactions from the solve's own passes where it has solve_reactions); a solver
+ * reactions from the solve's own passes where it has solve_reactions; in the momentum form
+ * those of RNEA(q, qd, 0) plus those of qdd alone); a solver
  * with inverse_times then takes each later one from it (friction_buffers), in O(its back
  * substitution + N) instead of a solve and an RNEA: only tau_f changes between them (a
  * solver with inverse_reactions gives the reactions' change from the same passes).
@@ -116,24 +117,6 @@ static void add_tau(const mbd_model *model, double *total, const double *tau, co
         total[k] = (tau ? tau[k] : 0.0) + tau_f[k];
 }
 
-/* qdd = FD(total). The acceleration form: the solver's acceleration solve. The momentum
- * form, after its momentum solve and with JV_BIAS = RNEA(q, qd, 0): H^-1 (total - bias) by
- * inverse_times on that solve's factorization, or else by another momentum solve. */
-static int accelerations(const mbd_model *model, mbd_work *work, const double *qd,
-                         const double *total, double *qdd, int momentum_form)
-{
-    if (!momentum_form)
-        return work->solver->solve_acc(model, work, qd, total, qdd);
-    double *rhs = jv(work, JV_RHS);
-    const double *bias = jv(work, JV_BIAS);
-    for (int k = 0; k < model->nv; k++)
-        rhs[k] = total[k] - bias[k];
-    if (!work->solver->inverse_times) /* its pd into JV_TOTAL, read no more */
-        return work->solver->solve_mom(model, work, rhs, NULL, qdd, jv(work, JV_TOTAL));
-    work->solver->inverse_times(model, work, rhs, qdd);
-    return MBD_OK;
-}
-
 /* The friction scratch. The first evaluation, at tau_f,0 = -b qd: its qdd and reactions are
  * what the later ones of a solver with inverse_times start from. Any later tau_f gives
  * qdd = qdd_0 + H^-1 (tau_f - tau_f,0) (H qdd + C = tau + tau_f is linear in tau_f), and
@@ -194,35 +177,92 @@ static void start_coordinates(const mbd_model *model, const mbd_work *work, cons
         }
 }
 
-/* tau_f = tau_f,0 - (sliding factor) N from the reactions in work->f. */
-static void coulomb_forces(const mbd_model *model, const mbd_work *work,
-                           const friction_buffers *b, double *tau_f)
+/* The stopping test's measures of a map value G(x): the largest change |G(x) - x| (NaN
+ * counts as the largest), at coordinate worst, and the largest |G(x)|. */
+typedef struct {
+    double change, size;
+    int worst;
+} map_change;
+
+/* next = G(x) = tau_f,0 - (sliding factor) N from the reactions in work->f, and in the same
+ * pass (a scalar one either way) its change from x. */
+static map_change coulomb_forces(const mbd_model *model, const mbd_work *work,
+                                 const friction_buffers *b, const double *x, double *next)
 {
+    map_change c = {0.0, 0.0, 0};
     for (int dof = 0; dof < model->nv; dof++) {
-        tau_f[dof] = b->tau_f[dof];
+        double g = b->tau_f[dof];
         if (b->sliding[dof] != 0.0)
-            tau_f[dof] -= b->sliding[dof] *
-                          normal_to(work->f[b->body[dof]] + 3, work->S + b->axis[dof]);
+            g -= b->sliding[dof] * normal_to(work->f[b->body[dof]] + 3, work->S + b->axis[dof]);
+        next[dof] = g;
+        const double step = fabs(g - x[dof]);
+        if (!(step <= c.change))
+            c.change = step, c.worst = dof;
+        if (fabs(g) > c.size)
+            c.size = fabs(g);
+    }
+    return c;
+}
+
+/* x = H^-1 b on the last solve's factorization (inverse_times), and the force parts of
+ * work->f = those of base + the reactions of the accelerations x alone: from the same
+ * passes where the solver has inverse_reactions, else by their own. */
+static void inverse_with_reactions(const mbd_model *model, mbd_work *work, const double *b,
+                                   double *x, const double (*base)[6])
+{
+    if (work->solver->inverse_reactions)
+        work->solver->inverse_reactions(model, work, b, x, base);
+    else {
+        work->solver->inverse_times(model, work, b, x);
+        reaction_forces_plus_accelerations(model, work, x, base);
     }
 }
 
-/* qdd = FD(tau + tau_f) by the full solve, and its reactions in work->f (from the solve
- * itself where the solver has solve_reactions, else by RNEA); keeps both as the first
- * evaluation where the solver re-solves. */
+/* qdd = FD(total) and its reactions in work->f. The acceleration form: the solver's
+ * acceleration solve, and its reactions from the solve itself where the solver has
+ * solve_reactions, else by RNEA. The momentum form, after its momentum solve and with
+ * JV_BIAS = RNEA(q, qd, 0), whose reactions work->f holds: qdd = H^-1 (total - bias) by
+ * inverse_times on that solve's factorization, with the reactions as the bias's plus
+ * those of qdd alone (RNEA's are affine in qdd); or else another momentum solve and RNEA. */
+static int accelerations_and_reactions(const mbd_model *model, mbd_work *work,
+                                       const double *qd, const double *total, double *qdd,
+                                       int momentum_form)
+{
+    const mbd_solver *solver = work->solver;
+    if (!momentum_form && solver->solve_reactions)
+        return solver->solve_reactions(model, work, qd, total, qdd);
+    int status;
+    if (!momentum_form)
+        status = solver->solve_acc(model, work, qd, total, qdd);
+    else {
+        double *rhs = jv(work, JV_RHS);
+        const double *bias = jv(work, JV_BIAS);
+        for (int k = 0; k < model->nv; k++)
+            rhs[k] = total[k] - bias[k];
+        if (solver->inverse_times) {
+            const friction_buffers b = buffers_of(model, work);
+            memcpy(b.forces, work->f, (size_t)model->nb * sizeof *b.forces);
+            inverse_with_reactions(model, work, rhs, qdd, (const double(*)[6])b.forces);
+            return MBD_OK;
+        }
+        status = solver->solve_mom(model, work, rhs, NULL, qdd, jv(work, JV_TOTAL));
+    }
+    if (status == MBD_OK)
+        rnea(model, work, qd, qdd, 1, jv(work, JV_TOTAL));
+    return status;
+}
+
+/* qdd = FD(tau + tau_f) by the full solve, and its reactions in work->f; keeps both as the
+ * first evaluation where the solver has inverse_times. */
 static int evaluate_in_full(const mbd_model *model, mbd_work *work, const double *qd,
                             const double *tau, const double *tau_f, double *qdd,
                             int momentum_form)
 {
     double *total = jv(work, JV_TOTAL);
     add_tau(model, total, tau, tau_f);
-    const int with_reactions = !momentum_form && work->solver->solve_reactions;
-    const int status = with_reactions
-                           ? work->solver->solve_reactions(model, work, qd, total, qdd)
-                           : accelerations(model, work, qd, total, qdd, momentum_form);
+    const int status = accelerations_and_reactions(model, work, qd, total, qdd, momentum_form);
     if (status)
         return status;
-    if (!with_reactions)
-        rnea(model, work, qd, qdd, 1, total);
     if (work->solver->inverse_times) {
         const friction_buffers b = buffers_of(model, work);
         memcpy(b.qdd, qdd, (size_t)model->nv * sizeof *qdd);
@@ -239,13 +279,7 @@ static void evaluate_from_first(const mbd_model *model, mbd_work *work, const do
     double *change = jv(work, JV_TOTAL), *step = jv(work, JV_RHS);
     for (int k = 0; k < model->nv; k++)
         change[k] = tau_f[k] - b.tau_f[k];
-    const double(*base)[6] = (const double(*)[6])b.forces;
-    if (work->solver->inverse_reactions)
-        work->solver->inverse_reactions(model, work, change, step, base);
-    else {
-        work->solver->inverse_times(model, work, change, step);
-        reaction_forces_plus_accelerations(model, work, step, base);
-    }
+    inverse_with_reactions(model, work, change, step, (const double(*)[6])b.forces);
     for (int k = 0; k < model->nv; k++)
         qdd[k] = b.qdd[k] + step[k];
 }
@@ -337,22 +371,14 @@ static int iterate(const mbd_model *model, mbd_work *work, const double *qd, con
             if (status)
                 return status;
         }
-        coulomb_forces(model, work, &b, next);
-        double change = 0.0, size = 0.0;
-        int worst = 0;
-        for (int k = 0; k < model->nv; k++) {
-            const double step = fabs(next[k] - tau_f[k]);
-            if (!(step <= change)) /* NaN counts as the worst */
-                change = step, worst = k;
-            if (fabs(next[k]) > size)
-                size = fabs(next[k]);
-        }
+        const map_change c = coulomb_forces(model, work, &b, tau_f, next);
+        const double change = c.change, size = c.size;
         work->friction_iterations = it;
         if (change <= TOLERANCE * (1.0 + size) ||
             (change <= FLOOR_TOLERANCE * (1.0 + size) && change > 0.5 * previous))
             return MBD_OK;
         if (it == MAX_ITERATIONS || !isfinite(change)) {
-            work->failed_body = body_of_dof(model, worst);
+            work->failed_body = body_of_dof(model, c.worst);
             return MBD_EFRICTION;
         }
         anderson_step(model, &b, it, tau_f, next);

@@ -11,8 +11,16 @@
 #include "spatial/lane_end.h"
 
 /* qd = H^-1 b: the right-hand side's parts of the two passes again, on the L_i and V_i of
- * the preceding solve. Overwrites work->u, phi and v. */
-static void ldlt_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x)
+ * the preceding solve. Overwrites work->u, phi and v. base not NULL: also the force parts of
+ * work->f = those of base + the reactions of the accelerations x alone.
+ * With b a generalized force and no velocity or gravity terms, the passes solve the impulse
+ * problem H x = b: x plays qd, the body motions v_i = X_i v_lambda + S_i x_i are the
+ * accelerations a_i of x, and the subtree momentum mu_i = I^A_i v_i + phi_i is
+ * sum_{j in subtree(i)} X_ji^T I_j a_j, the force that RNEA's backward pass carries across
+ * joint i, f_i = I_i a_i + sum_children X_c^T f_c, without its bias terms. Its force
+ * part: three rows of I^A_i v_i. */
+static void ldlt_inverse_pass(const mbd_model *model, mbd_work *work, const double *b, double *x,
+                              const double (*base)[6])
 {
     for (int i = model->nb - 1; i >= 0; i--) {
         start_force_sum(model, work->phi, i);
@@ -22,7 +30,22 @@ static void ldlt_inverse_times(const mbd_model *model, mbd_work *work, const dou
         const int parent = model->parent[i];
         DISPATCH_JOINT(model->joint_type[i], ldlt_rate_step, model, work,
                        work->v[parent < 0 ? i : parent], x, work->v[i], i);
+        if (base)
+            for (int r = 0; r < 3; r++)
+                work->f[i][3 + r] = base[i][3 + r] + work->phi[i][3 + r] +
+                                    inertia_force_row(&work->IA[i], work->v[i], r, 63u);
     }
+}
+
+static void ldlt_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x)
+{
+    ldlt_inverse_pass(model, work, b, x, NULL);
+}
+
+static void ldlt_inverse_reactions(const mbd_model *model, mbd_work *work, const double *b,
+                                   double *x, const double (*base)[6])
+{
+    ldlt_inverse_pass(model, work, b, x, base);
 }
 
 static int ldlt_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
@@ -37,5 +60,6 @@ const mbd_solver mbd_solver_poisson_ldlt = {
     .solve_mom = ldlt_mom,
     .forward_mom = ldlt_solve,
     .inverse_times = ldlt_inverse_times,
+    .inverse_reactions = ldlt_inverse_reactions,
     .lane_kernels = LANES_POISSON_LDLT,
 };

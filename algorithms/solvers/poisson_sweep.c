@@ -37,30 +37,55 @@ MBD_INLINE void sweep_reduce_step(const mbd_model *model, mbd_work *work, const 
     carry_force(model, work->phi, i, t);
 }
 
-/* The velocities' part of the forward pass: qd_i, and v_i = w + S_i qd_i. */
+/* The velocities' part of the forward pass: qd_i, and v_i = w + S_i qd_i; base not NULL:
+ * also the force part of work->f[i] = base_i + that of mu_i = f + U_i qd_i, where
+ * f = I^A_i w + phi_i. */
 MBD_INLINE void sweep_velocity_step(const mbd_model *model, mbd_work *work, const double *p,
-                                    double *qd, int i, const mbd_joint_type type)
+                                    double *qd, const double (*base)[6], int i,
+                                    const mbd_joint_type type)
 {
     static const double zero[6];
-    const int parent = model->parent[i], v0 = model->v0[i];
+    const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
+    const double *U = work->U + 6 * v0;
     double f[6];
     sweep_rate_step(model, work, p, parent < 0 ? zero : work->v[parent], work->v[i], f, qd + v0,
                     i, type);
+    if (base)
+        for (int r = 3; r < 6; r++) {
+            double mu = base[i][r] + f[r];
+            for (int k = 0; k < nv; k++)
+                mu += U[6 * k + r] * qd[v0 + k];
+            work->f[i][r] = mu;
+        }
     subspace_times(f, type, work->S + 6 * v0, qd + v0);
     for (int r = 0; r < 6; r++)
         work->v[i][r] += f[r];
 }
 
 /* qd = H^-1 b: the right-hand side's parts of the two passes again. Overwrites work->phi
- * and v. */
-static void sweep_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x)
+ * and v. base not NULL: also the force parts of work->f = those of base + the reactions of
+ * the accelerations x alone, the subtree momenta mu_i of this impulse problem (as
+ * ldlt_inverse_pass in poisson_ldlt.c says). */
+static void sweep_inverse_pass(const mbd_model *model, mbd_work *work, const double *b, double *x,
+                               const double (*base)[6])
 {
     for (int i = model->nb - 1; i >= 0; i--) {
         start_force_sum(model, work->phi, i);
         DISPATCH_JOINT(model->joint_type[i], sweep_reduce_step, model, work, b, i);
     }
     for (int i = 0; i < model->nb; i++)
-        DISPATCH_JOINT(model->joint_type[i], sweep_velocity_step, model, work, b, x, i);
+        DISPATCH_JOINT(model->joint_type[i], sweep_velocity_step, model, work, b, x, base, i);
+}
+
+static void sweep_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x)
+{
+    sweep_inverse_pass(model, work, b, x, NULL);
+}
+
+static void sweep_inverse_reactions(const mbd_model *model, mbd_work *work, const double *b,
+                                    double *x, const double (*base)[6])
+{
+    sweep_inverse_pass(model, work, b, x, base);
 }
 
 static int sweep_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
@@ -76,5 +101,6 @@ const mbd_solver mbd_solver_poisson_sweep = {
     .solve_mom = sweep_mom,
     .forward_mom = sweep_solve,
     .inverse_times = sweep_inverse_times,
+    .inverse_reactions = sweep_inverse_reactions,
     .lane_kernels = LANES_POISSON_SWEEP,
 };
