@@ -301,8 +301,10 @@ MBD_INLINE lane LANE_FN(plus_base)(lane x, const lane_inertia *base, const mbd_r
     if (block == 2)
         return k == 0 || k == 3 || k == 5 ? LANE_FN(lane_splat)(body->m) + x : x;
     const int i = k / 3, j = k % 3; /* B = h x: entry (i, j) is -h_l for j = i + 1 (mod 3) */
+    if (i == j)
+        return x;
     const lane h = LANE_FN(lane_splat)(body->h[3 - i - j]);
-    return i == j ? x : j == (i + 1) % 3 ? x - h : h + x;
+    return j == (i + 1) % 3 ? x - h : h + x;
 }
 
 /* out = base + X^T I X (base NULL: body's blocks, plus_base), I in child coordinates (base
