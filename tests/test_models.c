@@ -622,18 +622,18 @@ static void check_screw_congruence(const mbd_model *m, int i)
         mbd_xform X;
         fixed_kinematics(&X, m->joint_type[i], &m->Xtree[i]);
         joint_kinematics(&X, S, m->joint_type[i], &m->joint[i], q, sin_q, cos_q, &m->Xtree[i], 0);
-        inertia_add_congruence(&general, &I, &X, &I, 0, 0);
+        inertia_add_congruence(&general, &I, NULL, &X, &I, 0, 0);
         const int twisted = m->tree_form[i] == TREE_SCREW;
         const double *twice = twisted ? m->joint[i].twice_twist : NULL;
-        inertia_add_screw_congruence(&screw, &I, &X, twice, &I, 0, 0);
+        inertia_add_screw_congruence(&screw, &I, NULL, &X, twice, &I, 0, 0);
         assert_inertia_close(&screw, &general, 1e-13);
         /* an articulated inertia of a turn about z (A's row and column 2 and B's row 2
          * zero), whose zeros the screw kernel skips across both turns */
         mbd_inertia Ia = I;
         Ia.A[SYM3(0, 2)] = Ia.A[SYM3(1, 2)] = Ia.A[SYM3(2, 2)] = 0.0;
         Ia.B[6] = Ia.B[7] = Ia.B[8] = 0.0;
-        inertia_add_congruence(&general, &I, &X, &Ia, 0, 0);
-        inertia_add_screw_congruence(&screw, &I, &X, twice, &Ia, 4, 0);
+        inertia_add_congruence(&general, &I, NULL, &X, &Ia, 0, 0);
+        inertia_add_screw_congruence(&screw, &I, NULL, &X, twice, &Ia, 4, 0);
         assert_inertia_close(&screw, &general, 1e-13);
         const double x[6] = {0.3, -1.2, 0.7, 2.0, 0.4, -0.9};
         double by_matrix[6], by_screw[6];

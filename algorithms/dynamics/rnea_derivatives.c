@@ -161,7 +161,7 @@ static void world_force(const mbd_model *model, int i, world_body *b)
     static const mbd_inertia zero;
     mbd_inertia body;
     rigid_blocks(&body, &model->inertia[i]);
-    inertia_add_congruence(&b->I, &zero, &b->X, &body, 0, 0);
+    inertia_add_congruence(&b->I, &zero, NULL, &b->X, &body, 0, 0);
     b->IC = b->I;
     double h[6], t[6];
     inertia_apply(h, &b->I, b->v);

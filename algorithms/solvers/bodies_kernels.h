@@ -142,8 +142,9 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
     else
         LANE_FN(times_inverse)(UDinv, (const lane (*)[6])U, Dinv, n);
     if (p >= 0) {
-        /* I^A_i becomes I^a_i in place (no copy) */
-        for (int k = 0; k < n; k++)
+        /* I^A_i becomes I^a_i in place (no copy); a free joint's is zero whole, which
+         * inertia_zero_subspace writes */
+        for (int k = 0; k < n && !free_joint; k++)
             LANE_FN(inertia_sub_outer)(Ia, UDinv[k], U[k]);
         LANE_FN(inertia_zero_subspace)(Ia, type);
         LANE_FN(carry_inertia)(model, work, i, Ia, zero_rows(type, 0), zero_rows(type, 1), slots);

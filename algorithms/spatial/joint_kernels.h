@@ -65,16 +65,18 @@ MBD_INLINE void LANE_FN(carry_force)(const mbd_model *model, lane (*f)[6], int i
         f[p][r] = first ? t[r] : f[p][r] + t[r];
 }
 
-/* IA_lambda = sum + X_i^T I X_i, by the form of body i's tree transform. */
+/* IA_lambda = sum + X_i^T I X_i (sum NULL: body's blocks), by the form of body i's tree
+ * transform. */
 MBD_INLINE void LANE_FN(add_congruence)(const mbd_model *model, lane_work *work, int i,
-                                        const lane_inertia *sum, const lane_inertia *I,
-                                        unsigned zero_a, unsigned zero_c, int slots)
+                                        const lane_inertia *sum, const mbd_rigid *body,
+                                        const lane_inertia *I, unsigned zero_a, unsigned zero_c,
+                                        int slots)
 {
     lane_inertia *out = LANE_FN(inertia_sum)(model, work, model->parent[i], slots);
     if (model->tree_form[i] == TREE_GENERAL)
-        LANE_FN(inertia_add_congruence)(out, sum, &work->X[i], I, zero_a, zero_c);
+        LANE_FN(inertia_add_congruence)(out, sum, body, &work->X[i], I, zero_a, zero_c);
     else
-        LANE_FN(inertia_add_screw_congruence)(out, sum, &work->X[i],
+        LANE_FN(inertia_add_screw_congruence)(out, sum, body, &work->X[i],
                                               model->tree_form[i] == TREE_SCREW ? model->joint[i].twice_twist : NULL,
                                               I, zero_a, zero_c);
 }
@@ -139,13 +141,12 @@ MBD_INLINE void LANE_FN(carry_inertia)(const mbd_model *model, lane_work *work, 
                                        int slots)
 {
     const int p = model->parent[i];
-    if (model->last_child[p] == i) {
-        lane_inertia body;
-        LANE_FN(rigid_blocks)(&body, &model->inertia[p]);
-        LANE_FN(add_congruence)(model, work, i, &body, I, zero_a, zero_c, slots);
-    } else
-        LANE_FN(add_congruence)(model, work, i, LANE_FN(inertia_sum)(model, work, p, slots), I,
-                                zero_a, zero_c, slots);
+    if (model->last_child[p] == i) /* the sum starts from the parent's own inertia */
+        LANE_FN(add_congruence)(model, work, i, NULL, &model->inertia[p], I, zero_a, zero_c,
+                                slots);
+    else
+        LANE_FN(add_congruence)(model, work, i, LANE_FN(inertia_sum)(model, work, p, slots),
+                                NULL, I, zero_a, zero_c, slots);
 }
 
 /* E = Rz(q)^T E_T: rows 0 and 1 of E_T turned (row 2, E_T's, is written with the

@@ -288,7 +288,27 @@ MBD_INLINE void LANE_FN(mat3_rotate_back)(lane *restrict out, const lane *M, int
  *   - rigid_to_root (sparse.c): a rigid body's ten parameters (m, h, I-bar) into the root
  *     frame, under half the multiplications of the blocks' form. */
 
-/* out = base + X^T I X, I in child coordinates (base may be out): about 200
+/* x + entry k of block 0, 1 or 2 (A, B, C) of a sum's base: base's, or, base NULL, that of
+ * the rigid body's blocks (rigid_blocks) where a sum starts from one, broadcast where added
+ * and its zeros adding nothing: in W lanes no copy of the blocks goes through the stack. */
+MBD_INLINE lane LANE_FN(plus_base)(lane x, const lane_inertia *base, const mbd_rigid *body,
+                                   int block, int k)
+{
+    if (base)
+        return (block == 0 ? base->A : block == 1 ? base->B : base->C)[k] + x;
+    if (block == 0)
+        return LANE_FN(lane_splat)(body->Ibar[k]) + x;
+    if (block == 2)
+        return k == 0 || k == 3 || k == 5 ? LANE_FN(lane_splat)(body->m) + x : x;
+    const int i = k / 3, j = k % 3; /* B = h x: entry (i, j) is -h_l for j = i + 1 (mod 3) */
+    if (i == j)
+        return x;
+    const lane h = LANE_FN(lane_splat)(body->h[3 - i - j]);
+    return j == (i + 1) % 3 ? x - h : h + x;
+}
+
+/* out = base + X^T I X (base NULL: body's blocks, plus_base), I in child coordinates (base
+ * may be out): about 200
  * multiplications, fewer where I has zero rows and columns. With X = rot(E) xlt(r), rotate
  * back into the parent axes, A1 = E^T A E, B1 = E^T B E, C1 = E^T C E, then shift by r
  * (rx = r x):
@@ -326,8 +346,8 @@ MBD_INLINE void v4_rotate_back(v4 out[3], const double *M, int symmetric, const 
 }
 
 MBD_INLINE void inertia_add_congruence(mbd_inertia *out, const mbd_inertia *base,
-                                       const mbd_xform *X, const mbd_inertia *I,
-                                       unsigned zero_a, unsigned zero_c)
+                                       const mbd_rigid *body, const mbd_xform *X,
+                                       const mbd_inertia *I, unsigned zero_a, unsigned zero_c)
 {
     const double *E = X->E, *r = X->r;
     const v4 e[3] = {*(const v4_unaligned *)E, *(const v4_unaligned *)(E + 3),
@@ -352,17 +372,19 @@ MBD_INLINE void inertia_add_congruence(mbd_inertia *out, const mbd_inertia *base
     }
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
-            out->B[3 * i + j] = base->B[3 * i + j] + b[i][j];
+            out->B[3 * i + j] = LANE_FN(plus_base)(b[i][j], base, body, 1, 3 * i + j);
             if (j >= i) {
-                out->C[SYM3(i, j)] = base->C[SYM3(i, j)] + c[i][j];
-                out->A[SYM3(i, j)] = base->A[SYM3(i, j)] + (a[i][j] + p[j][i]);
+                out->C[SYM3(i, j)] = LANE_FN(plus_base)(c[i][j], base, body, 2, SYM3(i, j));
+                out->A[SYM3(i, j)] =
+                    LANE_FN(plus_base)(a[i][j] + p[j][i], base, body, 0, SYM3(i, j));
             }
         }
 }
 #else
 MBD_INLINE void LANE_FN(inertia_add_congruence)(lane_inertia *out, const lane_inertia *base,
-                                                const lane_xform *X, const lane_inertia *I,
-                                                unsigned zero_a, unsigned zero_c)
+                                                const mbd_rigid *body, const lane_xform *X,
+                                                const lane_inertia *I, unsigned zero_a,
+                                                unsigned zero_c)
 {
     /* Each block is written as soon as it is known, so that few values are live at once
      * (in 8 lanes every one is a register of the 32): C, then B, then A. */
@@ -370,7 +392,7 @@ MBD_INLINE void LANE_FN(inertia_add_congruence)(lane_inertia *out, const lane_in
     lane C1[6], K[9], B1[9];
     LANE_FN(sym3_rotate_back)(C1, I->C, E, zero_c);
     for (int s = 0; s < 6; s++)
-        out->C[s] = base->C[s] + C1[s];
+        out->C[s] = LANE_FN(plus_base)(C1[s], base, body, 2, s);
     for (int j = 0; j < 3; j++) { /* K = rx C1: column j is r x (column j of C1) */
         const lane c[3] = {C1[SYM3(0, j)], C1[SYM3(1, j)], C1[SYM3(2, j)]};
         K[j] = r[1] * c[2] - r[2] * c[1];
@@ -379,7 +401,7 @@ MBD_INLINE void LANE_FN(inertia_add_congruence)(lane_inertia *out, const lane_in
     }
     LANE_FN(mat3_rotate_back)(B1, I->B, 3, E, zero_a, zero_c);
     for (int k = 0; k < 9; k++)
-        out->B[k] = base->B[k] + (B1[k] + K[k]);
+        out->B[k] = LANE_FN(plus_base)(B1[k] + K[k], base, body, 1, k);
     lane A1[6], M[9];
     for (int j = 0; j < 3; j++) { /* M = rx B1^T: column j is r x (row j of B1) */
         const lane *b = B1 + 3 * j;
@@ -394,7 +416,8 @@ MBD_INLINE void LANE_FN(inertia_add_congruence)(lane_inertia *out, const lane_in
                            r[0] * k[1] - r[1] * k[0]};
         for (int j = i; j < 3; j++) {
             const int s = SYM3(i, j);
-            out->A[s] = base->A[s] + (A1[s] + M[3 * i + j] + M[3 * j + i] + n[j]);
+            out->A[s] =
+                LANE_FN(plus_base)(A1[s] + M[3 * i + j] + M[3 * j + i] + n[j], base, body, 0, s);
         }
     }
 }
@@ -479,7 +502,8 @@ MBD_INLINE void LANE_FN(mat3_screw_turn)(lane M[9], const lane_xform *X, int twi
         LANE_FN(mat3_turn)(M, 0, X->E[8], -X->E[7], zero_after_turn(zero_rows, 2));
 }
 
-/* out = base + X^T I X for X = rotz(q) rotx(alpha) xlt(a e_x): a revolute joint's turn
+/* out = base + X^T I X for X = rotz(q) rotx(alpha) xlt(a e_x) (base NULL: body's blocks, as in
+ * inertia_add_congruence): a revolute joint's turn
  * after an axial-screw tree transform. The blocks turn about z, then about x, then
  * shift along x (inertia_add_congruence with r = (a, 0, 0)):
  *   A' = A1 + M + M^T - rx C1 rx with M = rx B1^T,  B' = B1 + rx C1,  C' = C1,
@@ -487,7 +511,8 @@ MBD_INLINE void LANE_FN(mat3_screw_turn)(lane M[9], const lane_xform *X, int twi
  * (cos 2 alpha, sin 2 alpha) (mbd_joint), NULL where alpha = 0; zero_a, zero_c as in
  * inertia_add_congruence. */
 MBD_INLINE void LANE_FN(inertia_add_screw_congruence)(lane_inertia *out, const lane_inertia *base,
-                                                      const lane_xform *X, const double *twice,
+                                                      const mbd_rigid *body, const lane_xform *X,
+                                                      const double *twice,
                                                       const lane_inertia *I,
                                                       unsigned zero_a, unsigned zero_c)
 {
@@ -505,17 +530,17 @@ MBD_INLINE void LANE_FN(inertia_add_screw_congruence)(lane_inertia *out, const l
     const lane a = X->r[0], a2 = a * a;
     const lane *A1 = T.A, *B1 = T.B, *C1 = T.C;
     for (int k = 0; k < 6; k++)
-        out->C[k] = base->C[k] + C1[k];
-    out->A[0] = base->A[0] + A1[0];
-    out->A[1] = base->A[1] + (A1[1] - a * B1[2]);
-    out->A[2] = base->A[2] + (A1[2] + a * B1[1]);
-    out->A[3] = base->A[3] + (A1[3] + (a2 * C1[5] - 2.0 * a * B1[5]));
-    out->A[4] = base->A[4] + (A1[4] + (a * (B1[4] - B1[8]) - a2 * C1[4]));
-    out->A[5] = base->A[5] + (A1[5] + (a2 * C1[3] + 2.0 * a * B1[7]));
+        out->C[k] = LANE_FN(plus_base)(C1[k], base, body, 2, k);
+    out->A[0] = LANE_FN(plus_base)(A1[0], base, body, 0, 0);
+    out->A[1] = LANE_FN(plus_base)(A1[1] - a * B1[2], base, body, 0, 1);
+    out->A[2] = LANE_FN(plus_base)(A1[2] + a * B1[1], base, body, 0, 2);
+    out->A[3] = LANE_FN(plus_base)(A1[3] + (a2 * C1[5] - 2.0 * a * B1[5]), base, body, 0, 3);
+    out->A[4] = LANE_FN(plus_base)(A1[4] + (a * (B1[4] - B1[8]) - a2 * C1[4]), base, body, 0, 4);
+    out->A[5] = LANE_FN(plus_base)(A1[5] + (a2 * C1[3] + 2.0 * a * B1[7]), base, body, 0, 5);
     for (int j = 0; j < 3; j++) { /* rx C1: row 0 zero, row 1 -a (row 2 of C1), row 2 a (row 1) */
-        out->B[j] = base->B[j] + B1[j];
-        out->B[3 + j] = base->B[3 + j] + (B1[3 + j] - a * C1[SYM3(2, j)]);
-        out->B[6 + j] = base->B[6 + j] + (B1[6 + j] + a * C1[SYM3(1, j)]);
+        out->B[j] = LANE_FN(plus_base)(B1[j], base, body, 1, j);
+        out->B[3 + j] = LANE_FN(plus_base)(B1[3 + j] - a * C1[SYM3(2, j)], base, body, 1, 3 + j);
+        out->B[6 + j] = LANE_FN(plus_base)(B1[6 + j] + a * C1[SYM3(1, j)], base, body, 1, 6 + j);
     }
 }
 
