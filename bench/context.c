@@ -157,7 +157,7 @@ json_t *bench_context_collect(const char *executable)
     /* libgomp reads it at start-up; spinning threads hurt badly on a machine with other load */
     const char *wait_policy = getenv("OMP_WAIT_POLICY");
     return json_pack("{s:s, s:s, s:s, s:i, s:i, s:s, s:b, s:o, s:o, s:s, s:s, s:s, s:s, s:s, "
-                     "s:s, s:s, s:s, s:i, s:s, s:i}",
+                     "s:s, s:s, s:s, s:i, s:s, s:i, s:i}",
                      "date", date, "host_name", host, "executable", executable, "num_cpus",
                      (int)sysconf(_SC_NPROCESSORS_ONLN), "mhz_per_cpu", (int)(atof(mhz) + 0.5),
                      "cpu_model", model, "cpu_scaling_enabled", scaling_enabled(), "caches",
@@ -167,7 +167,8 @@ json_t *bench_context_collect(const char *executable)
                      "openblas_config", openblas_get_config(), "openblas_threading",
                      openblas_threading(), "openblas_library", openblas_library(), "omp_max_threads",
                      omp_get_max_threads(), "omp_wait_policy", wait_policy ? wait_policy : "unset",
-                     "json_schema_version", 1);
+                     "json_schema_version", 1, "simd_lanes", /* the W of bodies-simd here */
+                     mbd_solver_lanes(mbd_solver_find("bodies"), MBD_ACCELERATION));
 }
 
 static const char *text(const json_t *context, const char *key)

@@ -20,7 +20,7 @@ load_average() { awk '/^    "load_avg"/ { getline a; getline b; getline c; print
 # The tables summary.awk reads, those that this run wrote.
 tables() { for t in percall ratio phases batch crossover scaling flops mujoco derivatives; do
                [ ! -f "$dat/$t.dat" ] || echo "$dat/$t.dat"; done; }
-summary() { tables | xargs awk -v section="$1" -v mhz="$(field mhz_per_cpu)" -v cpu="$(field cpu_model)" -f report/summary.awk; }
+summary() { tables | xargs awk -v section="$1" -v mhz="$(field mhz_per_cpu)" -v cpu="$(field cpu_model)" -v lanes="$(field simd_lanes)" -f report/summary.awk; }
 # Embeds chart $1 with its heading $2, or says that it was not drawn.
 chart() {
     echo "## $2"

@@ -196,7 +196,8 @@ function simd_target(family, limit, joints,    i, key, worst, where) {
             where = "N = " batch_ns[i]
         }
     }
-    target_row(sprintf("bodies-simd ≤ %g ns per body per state on one thread, %s (%s)", limit, joints, family),
+    target_row(sprintf("bodies-simd ≤ %g ns per body per state on one thread%s, %s (%s)", limit,
+                       lanes ? " in " lanes " lanes" : "", joints, family),
                worst < 0 ? "not measured" : sprintf("worst %.1f (%s)", worst, where),
                worst < 0 ? "n/a" : worst <= limit ? "PASS" : "MISS")
 }
@@ -260,15 +261,16 @@ function forward_multiple_target(method, family, limit,    i, key, x, missing) {
                missing != "" || x < 0 ? "n/a" : x <= limit ? "PASS" : "MISS")
 }
 
-# The lanes' limits on the CPU the run names (cpu, its context's cpu_model): 1.2x (1-DOF
-# joints) and 2.2x (2-DOF) the ns per body per state of a hand-written 8-lane AVX-512
-# kernel on the revolute chain (docs/performance.md: 7.1 on AMD EPYC Zen 4, 7.9 on Intel
-# Xeon Sapphire Rapids); on other CPUs, where no such figure is known, 10 and 20.
-function simd_targets(    one, two) {
-    one = cpu ~ /AMD/ ? 8.5 : cpu ~ /Intel/ ? 9.5 : 10
-    two = cpu ~ /AMD/ ? 16 : cpu ~ /Intel/ ? 17.5 : 20
-    simd_target("autotree-chain", one, "1-DOF joints")
-    simd_target("chain-cardan", two, "2-DOF joints")
+# The lanes' limits on the CPU the run names (cpu and lanes, its context's cpu_model and
+# simd_lanes): 1.2x (1-DOF joints) and 2.2x (2-DOF) the ns per body per state of a
+# hand-written kernel of the same width on the revolute chain (docs/performance.md: 8
+# lanes 7.1 on AMD EPYC Zen 4, 7.9 on Intel Xeon Sapphire Rapids; 4 lanes 13.9 and 11.75);
+# on other CPUs, where no such figure is known, 10 and 20.
+function simd_targets(    hand) {
+    hand = lanes == 8 ? (cpu ~ /AMD/ ? 7.1 : cpu ~ /Intel/ ? 7.9 : 0) \
+                      : lanes == 4 ? (cpu ~ /AMD/ ? 13.9 : cpu ~ /Intel/ ? 11.75 : 0) : 0
+    simd_target("autotree-chain", hand ? sprintf("%.1f", 1.2 * hand) + 0 : 10, "1-DOF joints")
+    simd_target("chain-cardan", hand ? sprintf("%.1f", 2.2 * hand) + 0 : 20, "2-DOF joints")
 }
 
 # The worst friction call over the frictionless one, chain-revolute at N = n, every variant.
