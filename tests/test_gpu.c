@@ -5,7 +5,8 @@
  * poisson-ldlt) with the same solver on random models of every joint type and shape, K
  * not a multiple of the thread count, tau NULL, and a singular, a NaN and a
  * zero-quaternion state among good ones; without a driver, mbd_gpu_batch_new says "no GPU
- * here", and it refuses other solvers, friction and a bad MBD_GPU_JIT_LEVEL with a reason.
+ * here", and it refuses other solvers, friction and a bad MBD_GPU_JIT_LEVEL or
+ * MBD_GPU_THREADS_PER_SM with a reason.
  * With MBD_TEST_GPU=1 (bench/gpu.sh, on a GPU machine), the same comparisons through the
  * GPU itself, from host arrays and from arrays already on the GPU. */
 #include "gpu/gpu.h"
@@ -321,9 +322,28 @@ static void test_long_chain(void **state)
     mbd_model_free(model);
 }
 
+/* A batch of `model` with environment variable `name` set to `text`: MBD_EINVAL, and
+ * mbd_gpu_why names the setting; the variable's value before (bench/gpu.sh's) kept. */
+static void refuse_setting(const mbd_model *model, const char *name, const char *text)
+{
+    const char *value = getenv(name);
+    char *kept = value ? strdup(value) : NULL, expected[64];
+    setenv(name, text, 1);
+    mbd_gpu_batch *batch = (mbd_gpu_batch *)1;
+    assert_int_equal(mbd_gpu_batch_new(model, mbd_solver_find("bodies"), &batch), MBD_EINVAL);
+    assert_null(batch);
+    snprintf(expected, sizeof expected, "%s=%s", name, text);
+    assert_non_null(strstr(mbd_gpu_why(), expected));
+    if (kept)
+        setenv(name, kept, 1);
+    else
+        unsetenv(name);
+    free(kept);
+}
+
 /* Without a driver: MBD_EUNSUPPORTED and "no GPU here" for each GPU solver. Anywhere: the
- * solvers without a kernel and models with friction refused, and a bad MBD_GPU_JIT_LEVEL,
- * each with its reason. */
+ * solvers without a kernel and models with friction refused, and a bad MBD_GPU_JIT_LEVEL
+ * or MBD_GPU_THREADS_PER_SM, each with its reason. */
 static void test_refusals(void **state)
 {
     (void)state;
@@ -339,16 +359,9 @@ static void test_refusals(void **state)
                      MBD_EUNSUPPORTED);
     assert_non_null(strstr(mbd_gpu_why(), "without friction or loops"));
     mbd_model_free(friction);
-    const char *level = getenv("MBD_GPU_JIT_LEVEL"); /* bench/gpu.sh's, kept */
-    char *kept = level ? strdup(level) : NULL;
-    setenv("MBD_GPU_JIT_LEVEL", "5", 1);
-    assert_int_equal(mbd_gpu_batch_new(model, mbd_solver_find("bodies"), &batch), MBD_EINVAL);
-    assert_non_null(strstr(mbd_gpu_why(), "MBD_GPU_JIT_LEVEL=5"));
-    if (kept)
-        setenv("MBD_GPU_JIT_LEVEL", kept, 1);
-    else
-        unsetenv("MBD_GPU_JIT_LEVEL");
-    free(kept);
+    refuse_setting(model, "MBD_GPU_JIT_LEVEL", "5");
+    refuse_setting(model, "MBD_GPU_THREADS_PER_SM", "100"); /* not whole blocks */
+    refuse_setting(model, "MBD_GPU_THREADS_PER_SM", "4096");
     assert_int_equal(mbd_gpu_batch_new(NULL, mbd_solver_find("bodies"), &batch), MBD_EINVAL);
     if (!on_gpu()) {
         setenv("MBD_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);

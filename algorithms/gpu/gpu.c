@@ -6,9 +6,9 @@
  * (mbd_gpu_ptx), which the driver compiles for its GPU when the batch loads it.
  *
  * A batch holds a context, the model's arrays in GPU memory (once), one workspace block
- * per GPU thread (as many threads as fit in a share of the free memory, up to enough to
- * fill the GPU; each thread takes every threads-th state), and, for host arrays, GPU
- * buffers for the states, grown as K needs. */
+ * per GPU thread (as many threads as fit in a share of the free memory, up to
+ * $MBD_GPU_THREADS_PER_SM per multiprocessor; each thread takes every threads-th state),
+ * and, for host arrays, GPU buffers for the states, grown as K needs. */
 #include "gpu/gpu.h"
 
 #include <dlfcn.h>
@@ -120,15 +120,16 @@ static void load_driver_once(void)
 
 /* Threads per block; workspaces come in whole blocks. */
 #define GPU_BLOCK 128
-/* Resident threads per multiprocessor that the workspaces are sized for (2048 on sm_80
- * and sm_90): more would wait for a slot anyway. */
-#define GPU_THREADS_PER_SM 2048
+/* Resident threads per multiprocessor at most (sm_80 and sm_90): more would wait for a
+ * slot anyway. */
+#define GPU_MAX_THREADS_PER_SM 2048
 
 struct mbd_gpu_batch {
     const mbd_model *model;
     int kernel;
     int momentum;            /* the kernel runs the momentum form (its solver has no other) */
     int jit_level;           /* the driver's optimisation level for the PTX */
+    int threads_per_sm;      /* the workspaces per multiprocessor */
     CUcontext context;
     CUmodule module;
     CUfunction function, start_works;
@@ -253,7 +254,7 @@ static int allocate_works(mbd_gpu_batch *batch)
     size_t free_bytes = 0, total_bytes = 0;
     cu.cuMemGetInfo(&free_bytes, &total_bytes);
     const size_t per_block = GPU_BLOCK * launch->work_bytes;
-    size_t blocks = (size_t)cu.multiprocessors * GPU_THREADS_PER_SM / GPU_BLOCK;
+    size_t blocks = (size_t)cu.multiprocessors * (size_t)batch->threads_per_sm / GPU_BLOCK;
     if (blocks * per_block > free_bytes / 4)
         blocks = free_bytes / 4 / per_block;
     if (blocks == 0)
@@ -294,20 +295,35 @@ static int open_batch(mbd_gpu_batch *batch, const mbd_solver *solver)
     return status ? status : allocate_works(batch);
 }
 
-/* The driver's optimisation level for the PTX: $MBD_GPU_JIT_LEVEL, 0 to 4, by default 0:
- * from level 1 up (4 is the driver's default), its code for the bodies kernel reads
- * address 0x10 on test_gpu's random models with cylindrical or free joints (an H200, CUDA
- * 13.0; ptxas -O1 alike), while the same PTX at level 0 agrees with the CPU solver to
- * 1e-13 (docs/gpu.md). -1, with mbd_gpu_why saying why, for any other setting. */
-static int jit_level(void)
+/* The integer that environment variable `name` sets, from lo to hi in steps of `step`, or
+ * `fallback` where it is unset; -1, with mbd_gpu_why saying why, for any other text. */
+static int env_setting(const char *name, int lo, int hi, int step, int fallback)
 {
-    const char *text = getenv("MBD_GPU_JIT_LEVEL");
+    const char *text = getenv(name);
     if (!text || !*text)
-        return 0;
-    if (text[0] >= '0' && text[0] <= '4' && !text[1])
-        return text[0] - '0';
-    snprintf(why_not, sizeof why_not, "MBD_GPU_JIT_LEVEL=%.64s: not a level from 0 to 4", text);
+        return fallback;
+    char *end;
+    const long value = strtol(text, &end, 10);
+    if (!*end && value >= lo && value <= hi && value % step == 0)
+        return (int)value;
+    snprintf(why_not, sizeof why_not, "%s=%.64s: not one of %d, %d, ... %d", name, text, lo,
+             lo + step, hi);
     return -1;
+}
+
+/* The driver's optimisation level for the PTX: $MBD_GPU_JIT_LEVEL, 0 to 4, by default 4
+ * (the driver's own default; level 0's code is 2-9 times slower, docs/gpu.md). */
+static int jit_level(void) { return env_setting("MBD_GPU_JIT_LEVEL", 0, 4, 1, 4); }
+
+/* Workspaces per multiprocessor: $MBD_GPU_THREADS_PER_SM, whole blocks up to 2048, by
+ * default one block. Each thread's workspace is one contiguous block, so a warp's loads
+ * touch 32 cache lines: with fewer threads resident, more of each stays in the L1 cache
+ * (an H200 at K >= 65 536: 128 threads 1.5x faster than 2048, docs/gpu.md). */
+#define GPU_THREADS_PER_SM GPU_BLOCK
+static int threads_per_sm(void)
+{
+    return env_setting("MBD_GPU_THREADS_PER_SM", GPU_BLOCK, GPU_MAX_THREADS_PER_SM, GPU_BLOCK,
+                       GPU_THREADS_PER_SM);
 }
 
 /* Why the GPU does not take this solver or model; MBD_EUNSUPPORTED. */
@@ -330,8 +346,8 @@ int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_
     if (model->has_friction || model->nloops)
         return refuse("the GPU runs models without friction or loops, not ",
                       model->name ? model->name : "this model");
-    const int level = jit_level();
-    if (level < 0)
+    const int level = jit_level(), per_sm = threads_per_sm();
+    if (level < 0 || per_sm < 0)
         return MBD_EINVAL;
     pthread_once(&driver_once, load_driver_once);
     if (driver_status) {
@@ -345,6 +361,7 @@ int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_
     batch->kernel = kernel;
     batch->momentum = !(mbd_solver_formulations(solver) & MBD_ACCELERATION);
     batch->jit_level = level;
+    batch->threads_per_sm = per_sm;
     const int status = open_batch(batch, solver);
     if (status) {
         mbd_gpu_batch_free(batch);
