@@ -290,10 +290,11 @@ report-mujoco: deps-report $(PEER_MUJOCO)
 	bench/mujoco.sh
 
 # ---- the GPU against the CPU batch (bench/gpu/, bench/gpu.sh) ------------------------
-# build/mbd-gpu-bench times the GPU batch; `make gpu-bundle` packs it, build/tests/test_gpu
-# and bench/gpu.sh with the libraries they load (ldd) and their loader into
-# build-gpu/mbd-gpu.tar.xz, built for any x86-64-v3 CPU without MPI, for a GPU machine
-# that has only a CUDA driver: unpack it there and run bench/gpu.sh (it says how).
+# build/mbd-gpu-bench times the GPU batch; `make gpu-bundle` packs it, build/tests/test_gpu,
+# mbd-bench (the CPU batch on one core and on all) and bench/gpu.sh with the libraries
+# they load (ldd) and their loader into build-gpu/mbd-gpu.tar.xz, built for any x86-64-v3
+# CPU without MPI, for a GPU machine that has only a CUDA driver: unpack it there and run
+# bench/gpu.sh (it says how).
 MBD_GPU_BENCH := $(BUILD)/mbd-gpu-bench
 $(BUILD)/bench/gpu/gpu_bench.o: $(wildcard bench/*.h) $(wildcard src/*.h)
 $(MBD_GPU_BENCH): $(addprefix $(BUILD)/bench/,gpu/gpu_bench.o context.o harness.o json.o) \
@@ -304,7 +305,7 @@ test-run: $(MBD_GPU_BENCH)
 .PHONY: gpu-bundle
 gpu-bundle: deps-test
 	$(MAKE) BUILD=build-gpu OPT='-O3 -march=x86-64-v3 -flto=auto' MPI_LIBS= MPI_CFLAGS= \
-	  build-gpu/mbd-gpu-bench build-gpu/tests/test_gpu
+	  build-gpu/mbd-gpu-bench build-gpu/tests/test_gpu build-gpu/mbd-bench
 	bench/gpu.sh --pack build-gpu
 
 # ---- benchmarks, `mbd recommend` and the report (bench/, report/; see bench/README.md) --
@@ -314,7 +315,8 @@ QUICK      ?=
 .PHONY: bench-info-force
 $(BENCH_OBJ): $(wildcard bench/*.h) $(wildcard src/*.h)
 
-mbd-bench: $(BENCH_OBJ) $(SRC_SHARED_OBJ) $(PAR_SRC:%.c=$(BUILD)/%.o) $(LIB)
+# $(BUILD)/mbd-bench: the same program inside its build (gpu-bundle's, of another BUILD)
+mbd-bench $(BUILD)/mbd-bench: $(BENCH_OBJ) $(SRC_SHARED_OBJ) $(PAR_SRC:%.c=$(BUILD)/%.o) $(LIB)
 	$(CC) $(CFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
 
 # The compiler, flags and commit that the JSON context reports. $(BENCH_INFO) holds them,
@@ -339,7 +341,7 @@ $(PAGE_ASSETS): report/page/page.css report/page/page.js
 	  od -An -v -tx1 report/page/page.$$a | sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; echo '0};'; done; } > $@
 $(PAGE_ASSETS:.c=.o): $(PAGE_ASSETS)
 	$(CC) $(CFLAGS) -c $< -o $@
-mbd-bench: $(PAGE_ASSETS:.c=.o)
+mbd-bench $(BUILD)/mbd-bench: $(PAGE_ASSETS:.c=.o)
 
 # The default sweep, table on stdout; BENCH_ARGS adds mbd-bench flags (mbd-bench --help).
 bench: deps-build mbd-bench

@@ -3,19 +3,19 @@
 # (no compiler, no CUDA toolkit, no network). Two modes:
 #
 #   bench/gpu.sh --pack BUILD   (here, by `make gpu-bundle`) packs BUILD/mbd-gpu-bench,
-#       BUILD/tests/test_gpu, this script, and every library they load with the loader
-#       itself, into BUILD/mbd-gpu.tar.xz;
+#       BUILD/tests/test_gpu, BUILD/mbd-bench, this script, and every library they load
+#       with the loader itself, into BUILD/mbd-gpu.tar.xz;
 #   mbd-gpu/gpu.sh [OUT]        (there, in the unpacked bundle) runs, each step logged and
 #       under its own time limit, a failed step not stopping the next: the device
 #       (nvidia-smi), the check (test_gpu with MBD_TEST_GPU=1: every kernel against its CPU
 #       solver to 1e-12 relative, every joint type, K not a multiple of the block) with the
-#       driver's PTX compiler at level 0 (MBD_GPU_JIT_LEVEL, docs/gpu.md), the same check
-#       at level 4 and, where the machine has compute-sanitizer, under it at level 4; then
-#       the timings (mbd-gpu-bench: each solver's GPU kernel alone and with copies, at level
-#       0 and, if the level-4 check passed, at level 4 too (rows ending /jit:4), and the CPU
-#       batch on every core, against K, N = 10, 100, 1000), which write
-#       OUT/gpu-<device>.json (default OUT: ./results) after each measurement. About 9
-#       minutes at most.
+#       driver's PTX compiler at level 4 (MBD_GPU_JIT_LEVEL, docs/gpu.md) and, if that
+#       fails, at level 0 and at 4 under compute-sanitizer; then the timings (mbd-gpu-bench:
+#       each solver's GPU kernel alone and with copies at the level that passed, rows ending
+#       /jit:4 at level 4, and the CPU batch on every core, against K, N = 10, 100, 1000),
+#       which write OUT/gpu-<device>.json (default OUT: ./results) after each measurement;
+#       last, the CPU batch suite on one core and on every core (mbd-bench --suite batch),
+#       into OUT/batch-<cores>-cores.json. About 8 minutes at most.
 #
 # The binaries start through the carried loader, so that the machine's own libc plays no
 # part: lib/ld-linux-x86-64.so.2 --library-path lib bin/... The CUDA driver is the
@@ -26,10 +26,10 @@ pack() {
     local build=$1 stage
     stage=$build/bundle/mbd-gpu
     rm -rf "$build/bundle" && mkdir -p "$stage/bin" "$stage/lib" || exit 1
-    cp "$build/mbd-gpu-bench" "$build/tests/test_gpu" "$stage/bin/" || exit 1
+    cp "$build/mbd-gpu-bench" "$build/tests/test_gpu" "$build/mbd-bench" "$stage/bin/" || exit 1
     cp "$(dirname "$0")/gpu.sh" "$stage/" || exit 1
     # every library either binary loads, and the loader, as files (symbolic links resolved)
-    ldd "$stage/bin/mbd-gpu-bench" "$stage/bin/test_gpu" |
+    ldd "$stage"/bin/* |
         awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }' | sort -u |
         while read -r lib; do cp -L "$lib" "$stage/lib/" || exit 1; done || exit 1
     [ -e "$stage/lib/ld-linux-x86-64.so.2" ] || { echo "gpu.sh: no loader found by ldd" >&2; exit 1; }
@@ -74,22 +74,27 @@ libs="$here/lib:${LD_LIBRARY_PATH:-}:/usr/local/nvidia/lib64:/usr/lib/x86_64-lin
 
 step "machine" 15 bash -c 'uname -a; nproc; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1 || true'
 test_gpu=("$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/test_gpu")
-# the check: every test of test_gpu through the GPU (cmocka prints each), at the driver's
-# optimisation level 0, then at level 4, whose code faulted before (docs/gpu.md)
-step "check: GPU kernels against the CPU solvers, JIT level 0" 150 \
-    env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=0 "${test_gpu[@]}"
-step "check: the same at JIT level 4" 120 env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=4 "${test_gpu[@]}"
-levels=0
-[ "$step_rc" -eq 0 ] && levels=0,4
-sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
-if [ -n "$sanitizer" ]; then # a fault's address and source line; slow: bounded, maybe cut short
-    step "check: JIT level 4 under compute-sanitizer" 90 env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=4 \
-        "$sanitizer" --print-limit 5 "${test_gpu[@]}"
-else
-    echo "== no compute-sanitizer on this machine"
+# the check: every test of test_gpu through the GPU (cmocka prints each), with the driver's
+# optimisation level 4 (the default); if that fails, at level 0 (docs/gpu.md), and level 4
+# under compute-sanitizer where the machine has it (a fault's address and source line)
+step "check: GPU kernels against the CPU solvers, JIT level 4" 120 \
+    env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=4 "${test_gpu[@]}"
+levels=4
+if [ "$step_rc" -ne 0 ]; then
+    levels=0
+    step "check: the same at JIT level 0" 120 \
+        env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=0 "${test_gpu[@]}"
+    sanitizer=$(command -v compute-sanitizer ||
+        ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+    [ -n "$sanitizer" ] && step "check: JIT level 4 under compute-sanitizer" 60 \
+        env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=4 "$sanitizer" --print-limit 5 "${test_gpu[@]}"
 fi
 # the timings: JSON after each measurement, so that a cut-short run keeps its rows
 step "timings: mbd-gpu-bench, JIT levels $levels" 170 \
     "$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/mbd-gpu-bench" \
     --out "$out" --cpu-threads "$(nproc)" --budget 140 --min-time 0.02 --jit-levels "$levels"
+# the CPU batch of every solver on one core and on all of them (the report's scaling target)
+step "timings: the CPU batch on 1 and $(nproc) cores" 120 \
+    "$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/mbd-bench" --suite batch \
+    --threads "1,$(nproc)" --repetitions 3 --json "$out/batch-$(nproc)-cores.json"
 ls -la "$out"

@@ -1,14 +1,14 @@
 /* gpu_bench.c: mbd-gpu-bench, the GPU's timings against the CPU batch on the same machine
  * (bench/gpu.sh runs it there). For each body count N of the revolute chain
  * autotree-chain, each solver S with a GPU kernel (bodies, poisson-ldlt in its momentum
- * form, dense) and each K (1 to 2^20 states, as far as K times the solver's cost, N or N^2
- * for dense, stays within --max-bodies):
+ * form, dense) and each K (--min-k, 4 times that, ... up to 2^20 states, as far as K times
+ * the solver's cost, N or N^2 for dense, stays within --max-bodies):
  *
  *   gpu_S/autotree-chain/n:N/k:K            the kernel alone, states already on the GPU
  *   gpu_S-copies/autotree-chain/n:N/k:K     with the copies in and out (host arrays)
  *   batch_S/autotree-chain/n:N/k:K/threads:T the CPU batch (mbd_batch, T threads)
  *
- * the GPU's rows once per driver optimisation level of --jit-levels (default 0; the
+ * the GPU's rows once per driver optimisation level of --jit-levels (default 4; the
  * MBD_GPU_JIT_LEVEL it sets), those of a level L other than 0 with /jit:L at the end.
  *
  * Real time per call (the GPU calls return once the kernel is done); Google Benchmark's
@@ -37,7 +37,7 @@ typedef struct {
 typedef struct {
     const char *out_dir;
     int_list ns, jit_levels;
-    int cpu_threads, max_k;
+    int cpu_threads, min_k, max_k; /* cpu_threads 0: no CPU rows */
     double max_bodies; /* N K at most */
     double budget;     /* seconds: no new measurement after */
     timing_options timing;
@@ -212,8 +212,10 @@ static void run_solver(gpu_bench_run *run, gpu_bench_work *w, int solver, int ma
     mbd_gpu_batch *gpus[8] = {NULL};
     for (int l = 0; l < config->jit_levels.count; l++)
         gpus[l] = gpu_batch_at(w->model, row, config->jit_levels.at[l]);
-    if (mbd_batch_new(w->model, row, config->cpu_threads, 0, &w->cpu) == MBD_OK)
-        for (int K = 1; K <= max_k && K * cost <= config->max_bodies && !bench_stop; K *= 4) {
+    if (!config->cpu_threads ||
+        mbd_batch_new(w->model, row, config->cpu_threads, 0, &w->cpu) == MBD_OK)
+        for (int K = config->min_k; K <= max_k && K * cost <= config->max_bodies && !bench_stop;
+             K *= 4) {
             w->K = K;
             for (int l = 0; l < config->jit_levels.count; l++) {
                 if (!(w->gpu = gpus[l]))
@@ -223,7 +225,7 @@ static void run_solver(gpu_bench_run *run, gpu_bench_work *w, int solver, int ma
                 release(w);
                 measure(run, copies_name, copies_body, w, 0, config->jit_levels.at[l]);
             }
-            if (K * cost <= config->max_bodies / 4) /* the CPU is slower: fewer states */
+            if (config->cpu_threads && K * cost <= config->max_bodies / 4) /* slower: fewer */
                 measure(run, cpu_name, cpu_body, w, config->cpu_threads, 0);
         }
     for (int l = 0; l < config->jit_levels.count; l++)
@@ -275,8 +277,9 @@ static void device_slug(char *out, size_t size, const char *device)
 }
 
 static const char usage[] =
-    "usage: mbd-gpu-bench [--out DIR] [--n 10,100,1000] [--max-k K] [--max-bodies NK]\n"
-    "                     [--cpu-threads T] [--min-time S] [--repetitions R] [--budget S]\n"
+    "usage: mbd-gpu-bench [--out DIR] [--n 10,100,1000] [--min-k K] [--max-k K]\n"
+    "                     [--max-bodies NK] [--cpu-threads T (0: no CPU rows)] [--min-time S]\n"
+    "                     [--repetitions R] [--budget S]\n"
     "                     [--jit-levels 0,4]\n";
 
 /* Up to 8 integers from "a,b,c" into list; -1 if the text is not that. */
@@ -306,7 +309,9 @@ static int parse(gpu_bench_config *config, int argc, char **argv)
         else if (strcmp(flag, "--n") == 0 || strcmp(flag, "--jit-levels") == 0) {
             if (parse_list(flag[2] == 'n' ? &config->ns : &config->jit_levels, value))
                 return -1;
-        } else if (strcmp(flag, "--max-k") == 0)
+        } else if (strcmp(flag, "--min-k") == 0)
+            config->min_k = atoi(value);
+        else if (strcmp(flag, "--max-k") == 0)
             config->max_k = atoi(value);
         else if (strcmp(flag, "--max-bodies") == 0)
             config->max_bodies = atof(value);
@@ -324,7 +329,8 @@ static int parse(gpu_bench_config *config, int argc, char **argv)
     for (int l = 0; l < config->jit_levels.count; l++)
         if (config->jit_levels.at[l] < 0 || config->jit_levels.at[l] > 4)
             return -1;
-    return config->ns.count > 0 && config->max_k > 0 && config->cpu_threads > 0 &&
+    return config->ns.count > 0 && config->min_k > 0 && config->max_k > 0 &&
+                   config->cpu_threads >= 0 &&
                    config->timing.repetitions >= 1 && config->timing.repetitions <= TIMING_MAX_REPETITIONS
                ? 0
                : -1;
@@ -333,8 +339,8 @@ static int parse(gpu_bench_config *config, int argc, char **argv)
 int main(int argc, char **argv)
 {
     gpu_bench_config config = {.out_dir = "results", .ns = {{10, 100, 1000}, 3},
-                               .jit_levels = {{0}, 1},
-                               .cpu_threads = 16, .max_k = 1 << 20, .max_bodies = 1.1e8,
+                               .jit_levels = {{4}, 1},
+                               .cpu_threads = 16, .min_k = 1, .max_k = 1 << 20, .max_bodies = 1.1e8,
                                .budget = 150,
                                .timing = {.min_time = 0.05, .repetitions = 3, .max_total = 5,
                                           .cpu_clock = CLOCK_PROCESS_CPUTIME_ID}};
