@@ -17,13 +17,83 @@ out=report/gpu.md
 # I^A 21, sin/cos 2 = 61 doubles written once and read once, and q, qd, tau, qdd (4):
 # (2 x 61 + 4) x 8 bytes. v and a live in two slots (motion_of), in cache.
 bytes_per_body=1008
+
+# The GPU kernels against the threads resident per multiprocessor
+# (results/gpu-threads-per-sm-<device>/<threads>.json, each an mbd-gpu-bench run with
+# MBD_GPU_THREADS_PER_SM set): ns per body per state of each kernel row, one column each.
+threads_per_sm() {
+    local dir f
+    for dir in results/gpu-threads-per-sm-*/; do
+        [ -d "$dir" ] || continue
+        echo
+        echo "### The kernels against the threads resident per multiprocessor (${dir%/})"
+        echo
+        echo "ns per body per state of the kernel alone (JIT level 4), one column per"
+        echo "\$MBD_GPU_THREADS_PER_SM:"
+        echo
+        for f in "$dir"*.json; do
+            jq -r --arg t "$(basename "$f" .json)" '.benchmarks[]
+                | select(.run_type == "aggregate" and .aggregate_name == "median")
+                | select(.run_name | test("-copies") | not)
+                | [$t, .run_name, .ns_per_body] | @tsv' "$f"
+        done | awk -F'\t' '
+            { if (!($2 in seen)) { seen[$2] = 1; order[++rows] = $2 }
+              if (!($1 in ts)) { ts[$1] = 1; tlist[++nt] = $1 }
+              t[$2, $1] = $3 }
+            END { for (i = 1; i <= nt; i++) for (j = i + 1; j <= nt; j++)
+                      if (tlist[j] + 0 < tlist[i] + 0) { x = tlist[i]; tlist[i] = tlist[j]; tlist[j] = x }
+                  printf "| kernel |"; for (i = 1; i <= nt; i++) printf " %s |", tlist[i]
+                  printf "\n|---|"; for (i = 1; i <= nt; i++) printf "---:|"; print ""
+                  for (r = 1; r <= rows; r++) {
+                      printf "| %s |", order[r]
+                      for (i = 1; i <= nt; i++)
+                          printf " %s |", (order[r], tlist[i]) in t ? sprintf("%.3g", t[order[r], tlist[i]]) : ""
+                      print ""
+                  } }'
+    done
+}
+
+# The CPU batch on one core against every core of a GPU machine (results/batch-*-cores.json,
+# bench/gpu.sh's last step): t(1 thread) / t(T threads) for each variant, family and N.
+scaling() {
+    local f
+    for f in results/batch-*-cores.json; do
+        [ -e "$f" ] || continue
+        echo
+        echo "### The CPU batch on every core ($f: $(jq -r '.context.cpu_model' "$f"), K = 1024)"
+        echo
+        echo "Speed-up of T threads over one (median times; the issue's target: >= 12 on 16):"
+        echo
+        jq -r '.benchmarks[] | select(.run_type == "aggregate" and .aggregate_name == "median")
+               | (.run_name | capture("^batch_(?<v>[^/]*)/(?<f>[^/]*)/n:(?<n>[0-9]+)/k:[0-9]+/threads:(?<t>[0-9]+)")) as $m
+               | [$m.v, $m.f, $m.n, $m.t, .real_time] | @tsv' "$f" |
+            awk -F'\t' '
+                { key = $1 "\t" $2; if (!(key in seen)) { seen[key] = 1; order[++rows] = key }
+                  if (!($3 in ns)) { ns[$3] = 1; nlist[++nn] = $3 }
+                  if ($4 == 1) one[key, $3] = $5; else { all[key, $3] = $5; threads = $4 } }
+                END { printf "| variant | family |"; for (i = 1; i <= nn; i++) printf " N = %s |", nlist[i]
+                      printf "\n|---|---|"; for (i = 1; i <= nn; i++) printf "---:|"; print ""
+                      for (r = 1; r <= rows; r++) {
+                          split(order[r], vf, "\t"); printf "| %s | %s |", vf[1], vf[2]
+                          for (i = 1; i <= nn; i++) {
+                              k = order[r] SUBSEP nlist[i]
+                              if ((k in one) && (k in all)) { x = one[k] / all[k]; cells++; met += x >= 12
+                                                              printf " %.1f |", x }
+                              else printf " |"
+                          }
+                          print ""
+                      }
+                      printf "\n%d threads: >= 12 in %d of %d cells.\n", threads, met, cells }'
+    done
+}
 {
     echo "## GPU batches"
     echo
     echo "From \`bench/gpu.sh\` (\`mbd-gpu-bench\`): the bodies sweep on the GPU, one thread per state, its"
     echo "kernel alone (states already on the GPU) and with the copies in and out, beside the CPU"
     echo "batch (\`mbd_batch\`, lanes) on every core of the same machine; revolute chains"
-    echo "(autotree-chain). ns per body per state, median of the repetitions."
+    echo "(autotree-chain). ns per body per state, median of the repetitions; the GPU's rows at"
+    echo "the driver's optimisation level 4 where the file has them (else level 0)."
     for f in "${files[@]}"; do
         [ -e "$f" ] || continue
         device=$(jq -r '.context.gpu_device' "$f")
@@ -43,7 +113,9 @@ bytes_per_body=1008
         awk -F'\t' -v bytes="$bytes_per_body" '
             FNR == NR { t[$2 " " $3, $1] = $4; next }
             { split($0, nk, " "); n = nk[1]; k = nk[2]; key = n " " k
-              g = t[key, "gpu_bodies"]; c = t[key, "gpu_bodies-copies"]; b = t[key, "batch_bodies"]
+              g = t[key, "gpu_bodies/jit:4"]; c = t[key, "gpu_bodies-copies/jit:4"]
+              if (g == "") { g = t[key, "gpu_bodies"]; c = t[key, "gpu_bodies-copies"] }
+              b = t[key, "batch_bodies"]
               printf "| %d | %d | %s | %s | %s | %s |\n", n, k, g == "" ? "" : sprintf("%.4g", g),
                   c == "" ? "" : sprintf("%.4g", c), b == "" ? "" : sprintf("%.4g", b),
                   g == "" || b == "" ? "" : sprintf("%.3g", g / b)
@@ -81,6 +153,8 @@ bytes_per_body=1008
         fi
         rm -f /tmp/gpu-report-keys.$$ /tmp/gpu-report-rows.$$
     done
+    threads_per_sm
+    scaling
     echo
     echo "The memory floor counts the workspace arrays that the sweep stores per body and reads"
     echo "back (bodies_kernels.h, revolute joint: $bytes_per_body bytes per body per state, see"
