@@ -90,7 +90,8 @@ $(BUILD)/%.o: %.cc include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | d
 # embedded in the library as mbd_gpu_ptx; without clang, an empty one (no GPU kernels).
 CUDA_CLANG ?= $(firstword $(shell command -v clang clang-14 2>/dev/null))
 GPU_PTX    := $(BUILD)/algorithms/gpu/gpu_kernels.ptx
-GPU_ENTRIES = $(shell sed -n 's/.*X([a-z_]*, \(mbd_gpu_[a-z_]*\)).*/\1/p' algorithms/gpu/gpu.h)
+GPU_ENTRIES = $(shell sed -n 's/.*X([a-z_]*, \(mbd_gpu_[a-z_]*\), \(mbd_gpu_[a-z_]*\)).*/\1 \2/p' \
+                algorithms/gpu/gpu.h)
 $(GPU_PTX): algorithms/gpu/gpu_kernels.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h algorithms/*/*.c)
 	@mkdir -p $(dir $@)
 	@if [ -z "$(CUDA_CLANG)" ]; then echo "no clang: a library without GPU kernels" >&2; : > $@; exit 0; fi; \

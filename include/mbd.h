@@ -326,7 +326,8 @@ int mbd_batch_forward_momentum(const mbd_model *model, mbd_batch *batch, int K,
  * without friction or loops (else MBD_EUNSUPPORTED, and mbd_gpu_why() says why). The
  * driver compiles the PTX at the level $MBD_GPU_JIT_LEVEL sets (0 to 4, default 4), and
  * $MBD_GPU_THREADS_PER_SM sets the threads per multiprocessor (128 to 2048 in steps of
- * 128, default 128); another value: MBD_EINVAL (docs/gpu.md). Angles beyond 1e5 rad lose
+ * 128, default 128), $MBD_GPU_WORKSPACE where each thread's workspace lies ("global",
+ * the default, or "stack" where it fits); another value: MBD_EINVAL (docs/gpu.md). Angles beyond 1e5 rad lose
  * digits in the GPU's sine and cosine. Experimental (docs/gpu.md says where it stands). */
 typedef struct mbd_gpu_batch mbd_gpu_batch;
 typedef unsigned long long mbd_gpu_ptr; /* an address in GPU memory */

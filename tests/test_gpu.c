@@ -1,12 +1,13 @@
 /* test_gpu.c: the GPU batch (algorithms/gpu/). Here, on any machine: the embedded PTX has
  * each kernel's .entry and calls nothing outside itself; each thread's workspace lies
  * wholly in its own block; every kernel's C compiled for the CPU (gpu_run_on_cpu: the code
- * the GPU runs, thread by thread) against mbd_forward (mbd_forward_momentum for
+ * the GPU runs, thread by thread, on blocks in global memory and as the stack entry)
+ * against mbd_forward (mbd_forward_momentum for
  * poisson-ldlt) with the same solver on random models of every joint type and shape, K
  * not a multiple of the thread count, tau NULL, and a singular, a NaN and a
  * zero-quaternion state among good ones; without a driver, mbd_gpu_batch_new says "no GPU
- * here", and it refuses other solvers, friction and a bad MBD_GPU_JIT_LEVEL or
- * MBD_GPU_THREADS_PER_SM with a reason.
+ * here", and it refuses other solvers, friction and a bad MBD_GPU_JIT_LEVEL,
+ * MBD_GPU_THREADS_PER_SM or MBD_GPU_WORKSPACE with a reason.
  * With MBD_TEST_GPU=1 (bench/gpu.sh, on a GPU machine), the same comparisons through the
  * GPU itself, from host arrays and from arrays already on the GPU. */
 #include "gpu/gpu.h"
@@ -146,12 +147,19 @@ static mbd_work *launch_on_host(const mbd_model *model, gpu_states *b, int with_
     return layout;
 }
 
-/* The kernel's C on the CPU, `threads` threads. */
-static void run_on_cpu(const mbd_model *model, gpu_states *b, int with_tau, int threads)
+/* The kernel's C on the CPU, `threads` threads, on their blocks or, on_stack, as the
+ * stack entry (each thread's block started anew at each launch). */
+static void run_on_cpu(const mbd_model *model, gpu_states *b, int with_tau, int threads,
+                       int on_stack)
 {
     gpu_launch launch;
     mbd_work *layout = launch_on_host(model, b, with_tau, threads, &launch);
-    gpu_run_on_cpu(gpu_solvers[b->solver].kernel, &launch, threads);
+    double *stack = on_stack ? malloc(launch.work_bytes) : NULL;
+    assert_true(!on_stack || stack);
+    if (stack) /* NaN: what the entry leaves unstarted shows */
+        memset(stack, 0xff, launch.work_bytes);
+    gpu_run_on_cpu(gpu_solvers[b->solver].kernel, &launch, threads, stack);
+    free(stack);
     free(launch.works);
     mbd_work_free(layout);
 }
@@ -226,10 +234,12 @@ static void run_every_solver(const mbd_model *model, int K, uint64_t seed, int b
             gpu_states b = states_new(model, solver, states, seed, bad);
             if (on_gpu())
                 run_on_gpu(model, &b, with_tau);
-            else {
-                run_on_cpu(model, &b, with_tau, threads);
-                check_states(model, &b, with_tau, "gpu kernel on the cpu");
-            }
+            else
+                for (int on_stack = 0; on_stack < 2; on_stack++) {
+                    run_on_cpu(model, &b, with_tau, threads, on_stack);
+                    check_states(model, &b, with_tau,
+                                 on_stack ? "stack entry on the cpu" : "gpu kernel on the cpu");
+                }
             if (bad & SINGULAR_AND_NAN) {
                 assert_int_not_equal(b.status[3], MBD_OK);
                 assert_int_equal(b.status[states - 2], MBD_ENONFINITE);
@@ -246,9 +256,11 @@ static void test_ptx_entries(void **state)
     if (!mbd_gpu_ptx[0])
         skip(); /* built without clang */
     assert_non_null(strstr(mbd_gpu_ptx, ".target sm_80"));
-#define CHECK_ENTRY(solver, entry) assert_non_null(strstr(mbd_gpu_ptx, ".visible .entry " #entry "("));
-    CHECK_ENTRY(start, mbd_gpu_start_works)
-    GPU_KERNEL_LIST(CHECK_ENTRY)
+#define CHECK_ENTRY(entry) assert_non_null(strstr(mbd_gpu_ptx, ".visible .entry " #entry "("));
+#define CHECK_ENTRIES(solver, entry, local_entry) CHECK_ENTRY(entry) CHECK_ENTRY(local_entry)
+    CHECK_ENTRY(mbd_gpu_start_works)
+    GPU_KERNEL_LIST(CHECK_ENTRIES)
+#undef CHECK_ENTRIES
 #undef CHECK_ENTRY
     assert_null(strstr(mbd_gpu_ptx, ".extern")); /* no libc or libm on the GPU */
     assert_int_equal(GPU_SOLVERS, GPU_KERNEL_COUNT); /* each kernel tested below */
@@ -342,8 +354,8 @@ static void refuse_setting(const mbd_model *model, const char *name, const char 
 }
 
 /* Without a driver: MBD_EUNSUPPORTED and "no GPU here" for each GPU solver. Anywhere: the
- * solvers without a kernel and models with friction refused, and a bad MBD_GPU_JIT_LEVEL
- * or MBD_GPU_THREADS_PER_SM, each with its reason. */
+ * solvers without a kernel and models with friction refused, and a bad MBD_GPU_JIT_LEVEL,
+ * MBD_GPU_THREADS_PER_SM or MBD_GPU_WORKSPACE, each with its reason. */
 static void test_refusals(void **state)
 {
     (void)state;
@@ -362,6 +374,7 @@ static void test_refusals(void **state)
     refuse_setting(model, "MBD_GPU_JIT_LEVEL", "5");
     refuse_setting(model, "MBD_GPU_THREADS_PER_SM", "100"); /* not whole blocks */
     refuse_setting(model, "MBD_GPU_THREADS_PER_SM", "4096");
+    refuse_setting(model, "MBD_GPU_WORKSPACE", "shared");
     assert_int_equal(mbd_gpu_batch_new(NULL, mbd_solver_find("bodies"), &batch), MBD_EINVAL);
     if (!on_gpu()) {
         setenv("MBD_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);

@@ -130,6 +130,7 @@ struct mbd_gpu_batch {
     int momentum;            /* the kernel runs the momentum form (its solver has no other) */
     int jit_level;           /* the driver's optimisation level for the PTX */
     int threads_per_sm;      /* the workspaces per multiprocessor */
+    int on_stack;            /* the kernel's stack entry runs (no blocks in launch.works) */
     CUcontext context;
     CUmodule module;
     CUfunction function, start_works;
@@ -155,7 +156,7 @@ static int names_kernel(const char *solver_name, const char *kernel_name)
 /* The kernel of the solver, or -1. */
 static int kernel_of(const mbd_solver *solver)
 {
-#define GPU_SOLVER(solver_name, entry)                                                     \
+#define GPU_SOLVER(solver_name, entry, local_entry)                                        \
     if (names_kernel(mbd_solver_name(solver), #solver_name))                               \
         return GPU_KERNEL_##solver_name;
     GPU_KERNEL_LIST(GPU_SOLVER)
@@ -247,10 +248,20 @@ static int launch_entry(mbd_gpu_batch *batch, CUfunction entry, int threads)
 }
 
 /* As many workspace blocks as fill the GPU, within a quarter of its free memory, each
- * started from the layout's block. */
+ * started from the layout's block; or, for the stack entries, no blocks (each launch
+ * starts each thread's own from the layout's). */
 static int allocate_works(mbd_gpu_batch *batch)
 {
     gpu_launch *launch = &batch->launch;
+    if (batch->on_stack) {
+        batch->threads = cu.multiprocessors * batch->threads_per_sm;
+        if (cu.cuMemAlloc(&batch->work_start, launch->work_bytes) ||
+            cu.cuMemAlloc(&batch->launch_on_gpu, sizeof *launch) ||
+            cu.cuMemcpyHtoD(batch->work_start, launch->work_start, launch->work_bytes))
+            return MBD_ENOMEM;
+        launch->work_start = (const double *)(uintptr_t)batch->work_start;
+        return MBD_OK;
+    }
     size_t free_bytes = 0, total_bytes = 0;
     cu.cuMemGetInfo(&free_bytes, &total_bytes);
     const size_t per_block = GPU_BLOCK * launch->work_bytes;
@@ -279,18 +290,20 @@ static int open_batch(mbd_gpu_batch *batch, const mbd_solver *solver)
     void *jit_values[] = {(void *)(uintptr_t)batch->jit_level};
     if ((rc = cu.cuModuleLoadDataEx(&batch->module, mbd_gpu_ptx, 1, jit_names, jit_values)))
         return no_gpu("cuModuleLoadDataEx (the driver could not compile the PTX)", rc);
-    const char *const entries[] = {
-#define GPU_ENTRY_NAME(solver_name, entry) #entry,
-        GPU_KERNEL_LIST(GPU_ENTRY_NAME)
-#undef GPU_ENTRY_NAME
+    if (!(batch->layout = gpu_layout(batch->model, solver, &batch->launch)))
+        return MBD_ENOMEM;
+    batch->on_stack = batch->on_stack && batch->launch.work_bytes <= GPU_LOCAL_BYTES;
+    const char *const entries[][2] = {
+#define GPU_ENTRY_NAMES(solver_name, entry, local_entry) {#entry, #local_entry},
+        GPU_KERNEL_LIST(GPU_ENTRY_NAMES)
+#undef GPU_ENTRY_NAMES
     };
-    if ((rc = cu.cuModuleGetFunction(&batch->function, batch->module, entries[batch->kernel])) ||
+    const char *entry = entries[batch->kernel][batch->on_stack];
+    if ((rc = cu.cuModuleGetFunction(&batch->function, batch->module, entry)) ||
         (rc = cu.cuModuleGetFunction(&batch->start_works, batch->module, "mbd_gpu_start_works")))
         return no_gpu("cuModuleGetFunction", rc);
     if (cu.cuEventCreate(&batch->start, 0) || cu.cuEventCreate(&batch->end, 0))
         return no_gpu("cuEventCreate", 0);
-    if (!(batch->layout = gpu_layout(batch->model, solver, &batch->launch)))
-        return MBD_ENOMEM;
     const int status = upload_model(batch);
     return status ? status : allocate_works(batch);
 }
@@ -326,6 +339,21 @@ static int threads_per_sm(void)
                        GPU_THREADS_PER_SM);
 }
 
+/* Where the threads' workspaces lie: $MBD_GPU_WORKSPACE, "global" (the default: blocks
+ * in global memory, the placement timed on a GPU so far) or "stack" (each thread's
+ * stack, where the workspace fits in GPU_LOCAL_BYTES, else global memory); 1 for the
+ * stack, 0 global, -1 (mbd_gpu_why says why) for any other text. */
+static int workspace_on_stack(void)
+{
+    const char *text = getenv("MBD_GPU_WORKSPACE");
+    if (!text || !*text || strcmp(text, "global") == 0)
+        return 0;
+    if (strcmp(text, "stack") == 0)
+        return 1;
+    snprintf(why_not, sizeof why_not, "MBD_GPU_WORKSPACE=%.64s: not stack or global", text);
+    return -1;
+}
+
 /* Why the GPU does not take this solver or model; MBD_EUNSUPPORTED. */
 static int refuse(const char *what, const char *name)
 {
@@ -346,8 +374,8 @@ int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_
     if (model->has_friction || model->nloops)
         return refuse("the GPU runs models without friction or loops, not ",
                       model->name ? model->name : "this model");
-    const int level = jit_level(), per_sm = threads_per_sm();
-    if (level < 0 || per_sm < 0)
+    const int level = jit_level(), per_sm = threads_per_sm(), on_stack = workspace_on_stack();
+    if (level < 0 || per_sm < 0 || on_stack < 0)
         return MBD_EINVAL;
     pthread_once(&driver_once, load_driver_once);
     if (driver_status) {
@@ -362,6 +390,7 @@ int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_
     batch->momentum = !(mbd_solver_formulations(solver) & MBD_ACCELERATION);
     batch->jit_level = level;
     batch->threads_per_sm = per_sm;
+    batch->on_stack = on_stack;
     const int status = open_batch(batch, solver);
     if (status) {
         mbd_gpu_batch_free(batch);

@@ -25,15 +25,20 @@ typedef struct {
 } gpu_launch;
 
 /* The kernels, one per solver (its name with '_' for '-'), one a line (the Makefile
- * reads the entries): their entry names in the PTX, and their index in gpu_run_on_cpu.
- * Each runs its solver's acceleration form where it has one (bodies, dense), else its
- * momentum form (poisson-ldlt). */
+ * reads the entries): their entry names in the PTX, on workspaces in global memory and
+ * on the threads' stacks, and their index in gpu_run_on_cpu. Each runs its solver's
+ * acceleration form where it has one (bodies, dense), else its momentum form
+ * (poisson-ldlt). */
 #define GPU_KERNEL_LIST(X)                                                                 \
-    X(bodies, mbd_gpu_bodies)                                                              \
-    X(poisson_ldlt, mbd_gpu_poisson_ldlt)                                                  \
-    X(dense, mbd_gpu_dense)
+    X(bodies, mbd_gpu_bodies, mbd_gpu_bodies_local)                                        \
+    X(poisson_ldlt, mbd_gpu_poisson_ldlt, mbd_gpu_poisson_ldlt_local)                      \
+    X(dense, mbd_gpu_dense, mbd_gpu_dense_local)
+/* The largest workspace that the stack entries take (each thread's stack frame: the
+ * driver keeps this much local memory for every thread the GPU can hold, 22 GB on an
+ * H100 or H200): `bodies` and `poisson-ldlt` up to about 120 bodies, `dense` 65. */
+#define GPU_LOCAL_BYTES (80 * 1024)
 enum {
-#define GPU_KERNEL_ENUM(solver, entry) GPU_KERNEL_##solver,
+#define GPU_KERNEL_ENUM(solver, entry, local_entry) GPU_KERNEL_##solver,
     GPU_KERNEL_LIST(GPU_KERNEL_ENUM)
 #undef GPU_KERNEL_ENUM
     GPU_KERNEL_COUNT
@@ -43,8 +48,10 @@ enum {
 extern const char mbd_gpu_ptx[];
 
 /* Kernel `kernel` on the CPU, as `threads` GPU threads would run it (one after the other),
- * on a launch whose pointers are host memory: the tests' view of the GPU's code. */
-void gpu_run_on_cpu(int kernel, const gpu_launch *launch, int threads);
+ * on a launch whose pointers are host memory: the tests' view of the GPU's code. Each
+ * thread on its block in launch->works, or, local_block not NULL, as the stack entry,
+ * on local_block (work_bytes) started anew. */
+void gpu_run_on_cpu(int kernel, const gpu_launch *launch, int threads, double *local_block);
 /* The entry mbd_gpu_start_works on the CPU: each of `threads` blocks from work_start. */
 void gpu_start_works_on_cpu(const gpu_launch *launch, int threads);
 /* The workspace that thread `thread` runs on: launch->work moved onto its block. */

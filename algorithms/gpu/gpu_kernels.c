@@ -10,9 +10,12 @@
  *
  * Each thread takes the states thread, thread + threads, ... (a grid-stride loop: the
  * launch has as many threads as workspaces fit, gpu.c) in its own workspace block, laid
- * out as the host's mbd_work (gpu_launch.work). The libc and libm headers come first, so
- * that their functions stay host functions: a call to one from the kernels does not
- * compile for the GPU. */
+ * out as the host's mbd_work (gpu_launch.work): a block in global memory (started once per
+ * batch), or one on the thread's stack, started at each launch. The GPU interleaves the
+ * stack (local memory) across a warp's threads word by word, so that their loads at one
+ * offset fill whole cache lines, where 32 blocks in global memory take 32 lines. The libc
+ * and libm headers come first, so that their functions stay host functions: a call to one
+ * from the kernels does not compile for the GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,11 +45,10 @@
 #include "spatial/joints.c" /* joint_coordinates_valid: the library's own, for the GPU */
 #endif
 
-/* Thread `thread`'s workspace: the layout of launch->work on its own block. */
-MBD_INLINE void gpu_thread_work(mbd_work *work, const gpu_launch *launch, int thread)
+/* The workspace on the block at `base`: the layout of launch->work moved there. */
+MBD_INLINE void gpu_work_at(mbd_work *work, const gpu_launch *launch, char *base)
 {
     *work = launch->work;
-    char *base = launch->works + (size_t)thread * launch->work_bytes;
     const char *layout = (const char *)launch->work.block;
 #define GPU_REBASE(field, count)                                                           \
     work->field = work->field ? (__typeof__(work->field))(base + ((const char *)work->field - layout)) \
@@ -56,10 +58,15 @@ MBD_INLINE void gpu_thread_work(mbd_work *work, const gpu_launch *launch, int th
     work->block = base;
 }
 
-/* Thread `thread`'s block from launch->work_start, a double at a time. */
-MBD_INLINE void gpu_start_work(const gpu_launch *launch, int thread)
+/* Thread `thread`'s block in launch->works. */
+MBD_INLINE char *gpu_thread_block(const gpu_launch *launch, int thread)
 {
-    double *block = (double *)(launch->works + (size_t)thread * launch->work_bytes);
+    return launch->works + (size_t)thread * launch->work_bytes;
+}
+
+/* A block from launch->work_start, a double at a time. */
+MBD_INLINE void gpu_start_block(double *block, const gpu_launch *launch)
+{
     for (size_t k = 0; k < launch->work_bytes / sizeof(double); k++)
         block[k] = launch->work_start[k];
 }
@@ -132,14 +139,27 @@ MBD_INLINE int gpu_state(int kernel, const gpu_launch *launch, mbd_work *work, s
     return status == MBD_OK && !finite ? MBD_ENONFINITE : status;
 }
 
-/* Thread `thread` of `threads`: states thread, thread + threads, ... */
-#define GPU_THREAD_LOOP(kernel, launch, thread, threads)                                   \
-    do {                                                                                   \
-        mbd_work work;                                                                     \
-        gpu_thread_work(&work, launch, thread);                                            \
-        for (int s = thread; s < (launch)->K; s += threads)                                \
-            (launch)->status[s] = gpu_state(kernel, launch, &work, (size_t)s);              \
-    } while (0)
+/* Thread `thread` of `threads` on its workspace `block`: states thread, thread + threads,
+ * ... */
+MBD_INLINE void gpu_thread_states(int kernel, const gpu_launch *launch, char *block, int thread,
+                                  int threads)
+{
+    mbd_work work;
+    gpu_work_at(&work, launch, block);
+    for (int s = thread; s < launch->K; s += threads)
+        launch->status[s] = gpu_state(kernel, launch, &work, (size_t)s);
+}
+
+/* The same on a block of the thread's own (on the GPU its stack, in local memory),
+ * started first: a thread with no state returns at once. */
+MBD_INLINE void gpu_thread_states_local(int kernel, const gpu_launch *launch, double *block,
+                                        int thread, int threads)
+{
+    if (thread >= launch->K)
+        return;
+    gpu_start_block(block, launch);
+    gpu_thread_states(kernel, launch, (char *)block, thread, threads);
+}
 
 #ifdef __NVPTX__
 #pragma clang force_cuda_host_device end
@@ -149,16 +169,22 @@ MBD_INLINE int gpu_state(int kernel, const gpu_launch *launch, mbd_work *work, s
 #define GPU_THREADS (int)(__nvvm_read_ptx_sreg_nctaid_x() * __nvvm_read_ptx_sreg_ntid_x())
 
 /* Launchable .entry points in the PTX: the blocks' start (once per batch, one thread per
- * block), and each solver's kernel. */
+ * block), and each solver's kernel on those blocks and on a block of each thread's stack. */
 extern "C" __attribute__((global)) void mbd_gpu_start_works(const gpu_launch *launch)
 {
-    gpu_start_work(launch, GPU_THREAD);
+    gpu_start_block((double *)gpu_thread_block(launch, GPU_THREAD), launch);
 }
 
-#define GPU_ENTRY(solver, entry)                                                           \
+#define GPU_ENTRY(solver, entry, local_entry)                                              \
     extern "C" __attribute__((global)) void entry(const gpu_launch *launch)                \
     {                                                                                      \
-        GPU_THREAD_LOOP(GPU_KERNEL_##solver, launch, GPU_THREAD, GPU_THREADS);             \
+        gpu_thread_states(GPU_KERNEL_##solver, launch, gpu_thread_block(launch, GPU_THREAD), \
+                          GPU_THREAD, GPU_THREADS);                                        \
+    }                                                                                      \
+    extern "C" __attribute__((global)) void local_entry(const gpu_launch *launch)          \
+    {                                                                                      \
+        double block[GPU_LOCAL_BYTES / sizeof(double)] __attribute__((aligned(64)));     \
+        gpu_thread_states_local(GPU_KERNEL_##solver, launch, block, GPU_THREAD, GPU_THREADS); \
     }
 GPU_KERNEL_LIST(GPU_ENTRY)
 
@@ -167,18 +193,21 @@ GPU_KERNEL_LIST(GPU_ENTRY)
 void gpu_start_works_on_cpu(const gpu_launch *launch, int threads)
 {
     for (int thread = 0; thread < threads; thread++)
-        gpu_start_work(launch, thread);
+        gpu_start_block((double *)gpu_thread_block(launch, thread), launch);
 }
 
 void gpu_thread_work_on_cpu(mbd_work *work, const gpu_launch *launch, int thread)
 {
-    gpu_thread_work(work, launch, thread);
+    gpu_work_at(work, launch, gpu_thread_block(launch, thread));
 }
 
-void gpu_run_on_cpu(int kernel, const gpu_launch *launch, int threads)
+void gpu_run_on_cpu(int kernel, const gpu_launch *launch, int threads, double *local_block)
 {
     for (int thread = 0; thread < threads; thread++)
-        GPU_THREAD_LOOP(kernel, launch, thread, threads);
+        if (local_block)
+            gpu_thread_states_local(kernel, launch, local_block, thread, threads);
+        else
+            gpu_thread_states(kernel, launch, gpu_thread_block(launch, thread), thread, threads);
 }
 
 #endif
