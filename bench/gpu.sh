@@ -10,12 +10,14 @@
 #       (nvidia-smi), the check (test_gpu with MBD_TEST_GPU=1: every kernel against its CPU
 #       solver to 1e-12 relative, every joint type, K not a multiple of the block) with the
 #       driver's PTX compiler at level 4 (MBD_GPU_JIT_LEVEL, docs/gpu.md) and, if that
-#       fails, at level 0 and at 4 under compute-sanitizer; then the timings (mbd-gpu-bench:
-#       each solver's GPU kernel alone and with copies at the level that passed, rows ending
-#       /jit:4 at level 4, and the CPU batch on every core, against K, N = 10, 100, 1000),
-#       which write OUT/gpu-<device>.json (default OUT: ./results) after each measurement;
-#       last, the CPU batch suite on one core and on every core (mbd-bench --suite batch),
-#       into OUT/batch-<cores>-cores.json. About 8 minutes at most.
+#       fails, at level 0 and at 4 under compute-sanitizer, and with the workspaces on the
+#       threads' stacks (MBD_GPU_WORKSPACE); then the timings (mbd-gpu-bench: each solver's
+#       GPU kernel alone and with copies at the level that passed, rows ending /jit:4 at
+#       level 4, and the CPU batch on every core, against K, N = 10, 100, 1000), which
+#       write OUT/gpu-<device>.json (default OUT: ./results) after each measurement, the
+#       same with the workspaces on the stacks into OUT/stack/; last, the CPU batch
+#       suite on one core and on every core (mbd-bench --suite batch), into
+#       OUT/batch-<cores>-cores.json. About 9 minutes at most.
 #
 # The binaries start through the carried loader, so that the machine's own libc plays no
 # part: lib/ld-linux-x86-64.so.2 --library-path lib bin/... The CUDA driver is the
@@ -75,24 +77,32 @@ libs="$here/lib:${LD_LIBRARY_PATH:-}:/usr/local/nvidia/lib64:/usr/lib/x86_64-lin
 step "machine" 15 bash -c 'uname -a; nproc; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1 || true'
 test_gpu=("$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/test_gpu")
 # the check: every test of test_gpu through the GPU (cmocka prints each), with the driver's
-# optimisation level 4 (the default); if that fails, at level 0 (docs/gpu.md), and level 4
+# optimisation level 4 (the default), the workspaces in global memory (the default) and on
+# the threads' stacks where they fit; if level 4 fails, level 0 (docs/gpu.md), and level 4
 # under compute-sanitizer where the machine has it (a fault's address and source line)
-step "check: GPU kernels against the CPU solvers, JIT level 4" 120 \
+step "check: GPU kernels against the CPU solvers, JIT level 4" 100 \
     env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=4 "${test_gpu[@]}"
 levels=4
 if [ "$step_rc" -ne 0 ]; then
     levels=0
-    step "check: the same at JIT level 0" 120 \
+    step "check: the same at JIT level 0" 100 \
         env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=0 "${test_gpu[@]}"
     sanitizer=$(command -v compute-sanitizer ||
         ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
     [ -n "$sanitizer" ] && step "check: JIT level 4 under compute-sanitizer" 60 \
         env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=4 "$sanitizer" --print-limit 5 "${test_gpu[@]}"
 fi
-# the timings: JSON after each measurement, so that a cut-short run keeps its rows
-step "timings: mbd-gpu-bench, JIT levels $levels" 170 \
-    "$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/mbd-gpu-bench" \
-    --out "$out" --cpu-threads "$(nproc)" --budget 140 --min-time 0.02 --jit-levels "$levels"
+step "check: the workspaces on the stack" 100 \
+    env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=$levels MBD_GPU_WORKSPACE=stack "${test_gpu[@]}"
+# the timings: JSON after each measurement, so that a cut-short run keeps its rows; the
+# workspaces on the stack in OUT/stack/ (where they fit there, N <= 100)
+gpu_bench=("$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/mbd-gpu-bench"
+    --min-time 0.02 --jit-levels "$levels")
+step "timings: mbd-gpu-bench, JIT level $levels" 170 \
+    "${gpu_bench[@]}" --out "$out" --cpu-threads "$(nproc)" --budget 140
+mkdir -p "$out/stack"
+step "timings: the workspaces on the stack" 75 env MBD_GPU_WORKSPACE=stack \
+    "${gpu_bench[@]}" --out "$out/stack" --n 10,100 --min-k 1024 --cpu-threads 0 --budget 60
 # the CPU batch of every solver on one core and on all of them (the report's scaling target)
 step "timings: the CPU batch on 1 and $(nproc) cores" 120 \
     "$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/mbd-bench" --suite batch \

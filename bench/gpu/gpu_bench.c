@@ -362,6 +362,9 @@ int main(int argc, char **argv)
     json_object_set_new(run.context, "gpu_status", json_string(mbd_gpu_why()));
     json_object_set_new(run.context, "gpu_threads", json_integer(gpu ? mbd_gpu_batch_threads(gpu) : 0));
     json_object_set_new(run.context, "cpu_batch_threads", json_integer(config.cpu_threads));
+    const char *workspace = getenv("MBD_GPU_WORKSPACE");
+    json_object_set_new(run.context, "gpu_workspace",
+                        json_string(workspace && *workspace ? workspace : "global"));
     json_object_set_new(run.context, "family", json_string(FAMILY_SPEC));
     json_t *levels = json_array();
     for (int l = 0; l < config.jit_levels.count; l++)
