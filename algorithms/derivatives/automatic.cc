@@ -32,7 +32,8 @@ extern "C" {
 
 /* The dual workspace and the sweep's inputs and output, in the workspace's derivative
  * block (derivative_scratch: most workspaces never take derivatives): T + 1 doubles per
- * double of the sweep's arrays, at N = 30 about 290 KiB. */
+ * double of the sweep's arrays, at N = 30 about 290 KiB. Nothing zeroes it: the sweep
+ * writes each entry before it reads it (the constant ones with constant_kinematics). */
 typedef struct {
     mbd_dual_work work;
     mbd_dual *q, *qd, *tau, *qdd;
@@ -174,7 +175,6 @@ static int sweep_all(const mbd_model *model, mbd_work *work, const double *q, co
     char *block = (char *)derivative_scratch(work, bytes);
     if (!block)
         return MBD_ENOMEM;
-    memset(block, 0, bytes); /* the block may hold another method's arrays */
     lay_out(&sweep, block, model);
     memset(sweep.clean, 0, (size_t)model->nb); /* nothing formed yet at this q */
     sweep.work.failed_body = -1;
