@@ -7,8 +7,12 @@
  * (tangent G(q) e_j, joint_position_rates), qd along e_j; ceil(k nv / T) sweeps for k of
  * the two. qdd is affine in tau, so dqdd/dtau = H^-1 needs no direction: the
  * articulated-body inverse (dynamics/minverse.c) gives it in O(N^2), where its nv
- * directions would cost nv / T sweeps of O(N T) each. C++ for its operators alone: no exceptions, no run-time type
- * information, no C++ library, so that libmbd.a links as C. */
+ * directions would cost nv / T sweeps of O(N T) each. The sweeps go along qd first: the
+ * articulated inertias (I^a, D^-1, U D^-1), which q alone decides, have no tangent there,
+ * and the sweeps after take them from the workspace wherever none of their directions
+ * moves them (mark_known): the second sweep along qd forms neither them nor X and S, one
+ * along q_j on a chain none of the bodies after j. C++ for its operators alone: no
+ * exceptions, no run-time type information, no C++ library, so that libmbd.a links as C. */
 #define restrict __restrict
 
 #include <math.h>
@@ -28,10 +32,12 @@ extern "C" {
 
 /* The dual workspace and the sweep's inputs and output, in the workspace's derivative
  * block (derivative_scratch: most workspaces never take derivatives): T + 1 doubles per
- * double of the sweep's arrays, at N = 30 about 150 KiB. */
+ * double of the sweep's arrays, at N = 30 about 290 KiB. Nothing zeroes it: the sweep
+ * writes each entry before it reads it (the constant ones with constant_kinematics). */
 typedef struct {
     mbd_dual_work work;
     mbd_dual *q, *qd, *tau, *qdd;
+    unsigned char *known, *clean; /* (nb) mark_known */
 } dual_sweep;
 
 /* Points the arrays into base (NULL: only measures; carve, internal.h); returns the
@@ -56,6 +62,9 @@ static size_t lay_out(dual_sweep *sweep, char *base, const mbd_model *model)
     sweep->qd = (mbd_dual *)carve(&block, nv * d);
     sweep->tau = (mbd_dual *)carve(&block, nv * d);
     sweep->qdd = (mbd_dual *)carve(&block, nv * d);
+    sweep->known = (unsigned char *)carve(&block, nb);
+    sweep->clean = (unsigned char *)carve(&block, nb);
+    work->known = sweep->known;
     return block.used;
 }
 
@@ -107,6 +116,32 @@ static void set_values(dual_sweep *sweep, const mbd_model *model, const double *
     }
 }
 
+/* The bodies whose I^a, D^-1 and U D^-1 the sweep of the directions first .. end - 1 takes
+ * from the sweeps before (known): those whose subtree, joint included, no direction of the
+ * sweep moves along q, and that were last formed so too (clean): all of them have no
+ * tangent then. A sweep along qd alone moves none; one along q_j on a chain none after
+ * body j. Bodies follow their parents, so one backward pass finds the moved subtrees.
+ * Returns whether every body is known: X and S are then an earlier sweep's as well. */
+static int mark_known(dual_sweep *sweep, const mbd_model *model, const asked_matrices *asked,
+                      int first, int end)
+{
+    unsigned char *moved = sweep->known; /* first moved, then known */
+    memset(moved, 0, (size_t)model->nb);
+    for (int d = first; d < end; d++)
+        if (asked->kind[d / model->nv] == ALONG_Q)
+            moved[body_of_dof(model, d % model->nv)] = 1;
+    int all_known = 1;
+    for (int i = model->nb - 1; i >= 0; i--) {
+        if (model->parent[i] >= 0)
+            moved[model->parent[i]] |= moved[i];
+        const int unmoved = !moved[i];
+        sweep->known[i] = sweep->clean[i] && unmoved;
+        sweep->clean[i] = unmoved;
+        all_known &= sweep->known[i];
+    }
+    return all_known;
+}
+
 /* One sweep for the directions first .. first + T - 1 (those below the end): seeded,
  * swept, and qdd's tangents out into their columns. */
 static int sweep_directions(dual_sweep *sweep, const mbd_model *model, const double *q,
@@ -114,18 +149,19 @@ static int sweep_directions(dual_sweep *sweep, const mbd_model *model, const dou
                             int first)
 {
     const int nv = model->nv, end = asked->count * nv;
+    const int last = first + DUAL_TANGENTS < end ? first + DUAL_TANGENTS : end;
     set_values(sweep, model, q, qd, tau);
-    for (int k = 0; k < DUAL_TANGENTS && first + k < end; k++)
-        seed(sweep, model, q, asked->kind[(first + k) / nv], (first + k) % nv, k);
-    const int status = bodies_sweep_dual(model, &sweep->work, sweep->q, sweep->qd, sweep->tau,
-                                         sweep->qdd);
+    for (int d = first; d < last; d++)
+        seed(sweep, model, q, asked->kind[d / nv], d % nv, d - first);
+    const int all_known = mark_known(sweep, model, asked, first, last);
+    const int status = bodies_sweep_dual(model, &sweep->work, all_known ? NULL : sweep->q,
+                                         sweep->qd, sweep->tau, sweep->qdd);
     if (status != MBD_OK)
         return status;
-    for (int k = 0; k < DUAL_TANGENTS && first + k < end; k++) {
-        double *out = asked->out[(first + k) / nv];
-        const int j = (first + k) % nv;
+    for (int d = first; d < last; d++) {
+        double *column = asked->out[d / nv] + d % nv;
         for (int i = 0; i < nv; i++)
-            out[(size_t)i * (size_t)nv + (size_t)j] = dual_tangent(&sweep->qdd[i], k);
+            column[(size_t)i * (size_t)nv] = dual_tangent(&sweep->qdd[i], d - first);
     }
     return MBD_OK;
 }
@@ -139,8 +175,8 @@ static int sweep_all(const mbd_model *model, mbd_work *work, const double *q, co
     char *block = (char *)derivative_scratch(work, bytes);
     if (!block)
         return MBD_ENOMEM;
-    memset(block, 0, bytes); /* the block may hold another method's arrays */
     lay_out(&sweep, block, model);
+    memset(sweep.clean, 0, (size_t)model->nb); /* nothing formed yet at this q */
     sweep.work.failed_body = -1;
     constant_kinematics_dual(model, &sweep.work);
     int status = MBD_OK;
@@ -162,9 +198,9 @@ static int automatic_forward(const mbd_model *model, mbd_work *work, const doubl
     int status = dqdd_dtau ? mbd_kinematics(model, work, q) : start_kinematics(model, work, q);
     if (status != MBD_OK)
         return status;
-    asked_matrices asked = {};
-    ask(&asked, dqdd_dq, ALONG_Q);
+    asked_matrices asked = {}; /* along qd first: what they form along q alone, the rest take */
     ask(&asked, dqdd_dqd, ALONG_QD);
+    ask(&asked, dqdd_dq, ALONG_Q);
     if (asked.count > 0)
         status = sweep_all(model, work, q, qd, tau, &asked);
     if (status == MBD_OK && dqdd_dtau)

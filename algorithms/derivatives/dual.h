@@ -88,6 +88,7 @@ typedef struct {
     mbd_dual *S, *U, *D, *u;
     mbd_dual (*v)[6], (*a)[6], (*f)[6], (*c)[6];
     mbd_dual_inertia *IA;
+    const unsigned char *known; /* (nb) inertia_known_dual */
     int failed_body;
 } mbd_dual_work;
 
@@ -121,6 +122,10 @@ MBD_INLINE void scatter_ready_dual(const mbd_model *model, const mbd_dual_work *
 {
     (void)model, (void)work, (void)i;
 }
+
+/* Body i's I^a, D^-1 and U D^-1 in the workspace are those of an earlier sweep, where they
+ * had the value and the tangents that this sweep would give them (automatic.cc). */
+MBD_INLINE int inertia_known_dual(const mbd_dual_work *work, int i) { return work->known[i]; }
 
 MBD_INLINE int singular_joint_dual(mbd_dual_work *work, int body)
 {

@@ -19,13 +19,18 @@
  * D^-1 of a 1x1 or 2x2 block. A singular block in any lane stops the sweep
  * (joint_block_inverse); the batch then solves that group's states one at a time. */
 
+/* Each body's I^a_i and D_i^-1 stay in work->IA and work->D after the sweep: in one state
+ * for bodies_inverse_times, in the dual derivatives (automatic.cc) for the sweeps after,
+ * which take them where q alone decides them and no direction moves them (inertia_known). */
+#define KEEP_BODY_INERTIAS (MBD_LANES == 1 || MBD_LANES == MBD_LANES_DUAL)
+
 /* The sweep keeps v and a in shared slots (motion_of), and in W lanes the inertia sums
  * too (inertia_sum): it alone reads them, and a chain's two slots stay in L1 instead of
  * 6 W, 6 W and 21 W doubles per body going out to L2 and memory. One state keeps a sum per
  * body: its pass was 2-4% slower with the sums in slots (each step's loads wait on the
  * stores just made to the same two addresses), and 2% faster at N = 10 000 with v and a
  * in slots, level below. */
-#define SUM_SLOTS (MBD_LANES > 1)
+#define SUM_SLOTS (MBD_LANES > 1 && !KEEP_BODY_INERTIAS)
 
 /* In W lanes work->U keeps U D^-1 itself, and the last pass takes qdd = u' - (U D^-1)^T
  * X a_lambda from the X a_lambda that it forms anyway: no X^T (U D^-1) in the backward
@@ -122,39 +127,45 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
     const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const lane *S = work->S + 6 * v0;
     lane (*W)[6] = (lane (*)[6])(work->U + 6 * v0);
-    /* D^-1 kept for bodies_inverse_times in one state; the lanes' only here */
-    lane Dinv_here[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
-    lane *restrict Dinv = MBD_LANES > 1 ? Dinv_here : work->D + model->d0[i];
+    lane Dinv_here[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF]; /* the lanes' only here */
+    lane *restrict Dinv = KEEP_BODY_INERTIAS ? work->D + model->d0[i] : Dinv_here;
     /* U in a local, not in work->U: a store to I^a could alias it there, and every
      * product of inertia_sub_outer would reload its operand */
     lane U[MBD_MAX_JOINT_DOF][6], D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
     lane UDinv[MBD_MAX_JOINT_DOF][6], Iac[6];
-    const int slots = SUM_SLOTS;
+    const int slots = SUM_SLOTS, free_joint = type == MBD_FREE;
+    /* known: I^a_i, D_i^-1 and U_i D_i^-1 (in W) are an earlier sweep's, and still hold */
+    const int known = LANE_FN(inertia_known)(work, i);
+    const lane (*UD)[6] = known ? (const lane (*)[6])W : (const lane (*)[6])UDinv;
     lane_inertia *Ia = LANE_FN(inertia_sum)(model, work, i, slots);
-    LANE_FN(start_inertia_sum)(model, work, i, slots);
-    LANE_FN(joint_space_inertia)(U, D, Ia, type, S);
-    if (LANE_FN(joint_block_inverse)(Dinv, D, n))
-        return LANE_FN(singular_joint)(work, i);
-    const int free_joint = type == MBD_FREE;
-    if (free_joint)
-        for (int k = 0; k < n; k++)
-            LANE_FN(set_unit_column)(UDinv[k], k);
-    else
-        LANE_FN(times_inverse)(UDinv, (const lane (*)[6])U, Dinv, n);
+    if (!known) {
+        LANE_FN(start_inertia_sum)(model, work, i, slots);
+        LANE_FN(joint_space_inertia)(U, D, Ia, type, S);
+        if (LANE_FN(joint_block_inverse)(Dinv, D, n))
+            return LANE_FN(singular_joint)(work, i);
+        if (free_joint)
+            for (int k = 0; k < n; k++)
+                LANE_FN(set_unit_column)(UDinv[k], k);
+        else
+            LANE_FN(times_inverse)(UDinv, (const lane (*)[6])U, Dinv, n);
+    }
     if (p >= 0) {
         /* I^A_i becomes I^a_i in place (no copy); a free joint's is zero whole, which
          * inertia_zero_subspace writes */
-        for (int k = 0; k < n && !free_joint; k++)
+        for (int k = 0; k < n && !free_joint && !known; k++)
             LANE_FN(inertia_sub_outer)(Ia, UDinv[k], U[k]);
-        LANE_FN(inertia_zero_subspace)(Ia, type);
-        LANE_FN(carry_inertia)(model, work, i, Ia, zero_rows(type, 0), zero_rows(type, 1), slots);
+        if (!known)
+            LANE_FN(inertia_zero_subspace)(Ia, type);
+        if (!LANE_FN(inertia_known)(work, p)) /* else the parent's I^a holds it already */
+            LANE_FN(carry_inertia)(model, work, i, Ia, zero_rows(type, 0), zero_rows(type, 1),
+                                   slots);
         LANE_FN(inertia_apply_skipping)(Iac, Ia, work->c[i], zero_rows(type, 0), zero_rows(type, 1),
                                         bias_zero_rows(type));
         for (int r = 0; r < 6; r++)
             work->f[i][r] += Iac[r];
     }
     if (KEEP_UDINV)
-        for (int k = 0; k < n; k++)
+        for (int k = 0; k < n && !known; k++)
             for (int r = 0; r < 6; r++)
                 W[k][r] = UDinv[k][r];
     else if (free_joint)
@@ -165,7 +176,7 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
     LANE_FN(bias_force_step)(model, work, work->f, Dinv, tau, 0, i, type);
     const unsigned c_rows = 63u & ~bias_zero_rows(type);
     for (int k = 0; k < n; k++)
-        work->u[v0 + k] -= free_joint ? work->c[i][k] : LANE_FN(dot_over)(UDinv[k], work->c[i], 1, c_rows);
+        work->u[v0 + k] -= free_joint ? work->c[i][k] : LANE_FN(dot_over)(UD[k], work->c[i], 1, c_rows);
     return MBD_OK;
 }
 

@@ -104,6 +104,10 @@ MBD_INLINE void lane_sincos(double q, double *s, double *c)
 MBD_INLINE void prefetch_next(const void *work, int i) { (void)work, (void)i; }
 MBD_INLINE void scatter_ready(const void *model, const void *work, int i) { (void)model, (void)work, (void)i; }
 
+/* No body's articulated inertia is known from an earlier sweep (the dual derivatives'
+ * inertia_known_dual, derivatives/dual.h): one state and the lanes form every one. */
+MBD_INLINE int inertia_known(const void *work, int i) { return (void)work, (void)i, 0; }
+
 #endif
 
 /* One guard per width: defined() cannot take a macro call. */
@@ -317,6 +321,12 @@ MBD_INLINE void LANE_FN(scatter_ready)(const mbd_model *model, lane_work *work, 
         for (int o = 0; o < work->outs; o++)
             LANE_FN(scatter_chunk)(work->out[o].rows, work->out[o].lanes, model->nv, work->out_mask,
                                    work->out_from);
+}
+
+/* As one state's: the lanes form every body's articulated inertia. */
+MBD_INLINE int LANE_FN(inertia_known)(const lane_work *work, int i)
+{
+    return (void)work, (void)i, 0;
 }
 
 /* The lane group gives up at a singular joint block: its states are solved again one at
