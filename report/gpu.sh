@@ -31,7 +31,7 @@ threads_per_sm() {
         echo "ns per body per state of the kernel alone (JIT level 4), one column per"
         echo "\$MBD_GPU_THREADS_PER_SM:"
         echo
-        for f in "$dir"*.json; do
+        for f in $(printf '%s\n' "$dir"*.json | sort -V); do # columns by thread count
             jq -r --arg t "$(basename "$f" .json)" '.benchmarks[]
                 | select(.run_type == "aggregate" and .aggregate_name == "median")
                 | select(.run_name | test("-copies") | not)
@@ -40,9 +40,7 @@ threads_per_sm() {
             { if (!($2 in seen)) { seen[$2] = 1; order[++rows] = $2 }
               if (!($1 in ts)) { ts[$1] = 1; tlist[++nt] = $1 }
               t[$2, $1] = $3 }
-            END { for (i = 1; i <= nt; i++) for (j = i + 1; j <= nt; j++)
-                      if (tlist[j] + 0 < tlist[i] + 0) { x = tlist[i]; tlist[i] = tlist[j]; tlist[j] = x }
-                  printf "| kernel |"; for (i = 1; i <= nt; i++) printf " %s |", tlist[i]
+            END { printf "| kernel |"; for (i = 1; i <= nt; i++) printf " %s |", tlist[i]
                   printf "\n|---|"; for (i = 1; i <= nt; i++) printf "---:|"; print ""
                   for (r = 1; r <= rows; r++) {
                       printf "| %s |", order[r]
@@ -99,7 +97,7 @@ scaling() {
         device=$(jq -r '.context.gpu_device' "$f")
         cores=$(jq -r '.context.cpu_batch_threads' "$f")
         echo
-        echo "### $device ($f; CPU batch: $cores threads, $(jq -r '.context.cpu_model // "?"' "$f"))"
+        echo "### $device ($f; $(jq -r '.context.gpu_threads' "$f") GPU threads; CPU batch: $cores threads, $(jq -r '.context.cpu_model // "?"' "$f"))"
         echo
         echo "| N | K | GPU kernel | GPU with copies | CPU batch | kernel / CPU |"
         echo "|---:|---:|---:|---:|---:|---:|"
