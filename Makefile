@@ -108,6 +108,12 @@ LIB_GEN_SRC := $(BUILD)/algorithms/gpu/gpu_ptx.c
 $(BUILD)/algorithms/gpu/gpu_ptx.o: $(LIB_GEN_SRC)
 	$(CC) $(CFLAGS) -c $< -o $@
 LIB_OBJ += $(BUILD)/algorithms/gpu/gpu_ptx.o
+# The library's C objects carry machine code beside their LTO IR (-ffat-lto-objects), so
+# that the test binaries link without LTO (-fno-lto, their rule below): a second each
+# instead of a minute of optimizing the library again at every link. mbd, mbd-bench, the
+# Python module and programs that link the installed library with -flto still get LTO.
+$(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/algorithms/gpu/gpu_ptx.o: \
+    CFLAGS += -ffat-lto-objects
 
 # Made anew each time, so that a source moved or removed leaves no stale member behind.
 $(LIB): $(LIB_OBJ)
@@ -121,7 +127,7 @@ mbd: $(CLI_OBJ) $(LIB)
 
 $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(LIB) | deps-test
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests $< $(TEST_SUPPORT) $(LIB) $(LDLIBS) -lcmocka -o $@
+	$(CC) $(CFLAGS) -fno-lto -Itests $< $(TEST_SUPPORT) $(LIB) $(LDLIBS) -lcmocka -o $@
 
 # Runs every test binary, then prints one closing line for all of them. A second make
 # builds them, so that it sees what deps-test installed (Open MPI).
@@ -219,7 +225,8 @@ $(PY_EXT): $(PY_OBJ)
 
 # ---- make install: the library, its header and pkg-config file, mbd and mbd-bench ------
 # Under PREFIX (default /usr/local), staged under DESTDIR if set. libmbd.a holds gcc's LTO
-# objects (-flto), which gcc compiles when a program links them, for this build's -march:
+# objects (-flto) with their machine code for this build's -march; the pkg-config file's
+# Libs carry -flto, so that gcc optimizes the library with the program that links it:
 # cc prog.c $(pkg-config --cflags --libs mbd). tests/test_install.c builds and runs
 # examples/batch.c that way. mbd check finds the golden trajectories (and the model files
 # they name) in PREFIX/share/mbdbench, beside PREFIX/bin/mbd.
@@ -245,7 +252,7 @@ install: all mbd-bench python
 	install -m 644 models/*.json models/*.urdf $(DESTDIR)$(DATA_DIR)/models
 	printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' '' \
 	  'Name: mbd' 'Description: forward dynamics of rigid multibody systems (mbdbench)' \
-	  'Version: $(VERSION)' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lmbd $(LDLIBS)' \
+	  'Version: $(VERSION)' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lmbd $(filter -flto%,$(CFLAGS)) $(LDLIBS)' \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mbd.pc
 
 uninstall:

@@ -129,7 +129,7 @@ static void test_minv(void **state)
     assert_int_equal((int)json_array_size(rows), 6);
     for (int r = 0; r < 6; r++)
         read_json_array(json_array_get(rows, (size_t)r), printed + 6 * r, 6);
-    /* not bit for bit: mbd and this test are separate LTO builds, which may fuse a * b + c
+    /* not bit for bit: mbd is an LTO build and this test is not, and they may fuse a * b + c
      * into FMAs in different places (measured: a few ulps) */
     assert_close(printed, Hinv, 36, 1e-15, "mbd minv against the library");
     for (int r = 0; r < 6; r++) {

@@ -627,12 +627,13 @@ static void check_screw_congruence(const mbd_model *m, int i)
         const double *twice = twisted ? m->joint[i].twice_twist : NULL;
         inertia_add_screw_congruence(&screw, &I, NULL, &X, twice, &I, 0, 0);
         assert_inertia_close(&screw, &general, 1e-13);
-        /* a sum started from the rigid body itself (base NULL) adds its blocks exactly */
+        /* a sum started from the rigid body itself (base NULL) adds its blocks: the same
+         * sums, to rounding (how they contract into fused multiply-adds is the compiler's) */
         mbd_inertia from_body;
         inertia_add_congruence(&from_body, NULL, &rigid, &X, &I, 0, 0);
-        assert_inertia_close(&from_body, &general, 0.0);
+        assert_inertia_close(&from_body, &general, 1e-15);
         inertia_add_screw_congruence(&from_body, NULL, &rigid, &X, twice, &I, 0, 0);
-        assert_inertia_close(&from_body, &screw, 0.0);
+        assert_inertia_close(&from_body, &screw, 1e-15);
         /* an articulated inertia of a turn about z (A's row and column 2 and B's row 2
          * zero), whose zeros the screw kernel skips across both turns */
         mbd_inertia Ia = I;
