@@ -5,9 +5,11 @@
  * directions, exact to round-off, with no second implementation of the recursion.
  * The directions are the columns of the matrices asked for: q along q (+) delta e_j
  * (tangent G(q) e_j, joint_position_rates), qd along e_j; ceil(k nv / T) sweeps for k of
- * the two. qdd is affine in tau, so dqdd/dtau = H^-1 needs no direction: the
- * articulated-body inverse (dynamics/minverse.c) gives it in O(N^2), where its nv
- * directions would cost nv / T sweeps of O(N T) each. The articulated inertias (I^a,
+ * the two. qdd is affine in tau, so dqdd/dtau = H^-1 needs no direction: H from CRBA
+ * factored densely gives it, as analytic's (inverse_by_factor), and beyond 50
+ * coordinates, where that O(N^3) costs more, the O(N^2) articulated-body inverse
+ * (dynamics/minverse.c), where its nv directions would cost nv / T sweeps of O(N T) each.
+ * The articulated inertias (I^a,
  * D^-1, U D^-1), which q alone decides, are formed once: the first sweep, the one that
  * moves the most bodies along q, forms every body's, and their tangents and those of X
  * and S are then set to zero (forget_tangents), so that every sweep after takes them from
@@ -32,6 +34,10 @@ extern "C" {
 #include "solvers/bodies_kernels.h"
 #include "spatial/lane_end.h"
 
+/* dqdd/dtau from H factored densely up to this many coordinates, from the articulated-body
+ * inverse beyond (revolute chain, time of the inverse: 0.65x at N = 30, 1.75x at N = 100). */
+#define DENSE_INVERSE_MAX_NV 50
+
 /* The dual workspace and the sweep's inputs and output, in the workspace's derivative
  * block (derivative_scratch: most workspaces never take derivatives): T + 1 doubles per
  * double of the sweep's arrays, at N = 30 about 290 KiB. Nothing zeroes it: the sweep
@@ -40,6 +46,7 @@ typedef struct {
     mbd_dual_work work;
     mbd_dual *q, *qd, *tau, *qdd;
     unsigned char *moved, *known; /* (nb) mark_known */
+    double *L;                    /* (nv x nv) inverse_by_factor's */
     int formed;                   /* a sweep at this q has formed every body's */
 } dual_sweep;
 
@@ -67,6 +74,7 @@ static size_t lay_out(dual_sweep *sweep, char *base, const mbd_model *model)
     sweep->qdd = (mbd_dual *)carve(&block, nv * d);
     sweep->moved = (unsigned char *)carve(&block, nb);
     sweep->known = (unsigned char *)carve(&block, nb);
+    sweep->L = (double *)carve(&block, nv <= DENSE_INVERSE_MAX_NV ? nv * nv * sizeof(double) : 0);
     work->known = sweep->known;
     return block.used;
 }
@@ -221,32 +229,26 @@ static int sweep_directions(dual_sweep *sweep, const mbd_model *model, const dou
 /* The dual sweeps for the asked matrices' directions, T at a time; first the one that
  * moves the most bodies, since the first sweep forms every body's I^a anyway and the
  * others form only those they move. */
-static int sweep_all(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
-                     const double *tau, const asked_matrices *asked)
+static int sweep_all(dual_sweep *sweep, const mbd_model *model, mbd_work *work, const double *q,
+                     const double *qd, const double *tau, const asked_matrices *asked)
 {
-    dual_sweep sweep;
-    const size_t bytes = lay_out(&sweep, NULL, model);
-    char *block = (char *)derivative_scratch(work, bytes);
-    if (!block)
-        return MBD_ENOMEM;
-    lay_out(&sweep, block, model);
-    sweep.formed = 0; /* nothing formed yet at this q */
-    sweep.work.failed_body = -1;
-    constant_kinematics_dual(model, &sweep.work);
+    sweep->formed = 0; /* nothing formed yet at this q */
+    sweep->work.failed_body = -1;
+    constant_kinematics_dual(model, &sweep->work);
     const int sweeps = (asked->count * model->nv + DUAL_TANGENTS - 1) / DUAL_TANGENTS;
     int start = 0, most = -1; /* the sweep that moves the most bodies */
     for (int k = 0; k < sweeps; k++) {
         const int first = k * DUAL_TANGENTS;
-        const int moved = mark_moved(&sweep, model, asked, first, sweep_end(asked, model, first));
+        const int moved = mark_moved(sweep, model, asked, first, sweep_end(asked, model, first));
         if (moved > most)
             most = moved, start = k;
     }
     int status = MBD_OK;
     for (int k = 0; k < sweeps && status == MBD_OK; k++) { /* start, then the others in order */
         const int first = DUAL_TANGENTS * (k == 0 ? start : k <= start ? k - 1 : k);
-        status = sweep_directions(&sweep, model, q, qd, tau, asked, first, k + 1 < sweeps);
+        status = sweep_directions(sweep, model, q, qd, tau, asked, first, k + 1 < sweeps);
     }
-    work->failed_body = sweep.work.failed_body;
+    work->failed_body = sweep->work.failed_body;
     return status;
 }
 
@@ -264,16 +266,24 @@ static int automatic_forward(const mbd_model *model, mbd_work *work, const doubl
     asked_matrices asked = {};
     ask(&asked, dqdd_dqd, ALONG_QD);
     ask(&asked, dqdd_dq, ALONG_Q);
+    dual_sweep sweep;
+    char *block = (char *)derivative_scratch(work, lay_out(&sweep, NULL, model));
+    if (!block)
+        return MBD_ENOMEM;
+    lay_out(&sweep, block, model);
     if (asked.count > 0)
-        status = sweep_all(model, work, q, qd, tau, &asked);
+        status = sweep_all(&sweep, model, work, q, qd, tau, &asked);
     if (status == MBD_OK && dqdd_dtau)
-        status = mass_matrix_inverse(model, work, dqdd_dtau);
+        status = model->nv <= DENSE_INVERSE_MAX_NV
+                     ? inverse_by_factor(model, work, sweep.L, dqdd_dtau)
+                     : mass_matrix_inverse(model, work, dqdd_dtau);
     return status;
 }
 
 const mbd_derivatives_method mbd_derivatives_automatic = {
     .name = "automatic",
     .summary = "forward-mode dual numbers through the bodies sweep's own kernels along q and qd, "
-               "15 directions a sweep; H^-1 by the articulated-body inverse",
+               "15 directions a sweep; H^-1 from CRBA's H factored densely (the articulated-body "
+               "inverse beyond 50 coordinates)",
     .forward = automatic_forward,
 };
