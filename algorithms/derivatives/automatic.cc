@@ -5,18 +5,17 @@
  * directions, exact to round-off, with no second implementation of the recursion.
  * The directions are the columns of the matrices asked for: q along q (+) delta e_j
  * (tangent G(q) e_j, joint_position_rates), qd along e_j; ceil(k nv / T) sweeps for k of
- * the two. qdd is affine in tau, so dqdd/dtau = H^-1 needs no direction: H from CRBA
- * factored densely gives it, as analytic's (inverse_by_factor), and beyond 50
- * coordinates, where that O(N^3) costs more, the O(N^2) articulated-body inverse
- * (dynamics/minverse.c), where its nv directions would cost nv / T sweeps of O(N T) each.
- * The articulated inertias (I^a,
- * D^-1, U D^-1), which q alone decides, are formed once: the first sweep, the one that
- * moves the most bodies along q, forms every body's, and their tangents and those of X
- * and S are then set to zero (forget_tangents), so that every sweep after takes them from
- * the workspace wherever none of its directions moves them (mark_known): a sweep along qd
- * forms neither them nor X and S, one along q_j on a chain none of the bodies after j.
- * C++ for its operators alone: no exceptions, no run-time type information, no C++
- * library, so that libmbd.a links as C. */
+ * the two. qdd is affine in tau, so dqdd/dtau = H^-1 needs no direction (its nv would
+ * cost nv / T sweeps of O(N T) each): H from CRBA factored densely gives it, as analytic's
+ * (inverse_by_factor), and beyond 100 coordinates, where that O(N^3) costs more, the
+ * O(N^2) articulated-body inverse (dynamics/minverse.c). The articulated inertias (I^a,
+ * D^-1, U D^-1), which q alone decides, are formed only where a sweep moves them and once:
+ * the first sweep, the one that moves the most bodies along q, forms every body's, and
+ * their tangents and those of X and S are then set to zero (forget_tangents), so that
+ * every sweep after takes them from the workspace wherever none of its directions moves
+ * them (mark_known): a sweep along qd forms neither them nor X and S, one along q_j on a
+ * chain none of the bodies after j. C++ for its operators alone: no exceptions, no
+ * run-time type information, no C++ library, so that libmbd.a links as C. */
 #define restrict __restrict
 
 #include <math.h>
@@ -35,8 +34,9 @@ extern "C" {
 #include "spatial/lane_end.h"
 
 /* dqdd/dtau from H factored densely up to this many coordinates, from the articulated-body
- * inverse beyond (revolute chain, time of the inverse: 0.65x at N = 30, 1.75x at N = 100). */
-#define DENSE_INVERSE_MAX_NV 50
+ * inverse beyond (revolute chain, after the sweeps, time of the dense inverse against the
+ * other: 0.65 at N = 30, 0.4 at N = 60, 1.0 at N = 100, 1.6 at N = 150). */
+#define DENSE_INVERSE_MAX_NV 100
 
 /* The dual workspace and the sweep's inputs and output, in the workspace's derivative
  * block (derivative_scratch: most workspaces never take derivatives): T + 1 doubles per
@@ -284,6 +284,6 @@ const mbd_derivatives_method mbd_derivatives_automatic = {
     .name = "automatic",
     .summary = "forward-mode dual numbers through the bodies sweep's own kernels along q and qd, "
                "15 directions a sweep; H^-1 from CRBA's H factored densely (the articulated-body "
-               "inverse beyond 50 coordinates)",
+               "inverse beyond 100 coordinates)",
     .forward = automatic_forward,
 };
