@@ -258,6 +258,9 @@ extern const mbd_derivatives_method mbd_derivatives_finite_difference;
  * derivative call's arrays, allocated on first use and grown as needed, so that repeated
  * calls make no allocation; NULL if it cannot be had (the caller returns MBD_ENOMEM). */
 void *derivative_scratch(mbd_work *work, size_t bytes);
+/* Hinv = H^-1 (nv x nv) after mbd_kinematics, from CRBA's H factored densely in L (nv x nv
+ * scratch), as analytic's own (derivatives/analytic.c). */
+int inverse_by_factor(const mbd_model *model, mbd_work *work, double *L, double *Hinv);
 
 /* ---- many states at once (batch.c; lane forms in batch_x4.c, batch_x8.c) ---- */
 

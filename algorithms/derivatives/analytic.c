@@ -99,6 +99,16 @@ static void inverse_from_factor(double *L, int nv, double *Hinv)
             Hinv[j * n + i] = Hinv[i * n + j];
 }
 
+int inverse_by_factor(const mbd_model *model, mbd_work *work, double *L, double *Hinv)
+{
+    crba(model, work, L);
+    const int failed_row = dense_cholesky(L, model->nv, 1);
+    if (failed_row >= 0)
+        return singular_joint(work, body_of_dof(model, failed_row));
+    inverse_from_factor(L, model->nv, Hinv);
+    return MBD_OK;
+}
+
 static int analytic_forward(const mbd_model *model, mbd_work *work, const double *q,
                             const double *qd, const double *tau, double *dqdd_dq,
                             double *dqdd_dqd, double *dqdd_dtau)

@@ -5,14 +5,17 @@
  * directions, exact to round-off, with no second implementation of the recursion.
  * The directions are the columns of the matrices asked for: q along q (+) delta e_j
  * (tangent G(q) e_j, joint_position_rates), qd along e_j; ceil(k nv / T) sweeps for k of
- * the two. qdd is affine in tau, so dqdd/dtau = H^-1 needs no direction: the
- * articulated-body inverse (dynamics/minverse.c) gives it in O(N^2), where its nv
- * directions would cost nv / T sweeps of O(N T) each. The sweeps go along qd first: the
- * articulated inertias (I^a, D^-1, U D^-1), which q alone decides, have no tangent there,
- * and the sweeps after take them from the workspace wherever none of their directions
- * moves them (mark_known): the second sweep along qd forms neither them nor X and S, one
- * along q_j on a chain none of the bodies after j. C++ for its operators alone: no
- * exceptions, no run-time type information, no C++ library, so that libmbd.a links as C. */
+ * the two. qdd is affine in tau, so dqdd/dtau = H^-1 needs no direction (its nv would
+ * cost nv / T sweeps of O(N T) each): H from CRBA factored densely gives it, as analytic's
+ * (inverse_by_factor), and beyond 100 coordinates, where that O(N^3) costs more, the
+ * O(N^2) articulated-body inverse (dynamics/minverse.c). The articulated inertias (I^a,
+ * D^-1, U D^-1), which q alone decides, are formed only where a sweep moves them and once:
+ * the first sweep, the one that moves the most bodies along q, forms every body's, and
+ * their tangents and those of X and S are then set to zero (forget_tangents), so that
+ * every sweep after takes them from the workspace wherever none of its directions moves
+ * them (mark_known): a sweep along qd forms neither them nor X and S, one along q_j on a
+ * chain none of the bodies after j. C++ for its operators alone: no exceptions, no
+ * run-time type information, no C++ library, so that libmbd.a links as C. */
 #define restrict __restrict
 
 #include <math.h>
@@ -30,6 +33,11 @@ extern "C" {
 #include "solvers/bodies_kernels.h"
 #include "spatial/lane_end.h"
 
+/* dqdd/dtau from H factored densely up to this many coordinates, from the articulated-body
+ * inverse beyond (revolute chain, after the sweeps, time of the dense inverse against the
+ * other: 0.65 at N = 30, 0.4 at N = 60, 1.0 at N = 100, 1.6 at N = 150). */
+#define DENSE_INVERSE_MAX_NV 100
+
 /* The dual workspace and the sweep's inputs and output, in the workspace's derivative
  * block (derivative_scratch: most workspaces never take derivatives): T + 1 doubles per
  * double of the sweep's arrays, at N = 30 about 290 KiB. Nothing zeroes it: the sweep
@@ -37,7 +45,9 @@ extern "C" {
 typedef struct {
     mbd_dual_work work;
     mbd_dual *q, *qd, *tau, *qdd;
-    unsigned char *known, *clean; /* (nb) mark_known */
+    unsigned char *moved, *known; /* (nb) mark_known */
+    double *L;                    /* (nv x nv) inverse_by_factor's */
+    int formed;                   /* a sweep at this q has formed every body's */
 } dual_sweep;
 
 /* Points the arrays into base (NULL: only measures; carve, internal.h); returns the
@@ -62,8 +72,9 @@ static size_t lay_out(dual_sweep *sweep, char *base, const mbd_model *model)
     sweep->qd = (mbd_dual *)carve(&block, nv * d);
     sweep->tau = (mbd_dual *)carve(&block, nv * d);
     sweep->qdd = (mbd_dual *)carve(&block, nv * d);
+    sweep->moved = (unsigned char *)carve(&block, nb);
     sweep->known = (unsigned char *)carve(&block, nb);
-    sweep->clean = (unsigned char *)carve(&block, nb);
+    sweep->L = (double *)carve(&block, nv <= DENSE_INVERSE_MAX_NV ? nv * nv * sizeof(double) : 0);
     work->known = sweep->known;
     return block.used;
 }
@@ -116,40 +127,86 @@ static void set_values(dual_sweep *sweep, const mbd_model *model, const double *
     }
 }
 
-/* The bodies whose I^a, D^-1 and U D^-1 the sweep of the directions first .. end - 1 takes
- * from the sweeps before (known): those whose subtree, joint included, no direction of the
- * sweep moves along q, and that were last formed so too (clean): all of them have no
- * tangent then. A sweep along qd alone moves none; one along q_j on a chain none after
- * body j. Bodies follow their parents, so one backward pass finds the moved subtrees.
- * Returns whether every body is known: X and S are then an earlier sweep's as well. */
-static int mark_known(dual_sweep *sweep, const mbd_model *model, const asked_matrices *asked,
+/* The bodies that the directions first .. end - 1 move along q (sweep->moved): those whose
+ * subtree, joint included, one of them moves; bodies follow their parents, so one backward
+ * pass finds them. Returns their number. */
+static int mark_moved(dual_sweep *sweep, const mbd_model *model, const asked_matrices *asked,
                       int first, int end)
 {
-    unsigned char *moved = sweep->known; /* first moved, then known */
+    unsigned char *moved = sweep->moved;
     memset(moved, 0, (size_t)model->nb);
     for (int d = first; d < end; d++)
         if (asked->kind[d / model->nv] == ALONG_Q)
             moved[body_of_dof(model, d % model->nv)] = 1;
-    int all_known = 1;
+    int count = 0;
     for (int i = model->nb - 1; i >= 0; i--) {
         if (model->parent[i] >= 0)
             moved[model->parent[i]] |= moved[i];
-        const int unmoved = !moved[i];
-        sweep->known[i] = sweep->clean[i] && unmoved;
-        sweep->clean[i] = unmoved;
+        count += moved[i];
+    }
+    return count;
+}
+
+/* The bodies whose I^a, D^-1 and U D^-1 the sweep of the directions first .. end - 1 takes
+ * from the sweeps before (known): all those it does not move, once a sweep has formed them
+ * (their tangents are then zero: forget_tangents). A sweep along qd alone moves none; one
+ * along q_j on a chain none after body j. Returns whether every body is known: X and S are
+ * then an earlier sweep's as well. */
+static int mark_known(dual_sweep *sweep, const mbd_model *model, const asked_matrices *asked,
+                      int first, int end)
+{
+    mark_moved(sweep, model, asked, first, end);
+    int all_known = 1;
+    for (int i = 0; i < model->nb; i++) {
+        sweep->known[i] = sweep->formed && !sweep->moved[i];
         all_known &= sweep->known[i];
     }
     return all_known;
 }
 
+static void keep_values(mbd_dual *x, int n)
+{
+    for (int k = 0; k < n; k++)
+        x[k] = mbd_dual(dual_value(x[k]));
+}
+
+/* The tangents of what the sweep formed along q (the moved bodies' X, S, I^a, D^-1 and
+ * U D^-1) set to zero: their values are those at q, with no tangent, as the sweeps after
+ * take them. Cheaper than forming them once more with zero tangents. */
+static void forget_tangents(dual_sweep *sweep, const mbd_model *model)
+{
+    mbd_dual_work *work = &sweep->work;
+    for (int i = 0; i < model->nb; i++) {
+        if (!sweep->moved[i])
+            continue;
+        const int v0 = model->v0[i], n = model->joint[i].nv;
+        mbd_dual_inertia *IA = &work->IA[i];
+        keep_values(work->X[i].E, 9);
+        keep_values(work->X[i].r, 3);
+        keep_values(IA->A, 6);
+        keep_values(IA->B, 9);
+        keep_values(IA->C, 6);
+        keep_values(work->S + 6 * v0, 6 * n);
+        keep_values(work->U + 6 * v0, 6 * n);
+        keep_values(work->D + model->d0[i], n * n);
+    }
+}
+
+/* The end of the directions of the sweep that starts at first. */
+static int sweep_end(const asked_matrices *asked, const mbd_model *model, int first)
+{
+    const int directions = asked->count * model->nv;
+    return first + DUAL_TANGENTS < directions ? first + DUAL_TANGENTS : directions;
+}
+
 /* One sweep for the directions first .. first + T - 1 (those below the end): seeded,
- * swept, and qdd's tangents out into their columns. */
+ * swept, and qdd's tangents out into their columns; more: sweeps follow, which take what
+ * this one formed. */
 static int sweep_directions(dual_sweep *sweep, const mbd_model *model, const double *q,
                             const double *qd, const double *tau, const asked_matrices *asked,
-                            int first)
+                            int first, int more)
 {
-    const int nv = model->nv, end = asked->count * nv;
-    const int last = first + DUAL_TANGENTS < end ? first + DUAL_TANGENTS : end;
+    const int nv = model->nv, last = sweep_end(asked, model, first);
     set_values(sweep, model, q, qd, tau);
     for (int d = first; d < last; d++)
         seed(sweep, model, q, asked->kind[d / nv], d % nv, d - first);
@@ -158,6 +215,9 @@ static int sweep_directions(dual_sweep *sweep, const mbd_model *model, const dou
                                          sweep->qd, sweep->tau, sweep->qdd);
     if (status != MBD_OK)
         return status;
+    if (more)
+        forget_tangents(sweep, model);
+    sweep->formed = 1;
     for (int d = first; d < last; d++) {
         double *column = asked->out[d / nv] + d % nv;
         for (int i = 0; i < nv; i++)
@@ -166,24 +226,29 @@ static int sweep_directions(dual_sweep *sweep, const mbd_model *model, const dou
     return MBD_OK;
 }
 
-/* The dual sweeps for the asked matrices' directions, T at a time. */
-static int sweep_all(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
-                     const double *tau, const asked_matrices *asked)
+/* The dual sweeps for the asked matrices' directions, T at a time; first the one that
+ * moves the most bodies, since the first sweep forms every body's I^a anyway and the
+ * others form only those they move. */
+static int sweep_all(dual_sweep *sweep, const mbd_model *model, mbd_work *work, const double *q,
+                     const double *qd, const double *tau, const asked_matrices *asked)
 {
-    dual_sweep sweep;
-    const size_t bytes = lay_out(&sweep, NULL, model);
-    char *block = (char *)derivative_scratch(work, bytes);
-    if (!block)
-        return MBD_ENOMEM;
-    lay_out(&sweep, block, model);
-    memset(sweep.clean, 0, (size_t)model->nb); /* nothing formed yet at this q */
-    sweep.work.failed_body = -1;
-    constant_kinematics_dual(model, &sweep.work);
+    sweep->formed = 0; /* nothing formed yet at this q */
+    sweep->work.failed_body = -1;
+    constant_kinematics_dual(model, &sweep->work);
+    const int sweeps = (asked->count * model->nv + DUAL_TANGENTS - 1) / DUAL_TANGENTS;
+    int start = 0, most = -1; /* the sweep that moves the most bodies */
+    for (int k = 0; k < sweeps; k++) {
+        const int first = k * DUAL_TANGENTS;
+        const int moved = mark_moved(sweep, model, asked, first, sweep_end(asked, model, first));
+        if (moved > most)
+            most = moved, start = k;
+    }
     int status = MBD_OK;
-    for (int first = 0; first < asked->count * model->nv && status == MBD_OK;
-         first += DUAL_TANGENTS)
-        status = sweep_directions(&sweep, model, q, qd, tau, asked, first);
-    work->failed_body = sweep.work.failed_body;
+    for (int k = 0; k < sweeps && status == MBD_OK; k++) { /* start, then the others in order */
+        const int first = DUAL_TANGENTS * (k == 0 ? start : k <= start ? k - 1 : k);
+        status = sweep_directions(sweep, model, q, qd, tau, asked, first, k + 1 < sweeps);
+    }
+    work->failed_body = sweep->work.failed_body;
     return status;
 }
 
@@ -198,19 +263,27 @@ static int automatic_forward(const mbd_model *model, mbd_work *work, const doubl
     int status = dqdd_dtau ? mbd_kinematics(model, work, q) : start_kinematics(model, work, q);
     if (status != MBD_OK)
         return status;
-    asked_matrices asked = {}; /* along qd first: what they form along q alone, the rest take */
+    asked_matrices asked = {};
     ask(&asked, dqdd_dqd, ALONG_QD);
     ask(&asked, dqdd_dq, ALONG_Q);
+    dual_sweep sweep;
+    char *block = (char *)derivative_scratch(work, lay_out(&sweep, NULL, model));
+    if (!block)
+        return MBD_ENOMEM;
+    lay_out(&sweep, block, model);
     if (asked.count > 0)
-        status = sweep_all(model, work, q, qd, tau, &asked);
+        status = sweep_all(&sweep, model, work, q, qd, tau, &asked);
     if (status == MBD_OK && dqdd_dtau)
-        status = mass_matrix_inverse(model, work, dqdd_dtau);
+        status = model->nv <= DENSE_INVERSE_MAX_NV
+                     ? inverse_by_factor(model, work, sweep.L, dqdd_dtau)
+                     : mass_matrix_inverse(model, work, dqdd_dtau);
     return status;
 }
 
 const mbd_derivatives_method mbd_derivatives_automatic = {
     .name = "automatic",
     .summary = "forward-mode dual numbers through the bodies sweep's own kernels along q and qd, "
-               "15 directions a sweep; H^-1 by the articulated-body inverse",
+               "15 directions a sweep; H^-1 from CRBA's H factored densely (the articulated-body "
+               "inverse beyond 100 coordinates)",
     .forward = automatic_forward,
 };
