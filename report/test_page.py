@@ -10,6 +10,7 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -58,7 +59,7 @@ class Browser:
         self.process = subprocess.Popen(
             [exe, "--headless=new", "--disable-gpu", "--no-sandbox", "--no-first-run",
              "--remote-debugging-port=0", "--user-data-dir=" + profile, "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         port_file = pathlib.Path(profile, "DevToolsActivePort")
         for _ in range(300):
             if port_file.exists() and port_file.read_text().count("\n") >= 1:
@@ -118,9 +119,17 @@ class Browser:
         path.write_bytes(base64.b64decode(shot["data"]))
 
     def close(self):
+        """Ends the browser and its helper processes (renderer, zygote, crash handler), which
+        may outlive it and still write to the profile as it is removed."""
         self.socket.close()
         self.process.terminate()
         self.process.wait()
+        for sig in [signal.SIGKILL] + [0] * 100:
+            try:
+                os.killpg(self.process.pid, sig)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
 
 
 def check_page(browser, page, out_dir):
