@@ -99,14 +99,21 @@ static void inverse_from_factor(double *L, int nv, double *Hinv)
             Hinv[j * n + i] = Hinv[i * n + j];
 }
 
+/* H = L L^T in place (H's lower triangle in L): MBD_OK, or the status of the joint whose
+ * pivot is not positive. */
+static int factor(const mbd_model *model, mbd_work *work, double *L)
+{
+    const int failed_row = dense_cholesky(L, model->nv, 1);
+    return failed_row >= 0 ? singular_joint(work, body_of_dof(model, failed_row)) : MBD_OK;
+}
+
 int inverse_by_factor(const mbd_model *model, mbd_work *work, double *L, double *Hinv)
 {
     crba(model, work, L);
-    const int failed_row = dense_cholesky(L, model->nv, 1);
-    if (failed_row >= 0)
-        return singular_joint(work, body_of_dof(model, failed_row));
-    inverse_from_factor(L, model->nv, Hinv);
-    return MBD_OK;
+    const int status = factor(model, work, L);
+    if (status == MBD_OK)
+        inverse_from_factor(L, model->nv, Hinv);
+    return status;
 }
 
 static int analytic_forward(const mbd_model *model, mbd_work *work, const double *q,
@@ -114,7 +121,7 @@ static int analytic_forward(const mbd_model *model, mbd_work *work, const double
                             double *dqdd_dqd, double *dqdd_dtau)
 {
     const int nv = model->nv;
-    const int status = mbd_kinematics(model, work, q);
+    int status = mbd_kinematics(model, work, q);
     if (status || (!dqdd_dq && !dqdd_dqd && !dqdd_dtau))
         return status;
     const size_t n = (size_t)nv;
@@ -123,9 +130,8 @@ static int analytic_forward(const mbd_model *model, mbd_work *work, const double
         return MBD_ENOMEM;
     double *buffer = L + n * n, *qdd = work->jv;
     rnea_derivatives_start(model, work, buffer, qd, L, qdd);
-    const int failed_row = dense_cholesky(L, nv, 1);
-    if (failed_row >= 0)
-        return singular_joint(work, body_of_dof(model, failed_row));
+    if ((status = factor(model, work, L)) != MBD_OK)
+        return status;
     for (size_t k = 0; k < n; k++) /* qdd = H^-1 (tau - tau(qdd = 0)) */
         qdd[k] = (tau ? tau[k] : 0.0) - qdd[k];
     solve_vector(L, nv, qdd);
