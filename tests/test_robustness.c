@@ -141,6 +141,23 @@ static void test_massless_leaf_and_subtree_singular(void **state)
             assert_true(all_finite_values(s.out, s.nv) && all_finite_values(s.p, s.nv));
             mbd_work_free(work);
         }
+        /* and every derivative method, each matrix's route alone (dqdd/dtau: H's factor) */
+        mbd_work *work;
+        mbd_work_new(model, mbd_solver_find("bodies"), &work);
+        double *matrix = calloc((size_t)s.nv * (size_t)s.nv, sizeof *matrix);
+        for (int k = 0; k < mbd_derivatives_method_count(); k++)
+            for (int asked = 0; asked < 3; asked++) {
+                assert_int_equal(mbd_forward_derivatives(model, work, s.q, s.qd, s.tau,
+                                                         mbd_derivatives_method_at(k),
+                                                         asked == 0 ? matrix : NULL,
+                                                         asked == 1 ? matrix : NULL,
+                                                         asked == 2 ? matrix : NULL),
+                                 MBD_ESINGULAR);
+                const int body = mbd_work_failed_body(work);
+                assert_true(body >= 2 && body < n);
+            }
+        free(matrix);
+        mbd_work_free(work);
         state_free(&s);
         mbd_model_free(model);
     }
