@@ -15,9 +15,10 @@
 #       GPU kernel alone and with copies at the level that passed, rows ending /jit:4 at
 #       level 4, and the CPU batch on every core, against K, N = 10, 100, 1000), which
 #       write OUT/gpu-<device>.json (default OUT: ./results) after each measurement, the
-#       same with the workspaces on the stacks into OUT/stack/; last, the CPU batch
-#       suite on one core and on every core (mbd-bench --suite batch), into
-#       OUT/batch-<cores>-cores.json. About 9 minutes at most.
+#       same with the workspaces on the stacks into OUT/stack/ (and OUT/stack-THREADS/ at 512
+#       and 2048 threads per multiprocessor); last, the CPU batch suite on one core, half
+#       the cores and all of them (mbd-bench --suite batch), into
+#       OUT/batch-<cores>-cores.json. About 7 minutes, 9 at most.
 #
 # The binaries start through the carried loader, so that the machine's own libc plays no
 # part: lib/ld-linux-x86-64.so.2 --library-path lib bin/... The CUDA driver is the
@@ -74,7 +75,7 @@ step() {
 # the search path names it, after our own libraries.
 libs="$here/lib:${LD_LIBRARY_PATH:-}:/usr/local/nvidia/lib64:/usr/lib/x86_64-linux-gnu"
 
-step "machine" 15 bash -c 'uname -a; nproc; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1 || true'
+step "machine" 15 bash -c 'uname -a; nproc; lscpu; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1 || true'
 test_gpu=("$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/test_gpu")
 # the check: every test of test_gpu through the GPU (cmocka prints each), with the driver's
 # optimisation level 4 (the default), the workspaces in global memory (the default) and on
@@ -98,13 +99,21 @@ step "check: the workspaces on the stack" 100 \
 # workspaces on the stack in OUT/stack/ (where they fit there, N <= 100)
 gpu_bench=("$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/mbd-gpu-bench"
     --min-time 0.02 --jit-levels "$levels")
-step "timings: mbd-gpu-bench, JIT level $levels" 170 \
-    "${gpu_bench[@]}" --out "$out" --cpu-threads "$(nproc)" --budget 140
+step "timings: mbd-gpu-bench, JIT level $levels" 110 \
+    "${gpu_bench[@]}" --out "$out" --cpu-threads "$(nproc)" --budget 90
 mkdir -p "$out/stack"
 step "timings: the workspaces on the stack" 75 env MBD_GPU_WORKSPACE=stack \
     "${gpu_bench[@]}" --out "$out/stack" --n 10,100 --min-k 1024 --cpu-threads 0 --budget 60
-# the CPU batch of every solver on one core and on all of them (the report's scaling target)
-step "timings: the CPU batch on 1 and $(nproc) cores" 120 \
+# the stack's threads per multiprocessor (the default, 128, above): bodies' large-K rows
+for threads in 512 2048; do
+    mkdir -p "$out/stack-$threads"
+    step "timings: the stack, $threads threads per multiprocessor" 25 env MBD_GPU_WORKSPACE=stack \
+        MBD_GPU_THREADS_PER_SM=$threads "${gpu_bench[@]}" --out "$out/stack-$threads" --n 100 \
+        --min-k 65536 --cpu-threads 0 --budget 15
+done
+# the CPU batch of every solver on one core, half the cores and all of them (the report's
+# scaling target; half: where hardware threads share cores, lscpu above says)
+step "timings: the CPU batch on 1, $(($(nproc) / 2)) and $(nproc) cores" 120 \
     "$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/mbd-bench" --suite batch \
-    --threads "1,$(nproc)" --repetitions 3 --json "$out/batch-$(nproc)-cores.json"
+    --threads "1,$(($(nproc) / 2)),$(nproc)" --repetitions 3 --json "$out/batch-$(nproc)-cores.json"
 ls -la "$out"
