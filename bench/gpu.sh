@@ -5,20 +5,21 @@
 #   bench/gpu.sh --pack BUILD   (here, by `make gpu-bundle`) packs BUILD/mbd-gpu-bench,
 #       BUILD/tests/test_gpu, BUILD/mbd-bench, this script, and every library they load
 #       with the loader itself, into BUILD/mbd-gpu.tar.xz;
-#   mbd-gpu/gpu.sh [OUT]        (there, in the unpacked bundle) runs, each step logged and
-#       under its own time limit, a failed step not stopping the next: the device
-#       (nvidia-smi), the check (test_gpu with MBD_TEST_GPU=1: every kernel against its CPU
-#       solver to 1e-12 relative, every joint type, K not a multiple of the block) with the
-#       driver's PTX compiler at level 4 (MBD_GPU_JIT_LEVEL, docs/gpu.md) and, if that
-#       fails, at level 0 and at 4 under compute-sanitizer, and with the workspaces on the
-#       threads' stacks (MBD_GPU_WORKSPACE); then the timings (mbd-gpu-bench: each solver's
-#       GPU kernel alone and with copies at the level that passed, rows ending /jit:4 at
-#       level 4, and the CPU batch on every core, against K, N = 10, 100, 1000), which
-#       write OUT/gpu-<device>.json (default OUT: ./results) after each measurement, the
-#       same with the workspaces on the stacks into OUT/stack/ (and OUT/stack-THREADS/ at 512
-#       and 2048 threads per multiprocessor); last, the CPU batch suite on one core, half
-#       the cores and all of them (mbd-bench --suite batch), into
-#       OUT/batch-<cores>-cores.json. About 7 minutes, 9 at most.
+#   mbd-gpu/gpu.sh [--quick] [OUT]   (there, in the unpacked bundle) runs, each step logged
+#       and under its own time limit, a failed step not stopping the next: the device
+#       (nvidia-smi, lscpu), the check (test_gpu with MBD_TEST_GPU=1: every kernel against
+#       its CPU solver to 1e-12 relative, every joint type, K not a multiple of the block)
+#       with the driver's PTX compiler at level 4 (MBD_GPU_JIT_LEVEL, docs/gpu.md) and, if
+#       that fails, at level 0 and at 4 under compute-sanitizer, with the workspaces on the
+#       threads' stacks where they fit (the default) and in global memory
+#       (MBD_GPU_WORKSPACE); then the timings (mbd-gpu-bench: each solver's GPU kernel
+#       alone and with copies at the level that passed, rows ending /jit:4 at level 4, and
+#       the CPU batch on every core, against K, N = 10, 100, 1000), which write
+#       OUT/gpu-<device>.json (default OUT: ./results) after each measurement. Without
+#       --quick, then: the same with the workspaces in global memory into OUT/global/, the
+#       stack at 128 and 2048 threads per multiprocessor (OUT/stack-THREADS/), and the CPU batch
+#       suite on one core, half the cores and all of them (mbd-bench --suite batch) into
+#       OUT/batch-<cores>-cores.json. About 7 minutes, 9 at most; --quick 4, 5 at most.
 #
 # The binaries start through the carried loader, so that the machine's own libc plays no
 # part: lib/ld-linux-x86-64.so.2 --library-path lib bin/... The CUDA driver is the
@@ -54,6 +55,8 @@ if [ "${1:-}" = --pack ]; then
 fi
 
 here=$(cd "$(dirname "$0")" && pwd)
+quick=
+[ "${1:-}" = --quick ] && { quick=1; shift; }
 out=${1:-$PWD/results}
 mkdir -p "$out" || exit 1
 exec > >(tee -a "$out/gpu.log") 2>&1
@@ -78,8 +81,8 @@ libs="$here/lib:${LD_LIBRARY_PATH:-}:/usr/local/nvidia/lib64:/usr/lib/x86_64-lin
 step "machine" 15 bash -c 'uname -a; nproc; lscpu; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1 || true'
 test_gpu=("$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/test_gpu")
 # the check: every test of test_gpu through the GPU (cmocka prints each), with the driver's
-# optimisation level 4 (the default), the workspaces in global memory (the default) and on
-# the threads' stacks where they fit; if level 4 fails, level 0 (docs/gpu.md), and level 4
+# optimisation level 4 (the default), the workspaces on the threads' stacks where they fit
+# (the default) and in global memory; if level 4 fails, level 0 (docs/gpu.md), and level 4
 # under compute-sanitizer where the machine has it (a fault's address and source line)
 step "check: GPU kernels against the CPU solvers, JIT level 4" 100 \
     env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=4 "${test_gpu[@]}"
@@ -93,23 +96,24 @@ if [ "$step_rc" -ne 0 ]; then
     [ -n "$sanitizer" ] && step "check: JIT level 4 under compute-sanitizer" 60 \
         env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=4 "$sanitizer" --print-limit 5 "${test_gpu[@]}"
 fi
-step "check: the workspaces on the stack" 100 \
-    env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=$levels MBD_GPU_WORKSPACE=stack "${test_gpu[@]}"
-# the timings: JSON after each measurement, so that a cut-short run keeps its rows; the
-# workspaces on the stack in OUT/stack/ (where they fit there, N <= 100)
+step "check: the workspaces in global memory" 100 \
+    env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=$levels MBD_GPU_WORKSPACE=global "${test_gpu[@]}"
+# the timings: JSON after each measurement, so that a cut-short run keeps its rows
 gpu_bench=("$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/mbd-gpu-bench"
     --min-time 0.02 --jit-levels "$levels")
 step "timings: mbd-gpu-bench, JIT level $levels" 110 \
     "${gpu_bench[@]}" --out "$out" --cpu-threads "$(nproc)" --budget 90
-mkdir -p "$out/stack"
-step "timings: the workspaces on the stack" 75 env MBD_GPU_WORKSPACE=stack \
-    "${gpu_bench[@]}" --out "$out/stack" --n 10,100 --min-k 1024 --cpu-threads 0 --budget 60
-# the stack's threads per multiprocessor (the default, 128, above): bodies' large-K rows
-for threads in 512 2048; do
+[ "$quick" ] && { ls -la "$out"; exit 0; }
+# the workspaces in global memory (N <= 100: beyond, the stack's do not fit)
+mkdir -p "$out/global"
+step "timings: the workspaces in global memory" 75 env MBD_GPU_WORKSPACE=global \
+    "${gpu_bench[@]}" --out "$out/global" --n 10,100 --min-k 1024 --cpu-threads 0 --budget 60
+# the threads per multiprocessor on the stack (its default, 512, above): large-K rows
+for threads in 128 2048; do
     mkdir -p "$out/stack-$threads"
-    step "timings: the stack, $threads threads per multiprocessor" 25 env MBD_GPU_WORKSPACE=stack \
-        MBD_GPU_THREADS_PER_SM=$threads "${gpu_bench[@]}" --out "$out/stack-$threads" --n 100 \
-        --min-k 65536 --cpu-threads 0 --budget 15
+    step "timings: the stack, $threads threads per multiprocessor" 25 \
+        env MBD_GPU_THREADS_PER_SM=$threads "${gpu_bench[@]}" --out "$out/stack-$threads" \
+        --n 100 --min-k 65536 --cpu-threads 0 --budget 15
 done
 # the CPU batch of every solver on one core, half the cores and all of them (the report's
 # scaling target; half: where hardware threads share cores, lscpu above says)

@@ -18,31 +18,55 @@ out=report/gpu.md
 # (2 x 61 + 4) x 8 bytes. v and a live in two slots (motion_of), in cache.
 bytes_per_body=1008
 
-# The GPU kernels against the threads resident per multiprocessor
-# (results/gpu-threads-per-sm-<device>/<threads>.json, each an mbd-gpu-bench run with
-# MBD_GPU_THREADS_PER_SM set): ns per body per state of each kernel row, one column each.
-threads_per_sm() {
+# The memory bandwidth of a GPU in TB/s, from NVIDIA's data sheets, or nothing for one not
+# listed here (then no floor is given).
+bandwidth() {
+    case $1 in
+    *H200*) echo 4.8 ;;
+    *H100*PCIe*) echo 2.0 ;;
+    *H100*) echo 3.35 ;;
+    *A100*) echo 2.0 ;;
+    esac
+}
+
+# The GPU kernels side by side in one table per directory, one column per file of it: the
+# threads resident per multiprocessor (results/gpu-threads-per-sm-<device>/<threads>.json,
+# each an mbd-gpu-bench run with MBD_GPU_THREADS_PER_SM set) and the workspaces' placement
+# (results/gpu-placement-<device>/<placement>-<threads>.json, MBD_GPU_WORKSPACE too):
+# ns per body per state of each kernel row.
+columns() {
     local dir f
-    for dir in results/gpu-threads-per-sm-*/; do
+    for dir in results/gpu-threads-per-sm-*/ results/gpu-placement-*/; do
         [ -d "$dir" ] || continue
         echo
-        echo "### The kernels against the threads resident per multiprocessor (${dir%/})"
+        case $dir in
+        *threads-per-sm*)
+            echo "### The kernels against the threads resident per multiprocessor (${dir%/})"
+            echo
+            echo "ns per body per state of the kernel alone (JIT level 4, workspaces in global"
+            echo "memory), one column per \$MBD_GPU_THREADS_PER_SM:" ;;
+        *)
+            echo "### The kernels against the workspaces' placement (${dir%/})"
+            echo
+            echo "ns per body per state of the kernel alone (JIT level 4), one column per"
+            echo "\$MBD_GPU_WORKSPACE and \$MBD_GPU_THREADS_PER_SM, from one run on one machine (\`dense\`"
+            echo "at N = 100 does not fit on the stack and runs in global memory in every column):" ;;
+        esac
         echo
-        echo "ns per body per state of the kernel alone (JIT level 4), one column per"
-        echo "\$MBD_GPU_THREADS_PER_SM:"
-        echo
-        for f in $(printf '%s\n' "$dir"*.json | sort -V); do # columns by thread count
+        for f in $(printf '%s\n' "$dir"*.json | sort -V); do # columns by name
             jq -r --arg t "$(basename "$f" .json)" '.benchmarks[]
                 | select(.run_type == "aggregate" and .aggregate_name == "median")
-                | select(.run_name | test("-copies") | not)
+                | select(.run_name | test("^gpu_") and (test("-copies") | not))
                 | [$t, .run_name, .ns_per_body] | @tsv' "$f"
         done | awk -F'\t' '
-            { if (!($2 in seen)) { seen[$2] = 1; order[++rows] = $2 }
+            { if (!($2 in seen)) order[++rows] = $2
+              seen[$2]++
               if (!($1 in ts)) { ts[$1] = 1; tlist[++nt] = $1 }
               t[$2, $1] = $3 }
             END { printf "| kernel |"; for (i = 1; i <= nt; i++) printf " %s |", tlist[i]
                   printf "\n|---|"; for (i = 1; i <= nt; i++) printf "---:|"; print ""
                   for (r = 1; r <= rows; r++) {
+                      if (seen[order[r]] < 2) continue # in one column only
                       printf "| %s |", order[r]
                       for (i = 1; i <= nt; i++)
                           printf " %s |", (order[r], tlist[i]) in t ? sprintf("%.3g", t[order[r], tlist[i]]) : ""
@@ -58,9 +82,9 @@ scaling() {
     for f in results/batch-*-cores.json; do
         [ -e "$f" ] || continue
         echo
-        echo "### The CPU batch on every core ($f: $(jq -r '.context.cpu_model' "$f"), K = 1024)"
+        echo "### The CPU batch on the cores of the GPU machine ($f: $(jq -r '.context.cpu_model' "$f"), K = 1024)"
         echo
-        echo "Speed-up of T threads over one (median times; the issue's target: >= 12 on 16):"
+        echo "Speed-up of T threads over one, per N and T (median times; the issue's target: >= 12 on 16):"
         echo
         jq -r '.benchmarks[] | select(.run_type == "aggregate" and .aggregate_name == "median")
                | (.run_name | capture("^batch_(?<v>[^/]*)/(?<f>[^/]*)/n:(?<n>[0-9]+)/k:[0-9]+/threads:(?<t>[0-9]+)")) as $m
@@ -68,20 +92,23 @@ scaling() {
             awk -F'\t' '
                 { key = $1 "\t" $2; if (!(key in seen)) { seen[key] = 1; order[++rows] = key }
                   if (!($3 in ns)) { ns[$3] = 1; nlist[++nn] = $3 }
-                  if ($4 == 1) one[key, $3] = $5; else { all[key, $3] = $5; threads = $4 } }
-                END { printf "| variant | family |"; for (i = 1; i <= nn; i++) printf " N = %s |", nlist[i]
-                      printf "\n|---|---|"; for (i = 1; i <= nn; i++) printf "---:|"; print ""
+                  if ($4 > most) most = $4
+                  if ($4 != 1 && !($4 in ts)) { ts[$4] = 1; tlist[++nt] = $4 }
+                  t[key, $3, $4] = $5 }
+                END { printf "| variant | family |"
+                      for (i = 1; i <= nn; i++) for (j = 1; j <= nt; j++) printf " N = %s, %s |", nlist[i], tlist[j]
+                      printf "\n|---|---|"; for (i = 1; i <= nn * nt; i++) printf "---:|"; print ""
                       for (r = 1; r <= rows; r++) {
                           split(order[r], vf, "\t"); printf "| %s | %s |", vf[1], vf[2]
-                          for (i = 1; i <= nn; i++) {
-                              k = order[r] SUBSEP nlist[i]
-                              if ((k in one) && (k in all)) { x = one[k] / all[k]; cells++; met += x >= 12
-                                                              printf " %.1f |", x }
+                          for (i = 1; i <= nn; i++) for (j = 1; j <= nt; j++) {
+                              one = order[r] SUBSEP nlist[i] SUBSEP 1; k = order[r] SUBSEP nlist[i] SUBSEP tlist[j]
+                              if ((one in t) && (k in t)) { x = t[one] / t[k]; printf " %.1f |", x
+                                                            if (tlist[j] == most) { cells++; met += x >= 12 } }
                               else printf " |"
                           }
                           print ""
                       }
-                      printf "\n%d threads: >= 12 in %d of %d cells.\n", threads, met, cells }'
+                      printf "\n%d threads: >= 12 in %d of %d cells.\n", most, met, cells }'
     done
 }
 {
@@ -97,7 +124,7 @@ scaling() {
         device=$(jq -r '.context.gpu_device' "$f")
         cores=$(jq -r '.context.cpu_batch_threads' "$f")
         echo
-        echo "### $device ($f; $(jq -r '.context.gpu_threads' "$f") GPU threads; CPU batch: $cores threads, $(jq -r '.context.cpu_model // "?"' "$f"))"
+        echo "### $device ($f; workspaces: $(jq -r '.context.gpu_workspace // "global"' "$f"), where they fit; CPU batch: $cores threads, $(jq -r '.context.cpu_model // "?"' "$f"))"
         echo
         echo "| N | K | GPU kernel | GPU with copies | CPU batch | kernel / CPU |"
         echo "|---:|---:|---:|---:|---:|---:|"
@@ -108,7 +135,7 @@ scaling() {
                | @tsv' "$f" > /tmp/gpu-report-rows.$$
         awk -F'\t' '{ print $2, $3 }' /tmp/gpu-report-rows.$$ | sort -u -n -k1,1 -k2,2 \
             > /tmp/gpu-report-keys.$$
-        awk -F'\t' -v bytes="$bytes_per_body" '
+        awk -F'\t' -v bytes="$bytes_per_body" -v bandwidth="$(bandwidth "$device")" '
             FNR == NR { t[$2 " " $3, $1] = $4; next }
             { split($0, nk, " "); n = nk[1]; k = nk[2]; key = n " " k
               g = t[key, "gpu_bodies/jit:4"]; c = t[key, "gpu_bodies-copies/jit:4"]
@@ -121,9 +148,12 @@ scaling() {
               if (g != "" && (!(n in best) || g < best[n])) best[n] = g }
             END { print ""
                   for (n in best) {
-                      printf "N = %d: the GPU kernel beats the CPU batch from K = %s; its best, %.4g ns per body per state, is %.2g x the memory floor of %d bytes per body per state at 3.35 TB/s (%.3g ns).\n",
-                          n, n in wins ? wins[n] : "(never, within the Ks run)", best[n],
-                          best[n] / (bytes / 3.35e12 * 1e9), bytes, bytes / 3.35e12 * 1e9
+                      printf "N = %d: the GPU kernel beats the CPU batch from K = %s; its best is %.4g ns per body per state",
+                          n, n in wins ? wins[n] : "(never, within the Ks run)", best[n]
+                      if (bandwidth) { floor = bytes / (bandwidth * 1e12) * 1e9
+                                       printf ", %.2g x the memory floor of %d bytes per body per state at %s TB/s (%.3g ns)",
+                                           best[n] / floor, bytes, bandwidth, floor }
+                      print "."
                   } }' /tmp/gpu-report-rows.$$ /tmp/gpu-report-keys.$$
         # the solvers ranked for each N: each GPU kernel's best over K, and the CPU batch's
         # best for the same solver; only for files with more than the bodies sweep
@@ -151,7 +181,7 @@ scaling() {
         fi
         rm -f /tmp/gpu-report-keys.$$ /tmp/gpu-report-rows.$$
     done
-    threads_per_sm
+    columns
     scaling
     echo
     echo "The memory floor counts the workspace arrays that the sweep stores per body and reads"

@@ -6,8 +6,9 @@
  * (mbd_gpu_ptx), which the driver compiles for its GPU when the batch loads it.
  *
  * A batch holds a context, the model's arrays in GPU memory (once), one workspace block
- * per GPU thread (as many threads as fit in a share of the free memory, up to
- * $MBD_GPU_THREADS_PER_SM per multiprocessor; each thread takes every threads-th state),
+ * per GPU thread on its stack or, where it does not fit there, in global memory (as many
+ * threads as fit in a share of the free memory, up to $MBD_GPU_THREADS_PER_SM per
+ * multiprocessor; each thread takes every threads-th state),
  * and, for host arrays, GPU buffers for the states, grown as K needs. */
 #include "gpu/gpu.h"
 
@@ -123,6 +124,14 @@ static void load_driver_once(void)
 /* Resident threads per multiprocessor at most (sm_80 and sm_90): more would wait for a
  * slot anyway. */
 #define GPU_MAX_THREADS_PER_SM 2048
+
+/* The threads per multiprocessor that measured best for each placement (an H200 at
+ * K >= 65 536, docs/gpu.md): in global memory a thread's workspace is one contiguous
+ * block, so a warp's loads touch 32 cache lines, and with one block of threads resident
+ * more of each stays in the L1 cache (128 threads 1.5x faster than 2048); on the stack
+ * the hardware interleaves the warp's words, and 512 threads hide more of the memory's
+ * latency (bodies at N = 100: 0.39-0.45 ns per body per state, 0.56-0.60 with 128). */
+static int placement_threads_per_sm(int on_stack) { return on_stack ? 4 * GPU_BLOCK : GPU_BLOCK; }
 
 struct mbd_gpu_batch {
     const mbd_model *model;
@@ -293,6 +302,8 @@ static int open_batch(mbd_gpu_batch *batch, const mbd_solver *solver)
     if (!(batch->layout = gpu_layout(batch->model, solver, &batch->launch)))
         return MBD_ENOMEM;
     batch->on_stack = batch->on_stack && batch->launch.work_bytes <= GPU_LOCAL_BYTES;
+    if (!batch->threads_per_sm)
+        batch->threads_per_sm = placement_threads_per_sm(batch->on_stack);
     const char *const entries[][2] = {
 #define GPU_ENTRY_NAMES(solver_name, entry, local_entry) {#entry, #local_entry},
         GPU_KERNEL_LIST(GPU_ENTRY_NAMES)
@@ -328,28 +339,24 @@ static int env_setting(const char *name, int lo, int hi, int step, int fallback)
  * (the driver's own default; level 0's code is 2-9 times slower, docs/gpu.md). */
 static int jit_level(void) { return env_setting("MBD_GPU_JIT_LEVEL", 0, 4, 1, 4); }
 
-/* Workspaces per multiprocessor: $MBD_GPU_THREADS_PER_SM, whole blocks up to 2048, by
- * default one block. Each thread's workspace is one contiguous block, so a warp's loads
- * touch 32 cache lines: with fewer threads resident, more of each stays in the L1 cache
- * (an H200 at K >= 65 536: 128 threads 1.5x faster than 2048, docs/gpu.md). */
-#define GPU_THREADS_PER_SM GPU_BLOCK
+/* Workspaces per multiprocessor: $MBD_GPU_THREADS_PER_SM, whole blocks up to 2048, or 0
+ * where it is unset: then the placement's own (placement_threads_per_sm). */
 static int threads_per_sm(void)
 {
-    return env_setting("MBD_GPU_THREADS_PER_SM", GPU_BLOCK, GPU_MAX_THREADS_PER_SM, GPU_BLOCK,
-                       GPU_THREADS_PER_SM);
+    return env_setting("MBD_GPU_THREADS_PER_SM", GPU_BLOCK, GPU_MAX_THREADS_PER_SM, GPU_BLOCK, 0);
 }
 
-/* Where the threads' workspaces lie: $MBD_GPU_WORKSPACE, "global" (the default: blocks
- * in global memory, the placement timed on a GPU so far) or "stack" (each thread's
- * stack, where the workspace fits in GPU_LOCAL_BYTES, else global memory); 1 for the
- * stack, 0 global, -1 (mbd_gpu_why says why) for any other text. */
+/* Where the threads' workspaces lie: $MBD_GPU_WORKSPACE, "stack" (the default: each
+ * thread's stack, where the workspace fits in GPU_LOCAL_BYTES, else global memory) or
+ * "global" (blocks side by side in global memory, 2.6-4.7x slower at large K); 1 for
+ * the stack, 0 global, -1 (mbd_gpu_why says why) for any other text. */
 static int workspace_on_stack(void)
 {
     const char *text = getenv("MBD_GPU_WORKSPACE");
-    if (!text || !*text || strcmp(text, "global") == 0)
-        return 0;
-    if (strcmp(text, "stack") == 0)
+    if (!text || !*text || strcmp(text, "stack") == 0)
         return 1;
+    if (strcmp(text, "global") == 0)
+        return 0;
     snprintf(why_not, sizeof why_not, "MBD_GPU_WORKSPACE=%.64s: not stack or global", text);
     return -1;
 }

@@ -364,7 +364,7 @@ int main(int argc, char **argv)
     json_object_set_new(run.context, "cpu_batch_threads", json_integer(config.cpu_threads));
     const char *workspace = getenv("MBD_GPU_WORKSPACE");
     json_object_set_new(run.context, "gpu_workspace",
-                        json_string(workspace && *workspace ? workspace : "global"));
+                        json_string(workspace && *workspace ? workspace : "stack"));
     json_object_set_new(run.context, "family", json_string(FAMILY_SPEC));
     json_t *levels = json_array();
     for (int l = 0; l < config.jit_levels.count; l++)
