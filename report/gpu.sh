@@ -29,6 +29,40 @@ bandwidth() {
     esac
 }
 
+# The FP64 rate of a GPU in TFLOP/s without its tensor cores (the kernels use none), from
+# NVIDIA's data sheets, or nothing for one not listed here.
+fp64() {
+    case $1 in
+    *H200*) echo 34 ;;
+    *H100*PCIe*) echo 26 ;;
+    *H100*) echo 34 ;;
+    *A100*) echo 9.7 ;;
+    esac
+}
+
+# The FP64 floor of each solver's kernel at N = 100 on the GPU machine's device $1: the
+# operations per body that report/flops.sh counted for the same solver and family on the
+# CPU (results/dat/flops.dat, under Valgrind), at the device's FP64 rate, against the
+# kernel's best time at N = 100 ($2: the rows file).
+fp64_floor() {
+    local rate flops=results/dat/flops.dat
+    rate=$(fp64 "$1")
+    [ -n "$rate" ] && [ -e "$flops" ] || return 0
+    echo
+    echo "The FP64 side at N = 100: operations per body from \`$flops\` (counted on the CPU's"
+    echo "build, whose sine and cosine are libm's; the GPU's are polynomials), at $rate TFLOP/s:"
+    echo
+    awk -v rate="$rate" '
+        FNR == NR { if ($1 == "autotree-chain" && $3 == 100) ops[$2] = $5; next }
+        $2 == 100 && $1 ~ /^gpu_/ && $1 !~ /-copies/ {
+            split(substr($1, 5), v, "/jit:")
+            if (!(v[1] in best) || $4 < best[v[1]]) best[v[1]] = $4 }
+        END { for (s in best) if (s in ops) {
+                  floor = ops[s] / (rate * 1e12) * 1e9
+                  printf "- %s: %.0f operations per body, a floor of %.3g ns; the kernel'"'"'s best, %.3g ns, is %.0f x it.\n",
+                      s, ops[s], floor, best[s], best[s] / floor } }' "$flops" "$2" | sort
+}
+
 # The GPU kernels side by side in one table per directory, one column per file of it: the
 # threads resident per multiprocessor (results/gpu-threads-per-sm-<device>/<threads>.json,
 # each an mbd-gpu-bench run with MBD_GPU_THREADS_PER_SM set) and the workspaces' placement
@@ -179,6 +213,7 @@ scaling() {
                               printf "| %d | %d | %s | %d | %.4g | %d | %s | %s |\n", $1, rank[$1], $4, $5, $2, $3,
                                   $6 == "" ? "" : sprintf("%.4g", $6), $6 == "" ? "" : sprintf("%.3g", $2 / $6) }'
         fi
+        fp64_floor "$device" /tmp/gpu-report-rows.$$
         rm -f /tmp/gpu-report-keys.$$ /tmp/gpu-report-rows.$$
     done
     columns
@@ -187,6 +222,6 @@ scaling() {
     echo "The memory floor counts the workspace arrays that the sweep stores per body and reads"
     echo "back (bodies_kernels.h, revolute joint: $bytes_per_body bytes per body per state, see"
     echo "report/gpu.sh); at K in the thousands a state's workspace (65 KB at N = 100) does not"
-    echo "stay in the GPU's caches. The FP64 side is not counted here."
+    echo "stay in the GPU's caches."
 } > "$out"
 echo "report/gpu.sh: $out"
