@@ -325,10 +325,11 @@ int mbd_batch_forward_momentum(const mbd_model *model, mbd_batch *batch, int K,
  * Solvers: bodies and dense (acceleration form), poisson-ldlt (momentum form); models
  * without friction or loops (else MBD_EUNSUPPORTED, and mbd_gpu_why() says why). The
  * driver compiles the PTX at the level $MBD_GPU_JIT_LEVEL sets (0 to 4, default 4), and
- * $MBD_GPU_THREADS_PER_SM sets the threads per multiprocessor (128 to 2048 in steps of
- * 128, default 128), $MBD_GPU_WORKSPACE where each thread's workspace lies ("global",
- * the default, or "stack" where it fits); another value: MBD_EINVAL (docs/gpu.md). Angles beyond 1e5 rad lose
- * digits in the GPU's sine and cosine. Experimental (docs/gpu.md says where it stands). */
+ * $MBD_GPU_WORKSPACE where each thread's workspace lies ("stack", the default, where it
+ * fits, else global memory; or "global"), $MBD_GPU_THREADS_PER_SM the threads per
+ * multiprocessor (128 to 2048 in steps of 128; default 512 on the stack, 128 in global
+ * memory); another value: MBD_EINVAL (docs/gpu.md). Angles beyond 1e5 rad lose digits in
+ * the GPU's sine and cosine. Experimental (docs/gpu.md says where it stands). */
 typedef struct mbd_gpu_batch mbd_gpu_batch;
 typedef unsigned long long mbd_gpu_ptr; /* an address in GPU memory */
 int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_batch **out);
