@@ -12,14 +12,16 @@
 #       with the driver's PTX compiler at level 4 (MBD_GPU_JIT_LEVEL, docs/gpu.md) and, if
 #       that fails, at level 0 and at 4 under compute-sanitizer, with the workspaces on the
 #       threads' stacks where they fit (the default) and in global memory
-#       (MBD_GPU_WORKSPACE); then the timings (mbd-gpu-bench: each solver's GPU kernel
+#       (MBD_GPU_WORKSPACE), and bodies' inertia sums in slots (MBD_GPU_INERTIA_SUMS);
+#       then the timings (mbd-gpu-bench: each solver's GPU kernel
 #       alone and with copies at the level that passed, rows ending /jit:4 at level 4, and
 #       the CPU batch on every core, against K, N = 10, 100, 1000), which write
-#       OUT/gpu-<device>.json (default OUT: ./results) after each measurement. Without
+#       OUT/gpu-<device>.json (default OUT: ./results) after each measurement, and bodies
+#       with its inertia sums in slots at large K into OUT/slots/. Without
 #       --quick, then: the same with the workspaces in global memory into OUT/global/, the
 #       stack at 128 and 2048 threads per multiprocessor (OUT/stack-THREADS/), and the CPU batch
 #       suite on one core, half the cores and all of them (mbd-bench --suite batch) into
-#       OUT/batch-<cores>-cores.json. About 7 minutes, 9 at most; --quick 4, 5 at most.
+#       OUT/batch-<cores>-cores.json. About 8 minutes (H200); --quick about 5.
 #
 # The binaries start through the carried loader, so that the machine's own libc plays no
 # part: lib/ld-linux-x86-64.so.2 --library-path lib bin/... The CUDA driver is the
@@ -98,11 +100,17 @@ if [ "$step_rc" -ne 0 ]; then
 fi
 step "check: the workspaces in global memory" 100 \
     env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=$levels MBD_GPU_WORKSPACE=global "${test_gpu[@]}"
+step "check: bodies' inertia sums in slots" 100 \
+    env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=$levels MBD_GPU_INERTIA_SUMS=slots "${test_gpu[@]}"
 # the timings: JSON after each measurement, so that a cut-short run keeps its rows
 gpu_bench=("$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/mbd-gpu-bench"
     --min-time 0.02 --jit-levels "$levels")
 step "timings: mbd-gpu-bench, JIT level $levels" 110 \
     "${gpu_bench[@]}" --out "$out" --cpu-threads "$(nproc)" --budget 90
+# bodies with its inertia sums in slots (gpu.h): its large-K rows, beside the default's
+mkdir -p "$out/slots"
+step "timings: bodies' inertia sums in slots" 35 env MBD_GPU_INERTIA_SUMS=slots \
+    "${gpu_bench[@]}" --out "$out/slots" --n 10,100 --min-k 65536 --cpu-threads 0 --budget 25
 [ "$quick" ] && { ls -la "$out"; exit 0; }
 # the workspaces in global memory (N <= 100: beyond, the stack's do not fit)
 mkdir -p "$out/global"

@@ -328,8 +328,9 @@ int mbd_batch_forward_momentum(const mbd_model *model, mbd_batch *batch, int K,
  * $MBD_GPU_WORKSPACE where each thread's workspace lies ("stack", the default, where it
  * fits, else global memory; or "global"), $MBD_GPU_THREADS_PER_SM the threads per
  * multiprocessor (128 to 2048 in steps of 128; default 512 on the stack, 128 in global
- * memory); another value: MBD_EINVAL (docs/gpu.md). Angles beyond 1e5 rad lose digits in
- * the GPU's sine and cosine. Experimental (docs/gpu.md says where it stands). */
+ * memory), $MBD_GPU_INERTIA_SUMS where bodies keeps its inertia sums ("body", the default,
+ * or "slots"); another value: MBD_EINVAL (docs/gpu.md). Angles beyond 1e5 rad lose digits
+ * in the GPU's sine and cosine. Experimental (docs/gpu.md says where it stands). */
 typedef struct mbd_gpu_batch mbd_gpu_batch;
 typedef unsigned long long mbd_gpu_ptr; /* an address in GPU memory */
 int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_batch **out);

@@ -7,7 +7,7 @@
  * not a multiple of the thread count, tau NULL, and a singular, a NaN and a
  * zero-quaternion state among good ones; without a driver, mbd_gpu_batch_new says "no GPU
  * here", and it refuses other solvers, friction and a bad MBD_GPU_JIT_LEVEL,
- * MBD_GPU_THREADS_PER_SM or MBD_GPU_WORKSPACE with a reason.
+ * MBD_GPU_THREADS_PER_SM, MBD_GPU_WORKSPACE or MBD_GPU_INERTIA_SUMS with a reason.
  * With MBD_TEST_GPU=1 (bench/gpu.sh, on a GPU machine), the same comparisons through the
  * GPU itself, from host arrays and from arrays already on the GPU. */
 #include "gpu/gpu.h"
@@ -20,14 +20,17 @@
 
 #define TOLERANCE 1e-12
 
-/* The solvers that have a GPU kernel (gpu.h), whether it runs their momentum form, and
- * the most states a test gives it: dense's check on the CPU (LAPACK, O(N^3), and cond(H)
- * where 1e-12 does not hold: check_states) takes milliseconds a state at N = 100. */
+/* The GPU's kernels (gpu.h) and their solvers, whether a kernel runs its solver's momentum
+ * form, and the most states a test gives it: dense's check on the CPU (LAPACK, O(N^3), and
+ * cond(H) where 1e-12 does not hold: check_states) takes milliseconds a state at N = 100.
+ * On the GPU the batch takes bodies' kernel from $MBD_GPU_INERTIA_SUMS (bench/gpu.sh runs
+ * the test with each). */
 static const struct {
     const char *name;
     int kernel, momentum, max_k;
 } gpu_solvers[] = {
     {"bodies", GPU_KERNEL_bodies, 0, INT_MAX},
+    {"bodies", GPU_KERNEL_bodies_slots, 0, INT_MAX},
     {"poisson-ldlt", GPU_KERNEL_poisson_ldlt, 1, INT_MAX},
     {"dense", GPU_KERNEL_dense, 0, 1001},
 };
@@ -355,7 +358,7 @@ static void refuse_setting(const mbd_model *model, const char *name, const char 
 
 /* Without a driver: MBD_EUNSUPPORTED and "no GPU here" for each GPU solver. Anywhere: the
  * solvers without a kernel and models with friction refused, and a bad MBD_GPU_JIT_LEVEL,
- * MBD_GPU_THREADS_PER_SM or MBD_GPU_WORKSPACE, each with its reason. */
+ * MBD_GPU_THREADS_PER_SM, MBD_GPU_WORKSPACE or MBD_GPU_INERTIA_SUMS, each with its reason. */
 static void test_refusals(void **state)
 {
     (void)state;
@@ -375,6 +378,7 @@ static void test_refusals(void **state)
     refuse_setting(model, "MBD_GPU_THREADS_PER_SM", "100"); /* not whole blocks */
     refuse_setting(model, "MBD_GPU_THREADS_PER_SM", "4096");
     refuse_setting(model, "MBD_GPU_WORKSPACE", "shared");
+    refuse_setting(model, "MBD_GPU_INERTIA_SUMS", "shared");
     assert_int_equal(mbd_gpu_batch_new(NULL, mbd_solver_find("bodies"), &batch), MBD_EINVAL);
     if (!on_gpu()) {
         setenv("MBD_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);

@@ -216,7 +216,7 @@ static int LANE_FN(bodies_lanes)(const mbd_model *model, LANE_FN(group_work) *gr
     int pipelined = 0;
     if (!prepared)
         LANE_FN(bodies_velocity_pass)(model, work, work->q, work->x);
-    const int status = LANE_FN(bodies_articulated_pass)(model, work, tau ? work->tau : NULL);
+    const int status = LANE_FN(bodies_articulated_pass)(model, work, tau ? work->tau : NULL, 0);
     if (status)
         return status;
     if (next_count) {

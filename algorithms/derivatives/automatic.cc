@@ -212,7 +212,7 @@ static int sweep_directions(dual_sweep *sweep, const mbd_model *model, const dou
         seed(sweep, model, q, asked->kind[d / nv], d % nv, d - first);
     const int all_known = mark_known(sweep, model, asked, first, last);
     const int status = bodies_sweep_dual(model, &sweep->work, all_known ? NULL : sweep->q,
-                                         sweep->qd, sweep->tau, sweep->qdd);
+                                         sweep->qd, sweep->tau, sweep->qdd, 1);
     if (status != MBD_OK)
         return status;
     if (more)

@@ -346,20 +346,28 @@ static int threads_per_sm(void)
     return env_setting("MBD_GPU_THREADS_PER_SM", GPU_BLOCK, GPU_MAX_THREADS_PER_SM, GPU_BLOCK, 0);
 }
 
-/* Where the threads' workspaces lie: $MBD_GPU_WORKSPACE, "stack" (the default: each
- * thread's stack, where the workspace fits in GPU_LOCAL_BYTES, else global memory) or
- * "global" (blocks side by side in global memory, 2.6-4.7x slower at large K); 1 for
- * the stack, 0 global, -1 (mbd_gpu_why says why) for any other text. */
-static int workspace_on_stack(void)
+/* $name's choice: 1 for `first` (also where it is unset), 0 for `second`, -1 (mbd_gpu_why
+ * says why) for any other text. */
+static int env_choice(const char *name, const char *first, const char *second)
 {
-    const char *text = getenv("MBD_GPU_WORKSPACE");
-    if (!text || !*text || strcmp(text, "stack") == 0)
+    const char *text = getenv(name);
+    if (!text || !*text || strcmp(text, first) == 0)
         return 1;
-    if (strcmp(text, "global") == 0)
+    if (strcmp(text, second) == 0)
         return 0;
-    snprintf(why_not, sizeof why_not, "MBD_GPU_WORKSPACE=%.64s: not stack or global", text);
+    snprintf(why_not, sizeof why_not, "%s=%.64s: not %s or %s", name, text, first, second);
     return -1;
 }
+
+/* Where the threads' workspaces lie: $MBD_GPU_WORKSPACE, "stack" (the default: each
+ * thread's stack, where the workspace fits in GPU_LOCAL_BYTES, else global memory) or
+ * "global" (blocks side by side in global memory, 2.6-4.7x slower at large K). */
+static int workspace_on_stack(void) { return env_choice("MBD_GPU_WORKSPACE", "stack", "global"); }
+
+/* Where the bodies kernel keeps its inertia sums and D^-1: $MBD_GPU_INERTIA_SUMS, "body"
+ * (the default: per body in the workspace, as one state on the CPU) or "slots" (the
+ * bodies_slots kernel, gpu.h; not yet timed on a GPU). */
+static int keep_inertias(void) { return env_choice("MBD_GPU_INERTIA_SUMS", "body", "slots"); }
 
 /* Why the GPU does not take this solver or model; MBD_EUNSUPPORTED. */
 static int refuse(const char *what, const char *name)
@@ -381,8 +389,9 @@ int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_
     if (model->has_friction || model->nloops)
         return refuse("the GPU runs models without friction or loops, not ",
                       model->name ? model->name : "this model");
-    const int level = jit_level(), per_sm = threads_per_sm(), on_stack = workspace_on_stack();
-    if (level < 0 || per_sm < 0 || on_stack < 0)
+    const int level = jit_level(), per_sm = threads_per_sm(), on_stack = workspace_on_stack(),
+              keep = keep_inertias();
+    if (level < 0 || per_sm < 0 || on_stack < 0 || keep < 0)
         return MBD_EINVAL;
     pthread_once(&driver_once, load_driver_once);
     if (driver_status) {
@@ -393,7 +402,7 @@ int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_
     if (!batch)
         return MBD_ENOMEM;
     batch->model = model;
-    batch->kernel = kernel;
+    batch->kernel = kernel == GPU_KERNEL_bodies && !keep ? GPU_KERNEL_bodies_slots : kernel;
     batch->momentum = !(mbd_solver_formulations(solver) & MBD_ACCELERATION);
     batch->jit_level = level;
     batch->threads_per_sm = per_sm;

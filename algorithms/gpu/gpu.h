@@ -28,9 +28,13 @@ typedef struct {
  * reads the entries): their entry names in the PTX, on workspaces in global memory and
  * on the threads' stacks, and their index in gpu_run_on_cpu. Each runs its solver's
  * acceleration form where it has one (bodies, dense), else its momentum form
- * (poisson-ldlt). */
+ * (poisson-ldlt). bodies_slots is the bodies sweep with its inertia sums in shared slots
+ * and D^-1 in registers, as the CPU's lanes keep them ($MBD_GPU_INERTIA_SUMS=slots; no
+ * solver of its own): 656 instead of 1008 bytes per revolute body and state to and from
+ * memory (bodies_kernels.h's `keep`), a constant in each entry. */
 #define GPU_KERNEL_LIST(X)                                                                 \
     X(bodies, mbd_gpu_bodies, mbd_gpu_bodies_local)                                        \
+    X(bodies_slots, mbd_gpu_bodies_slots, mbd_gpu_bodies_slots_local)                      \
     X(poisson_ldlt, mbd_gpu_poisson_ldlt, mbd_gpu_poisson_ldlt_local)                      \
     X(dense, mbd_gpu_dense, mbd_gpu_dense_local)
 /* The largest workspace that the stack entries take (each thread's stack frame: the

@@ -132,7 +132,8 @@ MBD_INLINE int gpu_state(int kernel, const gpu_launch *launch, mbd_work *work, s
     int status = gpu_start_state(model, work, q, x, tau);
     if (status != MBD_OK)
         return status;
-    status = kernel == GPU_KERNEL_bodies         ? bodies_sweep(model, work, q, x, tau, y)
+    status = kernel == GPU_KERNEL_bodies         ? bodies_sweep(model, work, q, x, tau, y, 1)
+             : kernel == GPU_KERNEL_bodies_slots ? bodies_sweep(model, work, q, x, tau, y, 0)
              : kernel == GPU_KERNEL_poisson_ldlt ? ldlt_solve(model, work, q, x, tau, y, z)
                                                  : gpu_dense_solve(model, work, q, x, tau, y);
     const int finite = gpu_all_finite(y, model->nv) && (!z || gpu_all_finite(z, model->nv));

@@ -91,7 +91,7 @@ static int bodies_acc_reactions(const mbd_model *model, mbd_work *work, const do
                                 const double *tau, double *qdd)
 {
     bodies_velocity_pass(model, work, NULL, qd);
-    const int status = bodies_articulated_pass(model, work, tau);
+    const int status = bodies_articulated_pass(model, work, tau, 1);
     if (status)
         return status;
     double a0[6] = {0.0, 0.0, 0.0};
@@ -109,13 +109,13 @@ static int bodies_acc_reactions(const mbd_model *model, mbd_work *work, const do
 static int bodies_acc(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
                       double *qdd)
 {
-    return bodies_sweep(model, work, NULL, qd, tau, qdd);
+    return bodies_sweep(model, work, NULL, qd, tau, qdd, 1);
 }
 
 static int bodies_forward(const mbd_model *model, mbd_work *work, const double *q,
                           const double *qd, const double *tau, double *qdd)
 {
-    return bodies_sweep(model, work, q, qd, tau, qdd);
+    return bodies_sweep(model, work, q, qd, tau, qdd, 1);
 }
 
 const mbd_solver mbd_solver_bodies = {

@@ -19,18 +19,16 @@
  * D^-1 of a 1x1 or 2x2 block. A singular block in any lane stops the sweep
  * (joint_block_inverse); the batch then solves that group's states one at a time. */
 
-/* Each body's I^a_i and D_i^-1 stay in work->IA and work->D after the sweep: in one state
- * for bodies_inverse_times, in the dual derivatives (automatic.cc) for the sweeps after,
- * which take them where q alone decides them and no direction moves them (inertia_known). */
-#define KEEP_BODY_INERTIAS (MBD_LANES == 1 || MBD_LANES == MBD_LANES_DUAL)
-
-/* The sweep keeps v and a in shared slots (motion_of), and in W lanes the inertia sums
- * too (inertia_sum): it alone reads them, and a chain's two slots stay in L1 instead of
- * 6 W, 6 W and 21 W doubles per body going out to L2 and memory. One state keeps a sum per
- * body: its pass was 2-4% slower with the sums in slots (each step's loads wait on the
- * stores just made to the same two addresses), and 2% faster at N = 10 000 with v and a
- * in slots, level below. */
-#define SUM_SLOTS (MBD_LANES > 1 && !KEEP_BODY_INERTIAS)
+/* `keep` (the sweep's callers, constant in each): each body's I^a_i and D_i^-1 stay in
+ * work->IA and work->D after the sweep, in one state for bodies_inverse_times and the
+ * reactions, in the dual derivatives (automatic.cc) for the sweeps after, which take them
+ * where q alone decides them and no direction moves them (inertia_known). Else (W lanes,
+ * and the GPU where asked) the inertia sums live in shared slots (inertia_sum) and D^-1
+ * in registers: the sweep alone reads them, and a chain's two slots stay in L1 instead of
+ * 21 W doubles per body going out to L2 and memory. v and a always live in slots
+ * (motion_of). One state keeps a sum per body: its pass was 2-5% slower with the sums in
+ * slots (each step's loads wait on the stores just made to the same two addresses;
+ * algorithms/PERFORMANCE.md, "Linear to 10 000 bodies"). */
 
 /* In W lanes work->U keeps U D^-1 itself, and the last pass takes qdd = u' - (U D^-1)^T
  * X a_lambda from the X a_lambda that it forms anyway: no X^T (U D^-1) in the backward
@@ -121,19 +119,19 @@ MBD_INLINE void LANE_FN(transpose_columns)(lane (*W)[6], const lane_xform *X)
  * u' = D^-1 u - (U D^-1)^T c (in work->u), so that the last pass's
  * qdd = u' - W^T a_lambda waits only on the parent's acceleration. A free joint's
  * U D^-1 = 1 is not multiplied out (transpose_columns). */
-MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work, const lane *tau, int i,
-                                const mbd_joint_type type)
+MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work, const lane *tau,
+                                         int keep, int i, const mbd_joint_type type)
 {
     const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const lane *S = work->S + 6 * v0;
     lane (*W)[6] = (lane (*)[6])(work->U + 6 * v0);
-    lane Dinv_here[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF]; /* the lanes' only here */
-    lane *restrict Dinv = KEEP_BODY_INERTIAS ? work->D + model->d0[i] : Dinv_here;
+    lane Dinv_here[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
+    lane *restrict Dinv = keep ? work->D + model->d0[i] : Dinv_here;
     /* U in a local, not in work->U: a store to I^a could alias it there, and every
      * product of inertia_sub_outer would reload its operand */
     lane U[MBD_MAX_JOINT_DOF][6], D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
     lane UDinv[MBD_MAX_JOINT_DOF][6], Iac[6];
-    const int slots = SUM_SLOTS, free_joint = type == MBD_FREE;
+    const int slots = !keep, free_joint = type == MBD_FREE;
     /* known: I^a_i, D_i^-1 and U_i D_i^-1 (in W) are an earlier sweep's, and still hold */
     const int known = LANE_FN(inertia_known)(work, i);
     const lane (*UD)[6] = known ? (const lane (*)[6])W : (const lane (*)[6])UDinv;
@@ -216,13 +214,14 @@ MBD_INLINE void LANE_FN(bodies_velocity_pass)(const mbd_model *model, lane_work 
         DISPATCH_JOINT(model->joint_type[i], LANE_FN(velocity_step), model, work, q, qd, i);
 }
 
-/* The backward pass: MBD_OK, or the status of a singular joint block. */
+/* The backward pass: MBD_OK, or the status of a singular joint block; keep as above. */
 MBD_INLINE int LANE_FN(bodies_articulated_pass)(const mbd_model *model, lane_work *work,
-                                                const lane *tau)
+                                                const lane *tau, int keep)
 {
     int status = MBD_OK;
     for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
-        DISPATCH_JOINT(model->joint_type[i], status = LANE_FN(articulated_step), model, work, tau, i);
+        DISPATCH_JOINT(model->joint_type[i], status = LANE_FN(articulated_step), model, work, tau,
+                       keep, i);
     return status;
 }
 
@@ -248,13 +247,13 @@ MBD_INLINE void LANE_FN(bodies_acceleration_pass)(const mbd_model *model, lane_w
     }
 }
 
-/* qdd from qd and tau (NULL: zero), q as bodies_velocity_pass's. Inline, so that a
- * constant q = NULL folds. */
+/* qdd from qd and tau (NULL: zero), q as bodies_velocity_pass's, keep as above. Inline,
+ * so that a constant q = NULL or keep folds. */
 MBD_INLINE int LANE_FN(bodies_sweep)(const mbd_model *model, lane_work *work, const lane *q,
-                                     const lane *qd, const lane *tau, lane *qdd)
+                                     const lane *qd, const lane *tau, lane *qdd, int keep)
 {
     LANE_FN(bodies_velocity_pass)(model, work, q, qd);
-    const int status = LANE_FN(bodies_articulated_pass)(model, work, tau);
+    const int status = LANE_FN(bodies_articulated_pass)(model, work, tau, keep);
     if (status == MBD_OK)
         LANE_FN(bodies_acceleration_pass)(model, work, qdd, NULL, NULL);
     return status;
