@@ -18,26 +18,20 @@ out=report/gpu.md
 # (2 x 61 + 4) x 8 bytes. v and a live in two slots (motion_of), in cache.
 bytes_per_body=1008
 
-# The memory bandwidth of a GPU in TB/s, from NVIDIA's data sheets, or nothing for one not
-# listed here (then no floor is given).
-bandwidth() {
+# A GPU's memory bandwidth in TB/s and FP64 rate in TFLOP/s without its tensor cores (the
+# kernels use none), from NVIDIA's data sheets, or nothing for one not listed here (then no
+# floor is given). peak DEVICE bandwidth|fp64
+peak() {
+    local peaks
     case $1 in
-    *H200*) echo 4.8 ;;
-    *H100*PCIe*) echo 2.0 ;;
-    *H100*) echo 3.35 ;;
-    *A100*) echo 2.0 ;;
+    *H200*) peaks="4.8 34" ;;
+    *H100*PCIe*) peaks="2.0 26" ;;
+    *H100*) peaks="3.35 34" ;;
+    *A100*) peaks="2.0 9.7" ;;
+    *) return 0 ;;
     esac
-}
-
-# The FP64 rate of a GPU in TFLOP/s without its tensor cores (the kernels use none), from
-# NVIDIA's data sheets, or nothing for one not listed here.
-fp64() {
-    case $1 in
-    *H200*) echo 34 ;;
-    *H100*PCIe*) echo 26 ;;
-    *H100*) echo 34 ;;
-    *A100*) echo 9.7 ;;
-    esac
+    set -- $peaks "$2"
+    [ "$3" = bandwidth ] && echo "$1" || echo "$2"
 }
 
 # The FP64 floor of each solver's kernel at N = 100 on the GPU machine's device $1: the
@@ -46,7 +40,7 @@ fp64() {
 # kernel's best time at N = 100 ($2: the rows file).
 fp64_floor() {
     local rate flops=results/dat/flops.dat
-    rate=$(fp64 "$1")
+    rate=$(peak "$1" fp64)
     [ -n "$rate" ] && [ -e "$flops" ] || return 0
     echo
     echo "The FP64 side at N = 100: operations per body from \`$flops\` (counted on the CPU's"
@@ -169,7 +163,7 @@ scaling() {
                | @tsv' "$f" > /tmp/gpu-report-rows.$$
         awk -F'\t' '{ print $2, $3 }' /tmp/gpu-report-rows.$$ | sort -u -n -k1,1 -k2,2 \
             > /tmp/gpu-report-keys.$$
-        awk -F'\t' -v bytes="$bytes_per_body" -v bandwidth="$(bandwidth "$device")" '
+        awk -F'\t' -v bytes="$bytes_per_body" -v bandwidth="$(peak "$device" bandwidth)" '
             FNR == NR { t[$2 " " $3, $1] = $4; next }
             { split($0, nk, " "); n = nk[1]; k = nk[2]; key = n " " k
               g = t[key, "gpu_bodies/jit:4"]; c = t[key, "gpu_bodies-copies/jit:4"]

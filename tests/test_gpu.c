@@ -24,7 +24,7 @@
  * form, and the most states a test gives it: dense's check on the CPU (LAPACK, O(N^3), and
  * cond(H) where 1e-12 does not hold: check_states) takes milliseconds a state at N = 100.
  * On the GPU the batch takes bodies' kernel from $MBD_GPU_INERTIA_SUMS (bench/gpu.sh runs
- * the test with each). */
+ * the test with each): the other's row is left out there (batch_takes). */
 static const struct {
     const char *name;
     int kernel, momentum, max_k;
@@ -40,6 +40,15 @@ static int on_gpu(void)
 {
     const char *flag = getenv("MBD_TEST_GPU");
     return flag && strcmp(flag, "1") == 0;
+}
+
+/* Whether a batch of the row's solver runs the row's kernel ($MBD_GPU_INERTIA_SUMS picks
+ * bodies' kernel, gpu.c). */
+static int batch_takes(int solver)
+{
+    const char *sums = getenv("MBD_GPU_INERTIA_SUMS");
+    const int slots = sums && strcmp(sums, "slots") == 0, kernel = gpu_solvers[solver].kernel;
+    return !(kernel == GPU_KERNEL_bodies && slots) && !(kernel == GPU_KERNEL_bodies_slots && !slots);
 }
 
 /* K states of one GPU solver: x is qd (p in the momentum form), y qdd (qd), z pd (the
@@ -232,7 +241,7 @@ static void run_on_gpu(const mbd_model *model, gpu_states *b, int with_tau)
 static void run_every_solver(const mbd_model *model, int K, uint64_t seed, int bad, int threads)
 {
     for (int solver = 0; solver < GPU_SOLVERS; solver++)
-        for (int with_tau = 0; with_tau < 2; with_tau++) {
+        for (int with_tau = 0; with_tau < 2 && (!on_gpu() || batch_takes(solver)); with_tau++) {
             const int states = K < gpu_solvers[solver].max_k ? K : gpu_solvers[solver].max_k;
             gpu_states b = states_new(model, solver, states, seed, bad);
             if (on_gpu())

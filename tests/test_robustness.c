@@ -145,6 +145,7 @@ static void test_massless_leaf_and_subtree_singular(void **state)
         mbd_work *work;
         mbd_work_new(model, mbd_solver_find("bodies"), &work);
         double *matrix = calloc((size_t)s.nv * (size_t)s.nv, sizeof *matrix);
+        assert_non_null(matrix);
         for (int k = 0; k < mbd_derivatives_method_count(); k++)
             for (int asked = 0; asked < 3; asked++) {
                 assert_int_equal(mbd_forward_derivatives(model, work, s.q, s.qd, s.tau,
