@@ -20,6 +20,9 @@
  * World coordinates make I^C and B^C plain sums and each pair (m, k) on a path two dot
  * products (s_m^T I^C and s_m^T B^C formed once per m): O(N) 6 x 6 work and O(N d) dot
  * products, d the depth; in body frames every pair would carry a vector along the path.
+ * The world quantities are those of the tree-sparse solver (root_frame.h: 3-vectors in
+ * 4-lane vectors, inertias by their ten parameters), and B is kept as two structured
+ * parts (inertia_rate, below).
  * These are the closed forms of Singh, Russell and Wensing ("Efficient Analytical
  * Derivatives of Rigid-Body Dynamics using Spatial Vector Algebra", RA-L 2022: w_k and
  * y_k are their Psi-dot and Psi-double-dot of the column, B their body-level Coriolis
@@ -29,16 +32,34 @@
  * changes, a_i by S qdd along the path and F_i by the subtree's I da (rnea_derivatives_at). */
 #include "internal.h"
 
+#include <stdint.h>
 #include <string.h>
 
-/* A body's world quantities: X = (world -> body), I its inertia, IC the subtree's I^C, B
- * its B_i then the subtree's B^C (row-major), a its acceleration at qdd = 0 then at qdd, F
- * its f_i at qdd = 0, then the subtree's F at qdd = 0, then at qdd; da the change of a
- * that qdd makes and G that of the subtree's F (sum of I da). */
+#include "spatial/root_frame.h"
+
+#pragma GCC diagnostic ignored "-Wpsabi" /* v4 (root_frame.h): always inlined */
+
+/* B's symmetric part, M + M^T with M = (v x*) I (for a body, I about the world origin as
+ * (I-bar, h, m): rigid4), is the rate of change of I, and has the form
+ *   [K, D x; -D x, 0],  K = w x I-bar - I-bar w x - (h v^T + v h^T) + 2 (v . h) 1,
+ *                       D = w x h + m v   (v = (w; v) the body's velocity);
+ * B's other part is G w = w x* (I v), skew-symmetric: B = S + G and B^T = S - G. Both are
+ * linear in what they are built from, so a subtree's B^C is S^C + G(its momentum):
+ * 12 numbers a body to sum instead of 36, and B^T s, B s share S s and G s. */
 typedef struct {
-    mbd_xform X;
-    mbd_inertia I, IC;
-    double B[36], v[6], a[6], F[6], da[6], G[6];
+    v4 K[3], D; /* K by rows (symmetric) */
+} inertia_rate;
+
+/* A body's world quantities: X = (world -> body), I its inertia, IC the subtree's I^C,
+ * S and momentum its B's parts (I-rate's and I v), then the subtree's, a its
+ * acceleration at qdd = 0 then at qdd, F its f_i at qdd = 0, then the subtree's F at
+ * qdd = 0, then at qdd; da the change of a that qdd makes and G that of the subtree's F
+ * (sum of I da). */
+typedef struct {
+    xform4 X;
+    rigid4 I, IC;
+    inertia_rate S;
+    spatial4 momentum, v, a, F, da, G;
 } world_body;
 
 /* A velocity coordinate k's: its column s, w_k and y_k along delta_k, y_k along qd_k
@@ -46,173 +67,119 @@ typedef struct {
  * subtree (the rows of the coordinates above). turn: a Cardan joint's first column's
  * d s / d q2 (else 0). */
 typedef struct {
-    double s[6], w[6], y[6], rate_y[6], Is[6], Bs[6], dF[6], rate_dF[6], turn[6];
+    spatial4 s, w, y, rate_y, Is, Bs, dF, rate_dF, turn;
 } world_column;
 
-/* out = X^-1 m for a motion m (body -> world): (E^T w; E^T v + r x E^T w). */
-static void motion_to_world(double out[6], const mbd_xform *X, const double m[6])
+/* The buffer's bodies and columns, 32-byte aligned for the v4 (rnea_derivatives_bytes
+ * leaves room). */
+static world_body *bodies_of(void *buffer)
 {
-    double rw[3];
-    mat3_apply_t(out, X->E, m);
-    mat3_apply_t(out + 3, X->E, m + 3);
-    vec3_cross(rw, X->r, out);
+    return (world_body *)(((uintptr_t)buffer + 31) & ~(uintptr_t)31);
+}
+
+static void rate_of_inertia(inertia_rate *out, const rigid4 *I, const spatial4 *v)
+{
+    const v4 w = v->w, u = v->v, h = I->h;
+    const double uh = 2.0 * dot4(&u, &h);
+    const v4 rows_wI[3] = {/* rows of (w x) I-bar */
+                           w[1] * I->I[2] - w[2] * I->I[1], w[2] * I->I[0] - w[0] * I->I[2],
+                           w[0] * I->I[1] - w[1] * I->I[0]};
+    for (int r = 0; r < 3; r++) { /* row r of (w x) I-bar + its column r, - h_r v - v_r h */
+        out->K[r] = rows_wI[r] + cross4(&w, &I->I[r]) - h[r] * u - u[r] * h;
+        out->K[r][r] += uh;
+    }
+    out->D = cross4(&w, &h) + I->m * u;
+}
+
+/* S x = (K x_w + D x x_v; x_w x D) */
+static spatial4 rate_apply(const inertia_rate *S, const spatial4 *x)
+{
+    const v4 K = x->w[0] * S->K[0] + x->w[1] * S->K[1] + x->w[2] * S->K[2];
+    return (spatial4){K + cross4(&S->D, &x->v), cross4(&x->w, &S->D)};
+}
+
+static void rate_add(inertia_rate *sum, const inertia_rate *S)
+{
     for (int r = 0; r < 3; r++)
-        out[3 + r] += rw[r];
-}
-
-/* out = m x x for motions m and x */
-static void cross_motion(double out[6], const double m[6], const double x[6])
-{
-    double t[3];
-    vec3_cross(out, m, x);
-    vec3_cross(out + 3, m, x + 3);
-    vec3_cross(t, m + 3, x);
-    for (int r = 0; r < 3; r++)
-        out[3 + r] += t[r];
-}
-
-static void add_scaled(double out[6], const double x[6], double scale)
-{
-    for (int r = 0; r < 6; r++)
-        out[r] += scale * x[r];
-}
-
-/* out = M x, or out = M^T x (transposed set), for a row-major 6 x 6 M */
-static void matrix6_apply(double out[6], const double M[36], int transposed, const double x[6])
-{
-    for (int r = 0; r < 6; r++) {
-        double sum = 0.0;
-        for (int c = 0; c < 6; c++)
-            sum += (transposed ? M[6 * c + r] : M[6 * r + c]) * x[c];
-        out[r] = sum;
-    }
-}
-
-/* B = the matrix of w -> I (w x v) + w x* h + v x* (I w), h = I v (= (n; f)): with
- * M = (v x*) I, I (w x v) = -I (v x) w = M^T w (I symmetric, (v x*) = -(v x)^T), and
- * w x* h = (w_0 x n + w_1 x f; w_0 x f) = G w, so B = M + M^T + G. */
-static void coriolis_matrix(double B[36], const mbd_inertia *I, const double v[6],
-                            const double h[6])
-{
-    double M[36];
-    for (int c = 0; c < 6; c++) {
-        double column[6], product[6];
-        inertia_column(column, I, c);
-        cross_force(product, v, column);
-        for (int r = 0; r < 6; r++)
-            M[6 * r + c] = product[r];
-    }
-    for (int r = 0; r < 6; r++)
-        for (int c = 0; c < 6; c++)
-            B[6 * r + c] = M[6 * r + c] + M[6 * c + r];
-    const double *n = h, *f = h + 3;
-    for (int k = 0; k < 3; k++) { /* (w x a)_k1 = -a_k2 w_k + ..., (w x a)_k2 = a_k1 w_k + ... */
-        const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
-        B[6 * k1 + k] -= n[k2];
-        B[6 * k2 + k] += n[k1];
-        B[6 * k1 + 3 + k] -= f[k2];
-        B[6 * k2 + 3 + k] += f[k1];
-        B[6 * (3 + k1) + k] -= f[k2];
-        B[6 * (3 + k2) + k] += f[k1];
-    }
-}
-
-static void inertia_accumulate(mbd_inertia *sum, const mbd_inertia *I)
-{
-    for (int k = 0; k < 6; k++) {
-        sum->A[k] += I->A[k];
-        sum->C[k] += I->C[k];
-    }
-    for (int k = 0; k < 9; k++)
-        sum->B[k] += I->B[k];
+        sum->K[r] += S->K[r];
+    sum->D += S->D;
 }
 
 /* Body i's transform, columns s, v and a at qdd = 0 in the world, from its parent's (vp,
  * ap: the parent's v and a, or 0 and a_0 at a root). */
 static void world_motion(const mbd_model *model, const mbd_work *work, const double *qd, int i,
-                         const world_body *parent, const double *vp, const double *ap,
+                         const world_body *parent, const spatial4 *vp, const spatial4 *ap,
                          world_body *b, world_column *cols)
 {
+    static const xform4 identity = {.E = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}};
     const int v0 = model->v0[i], n = model->joint[i].nv;
-    if (parent)
-        xform_compose(&b->X, &work->X[i], &parent->X);
-    else
-        b->X = work->X[i];
-    double vJ[6] = {0}, t[6];
+    const mbd_joint_type type = model->joint_type[i];
+    compose4(&b->X, &work->X[i], parent ? &parent->X : &identity);
+    spatial4 vJ = {{0}, {0}};
     for (int k = 0; k < n; k++) {
-        motion_to_world(cols[k].s, &b->X, work->S + 6 * (v0 + k));
-        add_scaled(vJ, cols[k].s, qd[v0 + k]);
-        memset(cols[k].turn, 0, sizeof cols[k].turn);
+        column_to_root(&cols[k].s, &b->X, type, work->S + 6 * v0, k);
+        vJ = spatial_add(vJ, spatial_scale(cols[k].s, qd[v0 + k]));
+        cols[k].turn = (spatial4){{0}, {0}};
     }
-    for (int r = 0; r < 6; r++)
-        b->v[r] = vp[r] + vJ[r];
-    cross_motion(t, b->v, vJ);
-    for (int r = 0; r < 6; r++)
-        b->a[r] = ap[r] + t[r];
-    if (model->joint_type[i] == MBD_CARDAN) { /* c_J = qd1 qd2 d s_1 / d q2 */
-        cross_motion(cols[0].turn, cols[0].s, cols[1].s);
-        add_scaled(b->a, cols[0].turn, qd[v0] * qd[v0 + 1]);
+    b->v = spatial_add(*vp, vJ);
+    b->a = spatial_add(*ap, motion_cross(&b->v, &vJ));
+    if (type == MBD_CARDAN) { /* c_J = qd1 qd2 d s_1 / d q2 */
+        cols[0].turn = motion_cross(&cols[0].s, &cols[1].s);
+        b->a = spatial_add(b->a, spatial_scale(cols[0].turn, qd[v0] * qd[v0 + 1]));
     }
 }
 
-/* Body i's inertia, f and B in the world. */
+/* Body i's inertia, f and B's parts in the world. */
 static void world_force(const mbd_model *model, int i, world_body *b)
 {
-    static const mbd_inertia zero;
-    mbd_inertia body;
-    rigid_blocks(&body, &model->inertia[i]);
-    inertia_add_congruence(&b->I, &zero, NULL, &b->X, &body, 0, 0);
+    rigid4 body;
+    rigid4_of(&body, &model->inertia[i]);
+    rigid_to_root(&b->I, &b->X, &body);
     b->IC = b->I;
-    double h[6], t[6];
-    inertia_apply(h, &b->I, b->v);
-    inertia_apply(b->F, &b->I, b->a);
-    cross_force(t, b->v, h);
-    add_scaled(b->F, t, 1.0);
-    coriolis_matrix(b->B, &b->I, b->v, h);
+    b->momentum = rigid_apply(&b->I, &b->v);
+    const spatial4 Ia = rigid_apply(&b->I, &b->a);
+    b->F = spatial_add(Ia, force_cross(&b->v, &b->momentum));
+    rate_of_inertia(&b->S, &b->I, &b->v);
 }
 
 /* w_k, y_k and rate_y_k of body i's columns (vp, ap as world_motion's). */
 static void column_terms(const mbd_model *model, const double *qd, const double *qdd, int i,
-                         const double *vp, const double *ap, const world_body *b,
+                         const spatial4 *vp, const spatial4 *ap, const world_body *b,
                          world_column *cols)
 {
     const int v0 = model->v0[i], n = model->joint[i].nv;
-    double v_sum[6], t[6];
-    for (int r = 0; r < 6; r++)
-        v_sum[r] = b->v[r] + vp[r];
+    const spatial4 v_sum = spatial_add(b->v, *vp);
     for (int k = 0; k < n; k++) {
         world_column *c = &cols[k];
-        cross_motion(c->w, vp, c->s); /* -s x v_lambda */
-        cross_motion(c->rate_y, v_sum, c->s);
-        cross_motion(c->y, ap, c->s);
+        c->w = motion_cross(vp, &c->s); /* -s x v_lambda */
+        c->rate_y = motion_cross(&v_sum, &c->s);
+        c->y = motion_cross(ap, &c->s);
     }
     if (model->joint_type[i] == MBD_CARDAN) { /* the turn of s_1 with q2 */
-        const double *turn = cols[0].turn, *rate = qd + v0;
+        const spatial4 *turn = &cols[0].turn;
+        const double *rate = qd + v0;
         world_column *c = &cols[1];
-        add_scaled(c->w, turn, rate[0]);
-        cross_motion(t, b->v, turn); /* y_2 += qdd1 turn + qd1 v x turn + qd1 qd2 turn x s_2 */
-        add_scaled(c->y, t, rate[0]);
-        add_scaled(c->y, turn, qdd[v0]);
-        cross_motion(t, turn, c->s);
-        add_scaled(c->y, t, rate[0] * rate[1]);
-        add_scaled(cols[0].rate_y, turn, rate[1]);
-        add_scaled(c->rate_y, turn, rate[0]);
+        c->w = spatial_add(c->w, spatial_scale(*turn, rate[0]));
+        /* y_2 += qdd1 turn + qd1 v x turn + qd1 qd2 turn x s_2 */
+        c->y = spatial_add(c->y, spatial_scale(motion_cross(&b->v, turn), rate[0]));
+        c->y = spatial_add(c->y, spatial_scale(*turn, qdd[v0]));
+        c->y = spatial_add(c->y, spatial_scale(motion_cross(turn, &c->s), rate[0] * rate[1]));
+        cols[0].rate_y = spatial_add(cols[0].rate_y, spatial_scale(*turn, rate[1]));
+        c->rate_y = spatial_add(c->rate_y, spatial_scale(*turn, rate[0]));
     }
-    for (int k = 0; k < n; k++) { /* y_k -= w_k x v_lambda */
-        cross_motion(t, cols[k].w, vp);
-        add_scaled(cols[k].y, t, -1.0);
-    }
+    for (int k = 0; k < n; k++) /* y_k -= w_k x v_lambda */
+        cols[k].y = spatial_sub(cols[k].y, motion_cross(&cols[k].w, vp));
 }
 
 /* The first forward pass at body i: its motion, inertia and force at qdd = 0. */
 static void world_forward(const mbd_model *model, const mbd_work *work, const double *qd,
-                          const double a0[6], int i, world_body *bodies, world_column *cols)
+                          const spatial4 *a0, int i, world_body *bodies, world_column *cols)
 {
-    static const double rest[6];
+    static const spatial4 rest;
     const int p = model->parent[i];
     const world_body *parent = p < 0 ? NULL : &bodies[p];
-    const double *vp = parent ? parent->v : rest, *ap = parent ? parent->a : a0;
-    world_motion(model, work, qd, i, parent, vp, ap, &bodies[i], cols);
+    world_motion(model, work, qd, i, parent, parent ? &parent->v : &rest, parent ? &parent->a : a0,
+                 &bodies[i], cols);
     world_force(model, i, &bodies[i]);
 }
 
@@ -223,58 +190,55 @@ static void subtree_sums(const mbd_model *model, int i, world_body *bodies, worl
 {
     world_body *b = &bodies[i];
     for (int k = 0; k < model->joint[i].nv; k++) {
-        inertia_apply(cols[k].Is, &b->IC, cols[k].s);
+        cols[k].Is = rigid_apply(&b->IC, &cols[k].s);
         if (bias)
-            bias[model->v0[i] + k] = dot6(cols[k].s, b->F);
+            bias[model->v0[i] + k] = dot_spatial(&cols[k].s, &b->F);
     }
     const int p = model->parent[i];
     if (p < 0)
         return;
     world_body *parent = &bodies[p];
-    inertia_accumulate(&parent->IC, &b->IC);
-    for (int k = 0; k < 36; k++)
-        parent->B[k] += b->B[k];
-    add_scaled(parent->F, b->F, 1.0);
+    rigid_add(&parent->IC, &b->IC);
+    rate_add(&parent->S, &b->S);
+    parent->momentum = spatial_add(parent->momentum, b->momentum);
+    parent->F = spatial_add(parent->F, b->F);
 }
 
 /* The second forward pass at body i: a at qdd (da = da_lambda + S qdd), I da, the
  * columns' terms. */
 static void acceleration_change(const mbd_model *model, const double *qd, const double *qdd,
-                                const double a0[6], int i, world_body *bodies,
+                                const spatial4 *a0, int i, world_body *bodies,
                                 world_column *cols)
 {
-    static const double rest[6];
+    static const spatial4 rest;
     const int p = model->parent[i], v0 = model->v0[i];
     const world_body *parent = p < 0 ? NULL : &bodies[p];
     world_body *b = &bodies[i];
-    memcpy(b->da, parent ? parent->da : rest, sizeof b->da);
+    b->da = parent ? parent->da : rest;
     for (int k = 0; k < model->joint[i].nv; k++)
-        add_scaled(b->da, cols[k].s, qdd[v0 + k]);
-    add_scaled(b->a, b->da, 1.0);
-    inertia_apply(b->G, &b->I, b->da);
-    column_terms(model, qd, qdd, i, parent ? parent->v : rest, parent ? parent->a : a0, b, cols);
+        b->da = spatial_add(b->da, spatial_scale(cols[k].s, qdd[v0 + k]));
+    b->a = spatial_add(b->a, b->da);
+    b->G = rigid_apply(&b->I, &b->da);
+    column_terms(model, qd, qdd, i, parent ? &parent->v : &rest, parent ? &parent->a : a0, b, cols);
 }
 
-/* The second backward pass at body i: F at qdd, its columns' rows, G joins the parent's. */
+/* The second backward pass at body i: F at qdd, its columns' rows, G joins the parent's.
+ * With B^C = S + G (above): B^T s = S s - G s, B s = S s + G s, B w = S w + G w. */
 static void world_backward(const mbd_model *model, int i, world_body *bodies, world_column *cols)
 {
     world_body *b = &bodies[i];
-    add_scaled(b->F, b->G, 1.0);
+    b->F = spatial_add(b->F, b->G);
     for (int k = 0; k < model->joint[i].nv; k++) {
         world_column *c = &cols[k];
-        double t[6];
-        matrix6_apply(c->Bs, b->B, 1, c->s);
-        cross_force(c->dF, c->s, b->F);
-        inertia_apply(t, &b->IC, c->y);
-        add_scaled(c->dF, t, 1.0);
-        matrix6_apply(t, b->B, 0, c->w);
-        add_scaled(c->dF, t, 1.0);
-        inertia_apply(c->rate_dF, &b->IC, c->rate_y);
-        matrix6_apply(t, b->B, 0, c->s);
-        add_scaled(c->rate_dF, t, 1.0);
+        const spatial4 Ss = rate_apply(&b->S, &c->s), Gs = force_cross(&c->s, &b->momentum);
+        const spatial4 Bw = spatial_add(rate_apply(&b->S, &c->w), force_cross(&c->w, &b->momentum));
+        const spatial4 ICy = rigid_apply(&b->IC, &c->y), ICrate = rigid_apply(&b->IC, &c->rate_y);
+        c->Bs = spatial_sub(Ss, Gs);
+        c->dF = spatial_add(spatial_add(force_cross(&c->s, &b->F), ICy), Bw);
+        c->rate_dF = spatial_add(ICrate, spatial_add(Ss, Gs));
     }
     if (model->parent[i] >= 0)
-        add_scaled(bodies[model->parent[i]].G, b->G, 1.0);
+        bodies[model->parent[i]].G = spatial_add(bodies[model->parent[i]].G, b->G);
 }
 
 /* The entries of the pairs (m of body i, k of i or an ancestor) and (k, m). */
@@ -289,26 +253,26 @@ static void store_pairs(const mbd_model *model, const world_body *bodies,
                 const world_column *ck = &cols[k];
                 const size_t below = (size_t)m * nv + (size_t)k, above = (size_t)k * nv + (size_t)m;
                 if (dq) {
-                    dq[below] = dot6(cm->Is, ck->y) + dot6(cm->Bs, ck->w);
+                    dq[below] = dot_spatial(&cm->Is, &ck->y) + dot_spatial(&cm->Bs, &ck->w);
                     if (j != i)
-                        dq[above] = dot6(ck->s, cm->dF);
+                        dq[above] = dot_spatial(&ck->s, &cm->dF);
                 }
                 if (dqd) {
-                    dqd[below] = dot6(cm->Is, ck->rate_y) + dot6(cm->Bs, ck->s);
+                    dqd[below] = dot_spatial(&cm->Is, &ck->rate_y) + dot_spatial(&cm->Bs, &ck->s);
                     if (j != i)
-                        dqd[above] = dot6(ck->s, cm->rate_dF);
+                        dqd[above] = dot_spatial(&ck->s, &cm->rate_dF);
                 }
             }
     }
     if (dq && model->joint_type[i] == MBD_CARDAN) { /* s_1 turns with q2 */
         const int v0 = model->v0[i];
-        dq[(size_t)v0 * nv + (size_t)v0 + 1] += dot6(cols[v0].turn, bodies[i].F);
+        dq[(size_t)v0 * nv + (size_t)v0 + 1] += dot_spatial(&cols[v0].turn, &bodies[i].F);
     }
 }
 
 size_t rnea_derivatives_bytes(const mbd_model *model)
 {
-    return (size_t)model->nb * sizeof(world_body) + (size_t)model->nv * sizeof(world_column);
+    return (size_t)model->nb * sizeof(world_body) + (size_t)model->nv * sizeof(world_column) + 31;
 }
 
 /* CRBA's H_mk = s_k . I^C_i s_m for the pairs (m of body i, k of i or an ancestor). */
@@ -319,18 +283,25 @@ static void store_mass_matrix(const mbd_model *model, const world_column *cols, 
         for (int j = i; j >= 0; j = model->parent[j])
             for (int k = model->v0[j]; k < model->v0[j] + model->joint[j].nv; k++)
                 H[(size_t)m * nv + (size_t)k] = H[(size_t)k * nv + (size_t)m] =
-                    dot6(cols[m].Is, cols[k].s);
+                    dot_spatial(&cols[m].Is, &cols[k].s);
+}
+
+/* a_0 = -a_g in the world */
+static spatial4 rest_acceleration(const mbd_model *model)
+{
+    const double a0[6] = {0, 0, 0, -model->gravity[0], -model->gravity[1], -model->gravity[2]};
+    return spatial4_of(a0);
 }
 
 void rnea_derivatives_start(const mbd_model *model, const mbd_work *work, void *buffer,
                             const double *qd, double *H, double *bias)
 {
     const int nb = model->nb;
-    world_body *bodies = buffer;
+    world_body *bodies = bodies_of(buffer);
     world_column *cols = (world_column *)(bodies + nb);
-    const double a0[6] = {0, 0, 0, -model->gravity[0], -model->gravity[1], -model->gravity[2]};
+    const spatial4 a0 = rest_acceleration(model);
     for (int i = 0; i < nb; i++)
-        world_forward(model, work, qd, a0, i, bodies, cols + model->v0[i]);
+        world_forward(model, work, qd, &a0, i, bodies, cols + model->v0[i]);
     for (int i = nb - 1; i >= 0; i--)
         subtree_sums(model, i, bodies, cols + model->v0[i], bias);
     if (!H)
@@ -344,11 +315,11 @@ void rnea_derivatives_at(const mbd_model *model, void *buffer, const double *qd,
                          const double *qdd, double *dtau_dq, double *dtau_dqd)
 {
     const int nb = model->nb, nv = model->nv;
-    world_body *bodies = buffer;
+    world_body *bodies = bodies_of(buffer);
     world_column *cols = (world_column *)(bodies + nb);
-    const double a0[6] = {0, 0, 0, -model->gravity[0], -model->gravity[1], -model->gravity[2]};
+    const spatial4 a0 = rest_acceleration(model);
     for (int i = 0; i < nb; i++)
-        acceleration_change(model, qd, qdd, a0, i, bodies, cols + model->v0[i]);
+        acceleration_change(model, qd, qdd, &a0, i, bodies, cols + model->v0[i]);
     for (int i = nb - 1; i >= 0; i--)
         world_backward(model, i, bodies, cols + model->v0[i]);
     const size_t size = (size_t)nv * (size_t)nv * sizeof(double);

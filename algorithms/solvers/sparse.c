@@ -36,27 +36,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The passes keep 3-vectors in 4-lane vectors (v4, spatial.h; the fourth lane stays 0).
- * No call passes a v4 (the helpers are static and always inlined), so the note on the
- * ABI of 32-byte vectors that compilers give for targets without AVX does not apply. */
+#include "spatial/root_frame.h"
+
+/* The passes keep 3-vectors in 4-lane vectors (root_frame.h). No call passes a v4 (the
+ * helpers are static and always inlined), so the note on the ABI of 32-byte vectors that
+ * compilers give for targets without AVX does not apply. */
 #pragma GCC diagnostic ignored "-Wpsabi"
-
-/* A motion (w; v) or force (n; f) vector. */
-typedef struct {
-    v4 w, v;
-} spatial4;
-
-/* X = (E, r), E by rows, as mbd_xform. */
-typedef struct {
-    v4 E[3], r;
-} xform4;
-
-/* A rigid-body inertia by its 10 parameters: I-bar about the frame origin (symmetric, by
- * rows), h = m c and the mass. A composite inertia is one too. */
-typedef struct {
-    v4 I[3], h;
-    double m;
-} rigid4;
 
 /* Per body in the root frame: X0, I^C, and v, a, f of the bias pass. */
 typedef struct {
@@ -114,14 +99,6 @@ static size_t sparse_scratch(const mbd_model *model)
     return vector_doubles(model) + index_doubles(nv) + nv + factor_size(model);
 }
 
-static void rigid4_of(rigid4 *out, const mbd_rigid *I)
-{
-    for (int r = 0; r < 3; r++)
-        out->I[r] = (v4){I->Ibar[SYM3(r, 0)], I->Ibar[SYM3(r, 1)], I->Ibar[SYM3(r, 2)], 0.0};
-    out->h = v4_of(I->h);
-    out->m = I->m;
-}
-
 /* lambda, the row addresses and the bodies' inertias depend on the model only: they are
  * filled on the first call (the scratch starts zeroed, and the last row address is the
  * factor's size, not 0, once they are). */
@@ -155,90 +132,6 @@ static sparse_layout layout(const mbd_model *model, mbd_work *work)
     return s;
 }
 
-MBD_INLINE double dot4(const v4 *a, const v4 *b)
-{
-    const v4 p = *a * *b;
-    return (p[0] + p[2]) + p[1];
-}
-
-MBD_INLINE double dot_spatial(const spatial4 *a, const spatial4 *b)
-{
-    const v4 p = a->w * b->w + a->v * b->v;
-    return (p[0] + p[2]) + p[1];
-}
-
-/* E^T x = sum_c x_c (row c of E) */
-MBD_INLINE v4 rotate_back(const v4 E[3], const double *x)
-{
-    return x[0] * E[0] + x[1] * E[1] + x[2] * E[2];
-}
-
-/* out = X P: first P (root -> parent), then X (parent -> body), as xform_compose. */
-MBD_INLINE void compose4(xform4 *restrict out, const mbd_xform *X, const xform4 *P)
-{
-    for (int r = 0; r < 3; r++)
-        out->E[r] = rotate_back(P->E, X->E + 3 * r);
-    out->r = P->r + rotate_back(P->E, X->r);
-}
-
-/* m in root coordinates from body coordinates, X0 = root -> body: (E^T w; E^T v + r x E^T w). */
-MBD_INLINE void motion_to_root(spatial4 *out, const xform4 *X0, const double *m)
-{
-    out->w = rotate_back(X0->E, m);
-    out->v = rotate_back(X0->E, m + 3) + cross4(&X0->r, &out->w);
-}
-
-/* Column col of S in root coordinates; a unit column e_k is row k of E (rotational: and
- * its moment r x). */
-MBD_INLINE void column_to_root(spatial4 *out, const xform4 *X0, mbd_joint_type type,
-                               const double *S, int col)
-{
-    const int k = unit_column(type, col);
-    const v4 zero = {0};
-    if (k < 0)
-        motion_to_root(out, X0, S + 6 * col);
-    else if (k < 3)
-        *out = (spatial4){X0->E[k], cross4(&X0->r, &X0->E[k])};
-    else
-        *out = (spatial4){zero, X0->E[k - 3]};
-}
-
-/* out = X^T I X (RBDA §2.13) on the ten parameters of a rigid inertia (the forms of the
- * congruence: spatial_kernels.h): with h' = E^T h, h_p = h' + m r and
- * I-bar_p = E^T I-bar E - h' r^T - r h_p^T + (r.h' + r.h_p) 1. */
-MBD_INLINE void rigid_to_root(rigid4 *restrict out, const xform4 *X, const rigid4 *I)
-{
-    const v4 r = X->r, hr = rotate_back(X->E, (const double *)&I->h);
-    v4 T[3]; /* I-bar E */
-    for (int a = 0; a < 3; a++)
-        T[a] = rotate_back(X->E, (const double *)&I->I[a]);
-    out->m = I->m;
-    out->h = hr + I->m * r;
-    const v4 h_sum = hr + out->h;
-    const double trace_term = dot4(&r, &h_sum);
-    for (int a = 0; a < 3; a++) {
-        const double Ea[3] = {X->E[0][a], X->E[1][a], X->E[2][a]};
-        v4 row = rotate_back(T, Ea) - hr[a] * r - r[a] * out->h;
-        row[a] += trace_term;
-        out->I[a] = row;
-    }
-}
-
-/* f = I s = (I-bar w + h x v; m v - h x w) */
-MBD_INLINE spatial4 rigid_apply(const rigid4 *I, const spatial4 *s)
-{
-    return (spatial4){rotate_back(I->I, (const double *)&s->w) + cross4(&I->h, &s->v),
-                      I->m * s->v - cross4(&I->h, &s->w)};
-}
-
-MBD_INLINE void rigid_add(rigid4 *restrict sum, const rigid4 *I)
-{
-    for (int r = 0; r < 3; r++)
-        sum->I[r] += I->I[r];
-    sum->h += I->h;
-    sum->m += I->m;
-}
-
 /* v_i, a_i and f_i of the bias pass in root coordinates; S0 = body i's columns there. */
 MBD_INLINE void bias_forward(const mbd_model *model, mbd_work *work, const sparse_layout *s,
                              const double *qd, int i, const mbd_joint_type type)
@@ -260,8 +153,7 @@ MBD_INLINE void bias_forward(const mbd_model *model, mbd_work *work, const spars
         b->v = (spatial4){s->body[p].v.w + vJ.w, s->body[p].v.v + vJ.v};
         b->a = s->body[p].a;
     }
-    b->a.w += cross4(&b->v.w, &vJ.w); /* v x vJ */
-    b->a.v += cross4(&b->v.w, &vJ.v) + cross4(&b->v.v, &vJ.w);
+    b->a = spatial_add(b->a, motion_cross(&b->v, &vJ));
     if (type == MBD_CARDAN) {
         double cJ[6];
         spatial4 cJ0;
@@ -272,8 +164,7 @@ MBD_INLINE void bias_forward(const mbd_model *model, mbd_work *work, const spars
     }
     b->f = rigid_apply(&b->IC, &b->a);
     Iv = rigid_apply(&b->IC, &b->v);
-    b->f.w += cross4(&b->v.w, &Iv.w) + cross4(&b->v.v, &Iv.v); /* v x* I v */
-    b->f.v += cross4(&b->v.w, &Iv.v);
+    b->f = spatial_add(b->f, force_cross(&b->v, &Iv));
 }
 
 /* X0_i, body i's columns S0 and inertia I^0_i (the start of I^C_i), and with qd the bias

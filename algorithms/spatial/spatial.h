@@ -54,8 +54,9 @@ MBD_INLINE unsigned zero_after_turn(unsigned zero, int k)
 
 /* A 3-vector in the first three lanes of a 4-lane vector (the fourth unused), so that a
  * rotation, an inertia times a vector or a cross product is a few vector operations
- * instead of a dozen scalar ones: sparse.c's passes, and one state's inertia congruence
- * where the build targets AVX2 (spatial_kernels.h). */
+ * instead of a dozen scalar ones: the passes in one frame (root_frame.h: sparse.c and the
+ * RNEA derivatives), and one state's inertia congruence where the build targets AVX2
+ * (spatial_kernels.h). */
 typedef double v4 __attribute__((vector_size(32)));
 
 /* No call passes a v4 (the helpers are always inlined), so the note on the ABI of 32-byte

@@ -285,8 +285,9 @@ MBD_INLINE void LANE_FN(mat3_rotate_back)(lane *restrict out, const lane *M, int
  *   - matrix_add_congruence (poisson_sweep_kernels.h): the sweep's H I^A, a general 6x6
  *     matrix, not symmetric; it turns its blocks with mat3_rotate_back and
  *     mat3_screw_turn from here;
- *   - rigid_to_root (sparse.c): a rigid body's ten parameters (m, h, I-bar) into the root
- *     frame, under half the multiplications of the blocks' form. */
+ *   - rigid_to_root (root_frame.h: sparse.c, rnea_derivatives.c): a rigid body's ten
+ *     parameters (m, h, I-bar) into the root frame, under half the multiplications of
+ *     the blocks' form. */
 
 /* x + entry k of block 0, 1 or 2 (A, B, C) of a sum's base: base's, or, base NULL, that of
  * the rigid body's blocks (rigid_blocks) where a sum starts from one, broadcast where added
