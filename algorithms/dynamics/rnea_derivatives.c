@@ -41,11 +41,12 @@
 
 /* B's symmetric part, M + M^T with M = (v x*) I (for a body, I about the world origin as
  * (I-bar, h, m): rigid4), is the rate of change of I, and has the form
- *   [K, D x; -D x, 0],  K = w x I-bar - I-bar w x - (h v^T + v h^T) + 2 (v . h) 1,
- *                       D = w x h + m v   (v = (w; v) the body's velocity);
+ *   [K, D x; -D x, 0],  K = w x I-bar - I-bar w x - (h u^T + u h^T) + 2 (u . h) 1,
+ *                       D = w x h + m u   ((w; u) the body's velocity);
  * B's other part is G w = w x* (I v), skew-symmetric: B = S + G and B^T = S - G. Both are
  * linear in what they are built from, so a subtree's B^C is S^C + G(its momentum):
- * 12 numbers a body to sum instead of 36, and B^T s, B s share S s and G s. */
+ * 15 numbers a body to sum (K's 6, D, the momentum) instead of 36, and B^T s, B s share
+ * S s and G s. */
 typedef struct {
     v4 K[3], D; /* K by rows (symmetric) */
 } inertia_rate;
@@ -77,6 +78,7 @@ static world_body *bodies_of(void *buffer)
     return (world_body *)(((uintptr_t)buffer + 31) & ~(uintptr_t)31);
 }
 
+/* S of a body of inertia I moving at v (above). */
 static void rate_of_inertia(inertia_rate *out, const rigid4 *I, const spatial4 *v)
 {
     const v4 w = v->w, u = v->v, h = I->h;
