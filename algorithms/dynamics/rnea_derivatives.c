@@ -120,14 +120,16 @@ static void world_motion(const mbd_model *model, const mbd_work *work, const dou
     spatial4 vJ = {{0}, {0}};
     for (int k = 0; k < n; k++) {
         column_to_root(&cols[k].s, &b->X, type, work->S + 6 * v0, k);
-        vJ = spatial_add(vJ, spatial_scale(cols[k].s, qd[v0 + k]));
+        spatial_add_scaled(&vJ, &cols[k].s, qd[v0 + k]);
         cols[k].turn = (spatial4){{0}, {0}};
     }
-    b->v = spatial_add(*vp, vJ);
-    b->a = spatial_add(*ap, motion_cross(&b->v, &vJ));
+    b->v = *vp;
+    spatial_add_to(&b->v, &vJ);
+    b->a = motion_cross(&b->v, &vJ);
+    spatial_add_to(&b->a, ap);
     if (type == MBD_CARDAN) { /* c_J = qd1 qd2 d s_1 / d q2 */
         cols[0].turn = motion_cross(&cols[0].s, &cols[1].s);
-        b->a = spatial_add(b->a, spatial_scale(cols[0].turn, qd[v0] * qd[v0 + 1]));
+        spatial_add_scaled(&b->a, &cols[0].turn, qd[v0] * qd[v0 + 1]);
     }
 }
 
@@ -139,8 +141,9 @@ static void world_force(const mbd_model *model, int i, world_body *b)
     rigid_to_root(&b->I, &b->X, &body);
     b->IC = b->I;
     b->momentum = rigid_apply(&b->I, &b->v);
-    const spatial4 Ia = rigid_apply(&b->I, &b->a);
-    b->F = spatial_add(Ia, force_cross(&b->v, &b->momentum));
+    b->F = rigid_apply(&b->I, &b->a);
+    const spatial4 bias = force_cross(&b->v, &b->momentum);
+    spatial_add_to(&b->F, &bias);
     rate_of_inertia(&b->S, &b->I, &b->v);
 }
 
@@ -150,7 +153,8 @@ static void column_terms(const mbd_model *model, const double *qd, const double 
                          world_column *cols)
 {
     const int v0 = model->v0[i], n = model->joint[i].nv;
-    const spatial4 v_sum = spatial_add(b->v, *vp);
+    spatial4 v_sum = b->v;
+    spatial_add_to(&v_sum, vp);
     for (int k = 0; k < n; k++) {
         world_column *c = &cols[k];
         c->w = motion_cross(vp, &c->s); /* -s x v_lambda */
@@ -161,16 +165,19 @@ static void column_terms(const mbd_model *model, const double *qd, const double 
         const spatial4 *turn = &cols[0].turn;
         const double *rate = qd + v0;
         world_column *c = &cols[1];
-        c->w = spatial_add(c->w, spatial_scale(*turn, rate[0]));
+        const spatial4 v_turn = motion_cross(&b->v, turn), turn_s = motion_cross(turn, &c->s);
+        spatial_add_scaled(&c->w, turn, rate[0]);
         /* y_2 += qdd1 turn + qd1 v x turn + qd1 qd2 turn x s_2 */
-        c->y = spatial_add(c->y, spatial_scale(motion_cross(&b->v, turn), rate[0]));
-        c->y = spatial_add(c->y, spatial_scale(*turn, qdd[v0]));
-        c->y = spatial_add(c->y, spatial_scale(motion_cross(turn, &c->s), rate[0] * rate[1]));
-        cols[0].rate_y = spatial_add(cols[0].rate_y, spatial_scale(*turn, rate[1]));
-        c->rate_y = spatial_add(c->rate_y, spatial_scale(*turn, rate[0]));
+        spatial_add_scaled(&c->y, &v_turn, rate[0]);
+        spatial_add_scaled(&c->y, turn, qdd[v0]);
+        spatial_add_scaled(&c->y, &turn_s, rate[0] * rate[1]);
+        spatial_add_scaled(&cols[0].rate_y, turn, rate[1]);
+        spatial_add_scaled(&c->rate_y, turn, rate[0]);
     }
-    for (int k = 0; k < n; k++) /* y_k -= w_k x v_lambda */
-        cols[k].y = spatial_sub(cols[k].y, motion_cross(&cols[k].w, vp));
+    for (int k = 0; k < n; k++) { /* y_k -= w_k x v_lambda */
+        const spatial4 t = motion_cross(&cols[k].w, vp);
+        spatial_add_scaled(&cols[k].y, &t, -1.0);
+    }
 }
 
 /* The first forward pass at body i: its motion, inertia and force at qdd = 0. */
@@ -202,8 +209,8 @@ static void subtree_sums(const mbd_model *model, int i, world_body *bodies, worl
     world_body *parent = &bodies[p];
     rigid_add(&parent->IC, &b->IC);
     rate_add(&parent->S, &b->S);
-    parent->momentum = spatial_add(parent->momentum, b->momentum);
-    parent->F = spatial_add(parent->F, b->F);
+    spatial_add_to(&parent->momentum, &b->momentum);
+    spatial_add_to(&parent->F, &b->F);
 }
 
 /* The second forward pass at body i: a at qdd (da = da_lambda + S qdd), I da, the
@@ -218,8 +225,8 @@ static void acceleration_change(const mbd_model *model, const double *qd, const 
     world_body *b = &bodies[i];
     b->da = parent ? parent->da : rest;
     for (int k = 0; k < model->joint[i].nv; k++)
-        b->da = spatial_add(b->da, spatial_scale(cols[k].s, qdd[v0 + k]));
-    b->a = spatial_add(b->a, b->da);
+        spatial_add_scaled(&b->da, &cols[k].s, qdd[v0 + k]);
+    spatial_add_to(&b->a, &b->da);
     b->G = rigid_apply(&b->I, &b->da);
     column_terms(model, qd, qdd, i, parent ? &parent->v : &rest, parent ? &parent->a : a0, b, cols);
 }
@@ -229,18 +236,24 @@ static void acceleration_change(const mbd_model *model, const double *qd, const 
 static void world_backward(const mbd_model *model, int i, world_body *bodies, world_column *cols)
 {
     world_body *b = &bodies[i];
-    b->F = spatial_add(b->F, b->G);
+    spatial_add_to(&b->F, &b->G);
     for (int k = 0; k < model->joint[i].nv; k++) {
         world_column *c = &cols[k];
         const spatial4 Ss = rate_apply(&b->S, &c->s), Gs = force_cross(&c->s, &b->momentum);
-        const spatial4 Bw = spatial_add(rate_apply(&b->S, &c->w), force_cross(&c->w, &b->momentum));
-        const spatial4 ICy = rigid_apply(&b->IC, &c->y), ICrate = rigid_apply(&b->IC, &c->rate_y);
-        c->Bs = spatial_sub(Ss, Gs);
-        c->dF = spatial_add(spatial_add(force_cross(&c->s, &b->F), ICy), Bw);
-        c->rate_dF = spatial_add(ICrate, spatial_add(Ss, Gs));
+        const spatial4 Sw = rate_apply(&b->S, &c->w), Gw = force_cross(&c->w, &b->momentum);
+        const spatial4 ICy = rigid_apply(&b->IC, &c->y);
+        c->Bs = Ss;
+        spatial_add_scaled(&c->Bs, &Gs, -1.0);
+        c->dF = force_cross(&c->s, &b->F);
+        spatial_add_to(&c->dF, &ICy);
+        spatial_add_to(&c->dF, &Sw);
+        spatial_add_to(&c->dF, &Gw);
+        c->rate_dF = rigid_apply(&b->IC, &c->rate_y);
+        spatial_add_to(&c->rate_dF, &Ss);
+        spatial_add_to(&c->rate_dF, &Gs);
     }
     if (model->parent[i] >= 0)
-        bodies[model->parent[i]].G = spatial_add(bodies[model->parent[i]].G, b->G);
+        spatial_add_to(&bodies[model->parent[i]].G, &b->G);
 }
 
 /* The entries of the pairs (m of body i, k of i or an ancestor) and (k, m). */

@@ -153,7 +153,8 @@ MBD_INLINE void bias_forward(const mbd_model *model, mbd_work *work, const spars
         b->v = (spatial4){s->body[p].v.w + vJ.w, s->body[p].v.v + vJ.v};
         b->a = s->body[p].a;
     }
-    b->a = spatial_add(b->a, motion_cross(&b->v, &vJ));
+    const spatial4 v_vJ = motion_cross(&b->v, &vJ);
+    spatial_add_to(&b->a, &v_vJ);
     if (type == MBD_CARDAN) {
         double cJ[6];
         spatial4 cJ0;
@@ -164,7 +165,8 @@ MBD_INLINE void bias_forward(const mbd_model *model, mbd_work *work, const spars
     }
     b->f = rigid_apply(&b->IC, &b->a);
     Iv = rigid_apply(&b->IC, &b->v);
-    b->f = spatial_add(b->f, force_cross(&b->v, &Iv));
+    const spatial4 bias = force_cross(&b->v, &Iv); /* v x* I v */
+    spatial_add_to(&b->f, &bias);
 }
 
 /* X0_i, body i's columns S0 and inertia I^0_i (the start of I^C_i), and with qd the bias

@@ -12,8 +12,9 @@
 #include "spatial/joint_space.h"
 #include "spatial/spatial.h"
 
-/* No call passes a v4 (the helpers are always inlined), so the note on the ABI of 32-byte
- * vectors that compilers give for targets without AVX does not apply. */
+/* No call passes a v4 by value (the helpers take pointers; always inlined), so the note on
+ * the ABI of 32-byte vectors that compilers give for targets without AVX does not apply,
+ * and is not printed (gcc prints it for a parameter whatever the pragma says). */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 
@@ -140,19 +141,18 @@ MBD_INLINE spatial4 force_cross(const spatial4 *m, const spatial4 *f)
     return (spatial4){cross4(&m->w, &f->w) + cross4(&m->v, &f->v), cross4(&m->w, &f->v)};
 }
 
-MBD_INLINE spatial4 spatial_add(spatial4 a, spatial4 b)
+/* sum += x */
+MBD_INLINE void spatial_add_to(spatial4 *restrict sum, const spatial4 *x)
 {
-    return (spatial4){a.w + b.w, a.v + b.v};
+    sum->w += x->w;
+    sum->v += x->v;
 }
 
-MBD_INLINE spatial4 spatial_sub(spatial4 a, spatial4 b)
+/* sum += scale x */
+MBD_INLINE void spatial_add_scaled(spatial4 *restrict sum, const spatial4 *x, double scale)
 {
-    return (spatial4){a.w - b.w, a.v - b.v};
-}
-
-MBD_INLINE spatial4 spatial_scale(spatial4 a, double s)
-{
-    return (spatial4){s * a.w, s * a.v};
+    sum->w += scale * x->w;
+    sum->v += scale * x->v;
 }
 
 /* A spatial vector of 6 doubles as a spatial4. */
