@@ -113,10 +113,9 @@ static void world_motion(const mbd_model *model, const mbd_work *work, const dou
                          const world_body *parent, const spatial4 *vp, const spatial4 *ap,
                          world_body *b, world_column *cols)
 {
-    static const xform4 identity = {.E = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}};
     const int v0 = model->v0[i], n = model->joint[i].nv;
     const mbd_joint_type type = model->joint_type[i];
-    compose4(&b->X, &work->X[i], parent ? &parent->X : &identity);
+    compose4(&b->X, &work->X[i], parent ? &parent->X : &xform4_identity);
     spatial4 vJ = {{0}, {0}};
     for (int k = 0; k < n; k++) {
         column_to_root(&cols[k].s, &b->X, type, work->S + 6 * v0, k);

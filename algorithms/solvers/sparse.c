@@ -139,18 +139,17 @@ MBD_INLINE void bias_forward(const mbd_model *model, mbd_work *work, const spars
     const int p = model->parent[i], v0 = model->v0[i];
     root_frame_body *b = &s->body[i];
     spatial4 vJ = {{0}, {0}}, Iv;
-    for (int k = 0; k < joint_dofs(type); k++) {
-        vJ.w += qd[v0 + k] * s->S0[v0 + k].w;
-        vJ.v += qd[v0 + k] * s->S0[v0 + k].v;
-    }
+    for (int k = 0; k < joint_dofs(type); k++)
+        spatial_add_scaled(&vJ, &s->S0[v0 + k], qd[v0 + k]);
     if (p < 0) {
         const double a_g[6] = {0, 0, 0, -model->gravity[0], -model->gravity[1], -model->gravity[2]};
         double a[6];
         xform_motion(a, &work->X[i], a_g);
         b->v = vJ;
-        b->a = (spatial4){v4_of(a), v4_of(a + 3)};
+        b->a = spatial4_of(a);
     } else {
-        b->v = (spatial4){s->body[p].v.w + vJ.w, s->body[p].v.v + vJ.v};
+        b->v = s->body[p].v;
+        spatial_add_to(&b->v, &vJ);
         b->a = s->body[p].a;
     }
     const spatial4 v_vJ = motion_cross(&b->v, &vJ);
@@ -160,8 +159,7 @@ MBD_INLINE void bias_forward(const mbd_model *model, mbd_work *work, const spars
         spatial4 cJ0;
         joint_bias(cJ, &model->joint[i], work->S + 6 * v0, qd + v0);
         motion_to_root(&cJ0, &b->X0, cJ);
-        b->a.w += cJ0.w;
-        b->a.v += cJ0.v;
+        spatial_add_to(&b->a, &cJ0);
     }
     b->f = rigid_apply(&b->IC, &b->a);
     Iv = rigid_apply(&b->IC, &b->v);
@@ -174,11 +172,10 @@ MBD_INLINE void bias_forward(const mbd_model *model, mbd_work *work, const spars
 MBD_INLINE void forward_step(const mbd_model *model, mbd_work *work, const sparse_layout *s,
                              const double *qd, int i, const mbd_joint_type type)
 {
-    static const xform4 identity = {.E = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}};
     const int p = model->parent[i], v0 = model->v0[i];
     root_frame_body *b = &s->body[i];
     if (p < 0)
-        b->X0 = identity;
+        b->X0 = xform4_identity;
     else
         compose4(&b->X0, &work->X[i], &s->body[p].X0);
     for (int k = 0; k < joint_dofs(type); k++)

@@ -35,6 +35,9 @@ typedef struct {
     double m;
 } rigid4;
 
+/* X = 1: a root's frame as the frame of the whole tree. */
+static const xform4 xform4_identity = {.E = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}};
+
 /* The 10 parameters of a body's inertia (the model's mbd_rigid) as a rigid4. */
 MBD_INLINE void rigid4_of(rigid4 *out, const mbd_rigid *I)
 {
