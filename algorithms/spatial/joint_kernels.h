@@ -184,7 +184,8 @@ MBD_INLINE void LANE_FN(set_unit_column)(lane *col, int k)
  * y-z plane and the second axis z; E = Rz(q2)^T R1^T E_T, R1^T E_T from the joint's
  * turn_rest and turn_cross (18 multiplications instead of 16 for R1 and 27 for the
  * product). The body sees the second axis as e_z (a unit column of S, written with the
- * workspace) and the first as b = Rz(q2)^T a1 = (s sin q2, s cos q2, c). */
+ * workspace) and the first as b = Rz(q2)^T a1 = (s sin q2, s cos q2, c), of which only the
+ * first two entries depend on q (the rest: cardan_constant_column). */
 MBD_INLINE void LANE_FN(cardan_kinematics)(lane_xform *X, lane *S, const mbd_joint *joint,
                                            const lane *sin_q, const lane *cos_q,
                                            const mbd_xform *XT)
@@ -201,7 +202,13 @@ MBD_INLINE void LANE_FN(cardan_kinematics)(lane_xform *X, lane *S, const mbd_joi
     }
     S[0] = s * a1[1];
     S[1] = c * a1[1];
-    S[2] = LANE_FN(lane_splat)(a1[2]);
+}
+
+/* The entries of a Cardan joint's first column that do not depend on q: b's third, a1's
+ * own, and the zero linear part (written with the workspace, constant_kinematics). */
+MBD_INLINE void LANE_FN(cardan_constant_column)(lane *S, const mbd_joint *joint)
+{
+    S[2] = LANE_FN(lane_splat)(joint->axis[0][2]);
     for (int r = 3; r < 6; r++)
         S[r] = LANE_FN(lane_splat)(0.0);
 }
@@ -292,9 +299,10 @@ static inline void LANE_FN(joint_kinematics)(lane_xform *X, lane *S, mbd_joint_t
 }
 
 /* What of the kinematics does not depend on q, written when a workspace is made: the unit
- * columns of S (every joint's but the Cardan's, whose S depends on q), 6 W doubles per
- * column and call in W lanes, and the fixed part of X (fixed_kinematics): in W lanes a
- * revolute joint's X costs 6 W doubles per call instead of 12 W (2 W across a screw). */
+ * columns of S and the entries of a Cardan's first column that q does not move (6 and 4 W
+ * doubles per column that a call in W lanes does not store), and the fixed part of X
+ * (fixed_kinematics): in W lanes a revolute joint's X costs 6 W doubles per call instead
+ * of 12 W (2 W across a screw). */
 static inline void LANE_FN(constant_kinematics)(const mbd_model *model, lane_work *work)
 {
     for (int i = 0; i < model->nb; i++) {
@@ -302,6 +310,8 @@ static inline void LANE_FN(constant_kinematics)(const mbd_model *model, lane_wor
         for (int k = 0; k < model->joint[i].nv; k++)
             if (unit_column(type, k) >= 0)
                 LANE_FN(set_unit_column)(work->S + 6 * (model->v0[i] + k), unit_column(type, k));
+            else
+                LANE_FN(cardan_constant_column)(work->S + 6 * (model->v0[i] + k), &model->joint[i]);
         LANE_FN(fixed_kinematics)(&work->X[i], type, &model->Xtree[i]);
     }
 }
