@@ -15,6 +15,8 @@ struct mbd_work {
     const mbd_solver *solver;
     void *block;               /* the one allocation that the arrays below are carved from */
     int failed_body;           /* body whose joint block was singular in the last solve, or -1 */
+    int screw_transforms;      /* the GPU's bodies and poisson-ldlt kernels: X as the lanes
+                                  keep it (SCREW_TRANSFORMS, lane.h); else 0 */
     mbd_xform *X;              /* (nb) X_i: parent -> body i, valid after mbd_kinematics */
     double *S;                 /* (nv x 6) motion subspace columns, dof j at 6 j */
     double *U;                 /* (nv x 6) U = I^A S */

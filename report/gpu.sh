@@ -11,12 +11,10 @@ cd "$(dirname "$0")/.."
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=(results/gpu-*.json)
 out=report/gpu.md
-# Bytes per body per state, counted from bodies_kernels.h for a revolute joint, when the
-# workspace does not stay in cache (K in the thousands: 65 KB per state at N = 100): the
-# per-body arrays the sweep stores and reads back, X 12, S 6, U 6, D 1, u 1, c 6, f 6,
-# I^A 21, sin/cos 2 = 61 doubles written once and read once, and q, qd, tau, qdd (4):
-# (2 x 61 + 4) x 8 bytes. v and a live in two slots (motion_of), in cache.
-bytes_per_body=1008
+# Bytes per body per state of the bodies kernel that a run timed: its file's
+# context.bodies_bytes_per_body (counted in bench/gpu/gpu_bench.c), or for files written
+# before it was there, 1008 (X's 12 doubles written and read then: (2 x 61 + 4) x 8).
+bytes_of() { jq -r '.context.bodies_bytes_per_body // 1008' "$1"; }
 
 # A GPU's memory bandwidth in TB/s and FP64 rate in TFLOP/s without its tensor cores (the
 # kernels use none), from NVIDIA's data sheets, or nothing for one not listed here (then no
@@ -151,6 +149,7 @@ scaling() {
         [ -e "$f" ] || continue
         device=$(jq -r '.context.gpu_device' "$f")
         cores=$(jq -r '.context.cpu_batch_threads' "$f")
+        bytes_per_body=$(bytes_of "$f")
         echo
         echo "### $device ($f; workspaces: $(jq -r '.context.gpu_workspace // "global"' "$f"), where they fit; CPU batch: $cores threads, $(jq -r '.context.cpu_model // "?"' "$f"))"
         echo
@@ -214,8 +213,8 @@ scaling() {
     scaling
     echo
     echo "The memory floor counts the workspace arrays that the sweep stores per body and reads"
-    echo "back (bodies_kernels.h, revolute joint: $bytes_per_body bytes per body per state, see"
-    echo "report/gpu.sh); at K in the thousands a state's workspace (65 KB at N = 100) does not"
-    echo "stay in the GPU's caches."
+    echo "back (bodies_kernels.h on the benchmark's revolute joints, counted in"
+    echo "bench/gpu/gpu_bench.c: each run's count above); at K in the thousands a state's"
+    echo "workspace (65 KB at N = 100) does not stay in the GPU's caches."
 } > "$out"
 echo "report/gpu.sh: $out"

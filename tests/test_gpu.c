@@ -346,6 +346,19 @@ static void test_long_chain(void **state)
     mbd_model_free(model);
 }
 
+/* Trees whose transforms are axial screws, twisted (the GPU benchmark's chain) and not
+ * (a binary tree), where the bodies and poisson-ldlt kernels keep X as the lanes do. */
+static void test_screw_trees(void **state)
+{
+    (void)state;
+    const char *specs[] = {"tree:n=30,branching=1,skew=0.5,taper=0.9", "tree:n=15,branching=2"};
+    for (int m = 0; m < 2; m++) {
+        mbd_model *model = load_model(specs[m]);
+        run_every_solver(model, on_gpu() ? 1000 : 19, 11 + (uint64_t)m, GOOD_STATES, 3);
+        mbd_model_free(model);
+    }
+}
+
 /* A batch of `model` with environment variable `name` set to `text`: MBD_EINVAL, and
  * mbd_gpu_why names the setting; the variable's value before (bench/gpu.sh's) kept. */
 static void refuse_setting(const mbd_model *model, const char *name, const char *text)
@@ -409,7 +422,7 @@ int main(void)
         cmocka_unit_test(test_ptx_entries),     cmocka_unit_test(test_thread_work_in_its_block),
         cmocka_unit_test(test_random_models),   cmocka_unit_test(test_bad_states),
         cmocka_unit_test(test_zero_quaternion), cmocka_unit_test(test_long_chain),
-        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_screw_trees),     cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

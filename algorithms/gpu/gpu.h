@@ -30,8 +30,9 @@ typedef struct {
  * acceleration form where it has one (bodies, dense), else its momentum form
  * (poisson-ldlt). bodies_slots is the bodies sweep with its inertia sums in shared slots
  * and D^-1 in registers, as the CPU's lanes keep them ($MBD_GPU_INERTIA_SUMS=slots; no
- * solver of its own): 656 instead of 1008 bytes per revolute body and state to and from
- * memory (bodies_kernels.h's `keep`), a constant in each entry. */
+ * solver of its own): 520 instead of 872 bytes per body and state to and from memory on
+ * the benchmark's chain (bodies_kernels.h's `keep`; counted in bench/gpu/gpu_bench.c), a
+ * constant in each entry. */
 #define GPU_KERNEL_LIST(X)                                                                 \
     X(bodies, mbd_gpu_bodies, mbd_gpu_bodies_local)                                        \
     X(bodies_slots, mbd_gpu_bodies_slots, mbd_gpu_bodies_slots_local)                      \

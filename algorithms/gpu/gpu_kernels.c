@@ -147,6 +147,7 @@ MBD_INLINE void gpu_thread_states(int kernel, const gpu_launch *launch, char *bl
 {
     mbd_work work;
     gpu_work_at(&work, launch, block);
+    work.screw_transforms = kernel != GPU_KERNEL_dense; /* CRBA and RNEA read X whole */
     for (int s = thread; s < launch->K; s += threads)
         launch->status[s] = gpu_state(kernel, launch, &work, (size_t)s);
 }

@@ -106,17 +106,17 @@ MBD_INLINE void LANE_FN(body_transform)(lane *restrict out, const mbd_model *mod
 }
 
 /* out = E_i v for a 3-vector v (parent axes -> body i's), or, back set, E_i^T v. In W
- * lanes across an axial screw by turns (screw_rotate: the lanes' X of a screw holds only
- * cos q and sin q, body_kinematics); one state's X is whole, and E's product waits on
- * fewer products than two turns in a row (the subtree sums are a chain from body to
- * body). */
+ * lanes (SCREW_TRANSFORMS) across an axial screw by turns (screw_rotate: the lanes' X of a
+ * screw holds only cos q and sin q, body_kinematics); one state's X is whole, and E's
+ * product waits on fewer products than two turns in a row (the subtree sums are a chain
+ * from body to body). */
 MBD_INLINE void LANE_FN(body_rotate)(lane *restrict out, const mbd_model *model,
                                      const lane_work *work, int i, mbd_joint_type type, int back,
                                      const lane *v)
 {
     const mbd_tree_form form = LANE_FN(tree_form_of)(model, i, type);
     const lane *E = work->X[i].E;
-    if (MBD_LANES > 1 && form != TREE_GENERAL)
+    if (SCREW_TRANSFORMS(work) && form != TREE_GENERAL)
         LANE_FN(screw_rotate)(out, &work->X[i], form == TREE_SCREW, back, v);
     else
         back ? LANE_FN(mat3_apply_t)(out, E, v) : LANE_FN(mat3_apply)(out, E, v);
@@ -265,7 +265,7 @@ MBD_INLINE void LANE_FN(fixed_kinematics)(lane_xform *X, mbd_joint_type type, co
  * workspace: constant_kinematics). type is joint->type, whose other fields only Cardan,
  * spherical and free joints read; sin_q and cos_q are those of the joint's coordinates q
  * (its angles' are read). screw: X is read by the screw kernels alone (the batch's
- * lanes, across an axial screw: mbd_tree_form), so that of a revolute joint's E only
+ * lanes, across an axial screw: mbd_tree_form; SCREW_TRANSFORMS), so that of a revolute joint's E only
  * E[0] = cos q and E[3] = -sin q are formed (E_T = rotx(alpha) makes them so). */
 static inline void LANE_FN(joint_kinematics)(lane_xform *X, lane *S, mbd_joint_type type,
                                              const mbd_joint *joint, const lane *q,
@@ -317,8 +317,8 @@ static inline void LANE_FN(constant_kinematics)(const mbd_model *model, lane_wor
 }
 
 /* X_i = X_J(q_i) X_T(i) and S_i(q_i) for body i. In W lanes only the solvers' kernels
- * read X, so that an axial screw's is formed for them alone (joint_kinematics); one
- * state's X is whole, for every consumer. */
+ * read X, so that an axial screw's is formed for them alone (joint_kinematics,
+ * SCREW_TRANSFORMS); one state's X is whole, for every consumer. */
 MBD_INLINE void LANE_FN(body_kinematics)(const mbd_model *model, lane_work *work, const lane *q,
                                          int i, mbd_joint_type type)
 {
@@ -332,7 +332,7 @@ MBD_INLINE void LANE_FN(body_kinematics)(const mbd_model *model, lane_work *work
 #endif
     LANE_FN(joint_kinematics)(&work->X[i], work->S + 6 * model->v0[i], type, &model->joint[i],
                               q + q0, sin_q, cos_q, &model->Xtree[i],
-                              MBD_LANES > 1 && model->tree_form[i] != TREE_GENERAL);
+                              SCREW_TRANSFORMS(work) && model->tree_form[i] != TREE_GENERAL);
 }
 
 /* The same for every body. */

@@ -49,6 +49,18 @@
 #define LANE_API static
 #endif
 
+/* Whether X_i of a revolute joint across an axial screw holds only what the screw
+ * kernels read (cos q and sin q formed per call, the screw's constants with the
+ * workspace; joint_kinematics), and E_i is applied as turns (body_rotate): the lanes, and
+ * the GPU's kernels that read X only through them (bodies, poisson-ldlt: on the GPU X is
+ * bytes to and from memory per body and state); one state on the CPU keeps X whole for
+ * every consumer, and turns wait longer than one product by E. */
+#ifdef MBD_GPU_C
+#define SCREW_TRANSFORMS(work) (MBD_LANES > 1 || (work)->screw_transforms)
+#else
+#define SCREW_TRANSFORMS(work) (MBD_LANES > 1)
+#endif
+
 /* ---- the types and helpers of one width, defined once per translation unit ---- */
 #if MBD_LANES == 1 && !defined(MBD_LANE_HELPERS_1)
 #define MBD_LANE_HELPERS_1

@@ -268,6 +268,21 @@ static void run_n(gpu_bench_run *run, int n)
 }
 
 /* The device name as a file name: letters and digits, the rest '-'. */
+/* Bytes per body and state that the bodies kernel stores and reads back on FAMILY's
+ * revolute joints (twisted axial screws) when the workspace does not stay in cache (K in
+ * the thousands: 65 KB per state at N = 100), counted from bodies_kernels.h: X's cos q and
+ * sin q written and read and the screw's 3 constants read (7: the kernel keeps X as the
+ * lanes do, SCREW_TRANSFORMS in lane.h), S 6, U 6, D 1, u 1, c 6, f 6, I^A 21 and the
+ * joint's sine and cosine 2 written once and read once, and q, qd, tau, qdd:
+ * (2 x 49 + 7 + 4) x 8 = 872; with the inertia sums in slots (MBD_GPU_INERTIA_SUMS=slots:
+ * neither I^A nor D) (2 x 27 + 7 + 4) x 8 = 520. v and a live in two slots (motion_of),
+ * in cache. The context carries it for report/gpu.sh's memory floor. */
+static int bodies_bytes_per_body(void)
+{
+    const char *sums = getenv("MBD_GPU_INERTIA_SUMS");
+    return sums && strcmp(sums, "slots") == 0 ? 520 : 872;
+}
+
 static void device_slug(char *out, size_t size, const char *device)
 {
     size_t k = 0;
@@ -366,6 +381,7 @@ int main(int argc, char **argv)
     json_object_set_new(run.context, "gpu_workspace",
                         json_string(workspace && *workspace ? workspace : "stack"));
     json_object_set_new(run.context, "family", json_string(FAMILY_SPEC));
+    json_object_set_new(run.context, "bodies_bytes_per_body", json_integer(bodies_bytes_per_body()));
     json_t *levels = json_array();
     for (int l = 0; l < config.jit_levels.count; l++)
         json_array_append_new(levels, json_integer(config.jit_levels.at[l]));
