@@ -265,8 +265,9 @@ MBD_INLINE void LANE_FN(fixed_kinematics)(lane_xform *X, mbd_joint_type type, co
  * workspace: constant_kinematics). type is joint->type, whose other fields only Cardan,
  * spherical and free joints read; sin_q and cos_q are those of the joint's coordinates q
  * (its angles' are read). screw: X is read by the screw kernels alone (the batch's
- * lanes, across an axial screw: mbd_tree_form; SCREW_TRANSFORMS), so that of a revolute joint's E only
- * E[0] = cos q and E[3] = -sin q are formed (E_T = rotx(alpha) makes them so). */
+ * lanes, across an axial screw: mbd_tree_form; SCREW_TRANSFORMS), so that of a revolute
+ * joint's E only E[0] = cos q and E[3] = -sin q are formed (E_T = rotx(alpha) makes them
+ * so). */
 static inline void LANE_FN(joint_kinematics)(lane_xform *X, lane *S, mbd_joint_type type,
                                              const mbd_joint *joint, const lane *q,
                                              const lane *sin_q, const lane *cos_q,

@@ -267,7 +267,6 @@ static void run_n(gpu_bench_run *run, int n)
     mbd_model_free(model);
 }
 
-/* The device name as a file name: letters and digits, the rest '-'. */
 /* Bytes per body and state that the bodies kernel stores and reads back on FAMILY's
  * revolute joints (twisted axial screws) when the workspace does not stay in cache (K in
  * the thousands: 65 KB per state at N = 100), counted from bodies_kernels.h: X's cos q and
@@ -283,6 +282,7 @@ static int bodies_bytes_per_body(void)
     return sums && strcmp(sums, "slots") == 0 ? 520 : 872;
 }
 
+/* The device name as a file name: letters and digits, the rest '-'. */
 static void device_slug(char *out, size_t size, const char *device)
 {
     size_t k = 0;
