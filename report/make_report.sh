@@ -63,7 +63,7 @@ for chart in percall ratio phases batch crossover derivatives; do
 done
 
 report/loops.sh "$results/latest.json"  # Chang 2007: |Phi| drift chart, cost of both routes
-report/ensemble.sh ${1:+--quick}        # issue 17: ensembles over MPI ranks, report/ensemble.md
+report/ensemble.sh ${1:+--quick}        # ensembles over MPI ranks, report/ensemble.md
 
 if [ -n "$before" ]; then
     ./mbd-bench compare "$before" "$results/latest.json" --html report/compare.html | tail -n 1 ||
