@@ -122,12 +122,12 @@ static unsigned LANE_FN(gather)(lane *out, const double *rows, int n, const int 
             LANE_FN(tally_add)(&tally, c, m[c]);
         }
     }
-    for (; j < n; j++) {
+    for (; j < n; j++) { /* tallied in sum 0: a sum picked by j lived on the stack */
         lane v;
         for (int w = 0; w < MBD_LANES; w++)
             v[w] = from[w][j];
         out[j] = v;
-        LANE_FN(tally_add)(&tally, j, v);
+        LANE_FN(tally_add)(&tally, 0, v);
     }
     return LANE_FN(tally_nonfinite)(&tally);
 }
