@@ -92,13 +92,18 @@ MBD_INLINE unsigned LANE_FN(tally_nonfinite)(const LANE_FN(finite_tally) *tally)
     return LANE_FN(nan_lanes)(sum);
 }
 
-/* The mask of the lanes where some of in[0 .. n - 1] is not finite. */
+/* The mask of the lanes where some of in[0 .. n - 1] is not finite. Four entries a step,
+ * each into its own sum: a sum picked by j at run time would live on the stack. */
 static unsigned LANE_FN(nonfinite_lanes)(const lane *in, int n)
 {
     LANE_FN(finite_tally) tally;
     LANE_FN(tally_start)(&tally);
-    for (int j = 0; j < n; j++)
-        LANE_FN(tally_add)(&tally, j, in[j]);
+    int j = 0;
+    for (; j + 4 <= n; j += 4)
+        for (int k = 0; k < 4; k++)
+            LANE_FN(tally_add)(&tally, k, in[j + k]);
+    for (; j < n; j++)
+        LANE_FN(tally_add)(&tally, 0, in[j]);
     return LANE_FN(tally_nonfinite)(&tally);
 }
 
