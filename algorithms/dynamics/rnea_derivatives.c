@@ -71,6 +71,9 @@ typedef struct {
     spatial4 s, w, y, rate_y, Is, Bs, dF, rate_dF, turn;
 } world_column;
 
+/* Zero: the motion of a root's parent at rest, and where sums start. */
+static const spatial4 no_motion;
+
 /* The buffer's bodies and columns, 32-byte aligned for the v4 (rnea_derivatives_bytes
  * leaves room). */
 static world_body *bodies_of(void *buffer)
@@ -116,11 +119,11 @@ static void world_motion(const mbd_model *model, const mbd_work *work, const dou
     const int v0 = model->v0[i], n = model->joint[i].nv;
     const mbd_joint_type type = model->joint_type[i];
     compose4(&b->X, &work->X[i], parent ? &parent->X : &xform4_identity);
-    spatial4 vJ = {{0}, {0}};
+    spatial4 vJ = no_motion;
     for (int k = 0; k < n; k++) {
         column_to_root(&cols[k].s, &b->X, type, work->S + 6 * v0, k);
         spatial_add_scaled(&vJ, &cols[k].s, qd[v0 + k]);
-        cols[k].turn = (spatial4){{0}, {0}};
+        cols[k].turn = no_motion;
     }
     b->v = *vp;
     spatial_add_to(&b->v, &vJ);
@@ -183,11 +186,10 @@ static void column_terms(const mbd_model *model, const double *qd, const double 
 static void world_forward(const mbd_model *model, const mbd_work *work, const double *qd,
                           const spatial4 *a0, int i, world_body *bodies, world_column *cols)
 {
-    static const spatial4 rest;
     const int p = model->parent[i];
     const world_body *parent = p < 0 ? NULL : &bodies[p];
-    world_motion(model, work, qd, i, parent, parent ? &parent->v : &rest, parent ? &parent->a : a0,
-                 &bodies[i], cols);
+    world_motion(model, work, qd, i, parent, parent ? &parent->v : &no_motion,
+                 parent ? &parent->a : a0, &bodies[i], cols);
     world_force(model, i, &bodies[i]);
 }
 
@@ -218,16 +220,16 @@ static void acceleration_change(const mbd_model *model, const double *qd, const 
                                 const spatial4 *a0, int i, world_body *bodies,
                                 world_column *cols)
 {
-    static const spatial4 rest;
     const int p = model->parent[i], v0 = model->v0[i];
     const world_body *parent = p < 0 ? NULL : &bodies[p];
     world_body *b = &bodies[i];
-    b->da = parent ? parent->da : rest;
+    b->da = parent ? parent->da : no_motion;
     for (int k = 0; k < model->joint[i].nv; k++)
         spatial_add_scaled(&b->da, &cols[k].s, qdd[v0 + k]);
     spatial_add_to(&b->a, &b->da);
     b->G = rigid_apply(&b->I, &b->da);
-    column_terms(model, qd, qdd, i, parent ? &parent->v : &rest, parent ? &parent->a : a0, b, cols);
+    column_terms(model, qd, qdd, i, parent ? &parent->v : &no_motion, parent ? &parent->a : a0,
+                 b, cols);
 }
 
 /* The second backward pass at body i: F at qdd, its columns' rows, G joins the parent's.

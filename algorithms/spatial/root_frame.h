@@ -131,7 +131,6 @@ MBD_INLINE void rigid_add(rigid4 *restrict sum, const rigid4 *I)
     sum->m += I->m;
 }
 
-
 /* m x x for motions m and x: (w x x_w; w x x_v + v x x_w) */
 MBD_INLINE spatial4 motion_cross(const spatial4 *m, const spatial4 *x)
 {
