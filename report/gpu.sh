@@ -13,8 +13,10 @@ files=("$@")
 out=report/gpu.md
 # Bytes per body per state of the bodies kernel that a run timed: its file's
 # context.bodies_bytes_per_body (counted in bench/gpu/gpu_bench.c), or for files written
-# before it was there, 1008 (X's 12 doubles written and read then: (2 x 61 + 4) x 8).
-bytes_of() { jq -r '.context.bodies_bytes_per_body // 1008' "$1"; }
+# before it was there, 832 by the same count (X whole then: rows 0 and 1 of E out, row 2
+# and r in, then all 12 in at each later pass, 36 doubles where the screw's take 15:
+# 104 x 8).
+bytes_of() { jq -r '.context.bodies_bytes_per_body // 832' "$1"; }
 
 # A GPU's memory bandwidth in TB/s and FP64 rate in TFLOP/s without its tensor cores (the
 # kernels use none), from NVIDIA's data sheets, or nothing for one not listed here (then no

@@ -138,16 +138,17 @@ static void check_states(const mbd_model *model, gpu_states *b, int with_tau, co
     mbd_work_free(work);
 }
 
-/* The launch of the states' solver on the host, `threads` workspace blocks (from the
- * layout's); free launch.works and the layout returned. */
+/* The launch of the states' solver on the host, `threads` workspace blocks (filled with
+ * NaN, then started as the GPU starts them); free launch.works and the layout returned. */
 static mbd_work *launch_on_host(const mbd_model *model, gpu_states *b, int with_tau, int threads,
                                 gpu_launch *launch)
 {
     memset(launch, 0, sizeof *launch);
     mbd_work *layout = gpu_layout(model, mbd_solver_find(gpu_solvers[b->solver].name), launch);
     assert_non_null(layout);
-    launch->works = calloc((size_t)threads, launch->work_bytes);
+    launch->works = malloc((size_t)threads * launch->work_bytes);
     assert_non_null(launch->works);
+    memset(launch->works, 0xff, (size_t)threads * launch->work_bytes); /* NaN, as the stack's */
     launch->K = b->K;
     launch->q = b->q;
     launch->x = b->x;

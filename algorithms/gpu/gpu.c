@@ -146,7 +146,7 @@ struct mbd_gpu_batch {
     mbd_work *layout;        /* host workspace whose layout the threads' blocks take */
     gpu_launch launch;       /* its GPU-memory pointers; states set per call */
     int threads;             /* workspace blocks */
-    mbd_gpu_ptr model_arrays, works, work_start, launch_on_gpu;
+    mbd_gpu_ptr model_arrays, works, launch_on_gpu;
     mbd_gpu_ptr states;      /* the host-array calls' buffers, for capacity states */
     int capacity;
     CUevent start, end;
@@ -185,7 +185,6 @@ mbd_work *gpu_layout(const mbd_model *model, const mbd_solver *solver, gpu_launc
     launch->work.plugin_work = NULL;
     /* the block's size, 64-byte multiples: malloc knows it (mbd_work keeps no size) */
     launch->work_bytes = malloc_usable_size(layout->block) & ~(size_t)63;
-    launch->work_start = layout->block;
     return layout;
 }
 
@@ -257,19 +256,14 @@ static int launch_entry(mbd_gpu_batch *batch, CUfunction entry, int threads)
 }
 
 /* As many workspace blocks as fill the GPU, within a quarter of its free memory, each
- * started from the layout's block; or, for the stack entries, no blocks (each launch
- * starts each thread's own from the layout's). */
+ * started (gpu_start_work); or, for the stack entries, no blocks (each launch starts each
+ * thread's own). */
 static int allocate_works(mbd_gpu_batch *batch)
 {
     gpu_launch *launch = &batch->launch;
     if (batch->on_stack) {
         batch->threads = cu.multiprocessors * batch->threads_per_sm;
-        if (cu.cuMemAlloc(&batch->work_start, launch->work_bytes) ||
-            cu.cuMemAlloc(&batch->launch_on_gpu, sizeof *launch) ||
-            cu.cuMemcpyHtoD(batch->work_start, launch->work_start, launch->work_bytes))
-            return MBD_ENOMEM;
-        launch->work_start = (const double *)(uintptr_t)batch->work_start;
-        return MBD_OK;
+        return cu.cuMemAlloc(&batch->launch_on_gpu, sizeof *launch) ? MBD_ENOMEM : MBD_OK;
     }
     size_t free_bytes = 0, total_bytes = 0;
     cu.cuMemGetInfo(&free_bytes, &total_bytes);
@@ -281,12 +275,9 @@ static int allocate_works(mbd_gpu_batch *batch)
         blocks = 1;
     batch->threads = (int)(blocks * GPU_BLOCK);
     if (cu.cuMemAlloc(&batch->works, blocks * per_block) ||
-        cu.cuMemAlloc(&batch->work_start, launch->work_bytes) ||
-        cu.cuMemAlloc(&batch->launch_on_gpu, sizeof *launch) ||
-        cu.cuMemcpyHtoD(batch->work_start, launch->work_start, launch->work_bytes))
+        cu.cuMemAlloc(&batch->launch_on_gpu, sizeof *launch))
         return MBD_ENOMEM;
     launch->works = (char *)(uintptr_t)batch->works;
-    launch->work_start = (const double *)(uintptr_t)batch->work_start;
     return launch_entry(batch, batch->start_works, batch->threads);
 }
 

@@ -14,8 +14,6 @@ typedef struct {
                             work.block, each thread's at those from its own block */
     size_t work_bytes;   /* one thread's block */
     char *works;         /* (threads x work_bytes) the threads' blocks */
-    const double *work_start; /* (work_bytes) what a block holds before its first state:
-                            the constant kinematics that mbd_work_new leaves in it */
     int K;
     const double *q, *x, *tau; /* (K x nq), (K x nv): the states (x: qd, or p in the
                             momentum form); tau may be NULL */
@@ -30,7 +28,7 @@ typedef struct {
  * acceleration form where it has one (bodies, dense), else its momentum form
  * (poisson-ldlt). bodies_slots is the bodies sweep with its inertia sums in shared slots
  * and D^-1 in registers, as the CPU's lanes keep them ($MBD_GPU_INERTIA_SUMS=slots; no
- * solver of its own): 520 instead of 872 bytes per body and state to and from memory on
+ * solver of its own): 488 instead of 664 bytes per body and state to and from memory on
  * the benchmark's chain (bodies_kernels.h's `keep`; counted in bench/gpu/gpu_bench.c), a
  * constant in each entry. */
 #define GPU_KERNEL_LIST(X)                                                                 \
@@ -57,13 +55,13 @@ extern const char mbd_gpu_ptx[];
  * thread on its block in launch->works, or, local_block not NULL, as the stack entry,
  * on local_block (work_bytes) started anew. */
 void gpu_run_on_cpu(int kernel, const gpu_launch *launch, int threads, double *local_block);
-/* The entry mbd_gpu_start_works on the CPU: each of `threads` blocks from work_start. */
+/* The entry mbd_gpu_start_works on the CPU: each of `threads` blocks started. */
 void gpu_start_works_on_cpu(const gpu_launch *launch, int threads);
 /* The workspace that thread `thread` runs on: launch->work moved onto its block. */
 void gpu_thread_work_on_cpu(mbd_work *work, const gpu_launch *launch, int thread);
 
 /* A workspace of the model and solver, whose layout launch->work takes (work_bytes its
- * block's size, work_start its block; its pointers to host objects NULL), and
+ * block's size; its pointers to host objects NULL), and
  * launch->model = *model: the caller then points them at GPU memory (or leaves them on
  * the host for gpu_run_on_cpu). NULL: no memory. */
 mbd_work *gpu_layout(const mbd_model *model, const mbd_solver *solver, gpu_launch *launch);

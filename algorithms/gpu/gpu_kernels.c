@@ -64,11 +64,16 @@ MBD_INLINE char *gpu_thread_block(const gpu_launch *launch, int thread)
     return launch->works + (size_t)thread * launch->work_bytes;
 }
 
-/* A block from launch->work_start, a double at a time. */
-MBD_INLINE void gpu_start_block(double *block, const gpu_launch *launch)
+/* The workspace on the block at `base`, started: of the block a state's solve reads
+ * before it writes only the constant kinematics (S's constant columns, X's fixed part),
+ * which the thread forms from the model as mbd_work_new does: 96 bytes a revolute body,
+ * not the whole block (650 at N = 100), since at K = 65 536 a thread solves about one
+ * state and a copy of the block would move as many bytes as the state's solve. test_gpu
+ * starts blocks filled with NaN. */
+MBD_INLINE void gpu_start_work(mbd_work *work, const gpu_launch *launch, char *base)
 {
-    for (size_t k = 0; k < launch->work_bytes / sizeof(double); k++)
-        block[k] = launch->work_start[k];
+    gpu_work_at(work, launch, base);
+    constant_kinematics(&launch->model, work);
 }
 
 MBD_INLINE int gpu_all_finite(const double *x, int n)
@@ -140,16 +145,22 @@ MBD_INLINE int gpu_state(int kernel, const gpu_launch *launch, mbd_work *work, s
     return status == MBD_OK && !finite ? MBD_ENONFINITE : status;
 }
 
-/* Thread `thread` of `threads` on its workspace `block`: states thread, thread + threads,
- * ... */
-MBD_INLINE void gpu_thread_states(int kernel, const gpu_launch *launch, char *block, int thread,
-                                  int threads)
+/* Thread `thread` of `threads` on its workspace: states thread, thread + threads, ... */
+MBD_INLINE void gpu_thread_states(int kernel, const gpu_launch *launch, mbd_work *work,
+                                  int thread, int threads)
+{
+    work->screw_transforms = kernel != GPU_KERNEL_dense; /* CRBA and RNEA read X whole */
+    for (int s = thread; s < launch->K; s += threads)
+        launch->status[s] = gpu_state(kernel, launch, work, (size_t)s);
+}
+
+/* The same on the thread's block in launch->works, started once per batch. */
+MBD_INLINE void gpu_thread_states_global(int kernel, const gpu_launch *launch, int thread,
+                                         int threads)
 {
     mbd_work work;
-    gpu_work_at(&work, launch, block);
-    work.screw_transforms = kernel != GPU_KERNEL_dense; /* CRBA and RNEA read X whole */
-    for (int s = thread; s < launch->K; s += threads)
-        launch->status[s] = gpu_state(kernel, launch, &work, (size_t)s);
+    gpu_work_at(&work, launch, gpu_thread_block(launch, thread));
+    gpu_thread_states(kernel, launch, &work, thread, threads);
 }
 
 /* The same on a block of the thread's own (on the GPU its stack, in local memory),
@@ -159,8 +170,9 @@ MBD_INLINE void gpu_thread_states_local(int kernel, const gpu_launch *launch, do
 {
     if (thread >= launch->K)
         return;
-    gpu_start_block(block, launch);
-    gpu_thread_states(kernel, launch, (char *)block, thread, threads);
+    mbd_work work;
+    gpu_start_work(&work, launch, (char *)block);
+    gpu_thread_states(kernel, launch, &work, thread, threads);
 }
 
 #ifdef __NVPTX__
@@ -174,14 +186,14 @@ MBD_INLINE void gpu_thread_states_local(int kernel, const gpu_launch *launch, do
  * block), and each solver's kernel on those blocks and on a block of each thread's stack. */
 extern "C" __attribute__((global)) void mbd_gpu_start_works(const gpu_launch *launch)
 {
-    gpu_start_block((double *)gpu_thread_block(launch, GPU_THREAD), launch);
+    mbd_work work;
+    gpu_start_work(&work, launch, gpu_thread_block(launch, GPU_THREAD));
 }
 
 #define GPU_ENTRY(solver, entry, local_entry)                                              \
     extern "C" __attribute__((global)) void entry(const gpu_launch *launch)                \
     {                                                                                      \
-        gpu_thread_states(GPU_KERNEL_##solver, launch, gpu_thread_block(launch, GPU_THREAD), \
-                          GPU_THREAD, GPU_THREADS);                                        \
+        gpu_thread_states_global(GPU_KERNEL_##solver, launch, GPU_THREAD, GPU_THREADS);    \
     }                                                                                      \
     extern "C" __attribute__((global)) void local_entry(const gpu_launch *launch)          \
     {                                                                                      \
@@ -194,8 +206,9 @@ GPU_KERNEL_LIST(GPU_ENTRY)
 
 void gpu_start_works_on_cpu(const gpu_launch *launch, int threads)
 {
+    mbd_work work;
     for (int thread = 0; thread < threads; thread++)
-        gpu_start_block((double *)gpu_thread_block(launch, thread), launch);
+        gpu_start_work(&work, launch, gpu_thread_block(launch, thread));
 }
 
 void gpu_thread_work_on_cpu(mbd_work *work, const gpu_launch *launch, int thread)
@@ -209,7 +222,7 @@ void gpu_run_on_cpu(int kernel, const gpu_launch *launch, int threads, double *l
         if (local_block)
             gpu_thread_states_local(kernel, launch, local_block, thread, threads);
         else
-            gpu_thread_states(kernel, launch, gpu_thread_block(launch, thread), thread, threads);
+            gpu_thread_states_global(kernel, launch, thread, threads);
 }
 
 #endif

@@ -267,19 +267,26 @@ static void run_n(gpu_bench_run *run, int n)
     mbd_model_free(model);
 }
 
-/* Bytes per body and state that the bodies kernel stores and reads back on FAMILY's
- * revolute joints (twisted axial screws) when the workspace does not stay in cache (K in
- * the thousands: 65 KB per state at N = 100), counted from bodies_kernels.h: X's cos q and
- * sin q written and read and the screw's 3 constants read (7: the kernel keeps X as the
- * lanes do, SCREW_TRANSFORMS in lane.h), S 6, U 6, D 1, u 1, c 6, f 6, I^A 21 and the
- * joint's sine and cosine 2 written once and read once, and q, qd, tau, qdd:
- * (2 x 49 + 7 + 4) x 8 = 872; with the inertia sums in slots (MBD_GPU_INERTIA_SUMS=slots:
- * neither I^A nor D) (2 x 27 + 7 + 4) x 8 = 520. v and a live in two slots (motion_of),
- * in cache. The context carries it for report/gpu.sh's memory floor. */
+/* Bytes per body and state that the bodies kernel moves to and from memory on FAMILY's
+ * revolute joints (twisted axial screws) when its workspace does not stay in cache (K in
+ * the thousands: 65 KB per state at N = 100), counted from bodies_kernels.h pass by pass,
+ * in doubles: an entry crosses once for each pass that touches it (one body's step and
+ * the next one's, which reads its parent's or child's sums, share the cache; v, a and,
+ * in slots, the inertia sums stay there). The joint's sine and cosine out (2), then
+ *   root -> leaves: sine, cosine in (2), X's cos q, sin q out (2) and the screw's three
+ *                   constants in (3, SCREW_TRANSFORMS in lane.h), c's 4 nonzero rows and
+ *                   p^A out (10);
+ *   leaves -> root: X in (5), c and p^A in (10), U D^-1 and u out (7), I^a (21) and
+ *                   D^-1 (1) out, kept for the reactions;
+ *   root -> leaves: X in (5), U D^-1, u and c in (11),
+ * and q, qd, tau in and qdd out (4): 83 x 8 = 664; with the inertia sums in slots
+ * (MBD_GPU_INERTIA_SUMS=slots: neither I^a nor D^-1 out) 61 x 8 = 488. S's unit column
+ * is not read. A thread also writes 96 bytes a body once per launch (gpu_start_work). The
+ * context carries the count for report/gpu.sh's memory floor. */
 static int bodies_bytes_per_body(void)
 {
     const char *sums = getenv("MBD_GPU_INERTIA_SUMS");
-    return sums && strcmp(sums, "slots") == 0 ? 520 : 872;
+    return sums && strcmp(sums, "slots") == 0 ? 488 : 664;
 }
 
 /* The device name as a file name: letters and digits, the rest '-'. */
