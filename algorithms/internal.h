@@ -42,9 +42,15 @@ struct mbd_work {
     int friction_iterations;   /* of the last forward call's friction solve */
     double *loop_scratch;      /* loops_scratch_doubles(model, solver); models with loops */
     double *friction_scratch;  /* friction_scratch_doubles(model); models with Coulomb friction */
+    double *passive_tau;       /* (2 nv) models with passive forces: tau + tau_p, then a
+                                  vector that passive_derivatives writes and drops */
+    double *rest_rates;        /* (nv) zero: qd and qdd of gravity compensation's RNEA */
+    double (*gravcomp_f)[6];   /* (nb) models with gravity compensation: its RNEA's forces */
     void *plugin_work;         /* a plugin solver's work (its work_new), else NULL */
     void *derivative_scratch;  /* the derivatives' per-call arrays (derivative_scratch) */
     size_t derivative_scratch_bytes;
+    void *passive_scratch;     /* the passive forces' derivatives (derivatives.c) */
+    size_t passive_scratch_bytes;
 };
 
 #define JV_COUNT 6
@@ -58,7 +64,9 @@ struct mbd_work {
     ARRAY(u, (m)->nv) ARRAY(v, (m)->nb) ARRAY(c, (m)->nb) ARRAY(a, (m)->nb) ARRAY(f, (m)->nb)      \
     ARRAY(mass_moments, (m)->nb) ARRAY(IA, (m)->nb) ARRAY(sin_q, (m)->nq)                          \
     ARRAY(cos_q, (m)->nq) ARRAY(scratch, scratch_doubles) ARRAY(jv, JV_COUNT * (m)->nv)            \
-    ARRAY(loop_scratch, loop_doubles) ARRAY(friction_scratch, friction_scratch_doubles(m))
+    ARRAY(loop_scratch, loop_doubles) ARRAY(friction_scratch, friction_scratch_doubles(m))       \
+    ARRAY(passive_tau, (m)->has_passive ? 2 * (m)->nv : 0)                                         \
+    ARRAY(rest_rates, (m)->has_passive ? (m)->nv : 0) ARRAY(gravcomp_f, (m)->gravcomp ? (m)->nb : 0)
 
 typedef size_t (*mbd_scratch_fn)(const mbd_model *model);
 typedef int (*mbd_solve_acc_fn)(const mbd_model *model, mbd_work *work, const double *qd,
@@ -198,6 +206,19 @@ static inline int singular_joint(mbd_work *work, int body)
 /* The body whose joint owns velocity coordinate dof. */
 int body_of_dof(const mbd_model *model, int dof);
 
+/* ---- passive forces (passive.c) ---- */
+
+/* After mbd_kinematics, for a model with passive forces: out = tau + tau_p(q, qd) (tau may
+ * be NULL: tau_p alone); work->gravcomp_f keeps gravity compensation's share of the joint
+ * reactions. MBD_ENONFINITE for a non-finite qd or result. */
+int passive_add(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+                const double *tau, double *out);
+/* The springs' potential energy (joints and tendons) at q. */
+double passive_potential(const mbd_model *model, const double *q);
+/* After mbd_kinematics: d tau_p / dq (along q (+) v) and d tau_p / dqd, nv x nv each. */
+int passive_derivatives(const mbd_model *model, mbd_work *work, const double *q,
+                        const double *qd, double *dq, double *dqd);
+
 /* ---- friction (friction.c) ---- */
 
 /* The solve phase of mbd_solve / mbd_solve_momentum for a model with friction, after
@@ -260,6 +281,10 @@ extern const mbd_derivatives_method mbd_derivatives_finite_difference;
  * derivative call's arrays, allocated on first use and grown as needed, so that repeated
  * calls make no allocation; NULL if it cannot be had (the caller returns MBD_ENOMEM). */
 void *derivative_scratch(mbd_work *work, size_t bytes);
+/* After mbd_kinematics at (q, qd) of a model with passive forces: d tau_p / dq, then
+ * d tau_p / dqd (passive_derivatives), then room for 2 nv x nv more, in a block that the
+ * workspace keeps; NULL if it cannot be had. */
+double *passive_jacobians(mbd_work *work, const double *q, const double *qd);
 /* Hinv = H^-1 (nv x nv) after mbd_kinematics, from CRBA's H factored densely in L (nv x nv
  * scratch), as analytic's own (derivatives/analytic.c). */
 int inverse_by_factor(const mbd_model *model, mbd_work *work, double *L, double *Hinv);

@@ -81,6 +81,24 @@ typedef struct {
     double smoothing; /* v_s: > 0 when coulomb > 0 */
 } mbd_friction;
 
+/* A joint's rotor and passive elements, and its body's gravity compensation, as MuJoCo's
+ * attributes of the same names mean them (all default 0). armature adds to H's diagonal at
+ * each of the joint's velocities (H + diag(armature): the mass matrix of every call). The
+ * passive forces tau_p(q, qd) add to tau in every forward call (and come off inverse
+ * dynamics' tau): a damper -damping qd on each velocity; a spring -stiffness (q - springref)
+ * on each coordinate, a quaternion by its rotation vector from springref's (a free joint:
+ * its position in the joint frame, the force in body axes); gravcomp times the body's
+ * weight pushing up at its centre of mass. */
+typedef struct {
+    double armature;
+    double damping;
+    double stiffness;
+    double springref[7];     /* the joint's coordinates (nq) at rest; a zero quaternion: 1 */
+    double gravcomp;
+    int actuator_gravcomp;   /* the joint's share of gravity compensation is its actuator's,
+                                in tau (MuJoCo's actuatorgravcomp), not a passive force */
+} mbd_passive;
+
 /* Description of one body, as a model file gives it. */
 typedef struct {
     const char *name;
@@ -94,6 +112,7 @@ typedef struct {
     double inertia[3][3];    /* about the centre of mass, body axes */
     mbd_friction friction;   /* of the joint; all zero: frictionless */
     const char *joint_name;  /* NULL: the joint is named after the body */
+    mbd_passive passive;     /* of the joint and body; all zero: none */
 } mbd_body_def;
 
 /* A frame fixed in a body: what a body joined by an MBD_FIXED joint becomes (a sensor, a
@@ -126,8 +145,22 @@ typedef struct {
     double axis[3];            /* revolute: in frame a (and frame b); else unused */
 } mbd_loop_def;
 
-/* A model's description: the bodies (parents first) and the cut joints that close loops
- * among them (nloops 0, loops NULL: a tree). A loop's body_a and body_b index bodies. */
+/* A fixed tendon (MuJoCo's <fixed>): the length L = sum coef_k q_k over 1-DOF joints (by
+ * body index), pulled by a spring towards [length_spring[0], length_spring[1]] (no force
+ * between them) and a damper, -stiffness (L - the nearer end) - damping Ldot, which acts on
+ * each q_k with its coef_k. */
+typedef struct {
+    const char *name;
+    int ncoef;
+    const int *bodies;       /* (ncoef) bodies whose joint (revolute or prismatic) it sums */
+    const double *coef;      /* (ncoef) */
+    double stiffness, damping;
+    double length_spring[2];
+} mbd_tendon_def;
+
+/* A model's description: the bodies (parents first), the cut joints that close loops
+ * among them (nloops 0, loops NULL: a tree) and the fixed tendons (ntendons 0: none). A
+ * loop's body_a and body_b and a tendon's bodies index bodies. */
 typedef struct {
     const char *name;
     double gravity[3];
@@ -135,6 +168,8 @@ typedef struct {
     const mbd_body_def *bodies;
     int nloops;
     const mbd_loop_def *loops;
+    int ntendons;
+    const mbd_tendon_def *tendons;
 } mbd_model_def;
 
 /* Builds a model from its description. A body whose joint is MBD_FIXED is merged into
@@ -166,6 +201,12 @@ typedef struct {
 int mbd_model_load(const char *path_or_spec, const mbd_load_options *options,
                    mbd_model **model, char *err, size_t err_size);
 
+/* What the model file describes that the dynamics leave out (an MJCF model's contacts,
+ * limits, equality constraints, actuators, ...), as "; "-separated counts, or NULL. */
+const char *mbd_model_left_out(const mbd_model *model);
+/* The version of MuJoCo that this build compiles MJCF models with, or NULL without one. */
+const char *mbd_mujoco_version(void);
+
 /* One line per generator, for --help. */
 const char *mbd_generators_help(void);
 
@@ -185,6 +226,11 @@ const mbd_frame_def *mbd_model_frame(const mbd_model *model, int frame);
 const char *mbd_model_joint_name(const mbd_model *model, int body);
 /* Whether any joint has Coulomb or viscous friction. */
 int mbd_model_has_friction(const mbd_model *model);
+/* Whether any joint has armature, any body or tendon passive forces (mbd_passive). */
+int mbd_model_has_passive(const mbd_model *model);
+/* The fixed tendons, in the order given (their bodies those of the built model). */
+int mbd_model_ntendons(const mbd_model *model);
+const mbd_tendon_def *mbd_model_tendon(const mbd_model *model, int tendon);
 const char *mbd_joint_type_name(mbd_joint_type type);
 int mbd_joint_type_nv(mbd_joint_type type);
 /* Position coordinates of a joint type: nv except spherical (4) and free (7). */
@@ -415,6 +461,12 @@ int mbd_project_constraints(const mbd_model *model, mbd_work *work, double *q, d
 
 /* ---- dynamics quantities -------------------------------------------------------- */
 
+/* tau_p(q, qd): the passive forces (springs, dampers, gravity compensation, tendons) that
+ * every forward call adds to tau; zero for a model without them. Any workspace of the
+ * model. */
+int mbd_passive_forces(const mbd_model *model, mbd_work *work, const double *q,
+                       const double *qd, double *tau_p);
+
 /* Inverse dynamics (RNEA): tau, and if reactions != NULL the wrench (n; f) that each joint
  * transmits from parent to child, in the child body frame about its origin (nbodies x 6).
  * With friction, tau is the actuator force: what the joint transmits along its axes
@@ -450,7 +502,8 @@ int mbd_momentum(const mbd_model *model, mbd_work *work, const double *q, const 
 /* The coefficients of H(q) qdd + C(q, qd) qd + g(q) = tau (rigid bodies only, no
  * friction): H (nv x nv), the Coriolis matrix C (nv x nv) of the Christoffel symbols of H,
  * C_ij = sum_k 1/2 (dH_ij/dq_k + dH_ik/dq_j - dH_jk/dq_i) qd_k, so that dH/dt - 2 C is
- * skew-symmetric, g (nv) and C qd (nv); row-major, none NULL. O(N^2) (2 nv RNEA passes;
+ * skew-symmetric, g (nv: gravity's, less the passive forces tau_p(q, qd) of a model with
+ * them, whose dampers make it depend on qd) and C qd (nv); row-major, none NULL. O(N^2) (2 nv RNEA passes;
  * by polarization of RNEA's velocity terms). MBD_EUNSUPPORTED for models with spherical
  * or free joints: their velocities are not the derivatives of coordinates, so the Christoffel
  * symbols of H in q are not defined for them (H is mbd_mass_matrix's). */

@@ -13,7 +13,12 @@
  * Inertia: MuJoCo's compiler diagonalizes a fullinertia only to about 1e-7 relative, so the
  * principal moments and axes are computed here in double and written as diaginertia + quat.
  *
- * Depth: Debian's MuJoCo parses with a tinyxml2 that refuses elements nested deeper than
+ * Passive elements (mbd_passive) are MJCF's attributes of the same names: armature,
+ * damping, stiffness and springref on each MJCF joint of ours, gravcomp on the body,
+ * actuatorgravcomp; fixed tendons as <fixed>, their joints named; the spring and damper
+ * flags on where the model has any.
+ *
+ * Depth: MuJoCo parses with a tinyxml2 that refuses elements nested deeper than
  * 100, so every NEST_LIMIT body levels the children move into an <include>d file written
  * beside the main one (STEM.partK.xml for PATH = STEM.xml). Every file is written to a
  * temporary name first and renamed only when all are complete, the main file last. */
@@ -45,6 +50,7 @@ typedef struct {
     const mbd_model *model;
     int *first_child;   /* (nb + 1), index parent + 1 so that the world is 0; -1: none */
     int *next_sibling;  /* (nb) */
+    char *tendon_joint; /* (nb) whether a tendon sums the body's joint: it is named */
     const char *path;
     size_t stem_len;    /* path without a trailing ".xml" */
     mjcf_file *files;
@@ -188,42 +194,95 @@ static const char *base_name(const char *path)
 
 /* ---- bodies ---- */
 
-/* axis NULL: a ball or free joint, which have none */
-static void write_joint(FILE *out, int level, const char *type, const double axis[3])
+/* One MJCF joint of body b: its coordinate k's (axis NULL: a ball or free joint, which
+ * have none and spring towards qpos0, the identity), with the joint's passive elements;
+ * named (mbd_model_joint_name) when a tendon refers to it. */
+static void write_joint(FILE *out, int level, const char *type, const double axis[3],
+                        const mbd_body_def *b, int k, const char *name)
 {
+    const mbd_passive *p = &b->passive;
     indent(out, level);
     fprintf(out, "<joint type=\"%s\"", type);
+    if (name) {
+        fputs(" name=\"", out);
+        write_escaped(out, name);
+        fputc('"', out);
+    }
     if (axis)
         write_numbers(out, "axis", axis, 3);
+    if (p->armature != 0.0)
+        write_numbers(out, "armature", &p->armature, 1);
+    if (p->damping != 0.0)
+        write_numbers(out, "damping", &p->damping, 1);
+    if (p->stiffness != 0.0) {
+        write_numbers(out, "stiffness", &p->stiffness, 1);
+        if (axis)
+            write_numbers(out, "springref", &p->springref[k], 1);
+    }
+    if (p->actuator_gravcomp)
+        fputs(" actuatorgravcomp=\"true\"", out);
     fputs("/>\n", out);
 }
 
-static void write_joints(FILE *out, int level, const mbd_body_def *b)
+static void write_joints(const exporter *ex, FILE *out, int level, int body)
 {
+    const mbd_body_def *b = mbd_model_body(ex->model, body);
+    const char *name = ex->tendon_joint[body] ? mbd_model_joint_name(ex->model, body) : NULL;
     switch (b->joint) {
     case MBD_REVOLUTE:
-        write_joint(out, level, "hinge", b->axes[0]);
+        write_joint(out, level, "hinge", b->axes[0], b, 0, name);
         break;
     case MBD_PRISMATIC:
-        write_joint(out, level, "slide", b->axes[0]);
+        write_joint(out, level, "slide", b->axes[0], b, 0, name);
         break;
     case MBD_CYLINDRICAL:
-        write_joint(out, level, "hinge", b->axes[0]);
-        write_joint(out, level, "slide", b->axes[0]);
+        write_joint(out, level, "hinge", b->axes[0], b, 0, NULL);
+        write_joint(out, level, "slide", b->axes[0], b, 1, NULL);
         break;
     case MBD_CARDAN:
-        write_joint(out, level, "hinge", b->axes[0]);
-        write_joint(out, level, "hinge", b->axes[1]);
+        write_joint(out, level, "hinge", b->axes[0], b, 0, NULL);
+        write_joint(out, level, "hinge", b->axes[1], b, 1, NULL);
         break;
     case MBD_SPHERICAL:
-        write_joint(out, level, "ball", NULL);
+        write_joint(out, level, "ball", NULL, b, 0, NULL);
         break;
     case MBD_FREE:
-        write_joint(out, level, "free", NULL);
+        write_joint(out, level, "free", NULL, b, 0, NULL);
         break;
     default:
         break;
     }
+}
+
+/* The fixed tendons, on the joints written with their names. */
+static void write_tendons(const exporter *ex, FILE *out)
+{
+    const int n = mbd_model_ntendons(ex->model);
+    if (n == 0)
+        return;
+    fputs("  <tendon>\n", out);
+    for (int t = 0; t < n; t++) {
+        const mbd_tendon_def *tendon = mbd_model_tendon(ex->model, t);
+        fputs("    <fixed", out);
+        if (tendon->name) {
+            fputs(" name=\"", out);
+            write_escaped(out, tendon->name);
+            fputc('"', out);
+        }
+        write_numbers(out, "stiffness", &tendon->stiffness, 1);
+        write_numbers(out, "damping", &tendon->damping, 1);
+        write_numbers(out, "springlength", tendon->length_spring, 2);
+        fputs(">\n", out);
+        for (int k = 0; k < tendon->ncoef; k++) {
+            fputs("      <joint joint=\"", out);
+            write_escaped(out, mbd_model_joint_name(ex->model, tendon->bodies[k]));
+            fputc('"', out);
+            write_numbers(out, "coef", &tendon->coef[k], 1);
+            fputs("/>\n", out);
+        }
+        fputs("    </fixed>\n", out);
+    }
+    fputs("  </tendon>\n", out);
 }
 
 /* <body> with its inertial and joints, without the closing tag. */
@@ -246,6 +305,8 @@ static int open_body(exporter *ex, FILE *out, int level, int body)
     fputc('"', out);
     write_numbers(out, "pos", b->origin, 3);
     write_numbers(out, "quat", quat, 4);
+    if (b->passive.gravcomp != 0.0)
+        write_numbers(out, "gravcomp", &b->passive.gravcomp, 1);
     fputs(">\n", out);
     indent(out, level + 1);
     fputs("<inertial", out);
@@ -254,7 +315,7 @@ static int open_body(exporter *ex, FILE *out, int level, int body)
     write_numbers(out, "diaginertia", moments, 3);
     write_numbers(out, "quat", inertia_quat, 4);
     fputs("/>\n", out);
-    write_joints(out, level + 1, b);
+    write_joints(ex, out, level + 1, body);
     return MBD_OK;
 }
 
@@ -300,8 +361,10 @@ static void write_header(const exporter *ex, FILE *out)
     write_numbers(out, "gravity", gravity, 3);
     fputs(">\n"
           "    <flag constraint=\"disable\" equality=\"disable\" frictionloss=\"disable\"\n"
-          "          limit=\"disable\" contact=\"disable\" passive=\"disable\"\n"
-          "          actuation=\"disable\"/>\n"
+          "          limit=\"disable\" contact=\"disable\" actuation=\"disable\"", out);
+    if (!mbd_model_has_passive(ex->model)) /* else springs, dampers and gravcomp act */
+        fputs(" spring=\"disable\" damper=\"disable\"", out);
+    fputs("/>\n"
           "  </option>\n"
           "  <default>\n"
           "    <joint pos=\"0 0 0\" limited=\"false\" damping=\"0\" stiffness=\"0\"\n"
@@ -323,7 +386,11 @@ static int write_content(exporter *ex, FILE *out, int index)
     int status = MBD_OK;
     for (int b = ex->first_child[parent + 1]; b >= 0 && status == MBD_OK; b = ex->next_sibling[b])
         status = write_subtree(ex, out, level, b, 0);
-    fputs(parent < 0 ? "  </worldbody>\n</mujoco>\n" : "</mujoco>\n", out);
+    fputs(parent < 0 ? "  </worldbody>\n" : "</mujoco>\n", out);
+    if (parent < 0) {
+        write_tendons(ex, out);
+        fputs("</mujoco>\n", out);
+    }
     return status;
 }
 
@@ -369,6 +436,12 @@ static int link_children(exporter *ex)
         return -1;
     for (int i = 0; i <= nb; i++)
         ex->first_child[i] = -1;
+    ex->tendon_joint = calloc((size_t)(nb > 0 ? nb : 1), sizeof *ex->tendon_joint);
+    if (!ex->tendon_joint)
+        return -1;
+    for (int t = 0; t < mbd_model_ntendons(ex->model); t++)
+        for (int k = 0; k < mbd_model_tendon(ex->model, t)->ncoef; k++)
+            ex->tendon_joint[mbd_model_tendon(ex->model, t)->bodies[k]] = 1;
     for (int i = nb - 1; i >= 0; i--) { /* backwards: children end up in index order */
         const int slot = mbd_model_body(ex->model, i)->parent + 1;
         ex->next_sibling[i] = ex->first_child[slot];
@@ -401,6 +474,23 @@ static void release(exporter *ex)
     free(ex->files);
     free(ex->first_child);
     free(ex->next_sibling);
+    free(ex->tendon_joint);
+}
+
+/* MJCF's ball and free joints spring towards qpos0 (the identity, and the frame written):
+ * the body that asks for another rest orientation or place, or -1. */
+static int find_unwritable_spring(const mbd_model *model)
+{
+    for (int i = 0; i < mbd_model_nbodies(model); i++) {
+        const mbd_body_def *b = mbd_model_body(model, i);
+        const int quat = b->joint == MBD_FREE ? 3 : 0;
+        if ((b->joint == MBD_SPHERICAL || b->joint == MBD_FREE) && b->passive.stiffness != 0.0) {
+            const double *ref = b->passive.springref;
+            if (ref[quat] != 1.0 || (quat && (ref[0] != 0.0 || ref[1] != 0.0 || ref[2] != 0.0)))
+                return i;
+        }
+    }
+    return -1;
 }
 
 /* MuJoCo's compiler refuses a moving body without mass (mjMINVAL), and its bounds that
@@ -440,6 +530,13 @@ int mbd_export_mjcf(const mbd_model *model, const char *path, char *err, size_t 
         model_error(err, err_size, "%s: bodies[%d] (\"%s\").mass: 0: MuJoCo refuses massless moving bodies",
                     path, massless, mbd_model_body(model, massless)->name);
         return MBD_EINVAL;
+    }
+    const int spring = find_unwritable_spring(model);
+    if (spring >= 0) {
+        model_error(err, err_size, "%s: bodies[%d] (\"%s\").joint.springref: MJCF's ball and "
+                    "free joints spring towards the identity, not another rest pose", path, spring,
+                    mbd_model_body(model, spring)->name);
+        return MBD_EUNSUPPORTED;
     }
     if (mbd_model_nloops(model) > 0) {
         model_error(err, err_size, "%s: loops: %d closed loops: the export writes trees only "

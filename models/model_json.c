@@ -174,6 +174,32 @@ static int read_friction(const loader *ld, const char *joint_prefix, json_t *joi
     return 0;
 }
 
+/* "armature", "damping", "stiffness" (numbers) and "springref" (a number, or an array of
+ * the joint's nq numbers), each optional (default 0; a zero quaternion is the identity);
+ * their ranges are mbd_model_build's to check. */
+static int read_passive(const loader *ld, const char *prefix, json_t *joint, mbd_body_def *def)
+{
+    static const char *const fields[] = {"armature", "damping", "stiffness"};
+    double *slots[] = {&def->passive.armature, &def->passive.damping, &def->passive.stiffness};
+    for (int k = 0; k < 3; k++)
+        if (json_object_get(joint, fields[k]) && read_number(ld, prefix, joint, fields[k], slots[k]) < 0)
+            return -1;
+    json_t *ref = json_object_get(joint, "springref");
+    const size_t nq = def->joint == MBD_FIXED ? 0 : (size_t)mbd_joint_type_nq(def->joint);
+    if (!ref)
+        return 0;
+    if (nq == 1 && finite_number(ref)) {
+        def->passive.springref[0] = json_number_value(ref);
+        return 0;
+    }
+    if (nq > 0 && numbers_into(ref, def->passive.springref, nq))
+        return 0;
+    char problem[80];
+    snprintf(problem, sizeof problem, "expected %s%zu finite numbers (the joint's coordinates)",
+             nq == 1 ? "a number or an array of " : "an array of ", nq);
+    return reject(ld, prefix, "springref", problem, ref);
+}
+
 /* "LIST[i] ("name")" (without the name if it has none) into prefix (PREFIX_SIZE), or -1
  * after reporting an element that is not an object. */
 static int element_prefix(const loader *ld, const char *list, size_t i, const json_t *element,
@@ -219,7 +245,8 @@ static int read_joint(const loader *ld, const char *body_prefix, json_t *body,
                       mbd_body_def *def)
 {
     static const char *const fields[] = {"name", "type", "axis", "axes", "origin", "rotation",
-                                         "friction", NULL};
+                                         "friction", "armature", "damping", "stiffness",
+                                         "springref", NULL};
     json_t *joint = require(ld, body_prefix, body, "joint");
     if (!joint)
         return -1;
@@ -248,6 +275,8 @@ static int read_joint(const loader *ld, const char *body_prefix, json_t *body,
     if (json_object_get(joint, "rotation") &&
         read_rows(ld, prefix, joint, "rotation", 3, &def->rotation[0][0]) < 0)
         return -1;
+    if (read_passive(ld, prefix, joint, def) < 0)
+        return -1;
     return read_friction(ld, prefix, joint, &def->friction);
 }
 
@@ -273,7 +302,8 @@ static int read_parent(const loader *ld, const char *prefix, json_t *body, const
 
 static int read_body(const loader *ld, size_t i, json_t *body, json_t *names, mbd_body_def *def)
 {
-    static const char *const fields[] = {"name", "parent", "joint", "mass", "com", "inertia", NULL};
+    static const char *const fields[] = {"name",    "parent",  "joint",    "mass",
+                                         "com",     "inertia", "gravcomp", NULL};
     char prefix[PREFIX_SIZE];
     if (element_prefix(ld, "bodies", i, body, prefix) < 0)
         return -1;
@@ -283,7 +313,9 @@ static int read_body(const loader *ld, size_t i, json_t *body, json_t *names, mb
         read_joint(ld, prefix, body, def) < 0 ||
         read_number(ld, prefix, body, "mass", &def->mass) < 0 ||
         read_vec3(ld, prefix, body, "com", def->com) < 0 ||
-        read_rows(ld, prefix, body, "inertia", 3, &def->inertia[0][0]) < 0)
+        read_rows(ld, prefix, body, "inertia", 3, &def->inertia[0][0]) < 0 ||
+        (json_object_get(body, "gravcomp") &&
+         read_number(ld, prefix, body, "gravcomp", &def->passive.gravcomp) < 0))
         return -1;
     /* A duplicate keeps the first index; mbd_model_build reports it. */
     if (!json_object_get(names, def->name) &&

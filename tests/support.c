@@ -50,7 +50,8 @@ int rebuild_with_loops(const mbd_model *tree, int nloops, const mbd_loop_def *lo
     assert_non_null(bodies);
     for (int i = 0; i < nb; i++)
         bodies[i] = *mbd_model_body(tree, i);
-    mbd_model_def def = {mbd_model_name(tree), {0}, nb, bodies, nloops, loops};
+    mbd_model_def def = {.name = mbd_model_name(tree), .nbodies = nb, .bodies = bodies,
+                         .nloops = nloops, .loops = loops};
     mbd_model_gravity(tree, def.gravity);
     const int status = mbd_model_build(&def, closed, err, err_size);
     free(bodies);
@@ -161,7 +162,8 @@ mbd_model *random_model(uint64_t seed, int nb, int type, tree_shape shape)
         random_inertia(&s, b->inertia);
     }
     char err[512];
-    const mbd_model_def def = {"random", {0.3, -9.81, 0.2}, nb, defs, 0, NULL};
+    const mbd_model_def def = {.name = "random", .gravity = {0.3, -9.81, 0.2}, .nbodies = nb,
+                               .bodies = defs};
     mbd_model *model;
     mbd_model_build(&def, &model, err, sizeof err);
     if (!model)

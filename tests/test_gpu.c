@@ -338,6 +338,29 @@ static void test_zero_quaternion(void **state)
     mbd_model_free(model);
 }
 
+/* Rotors' armature on every joint: the kernels' pivots and their whole I^a (joint_kernels.h,
+ * add_armature), against the one-state solvers. */
+static void test_armature(void **state)
+{
+    (void)state;
+    mbd_model *rigid = random_model(77, 11, MIXED_JOINTS, SHAPE_RANDOM);
+    const int nb = mbd_model_nbodies(rigid);
+    mbd_body_def *bodies = calloc((size_t)nb, sizeof *bodies);
+    for (int i = 0; i < nb; i++) {
+        bodies[i] = *mbd_model_body(rigid, i);
+        bodies[i].passive.armature = 0.05 * (1 + i % 4);
+    }
+    double gravity[3];
+    char err[256];
+    mbd_model_gravity(rigid, gravity);
+    mbd_model *model = build_tree("rotors", gravity, nb, bodies, err, sizeof err);
+    assert_non_null(model);
+    run_every_solver(model, on_gpu() ? 1000 : 29, 6, GOOD_STATES, 5);
+    free(bodies);
+    mbd_model_free(model);
+    mbd_model_free(rigid);
+}
+
 /* K past the GPU's workspaces (threads loop over states), on the benchmark's chain. */
 static void test_long_chain(void **state)
 {
@@ -395,8 +418,17 @@ static void test_refusals(void **state)
     mbd_model *friction = load_model("chain:n=4,joint=revolute,friction=0.1");
     assert_int_equal(mbd_gpu_batch_new(friction, mbd_solver_find("bodies"), &batch),
                      MBD_EUNSUPPORTED);
-    assert_non_null(strstr(mbd_gpu_why(), "without friction or loops"));
+    assert_non_null(strstr(mbd_gpu_why(), "without friction, loops or passive forces"));
     mbd_model_free(friction);
+    const char *damped = temp_file_with(
+        "{\"bodies\": [{\"name\": \"a\", \"parent\": \"world\", \"joint\": {\"type\": "
+        "\"revolute\", \"axis\": [0, 0, 1], \"damping\": 0.5}, \"mass\": 1, \"com\": [0.1, 0, 0], "
+        "\"inertia\": [[0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]]}]}", ".json");
+    mbd_model *passive = load_model(damped);
+    assert_int_equal(mbd_gpu_batch_new(passive, mbd_solver_find("bodies"), &batch),
+                     MBD_EUNSUPPORTED);
+    assert_non_null(strstr(mbd_gpu_why(), "passive forces"));
+    mbd_model_free(passive);
     refuse_setting(model, "MBD_GPU_JIT_LEVEL", "5");
     refuse_setting(model, "MBD_GPU_THREADS_PER_SM", "100"); /* not whole blocks */
     refuse_setting(model, "MBD_GPU_THREADS_PER_SM", "4096");
@@ -423,7 +455,8 @@ int main(void)
         cmocka_unit_test(test_ptx_entries),     cmocka_unit_test(test_thread_work_in_its_block),
         cmocka_unit_test(test_random_models),   cmocka_unit_test(test_bad_states),
         cmocka_unit_test(test_zero_quaternion), cmocka_unit_test(test_long_chain),
-        cmocka_unit_test(test_screw_trees),     cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_screw_trees),     cmocka_unit_test(test_armature),
+        cmocka_unit_test(test_refusals),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, make_temp_dir, remove_temp_dir);
 }

@@ -136,7 +136,8 @@ static mbd_model *build(const char *name, int nb, const mbd_body_def *defs, int 
     double gravity[3];
     const double down[3] = {0, -g0, 0};
     apply(gravity, R0, down);
-    mbd_model_def def = {name, {0}, nb, defs, nloops, loops};
+    mbd_model_def def = {.name = name, .nbodies = nb, .bodies = defs, .nloops = nloops,
+                         .loops = loops};
     memcpy(def.gravity, gravity, sizeof def.gravity);
     mbd_model *model; /* the loops closed in the one call */
     const int status = mbd_model_build(&def, &model, err, sizeof err);
@@ -826,7 +827,8 @@ static void test_build_with_loops(void **state)
     for (int i = 0; i < 3; i++)
         defs[i] = *mbd_model_body(model, i);
     defs[1].friction = (mbd_friction){.viscous = 0.1};
-    mbd_model_def def = {"four-bar", {0, -9.81, 0}, 3, defs, 1, mbd_model_loop(model, 0)};
+    mbd_model_def def = {.name = "four-bar", .gravity = {0, -9.81, 0}, .nbodies = 3, .bodies = defs,
+                         .nloops = 1, .loops = mbd_model_loop(model, 0)};
     char err[256];
     mbd_model *refused;
     assert_int_equal(mbd_model_build(&def, &refused, err, sizeof err), MBD_EUNSUPPORTED);

@@ -304,6 +304,8 @@ static void test_json_physics_errors(void **state)
                       "inertia", "positive definite", "[-1, 0, 0]", NULL);
     expect_json_error(MODEL(BODY_WITH_INERTIA("[[1, 0, 0], [0, 1, 0], [0, 0, 2.5]]")),
                       "inertia", "triangle", "2.5", NULL);
+    expect_json_error(MODEL(BODY_WITH_INERTIA("[[1e308, 0, 0], [0, 1e308, 0], [0, 0, 1e308]]")),
+                      "inertia", "finite principal moments", "1e+308", NULL);
     expect_json_error(MODEL(VALID_BODY("a", "world") ", " VALID_BODY("a", "a")),
                       "bodies[1] (\"a\").name: duplicate of bodies[0]", NULL);
     expect_json_error(MODEL(VALID_BODY("", "world")), "name", "\"\"", NULL);
@@ -370,7 +372,7 @@ static void expect_build_error(const mbd_body_def *bodies, int n, ...)
 {
     static const double gravity[3] = {0, 0, -9.81};
     char err[512] = "";
-    mbd_model_def def = {"test", {0}, n, bodies, 0, NULL};
+    mbd_model_def def = {.name = "test", .nbodies = n, .bodies = bodies};
     memcpy(def.gravity, gravity, sizeof def.gravity);
     mbd_model *model;
     assert_int_equal(mbd_model_build(&def, &model, err, sizeof err), MBD_EPARSE);
@@ -447,7 +449,7 @@ static void test_build_copies_and_normalizes(void **state)
     b[2].origin[1] = 0.5;
     static const double gravity[3] = {0, 0, -9.81};
     char err[256];
-    mbd_model_def def = {"copy", {0}, 3, b, 0, NULL};
+    mbd_model_def def = {.name = "copy", .nbodies = 3, .bodies = b};
     memcpy(def.gravity, gravity, sizeof def.gravity);
     mbd_model *model;
     assert_int_equal(mbd_model_build(&def, &model, err, sizeof err), MBD_OK);

@@ -47,11 +47,12 @@ int mbd_solver_lanes(const mbd_solver *solver, mbd_formulation form)
     return solver && widest && lane_formulation(solver) == form ? widest->lanes : 1;
 }
 
-/* Whether the lane kernels cover the solver and model: every joint type, but no friction
- * (its iteration is one-state only). */
+/* Whether the lane kernels cover the solver and model: every joint type and armature, but
+ * no friction (its iteration is one-state only) and no passive forces (tau_p(q, qd) is
+ * one state's: mbd_forward adds it). */
 static int has_lane_form(const mbd_model *model, const mbd_solver *solver)
 {
-    return !model->has_friction && lane_formulation(solver);
+    return !model->has_friction && !model->has_passive && lane_formulation(solver);
 }
 
 /* Sets batch->form from the request; -1 if the CPU cannot run a forced width. */

@@ -40,18 +40,68 @@ const char *mbd_derivatives_method_summary(const mbd_derivatives_method *method)
     return method->summary;
 }
 
-void *derivative_scratch(mbd_work *work, size_t bytes)
+/* *block of at least bytes, grown as needed (its size in *size). */
+static void *grown_block(void **block, size_t *size, size_t bytes)
 {
-    if (bytes > work->derivative_scratch_bytes) {
+    if (bytes > *size) {
         const size_t rounded = (bytes + 63) / 64 * 64; /* aligned_alloc's size: a multiple */
         void *grown = aligned_alloc(64, rounded);
         if (!grown)
             return NULL;
-        free(work->derivative_scratch);
-        work->derivative_scratch = grown;
-        work->derivative_scratch_bytes = rounded;
+        free(*block);
+        *block = grown;
+        *size = rounded;
     }
-    return work->derivative_scratch;
+    return *block;
+}
+
+void *derivative_scratch(mbd_work *work, size_t bytes)
+{
+    return grown_block(&work->derivative_scratch, &work->derivative_scratch_bytes, bytes);
+}
+
+double *passive_jacobians(mbd_work *work, const double *q, const double *qd)
+{
+    const mbd_model *model = work->model;
+    const size_t nv = (size_t)model->nv;
+    double *J = grown_block(&work->passive_scratch, &work->passive_scratch_bytes,
+                            (3 * nv * nv + nv) * sizeof *J);
+    return J && passive_derivatives(model, work, q, qd, J, J + nv * nv) == MBD_OK ? J : NULL;
+}
+
+/* out += A B, all nv x nv row-major. */
+static void add_product(double *out, const double *A, const double *B, size_t nv)
+{
+    for (size_t r = 0; r < nv; r++)
+        for (size_t k = 0; k < nv; k++) {
+            const double a = A[r * nv + k];
+            if (a != 0.0)
+                for (size_t c = 0; c < nv; c++)
+                    out[r * nv + c] += a * B[k * nv + c];
+        }
+}
+
+/* The method at tau + tau_p(q, qd), then the chain rule through the passive forces:
+ * dqdd/dx += H^-1 dtau_p/dx, with H^-1 = dqdd/dtau. */
+static int with_passive_forces(const mbd_model *model, mbd_work *work, const double *q,
+                               const double *qd, const double *tau,
+                               const mbd_derivatives_method *method, double *dqdd_dq,
+                               double *dqdd_dqd, double *dqdd_dtau)
+{
+    const size_t nv = (size_t)model->nv;
+    int status = mbd_kinematics(model, work, q);
+    double *J = status ? NULL : passive_jacobians(work, q, qd);
+    if (!J)
+        return status ? status : MBD_ENOMEM;
+    double *Hinv = dqdd_dtau ? dqdd_dtau : J + 2 * nv * nv, *total = J + 3 * nv * nv;
+    status = passive_add(model, work, q, qd, tau, total);
+    if (status == MBD_OK)
+        status = method->forward(model, work, q, qd, total, dqdd_dq, dqdd_dqd, Hinv);
+    if (status == MBD_OK && dqdd_dq)
+        add_product(dqdd_dq, Hinv, J, nv);
+    if (status == MBD_OK && dqdd_dqd)
+        add_product(dqdd_dqd, Hinv, J + nv * nv, nv);
+    return status;
 }
 
 /* out = quat exp(w / 2) (quaternion product): the rotation quat followed by the turn w
@@ -115,5 +165,7 @@ int mbd_forward_derivatives(const mbd_model *model, mbd_work *work, const double
     if (check_finite(qd, model->nv) || (tau && check_finite(tau, model->nv)))
         return MBD_ENONFINITE;
     work->failed_body = -1;
+    if (model->has_passive)
+        return with_passive_forces(model, work, q, qd, tau, method, dqdd_dq, dqdd_dqd, dqdd_dtau);
     return method->forward(model, work, q, qd, tau, dqdd_dq, dqdd_dqd, dqdd_dtau);
 }

@@ -1,6 +1,7 @@
 /* coefficients.c: the coefficients of H(q) qdd + C(q, qd) qd + g(q) = tau (Telegin 2021).
  *
- * H by CRBA; g = RNEA(q, 0, 0) with gravity. The velocity terms h(qd) = RNEA(q, qd, 0)
+ * H by CRBA (with armature); g = RNEA(q, 0, 0) with gravity, less the passive forces
+ * tau_p(q, qd) where the model has any (springs, dampers, gravity compensation). The velocity terms h(qd) = RNEA(q, qd, 0)
  * without gravity are a quadratic form in qd,
  *
  *   h_i(qd) = sum_jk c_ijk qd_j qd_k,   c_ijk = 1/2 (dH_ij/dq_k + dH_ik/dq_j - dH_jk/dq_i),
@@ -32,7 +33,14 @@ int mbd_coefficients(const mbd_model *model, mbd_work *work, const double *q, co
         return MBD_EUNSUPPORTED;
     double *zero = work->jv, *x = zero + nv, *plus = x + nv, *minus = plus + nv;
     memset(zero, 0, (size_t)nv * sizeof *zero);
+    if (model->has_passive) { /* g takes the passive forces: -tau_p(q, qd) */
+        status = passive_add(model, work, q, qd, NULL, work->passive_tau);
+        if (status)
+            return status;
+    }
     rnea(model, work, zero, zero, 1, g);
+    for (int k = 0; model->has_passive && k < nv; k++)
+        g[k] -= work->passive_tau[k];
     double s = 0.0;
     for (int k = 0; k < nv; k++)
         s = fmax(s, fabs(qd[k]));

@@ -3,7 +3,8 @@
  * the joint-space mass matrix H.
  *
  *   leaves -> root:  I^C_i = I_i + sum_children X_j^T I^C_j X_j,
- *                    F = I^C_i S_i,  H_ii = S_i^T F,  then for each ancestor j of i
+ *                    F = I^C_i S_i,  H_ii = S_i^T F (+ armature_i on its diagonal),
+ *                    then for each ancestor j of i
  *                    (from i up): F <- X_j^T F,  H_{lambda(j), i} = S_lambda(j)^T F
  * O(N d), d the depth of the tree (O(N^2) for a chain), after mbd_kinematics. */
 #ifndef MBD_CRBA_KERNELS_H
@@ -23,8 +24,11 @@ MBD_INLINE void crba_lower(const mbd_model *model, mbd_work *work, double *H)
         const mbd_joint_type type = model->joint_type[i];
         for (int k = 0; k < ni; k++)
             inertia_times_column(F[k], &work->IA[i], type, work->S + 6 * vi, k);
-        for (int k = 0; k < ni; k++)
+        for (int k = 0; k < ni; k++) {
             subspace_dot(H + (size_t)(vi + k) * nv + vi, type, work->S + 6 * vi, F[k]);
+            if (joint_has_armature(model, i)) /* H + diag(armature) */
+                H[(size_t)(vi + k) * nv + vi + k] += model->armature[i];
+        }
         for (int j = i; model->parent[j] >= 0; j = model->parent[j]) {
             const int p = model->parent[j];
             for (int k = 0; k < ni; k++) {

@@ -373,6 +373,10 @@ int mbd_forward_constrained(const mbd_model *model, mbd_work *work, const double
     loop_buffers b = buffers_of(model, work);
     work->failed_body = -1;
     int status = constraint_terms(model, work, &b, q, qd, 1);
+    if (status == MBD_OK && model->has_passive) { /* tau + tau_p, at its kinematics */
+        status = passive_add(model, work, q, qd, tau, work->passive_tau);
+        tau = work->passive_tau;
+    }
     if (status == MBD_OK)
         status = dense ? dense_route(model, work, &b, qd, tau, qdd)
                        : bodies_route(model, work, &b, qd, tau, qdd);

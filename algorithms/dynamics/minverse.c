@@ -27,6 +27,7 @@ static int articulated_inertias(const mbd_model *model, mbd_work *work)
         double D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF], UDinv[MBD_MAX_JOINT_DOF][6];
         start_inertia_sum(model, work, i, 0);
         joint_space_inertia(U, D, &work->IA[i], type, work->S + 6 * v0);
+        add_armature(D, model, i, n);
         if (joint_block_inverse(Dinv, D, n))
             return singular_joint(work, i);
         if (p < 0)
@@ -35,7 +36,8 @@ static int articulated_inertias(const mbd_model *model, mbd_work *work)
         times_inverse(UDinv, (const double (*)[6])U, Dinv, n);
         for (int k = 0; k < n; k++)
             inertia_sub_outer(&Ia, UDinv[k], U[k]);
-        inertia_zero_subspace(&Ia, type);
+        if (!joint_has_armature(model, i))
+            inertia_zero_subspace(&Ia, type);
         carry_inertia(model, work, i, &Ia, 0, 0, 0);
     }
     return MBD_OK;

@@ -325,6 +325,9 @@ void rnea_derivatives_start(const mbd_model *model, const mbd_work *work, void *
     memset(H, 0, (size_t)model->nv * (size_t)model->nv * sizeof *H);
     for (int i = 0; i < nb; i++)
         store_mass_matrix(model, cols, i, H);
+    for (int i = 0; model->armature && i < nb; i++) /* H + diag(armature) */
+        for (int k = model->v0[i]; k < model->v0[i] + model->joint[i].nv; k++)
+            H[(size_t)k * (size_t)model->nv + (size_t)k] += model->armature[i];
 }
 
 void rnea_derivatives_at(const mbd_model *model, void *buffer, const double *qd,
@@ -362,10 +365,18 @@ int mbd_inverse_dynamics_derivatives(const mbd_model *model, mbd_work *work, con
         return MBD_ENONFINITE;
     if (!dtau_dq && !dtau_dqd)
         return MBD_OK;
+    const double *J = model->has_passive ? passive_jacobians(work, q, qd) : NULL;
     void *buffer = derivative_scratch(work, rnea_derivatives_bytes(model));
-    if (!buffer)
+    if (!buffer || (model->has_passive && !J))
         return MBD_ENOMEM;
     rnea_derivatives_start(model, work, buffer, qd, NULL, NULL);
     rnea_derivatives_at(model, buffer, qd, qdd, dtau_dq, dtau_dqd);
+    const size_t block = (size_t)model->nv * (size_t)model->nv;
+    for (size_t k = 0; J && k < block; k++) { /* tau = RNEA + armature qdd - tau_p */
+        if (dtau_dq)
+            dtau_dq[k] -= J[k];
+        if (dtau_dqd)
+            dtau_dqd[k] -= J[block + k];
+    }
     return MBD_OK;
 }

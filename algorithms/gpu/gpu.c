@@ -193,7 +193,7 @@ mbd_work *gpu_layout(const mbd_model *model, const mbd_solver *solver, gpu_launc
     X(m->parent, m->nb) X(m->last_child, m->nb) X(m->sum_slot, m->nb)                      \
     X(m->motion_slot, m->nb) X(m->q0, m->nb) X(m->v0, m->nb) X(m->d0, m->nb)               \
     X(m->joint, m->nb) X(m->joint_type, m->nb) X(m->Xtree, m->nb) X(m->tree_form, m->nb)   \
-    X(m->inertia, m->nb)
+    X(m->inertia, m->nb) X(m->armature, m->armature ? m->nb : 0)
 
 /* The model's arrays into one GPU block, launch->model pointing there; the pointers the
  * kernels do not follow NULL. */
@@ -211,7 +211,7 @@ static int upload_model(mbd_gpu_batch *batch)
     }
     size_t at = 0;
 #define ARRAY_STAGE(array, n)                                                              \
-    {                                                                                      \
+    if (array) { /* an absent array (armature) stays NULL */                               \
         const size_t size = (size_t)(n) * sizeof *(array);                                 \
         memcpy(staging + at, array, size);                                                 \
         *(void **)&(array) = (void *)(uintptr_t)(batch->model_arrays + at);                \
@@ -220,6 +220,8 @@ static int upload_model(mbd_gpu_batch *batch)
     MODEL_ARRAYS(ARRAY_STAGE, m)
 #undef ARRAY_STAGE
     m->name = m->source = NULL;
+    m->gravcomp = NULL;
+    m->tendons = NULL;
     m->defs = NULL;
     m->user_rotation = NULL;
     m->frames = NULL;
@@ -377,8 +379,8 @@ int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_
     const int kernel = kernel_of(solver);
     if (kernel < 0)
         return refuse("no GPU kernel for the solver ", mbd_solver_name(solver));
-    if (model->has_friction || model->nloops)
-        return refuse("the GPU runs models without friction or loops, not ",
+    if (model->has_friction || model->nloops || model->has_passive)
+        return refuse("the GPU runs models without friction, loops or passive forces, not ",
                       model->name ? model->name : "this model");
     const int level = jit_level(), per_sm = threads_per_sm(), on_stack = workspace_on_stack(),
               keep = keep_inertias();

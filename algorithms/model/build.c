@@ -74,6 +74,8 @@ static int build_tree(const mbd_model_def *def, const char *source, const char *
     int status = check_model_header(def, err, err_size);
     if (status == MBD_OK)
         status = check_input(def, labels, err, err_size, &nfixed);
+    if (status == MBD_OK)
+        status = check_tendons(def, err, err_size);
     if (status != MBD_OK)
         return status;
     mbd_model *m = model_alloc(def->nbodies - nfixed, nfixed);
@@ -86,6 +88,10 @@ static int build_tree(const mbd_model_def *def, const char *source, const char *
     else if (status == 0 && (own_descriptions(m, source, def->name, def->gravity) < 0 ||
                              fill_topology(m) < 0))
         status = -1;
+    if (status == 0) {
+        fill_geometry(m);
+        status = fill_passive(m, def, from);
+    }
     free(from);
     if (status == -1)
         model_error(err, err_size, "out of memory for %d bodies", def->nbodies);
@@ -95,7 +101,6 @@ static int build_tree(const mbd_model_def *def, const char *source, const char *
         mbd_model_free(m);
         return status == -1 ? MBD_ENOMEM : MBD_EPARSE;
     }
-    fill_geometry(m);
     *model = m;
     return MBD_OK;
 }

@@ -17,6 +17,10 @@ int model_build_labelled(const mbd_model_def *def, const char *source,
                          const char *const *labels, mbd_model **model, char *err,
                          size_t err_size);
 
+/* Sets what the file describes and the dynamics leave out (mbd_model_left_out) on a model
+ * just built: 0, or -1 without memory. */
+int model_set_left_out(mbd_model *model, const char *text);
+
 /* Writes one printf-formatted line into err (if err_size > 0); control characters are
  * replaced by spaces so that the message stays on one line. */
 void model_error(char *err, size_t err_size, const char *format, ...)

@@ -287,6 +287,12 @@ static int check_physical_inertia(const body_check *c, int merged)
     symmetrized(sym, I);
     symmetric3_eigenvalues(sym, moments);
     char problem[160];
+    if (!isfinite(moments[2])) {
+        snprintf(problem, sizeof problem,
+                 "expected finite principal moments%s (got %.6g, %.6g, %.6g)", after, moments[0],
+                 moments[1], moments[2]);
+        return reject(c, "inertia", problem, I, 3, 3);
+    }
     if (!(moments[0] > 0.0)) {
         snprintf(problem, sizeof problem,
                  "expected a positive definite matrix%s (principal moments %.6g, %.6g, %.6g)",
@@ -327,6 +333,26 @@ static int check_friction(const body_check *c)
     return 0;
 }
 
+/* armature, damping, stiffness >= 0 and a gravcomp, all finite; a fixed joint has no
+ * armature, damper or spring; the rest position finite. */
+static int check_passive(const body_check *c)
+{
+    static const char *const fields[] = {"joint.armature", "joint.damping", "joint.stiffness"};
+    const mbd_passive *p = &c->body->passive;
+    const double values[] = {p->armature, p->damping, p->stiffness};
+    for (int k = 0; k < 3; k++) {
+        if (!isfinite(values[k]) || values[k] < 0.0)
+            return reject(c, fields[k], "expected a finite number >= 0", &values[k], 1, 1);
+        if (c->body->joint == MBD_FIXED && values[k] != 0.0)
+            return reject(c, fields[k], "a fixed joint has none, expected 0", &values[k], 1, 1);
+    }
+    if (!isfinite(p->gravcomp))
+        return reject(c, "gravcomp", "expected a finite number", &p->gravcomp, 1, 1);
+    if (!all_finite(p->springref, 7))
+        return reject(c, "joint.springref", "expected finite numbers", p->springref, 1, 7);
+    return 0;
+}
+
 static int check_body(const body_check *c, mbd_joint *joint)
 {
     if (check_name(c) < 0 || check_parent(c) < 0 || check_joint(c, joint) < 0)
@@ -334,7 +360,7 @@ static int check_body(const body_check *c, mbd_joint *joint)
     if (!all_finite(c->body->origin, 3))
         return reject(c, "joint.origin", "expected 3 finite numbers", c->body->origin, 1, 3);
     if (check_rotation(c) < 0 || check_mass_and_com(c) < 0 || check_inertia(c) < 0 ||
-        check_friction(c) < 0)
+        check_friction(c) < 0 || check_passive(c) < 0)
         return -1;
     return 0;
 }
@@ -412,6 +438,61 @@ int check_input(const mbd_model_def *def, const char *const *labels, char *err,
         return MBD_EPARSE;
     }
     return status;
+}
+
+/* One tendon: coefficients on 1-DOF joints that move, finite numbers, a rest range. */
+static int check_tendon(const mbd_model_def *def, int t, char *err, size_t err_size)
+{
+    const mbd_tendon_def *tendon = &def->tendons[t];
+    const char *name = tendon->name ? tendon->name : "";
+    if (tendon->ncoef < 1 || !tendon->bodies || !tendon->coef) {
+        model_error(err, err_size, "tendons[%d] (\"%s\").joints: expected at least one, got %d",
+                    t, name, tendon->ncoef);
+        return MBD_EPARSE;
+    }
+    for (int k = 0; k < tendon->ncoef; k++) {
+        const int b = tendon->bodies[k];
+        const mbd_joint_type type = b >= 0 && b < def->nbodies ? def->bodies[b].joint : MBD_FIXED;
+        if (type != MBD_REVOLUTE && type != MBD_PRISMATIC) {
+            model_error(err, err_size,
+                        "tendons[%d] (\"%s\").joints[%d]: expected the index of a body whose "
+                        "joint is revolute or prismatic, got %d", t, name, k, b);
+            return MBD_EPARSE;
+        }
+        if (!isfinite(tendon->coef[k])) {
+            model_error(err, err_size, "tendons[%d] (\"%s\").coef[%d]: expected a finite "
+                        "number, got %g", t, name, k, tendon->coef[k]);
+            return MBD_EPARSE;
+        }
+    }
+    const double values[] = {tendon->stiffness, tendon->damping};
+    for (int k = 0; k < 2; k++)
+        if (!isfinite(values[k]) || values[k] < 0.0) {
+            model_error(err, err_size, "tendons[%d] (\"%s\").%s: expected a finite number "
+                        ">= 0, got %g", t, name, k ? "damping" : "stiffness", values[k]);
+            return MBD_EPARSE;
+        }
+    const double *range = tendon->length_spring;
+    if (!all_finite(range, 2) || range[0] > range[1]) {
+        model_error(err, err_size, "tendons[%d] (\"%s\").springlength: expected two finite "
+                    "numbers, the first <= the second, got [%g, %g]", t, name, range[0], range[1]);
+        return MBD_EPARSE;
+    }
+    return MBD_OK;
+}
+
+int check_tendons(const mbd_model_def *def, char *err, size_t err_size)
+{
+    if (def->ntendons < 0 || (def->ntendons > 0 && !def->tendons)) {
+        model_error(err, err_size, "tendons: expected a list, got %d", def->ntendons);
+        return MBD_EPARSE;
+    }
+    for (int t = 0; t < def->ntendons; t++) {
+        const int status = check_tendon(def, t, err, err_size);
+        if (status != MBD_OK)
+            return status;
+    }
+    return MBD_OK;
 }
 
 int check_moving(mbd_model *m, const mbd_model_def *def, const char *const *labels,

@@ -35,6 +35,8 @@ void mbd_model_free(mbd_model *model)
     free(model->joint_type);
     free(model->inertia);
     free(model->user_rotation);
+    free_passive(model);
+    free(model->left_out);
     model_free_loops(model);
     free(model);
 }
@@ -57,6 +59,24 @@ void mbd_model_gravity(const mbd_model *model, double gravity[3])
 }
 
 int mbd_model_has_friction(const mbd_model *model) { return model->has_friction; }
+int mbd_model_has_passive(const mbd_model *model)
+{
+    return model->has_passive || model->armature != NULL;
+}
+int mbd_model_ntendons(const mbd_model *model) { return model->ntendons; }
+const char *mbd_model_left_out(const mbd_model *model) { return model->left_out; }
+
+int model_set_left_out(mbd_model *model, const char *text)
+{
+    free(model->left_out);
+    model->left_out = strdup(text);
+    return model->left_out ? 0 : -1;
+}
+
+const mbd_tendon_def *mbd_model_tendon(const mbd_model *model, int tendon)
+{
+    return tendon >= 0 && tendon < model->ntendons ? &model->tendons[tendon] : NULL;
+}
 int mbd_model_nframes(const mbd_model *model) { return model->nframes; }
 
 const mbd_frame_def *mbd_model_frame(const mbd_model *model, int frame)

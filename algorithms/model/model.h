@@ -74,11 +74,29 @@ struct mbd_model {
     double (*user_rotation)[9];
     int has_friction;          /* some joint has Coulomb or viscous friction */
     int has_coulomb;           /* some joint has Coulomb friction: the reactions couple in */
+    double *armature;          /* (nb) each joint's rotor inertia, added to each of its
+                                  joint-space pivots D_i (and H's diagonal); NULL: none */
+    int has_passive;           /* some damper, spring, gravity compensation or tendon:
+                                  tau_p(q, qd) joins tau (passive.c) */
+    mbd_rigid *gravcomp;       /* (nb) the share of each body's mass whose weight is
+                                  compensated (gravcomp m, gravcomp m c); NULL: none */
+    char *left_out;            /* what the file describes and the dynamics leave out */
+    int ntendons;
+    mbd_tendon_def *tendons;   /* (ntendons) fixed tendons, bodies and coefs owned */
     int nframes;               /* frames left by merged fixed joints */
     mbd_frame_def *frames;     /* (nframes) names owned */
     int nloops, nc;            /* cut joints and their equations (m) */
     mbd_loop_def *loop_defs;   /* (nloops) as given, names owned */
     mbd_loop *loops;           /* (nloops) */
 };
+
+/* Whether joint i has a rotor's armature. Then its pivot D_i = S_i^T U_i + armature_i
+ * exceeds S_i^T U_i, and I^a_i = I^A_i - U_i D_i^-1 U_i^T no longer vanishes on S_i's support
+ * (S^T I^a = armature D^-1 U^T): the sweeps keep I^a whole there instead of skipping the
+ * rows that are zero without one. */
+static inline int joint_has_armature(const mbd_model *model, int i)
+{
+    return model->armature && model->armature[i] != 0.0;
+}
 
 #endif

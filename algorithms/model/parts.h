@@ -56,6 +56,14 @@ int model_merge_fixed(const mbd_body_def *bodies, int n, mbd_body_def *moving, i
 int fill_topology(mbd_model *m);
 /* Canonical joint frames, tree transforms and their forms, inertias (frames.c). */
 void fill_geometry(mbd_model *m);
+/* Armature, gravity compensation and tendons (passive_elements.c) after fill_geometry;
+ * from: the model's body k -> the body given. -1: no memory. free_passive frees them,
+ * part of mbd_model_free. */
+int fill_passive(mbd_model *m, const mbd_model_def *def, const int *from);
+void free_passive(mbd_model *m);
+/* def's tendons: their bodies 1-DOF joints, their numbers finite; MBD_OK, or MBD_EPARSE
+ * after a message. */
+int check_tendons(const mbd_model_def *def, char *err, size_t err_size);
 /* Checks def's loops against the model built from def's bodies and closes them (loops.c);
  * an mbd_status after a message. */
 int model_close_loops(mbd_model *m, const mbd_model_def *def, char *err, size_t err_size);

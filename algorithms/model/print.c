@@ -33,6 +33,24 @@ static void print_loops(const mbd_model *model, FILE *out)
     }
 }
 
+/* The joint's armature, damper and spring and the body's gravity compensation, where
+ * given. */
+static void print_passive(const mbd_passive *p, int nq, FILE *out)
+{
+    if (p->armature != 0.0)
+        fprintf(out, ", armature %g", p->armature);
+    if (p->damping != 0.0)
+        fprintf(out, ", damping %g", p->damping);
+    if (p->stiffness != 0.0) {
+        char ref[200];
+        model_format_values(ref, sizeof ref, 6, p->springref, 1, nq);
+        fprintf(out, ", stiffness %g about %s", p->stiffness, ref);
+    }
+    if (p->gravcomp != 0.0)
+        fprintf(out, ", gravcomp %g%s", p->gravcomp,
+                p->actuator_gravcomp ? " (the joint's share by its actuator)" : "");
+}
+
 void mbd_model_print(const mbd_model *model, FILE *out)
 {
     char text[3][200];
@@ -62,6 +80,7 @@ void mbd_model_print(const mbd_model *model, FILE *out)
         if (fr->coulomb > 0.0 || fr->viscous > 0.0)
             fprintf(out, ", friction coulomb %g radius %g viscous %g smoothing %g", fr->coulomb,
                     fr->radius, fr->viscous, fr->smoothing);
+        print_passive(&b->passive, j->nq, out);
         fputc('\n', out);
     }
     for (int f = 0; f < model->nframes; f++) {
@@ -72,4 +91,12 @@ void mbd_model_print(const mbd_model *model, FILE *out)
                 fr->body < 0 ? "world" : model->defs[fr->body].name, text[0]);
     }
     print_loops(model, out);
+    for (int t = 0; t < model->ntendons; t++) {
+        const mbd_tendon_def *tendon = &model->tendons[t];
+        fprintf(out, "tendon %s: %d joints, stiffness %g, damping %g, spring length [%g, %g]\n",
+                tendon->name ? tendon->name : "(unnamed)", tendon->ncoef, tendon->stiffness,
+                tendon->damping, tendon->length_spring[0], tendon->length_spring[1]);
+    }
+    if (model->left_out)
+        fprintf(out, "left out: %s\n", model->left_out);
 }

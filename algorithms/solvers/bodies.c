@@ -43,13 +43,14 @@ MBD_INLINE void inertia_force_part(double out[3], const mbd_inertia *I, const do
  * work->f, so that I^a_i (a_i - c_i) is added (base NULL: zero; p may be work->f). At a root work->IA holds I^A_i;
  * elsewhere the sweep left I^a_i = I^A_i - U_i D_i^-1 U_i^T there, and with
  * qdd_i = D_i^-1 (u_i - U_i^T X_i a_lambda), I^A_i a_i = I^a_i a_i + U_i D_i^-1 u_i
- * (I^a_i S_i = 0), u_i = b_i - S_i^T p^A_i. U_i D_i^-1 = X_i^-T W_i: its force part is
- * E_i times W_i's. */
+ * (I^a_i S_i = 0; with a rotor's armature, I^a_i (a_i - S_i qdd_i), joint_has_armature),
+ * u_i = b_i - S_i^T p^A_i. U_i D_i^-1 = X_i^-T W_i: its force part is E_i times W_i's. */
 MBD_INLINE void reaction_force_step(const mbd_model *model, mbd_work *work, const double *b,
-                                    const double (*bias)[6], const double (*c)[6],
-                                    const double (*base)[6], int i, const mbd_joint_type type)
+                                    const double *qdd, const double (*bias)[6],
+                                    const double (*c)[6], const double (*base)[6], int i,
+                                    const mbd_joint_type type)
 {
-    const int v0 = model->v0[i], n = joint_dofs(type);
+    const int v0 = model->v0[i], n = joint_dofs(type), rotor = joint_has_armature(model, i);
     const double *a = motion_of(model, work->a, i), *p = bias[i];
     double *f = work->f[i] + 3, inertial[3], turned[3] = {0.0, 0.0, 0.0};
     if (model->parent[i] >= 0) {
@@ -62,9 +63,15 @@ MBD_INLINE void reaction_force_step(const mbd_model *model, mbd_work *work, cons
         body_rotate(turned, model, work, i, type, 0, transmitted);
         double relative[6];
         for (int r = 0; r < 6; r++)
-            relative[r] = c && !(bias_zero_rows(type) >> r & 1) ? a[r] - c[i][r] : a[r];
-        inertia_force_part(inertial, &work->IA[i], relative, zero_rows(type, 0),
-                           zero_rows(type, 1));
+            relative[r] = c && !rotor && !(bias_zero_rows(type) >> r & 1) ? a[r] - c[i][r] : a[r];
+        if (rotor) { /* p holds p^A alone (articulated_step) */
+            for (int k = 0; k < n; k++)
+                column_add(relative, type, work->S + 6 * v0, k, -qdd[v0 + k]);
+            inertia_force_part(inertial, &work->IA[i], relative, 0, 0);
+        } else {
+            inertia_force_part(inertial, &work->IA[i], relative, zero_rows(type, 0),
+                               zero_rows(type, 1));
+        }
     } else
         inertia_force_part(inertial, &work->IA[i], a, 0, 0);
     for (int r = 0; r < 3; r++)
@@ -80,7 +87,7 @@ static void bodies_inverse_reactions(const mbd_model *model, mbd_work *work, con
     inverse_bias_pass(model, work, b);
     for (int i = 0; i < model->nb; i++) {
         DISPATCH_JOINT(model->joint_type[i], acceleration_step, model, work, zero, NULL, x, i);
-        DISPATCH_JOINT(model->joint_type[i], reaction_force_step, model, work, b,
+        DISPATCH_JOINT(model->joint_type[i], reaction_force_step, model, work, b, x,
                        (const double(*)[6])work->inverse_forces, NULL, base, i);
     }
 }
@@ -100,7 +107,7 @@ static int bodies_acc_reactions(const mbd_model *model, mbd_work *work, const do
     const double(*c)[6] = (const double(*)[6])work->c;
     for (int i = 0; i < model->nb; i++) {
         DISPATCH_JOINT(model->joint_type[i], acceleration_step, model, work, a0, c, qdd, i);
-        DISPATCH_JOINT(model->joint_type[i], reaction_force_step, model, work, tau,
+        DISPATCH_JOINT(model->joint_type[i], reaction_force_step, model, work, tau, qdd,
                        (const double(*)[6])work->f, c, NULL, i);
     }
     return MBD_OK;

@@ -131,7 +131,8 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
      * product of inertia_sub_outer would reload its operand */
     lane U[MBD_MAX_JOINT_DOF][6], D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
     lane UDinv[MBD_MAX_JOINT_DOF][6], Iac[6];
-    const int slots = !keep, free_joint = type == MBD_FREE;
+    const int slots = !keep, rotor = joint_has_armature(model, i);
+    const int free_joint = type == MBD_FREE && !rotor; /* U D^-1 = 1 */
     /* known: I^a_i, D_i^-1 and U_i D_i^-1 (in W) are an earlier sweep's, and still hold */
     const int known = LANE_FN(inertia_known)(work, i);
     const lane (*UD)[6] = known ? (const lane (*)[6])W : (const lane (*)[6])UDinv;
@@ -139,6 +140,7 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
     if (!known) {
         LANE_FN(start_inertia_sum)(model, work, i, slots);
         LANE_FN(joint_space_inertia)(U, D, Ia, type, S);
+        LANE_FN(add_armature)(D, model, i, n);
         if (LANE_FN(joint_block_inverse)(Dinv, D, n))
             return LANE_FN(singular_joint)(work, i);
         if (free_joint)
@@ -152,15 +154,23 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
          * inertia_zero_subspace writes */
         for (int k = 0; k < n && !free_joint && !known; k++)
             LANE_FN(inertia_sub_outer)(Ia, UDinv[k], U[k]);
-        if (!known)
+        if (!known && !rotor)
             LANE_FN(inertia_zero_subspace)(Ia, type);
-        if (!LANE_FN(inertia_known)(work, p)) /* else the parent's I^a holds it already */
-            LANE_FN(carry_inertia)(model, work, i, Ia, zero_rows(type, 0), zero_rows(type, 1),
-                                   slots);
-        LANE_FN(inertia_apply_skipping)(Iac, Ia, work->c[i], zero_rows(type, 0), zero_rows(type, 1),
-                                        bias_zero_rows(type));
-        for (int r = 0; r < 6; r++)
-            work->f[i][r] += Iac[r];
+        if (!LANE_FN(inertia_known)(work, p)) { /* else the parent's I^a holds it already */
+            if (rotor)
+                LANE_FN(carry_inertia)(model, work, i, Ia, 0, 0, slots);
+            else
+                LANE_FN(carry_inertia)(model, work, i, Ia, zero_rows(type, 0),
+                                       zero_rows(type, 1), slots);
+        }
+        if (rotor)
+            LANE_FN(inertia_apply_skipping)(Iac, Ia, work->c[i], 0, 0, bias_zero_rows(type));
+        else
+            LANE_FN(inertia_apply_skipping)(Iac, Ia, work->c[i], zero_rows(type, 0),
+                                            zero_rows(type, 1), bias_zero_rows(type));
+        if (!rotor) /* S^T I^a c = 0: u is the same with it */
+            for (int r = 0; r < 6; r++)
+                work->f[i][r] += Iac[r];
     }
     if (KEEP_UDINV)
         for (int k = 0; k < n && !known; k++)
@@ -172,6 +182,12 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
         for (int k = 0; k < n; k++)
             LANE_FN(body_force_t)(W[k], model, work, i, type, UDinv[k]);
     LANE_FN(bias_force_step)(model, work, work->f, Dinv, tau, 0, i, type);
+    if (rotor && p >= 0) { /* I^a c joins the parent's bias force, not u_i */
+        lane t[6];
+        LANE_FN(body_force_t)(t, model, work, i, type, Iac);
+        for (int r = 0; r < 6; r++)
+            work->f[p][r] += t[r];
+    }
     const unsigned c_rows = 63u & ~bias_zero_rows(type);
     for (int k = 0; k < n; k++)
         work->u[v0 + k] -= free_joint ? work->c[i][k] : LANE_FN(dot_over)(UD[k], work->c[i], 1, c_rows);
@@ -193,7 +209,9 @@ MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *wo
     LANE_FN(body_motion)(a, model, work, i, type, ap);
     for (int k = 0; k < n; k++)
         qdd[v0 + k] = qdd_i[k] =
-            work->u[v0 + k] - (type == MBD_FREE ? a[k] : LANE_FN(dot6)(W + 6 * k, KEEP_UDINV ? a : ap));
+            work->u[v0 + k] - (type == MBD_FREE && !joint_has_armature(model, i)
+                                   ? a[k]
+                                   : LANE_FN(dot6)(W + 6 * k, KEEP_UDINV ? a : ap));
     if (c)
         for (int r = 0; r < 6; r++)
             if (!(bias_zero_rows(type) >> r & 1))

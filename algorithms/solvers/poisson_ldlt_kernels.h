@@ -68,6 +68,7 @@ MBD_INLINE int LANE_FN(eliminate_step)(const mbd_model *model, lane_work *work, 
     LANE_FN(start_force_sum)(model, phi, i);
     LANE_FN(subtree_mass_step)(model, work, i, type);
     LANE_FN(joint_space_inertia)(U, L, &work->IA[i], type, S);
+    LANE_FN(add_armature)(L, model, i, nv);
     if (LANE_FN(small_cholesky)(L, nv))
         return LANE_FN(singular_joint)(work, i);
     if (parent < 0) {

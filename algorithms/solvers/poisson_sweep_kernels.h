@@ -142,22 +142,21 @@ static lane (*LANE_FN(general_inertias)(lane_work *work))[36] { return (lane (*)
 
 /* D^-1, H = E - I^A S D^-1 S^T, and the parent's I^A += X^T (H I^A) X and
  * phi += X^T (H phi + I^A S D^-1 p). S^T H = 0, so the rows of H along S's unit columns
- * (zero_rows: bit masks of rows 0-2 and 3-5) are set to exact zeros, and H I^A and the
- * congruence skip them; for 1 and 2 DOFs only, where D^-1 is the closed-form inverse of
+ * (zero_top, zero_bottom: bit masks of rows 0-2 and 3-5) are set to exact zeros, and H I^A
+ * and the congruence skip them; for 1 and 2 DOFs only (sweep_eliminate_step), where D^-1 is the closed-form inverse of
  * the (not quite symmetric) D. For 3 and 6 DOFs it comes from a Cholesky factor, which
  * reads one triangle of D: there the rows of H keep what corrects for that (zeroed, they
  * cost all accuracy on a spherical chain of masses 1e-6 .. 1e6, test_robustness). H's
  * columns off S's support are those of E (h_row_times): H I^A and H phi read I^A's and
  * phi's rows there instead of multiplying by ones and zeros (5 x 6 x 6 multiplications
  * become 5 x 6 for a revolute joint). */
-MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *work, const lane *q,
-                                             const lane *p, int i, const mbd_joint_type type)
+MBD_INLINE int LANE_FN(sweep_eliminate_masked)(const mbd_model *model, lane_work *work,
+                                               const lane *q, const lane *p, int i,
+                                               const mbd_joint_type type, unsigned zero_top,
+                                               unsigned zero_bottom)
 {
     lane (*phi)[6] = work->phi, (*IAs)[36] = LANE_FN(general_inertias)(work);
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
-    const int exact_inverse = joint_dofs(type) <= 2;
-    const unsigned zero_top = exact_inverse ? zero_rows(type, 0) : 0;
-    const unsigned zero_bottom = exact_inverse ? zero_rows(type, 1) : 0;
     const unsigned support = subspace_support(type);
     const mbd_tree_form form = type == MBD_REVOLUTE ? model->tree_form[i] : TREE_GENERAL;
     const lane *S = work->S + 6 * v0, *IA = IAs[i];
@@ -178,6 +177,7 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
     for (int k = 0; k < nv; k++)
         for (int m = 0; m < nv; m++)
             D[nv * k + m] = LANE_FN(column_dot)(type, S, k, U + 6 * m);
+    LANE_FN(add_armature)(D, model, i, nv);
     if (LANE_FN(joint_block_inverse)(Dinv, D, nv))
         return LANE_FN(singular_joint)(work, i);
     if (parent < 0)
@@ -223,6 +223,17 @@ MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *
     LANE_FN(body_force_t)(t, model, work, i, type, rhs);
     LANE_FN(carry_force)(model, phi, i, t);
     return MBD_OK;
+}
+
+/* The step with H's zero rows for the joint type (1 and 2 DOFs, see above), none with a
+ * rotor's armature (S^T H = armature D^-1 S^T: joint_has_armature). */
+MBD_INLINE int LANE_FN(sweep_eliminate_step)(const mbd_model *model, lane_work *work, const lane *q,
+                                             const lane *p, int i, const mbd_joint_type type)
+{
+    if (joint_dofs(type) > 2 || joint_has_armature(model, i))
+        return LANE_FN(sweep_eliminate_masked)(model, work, q, p, i, type, 0, 0);
+    return LANE_FN(sweep_eliminate_masked)(model, work, q, p, i, type, zero_rows(type, 0),
+                                           zero_rows(type, 1));
 }
 
 static int LANE_FN(eliminate)(const mbd_model *model, lane_work *work, const lane *q, const lane *p)

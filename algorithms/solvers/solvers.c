@@ -101,6 +101,7 @@ void mbd_work_free(mbd_work *work)
     if (work->plugin_work)
         work->solver->plugin->work_free(work->plugin_work);
     free(work->derivative_scratch);
+    free(work->passive_scratch);
     free(work->block);
     free(work);
 }
@@ -132,12 +133,14 @@ static int solve_acc(const mbd_model *model, mbd_work *work, const double *q, co
     return status;
 }
 
+/* The solve phases have no q, which springs read: models with passive forces run the
+ * forward calls, which add them. */
 int mbd_solve(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
               double *qdd)
 {
     const int status = require_solver(model, work, MBD_ACCELERATION);
-    if (status == MBD_OK && work->solver->plugin) /* it has no solve phase of its own */
-        return MBD_EUNSUPPORTED;
+    if (status == MBD_OK && (work->solver->plugin || model->has_passive))
+        return MBD_EUNSUPPORTED; /* a plugin has no solve phase of its own */
     return status ? status : solve_acc(model, work, NULL, qd, tau, qdd);
 }
 
@@ -160,6 +163,8 @@ int mbd_solve_momentum(const mbd_model *model, mbd_work *work, const double *p,
                        const double *tau, double *qd, double *pd)
 {
     const int status = require_solver(model, work, MBD_MOMENTUM);
+    if (status == MBD_OK && model->has_passive)
+        return MBD_EUNSUPPORTED;
     return status ? status : solve_mom(model, work, NULL, p, tau, qd, pd);
 }
 
@@ -169,11 +174,31 @@ int mbd_forward(const mbd_model *model, mbd_work *work, const double *q, const d
     int status = require_solver(model, work, MBD_ACCELERATION);
     if (status)
         return status;
+    if (model->has_passive) { /* tau + tau_p(q, qd), from the kinematics at q */
+        status = mbd_kinematics(model, work, q);
+        if (status == MBD_OK)
+            status = passive_add(model, work, q, qd, tau, work->passive_tau);
+        if (status)
+            return status;
+        tau = work->passive_tau;
+    }
     if (work->solver->plugin)
         return plugin_forward(model, work, q, qd, tau, qdd);
-    const int fused = work->solver->forward_acc && !model->has_friction;
-    status = fused ? start_kinematics(model, work, q) : mbd_kinematics(model, work, q);
+    const int fused = work->solver->forward_acc && !model->has_friction && !model->has_passive;
+    if (!model->has_passive)
+        status = fused ? start_kinematics(model, work, q) : mbd_kinematics(model, work, q);
     return status ? status : solve_acc(model, work, fused ? q : NULL, qd, tau, qdd);
+}
+
+/* pd += tau_p(q, qd): pd = tau + (terms of q and qd alone), and qd = H^-1 p does not
+ * depend on tau, so the passive forces join after the solve, at its qd. */
+static int add_passive_rate(const mbd_model *model, mbd_work *work, const double *q,
+                            const double *qd, double *pd)
+{
+    const int status = passive_add(model, work, q, qd, NULL, work->passive_tau);
+    for (int k = 0; k < model->nv && status == MBD_OK; k++)
+        pd[k] += work->passive_tau[k];
+    return status;
 }
 
 int mbd_forward_momentum(const mbd_model *model, mbd_work *work, const double *q,
@@ -182,9 +207,12 @@ int mbd_forward_momentum(const mbd_model *model, mbd_work *work, const double *q
     int status = require_solver(model, work, MBD_MOMENTUM);
     if (status)
         return status;
-    const int fused = work->solver->forward_mom && !model->has_friction;
+    const int fused = work->solver->forward_mom && !model->has_friction && !model->has_passive;
     status = fused ? start_kinematics(model, work, q) : mbd_kinematics(model, work, q);
-    return status ? status : solve_mom(model, work, fused ? q : NULL, p, tau, qd, pd);
+    if (status == MBD_OK)
+        status = solve_mom(model, work, fused ? q : NULL, p, tau, qd, pd);
+    return status == MBD_OK && model->has_passive ? add_passive_rate(model, work, q, qd, pd)
+                                                  : status;
 }
 
 /* The common start of the entry points below: a workspace of this model, position
@@ -206,6 +234,8 @@ int mbd_inverse_dynamics(const mbd_model *model, mbd_work *work, const double *q
                 const double *qdd, double *tau, double *reactions)
 {
     int status = start_state(model, work, q, qd, qdd);
+    if (status == MBD_OK && model->has_passive) /* before RNEA: it leaves work->f */
+        status = passive_add(model, work, q, qd, NULL, work->passive_tau);
     if (status)
         return status;
     rnea(model, work, qd, qdd, 1, tau);
@@ -214,6 +244,16 @@ int mbd_inverse_dynamics(const mbd_model *model, mbd_work *work, const double *q
         for (int k = 0; k < model->nv; k++)
             tau[k] -= work->jv[k];
     }
+    for (int i = 0; model->armature && i < model->nb; i++)
+        for (int k = model->v0[i]; k < model->v0[i] + model->joint[i].nv; k++)
+            tau[k] += model->armature[i] * qdd[k];
+    if (model->has_passive) /* the passive forces do part of the work */
+        for (int k = 0; k < model->nv; k++)
+            tau[k] -= work->passive_tau[k];
+    if (model->gravcomp) /* what holds the compensated weight is not the joints' to carry */
+        for (int i = 0; i < model->nb; i++)
+            for (int r = 0; r < 6; r++)
+                work->f[i][r] -= work->gravcomp_f[i][r];
     if (reactions) /* into the user's body frames: n = Q n', f = Q f' */
         for (int i = 0; i < model->nb; i++) {
             mat3_apply(reactions + 6 * i, model->user_rotation[i], work->f[i]);
@@ -290,9 +330,14 @@ int mbd_momentum(const mbd_model *model, mbd_work *work, const double *q, const 
         return status;
     kinematics_velocity(model, work, qd);
     subtree_momenta(model, work, work->f);
-    for (int i = 0; i < model->nb; i++)
+    for (int i = 0; i < model->nb; i++) {
         subspace_dot(p + model->v0[i], model->joint_type[i], work->S + 6 * model->v0[i],
                      work->f[i]);
+        if (!joint_has_armature(model, i))
+            continue;
+        for (int k = model->v0[i]; k < model->v0[i] + model->joint[i].nv; k++)
+            p[k] += model->armature[i] * qd[k]; /* the rotor's: (H + diag(armature)) qd */
+    }
     return MBD_OK;
 }
 
@@ -316,8 +361,12 @@ int mbd_energy(const mbd_model *model, mbd_work *work, const double *q, const do
         work->a[i][0] = h_parent + vec3_dot(g_parent, work->X[i].r);
         mat3_apply(work->a[i] + 3, work->X[i].E, g_parent);
         V -= model->inertia[i].m * work->a[i][0] + vec3_dot(work->a[i] + 3, model->inertia[i].h);
+        if (model->gravcomp) /* the compensated weight's */
+            V += model->gravcomp[i].m * work->a[i][0] + vec3_dot(work->a[i] + 3, model->gravcomp[i].h);
+        for (int k = model->v0[i]; model->armature && k < model->v0[i] + model->joint[i].nv; k++)
+            T += 0.5 * model->armature[i] * qd[k] * qd[k];
     }
     *kinetic = T;
-    *potential = V;
+    *potential = V + passive_potential(model, q);
     return MBD_OK;
 }

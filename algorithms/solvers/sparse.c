@@ -195,6 +195,8 @@ static void backward_step(const mbd_model *model, const sparse_layout *s, double
         const spatial4 F = rigid_apply(&b->IC, &s->S0[k]);
         for (int t = 0, l = k; l >= 0; t++, l = s->lambda[l])
             row[t] = dot_spatial(&s->S0[l], &F);
+        if (joint_has_armature(model, i)) /* H_kk of H + diag(armature) */
+            row[0] += model->armature[i];
         if (C)
             C[k] = dot_spatial(&s->S0[k], &b->f);
     }

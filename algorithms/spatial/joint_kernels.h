@@ -408,6 +408,17 @@ MBD_INLINE void LANE_FN(inertia_times_column)(lane out[6], const lane_inertia *I
     LANE_FN(mat3_apply_t)(out + 3, I->B, s);
 }
 
+/* D_i += armature_i on its diagonal: a rotor's inertia on each of the joint's velocities,
+ * the pivots of H + diag(armature) (joint_has_armature, model.h). */
+MBD_INLINE void LANE_FN(add_armature)(lane *D, const mbd_model *model, int i, int n)
+{
+    if (!joint_has_armature(model, i))
+        return;
+    const lane a = LANE_FN(lane_splat)(model->armature[i]);
+    for (int k = 0; k < n; k++)
+        D[n * k + k] += a;
+}
+
 /* I^a S = 0 exactly in exact arithmetic: zero the unit columns' rows and columns of I^a
  * rather than keep their rounding residue. */
 MBD_INLINE void LANE_FN(inertia_zero_subspace)(lane_inertia *I, mbd_joint_type type)
