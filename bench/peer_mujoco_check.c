@@ -107,7 +107,7 @@ static int compare_terms(checker *c, const double *q, const double *qd, const do
         status = mbd_inverse_dynamics(c->model, c->aux, q, qd, c->zero, c->bias, NULL);
     if (status != MBD_OK)
         return status;
-    mj_fullM(c->p->m, c->H_mj, c->p->d->qM);
+    mj_fullM(c->p->m, c->p->d, c->H_mj);
     for (int i = 0; i < nv; i++)
         for (int j = 0; j < nv; j++)
             c->H_ours[(size_t)i * nv + j] = c->H_mj[(size_t)dof[i] * nv + dof[j]];

@@ -36,9 +36,9 @@ static void flatten(char *text)
             *c = ' ';
 }
 
-/* MuJoCo's own reading of a model file (URDF or MJCF), limited to what the export would
- * carry: the file's joint limits, damping, friction loss, contacts and actuators switched
- * off. */
+/* MuJoCo's own reading of a model file (URDF or MJCF), its smooth dynamics as mbd reads
+ * them: joint limits, friction loss, contacts and actuation switched off, the passive
+ * forces kept. */
 static mjModel *load_direct(const char *path, char *err, size_t err_size)
 {
     char reason[1000] = "";
@@ -48,8 +48,7 @@ static mjModel *load_direct(const char *path, char *err, size_t err_size)
         snprintf(err, err_size, "mj_loadXML: %s", reason);
         return NULL;
     }
-    m->opt.disableflags |= mjDSBL_LIMIT | mjDSBL_PASSIVE | mjDSBL_FRICTIONLOSS | mjDSBL_CONTACT |
-                         mjDSBL_ACTUATION;
+    m->opt.disableflags |= mjDSBL_LIMIT | mjDSBL_FRICTIONLOSS | mjDSBL_CONTACT | mjDSBL_ACTUATION;
     return m;
 }
 
@@ -98,13 +97,17 @@ static void map_joint(peer *p, mbd_joint_type type, int q, int v, int adr, int d
 
 /* MuJoCo's first joint of our body i, found by the body's name as the export writes it,
  * or (by_joint_name) by the joint's name, which a file MuJoCo reads itself gives each of
- * our joints; -1 after a message unless it has njoints joints there. */
+ * our joints; an unnamed one (an MJCF <freejoint/>) by its place, since our bodies of an
+ * MJCF file are its joints in MuJoCo's order. -1 after a message unless it has njoints
+ * joints there. */
 static int first_joint(const mbd_model *model, int i, const peer *p, int by_joint_name,
                        int njoints, char *err, size_t err_size)
 {
     const mbd_body_def *b = mbd_model_body(model, i);
     if (by_joint_name) {
-        const int joint = mj_name2id(p->m, mjOBJ_JOINT, mbd_model_joint_name(model, i));
+        const int named = b->joint_name != NULL;
+        const int joint = named ? mj_name2id(p->m, mjOBJ_JOINT, b->joint_name)
+                                : i < p->m->njnt ? i : -1;
         if (joint < 0 || njoints != 1)
             snprintf(err, err_size, "joint \"%s\": %s in MuJoCo's model",
                      mbd_model_joint_name(model, i), joint < 0 ? "missing" : "not one joint");
@@ -171,7 +174,7 @@ int peer_open(const mbd_model *model, const char *direct, peer *p, char *err,
                         : export_and_load(model, err, err_size)))
         return -1;
     if (p->m->nq != p->nq || p->m->nv != p->nv) {
-        snprintf(err, err_size, "MuJoCo has nq %d, nv %d; mbd has %d, %d", p->m->nq, p->m->nv,
+        snprintf(err, err_size, "MuJoCo has nq %d, nv %d; mbd has %d, %d", (int)p->m->nq, (int)p->m->nv,
                  p->nq, p->nv);
         peer_close(p);
         return -1;

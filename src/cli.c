@@ -200,11 +200,14 @@ mbd_model *cli_load_model(const char *cmd, const char *path, const cli_flag *fla
 {
     const cli_flag *floating = flags ? find_flag((cli_flag *)flags, "--floating-base") : NULL;
     const mbd_load_options options = {.floating_base = floating && floating->value};
-    char err[512];
+    char err[4096]; /* an MJCF model's refusal names every element refused */
     mbd_model *model;
     mbd_model_load(path, &options, &model, err, sizeof err);
     if (!model)
         fprintf(stderr, "mbd %s: %s\n", cmd, err);
+    else if (mbd_model_left_out(model) && strcmp(cmd, "info") != 0) /* info lists it */
+        fprintf(stderr, "mbd %s: %s: left out of the dynamics: %s\n", cmd, path,
+                mbd_model_left_out(model));
     return model;
 }
 

@@ -1,7 +1,9 @@
-/* cmd_info.c: mbd info MODEL [--json], the model's bodies, joints and coordinates. */
+/* cmd_info.c: mbd info MODEL [--json], the model's bodies, joints and coordinates, and what
+ * the dynamics leave out of its file. */
 #include "cli.h"
 
 #include <jansson.h>
+#include <string.h>
 
 /* One entry of info --json's "joints". */
 static json_t *joint_entry(const char *name, const char *type, const char *body, int q_index,
@@ -36,13 +38,34 @@ json_t *cli_joints_json(const mbd_model *model)
     return NULL;
 }
 
-/* {"nq", "nv", "joints": [...]}. */
+/* What the model leaves out, one string per item (an empty array for none). */
+static json_t *left_out_json(const mbd_model *model)
+{
+    json_t *items = json_array();
+    const char *text = mbd_model_left_out(model);
+    for (const char *at = text; items && at && *at;) {
+        const size_t length = strcspn(at, ";");
+        if (json_array_append_new(items, json_stringn(at, length)) < 0) {
+            json_decref(items);
+            return NULL;
+        }
+        at += length;
+        at += strspn(at, "; ");
+    }
+    return items;
+}
+
+/* {"nq", "nv", "joints": [...], "left_out": [...]}. */
 static int print_info_json(const mbd_model *model)
 {
-    json_t *joints = cli_joints_json(model);
-    json_t *root = joints ? json_pack("{s:i, s:i, s:o}", "nq", mbd_model_nq(model), "nv",
-                                      mbd_model_nv(model), "joints", joints)
-                          : NULL;
+    json_t *joints = cli_joints_json(model), *left_out = left_out_json(model);
+    if (!joints || !left_out) {
+        json_decref(joints);
+        json_decref(left_out);
+        return -1;
+    }
+    json_t *root = json_pack("{s:i, s:i, s:o, s:o}", "nq", mbd_model_nq(model), "nv",
+                             mbd_model_nv(model), "joints", joints, "left_out", left_out);
     if (!root)
         return -1;
     json_dumpf(root, stdout, 0);

@@ -5,6 +5,10 @@
 
 #include <string.h>
 
+#ifndef MBD_VERSION /* the Makefile's git describe */
+#define MBD_VERSION "unknown"
+#endif
+
 typedef struct {
     const char *name;
     int (*run)(const char *cmd, int argc, char **argv);
@@ -84,7 +88,9 @@ static void print_usage(FILE *out, const command *only)
         if (!only || only == &commands[k])
             fprintf(out, "  %s\n", commands[k].usage);
     if (!only || strstr(only->usage, "MODEL")) {
-        fprintf(out, "\nMODEL is a JSON model file, a URDF robot or a generator spec:\n%s", mbd_generators_help());
+        fprintf(out, "\nMODEL is a JSON model file, a URDF robot, a MuJoCo MJCF model (compiled by MuJoCo:\n"
+                     "its smooth dynamics; 'mbd info MODEL' lists what they leave out) or a generator spec:\n%s",
+                mbd_generators_help());
         fprintf(out, "Every command that takes one MODEL also takes %s.\n", CLI_FLOATING_BASE_HELP);
     }
     if (!only || strstr(only->usage, " L]"))
@@ -116,6 +122,12 @@ static int run_command(int argc, char **argv)
     if (argc < 2) {
         print_usage(stderr, NULL);
         return CLI_USAGE_ERROR;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        const char *mujoco = mbd_mujoco_version();
+        printf("mbdbench %s\n%s%s\n", MBD_VERSION, mujoco ? "MuJoCo " : "no MuJoCo (MJCF models unread)",
+               mujoco ? mujoco : "");
+        return 0;
     }
     const command *cmd = find_command(argv[1]);
     if (cli_wants_help(argc, argv, 1)) { /* mbd --help, mbd CMD ... -h */
