@@ -355,7 +355,7 @@ static void write_header(const exporter *ex, FILE *out)
     fputs("\">\n", out);
     /* Nothing may change the given inertias: no geoms, no bounds, no balancing. */
     fputs("  <compiler angle=\"radian\" inertiafromgeom=\"false\" balanceinertia=\"false\"\n"
-          "            boundmass=\"0\" boundinertia=\"0\" settotalmass=\"-1\"/>\n",
+          "            boundmass=\"0\" boundinertia=\"0\"/>\n",
           out);
     fputs("  <option timestep=\"0.001\" integrator=\"Euler\"", out);
     write_numbers(out, "gravity", gravity, 3);
