@@ -152,6 +152,9 @@ static void test_faulty_plugins_refused(void **state)
         {"null_work_new", "function work_new is NULL"},
         {"null_work_free", "function work_free is NULL"},
         {"null_forward", "function forward is NULL"},
+        {"dash_name", "name starts with '-'"},
+        {"row_name", "name ends with '-momentum'"},
+        {"simd_name", "name ends with '-simd'"},
     };
     char args[512], path[256];
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

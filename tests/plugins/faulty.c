@@ -39,6 +39,12 @@ static char long_name[10 * 1024];
 #define NAME long_name
 #elif defined FAULT_BUILTIN_NAME
 #define NAME "dense"
+#elif defined FAULT_DASH_NAME
+#define NAME "--help"
+#elif defined FAULT_ROW_NAME
+#define NAME "dense-momentum"
+#elif defined FAULT_SIMD_NAME
+#define NAME "mine-simd"
 #else
 #define NAME "faulty"
 #endif
