@@ -323,6 +323,17 @@ void cli_state_columns(FILE *out, const mbd_model *model, int momenta)
         }
 }
 
+int cli_check_finite(const char *cmd, const char *quantity, const double *x, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!isfinite(x[k])) {
+            fprintf(stderr, "mbd %s: %s: element %zu is %g: %s\n", cmd, quantity, k, x[k],
+                    mbd_strerror(MBD_ENONFINITE));
+            return CLI_RUNTIME_ERROR;
+        }
+    return 0;
+}
+
 int cli_fail(const char *cmd, const char *what, int status)
 {
     fprintf(stderr, "mbd %s: %s: %s\n", cmd, what, mbd_strerror(status));

@@ -90,6 +90,10 @@ void cli_state_columns(FILE *out, const mbd_model *model, int momenta);
 struct json_t;
 struct json_t *cli_joints_json(const mbd_model *model);
 
+/* A result with a NaN or Inf is no result (and no JSON): 0, or CLI_RUNTIME_ERROR after
+ * naming the quantity and its first non-finite element. */
+int cli_check_finite(const char *cmd, const char *quantity, const double *x, size_t n);
+
 /* Reports a library status for a command; returns CLI_RUNTIME_ERROR. */
 int cli_fail(const char *cmd, const char *what, int status);
 

@@ -371,6 +371,48 @@ static void test_nonfinite_cli(void **state)
     expect_mbd("fd chain:n=2,joint=revolute --q 0.1,0.2 --qd 1,2 --tau 3,4", 0, "qdd");
 }
 
+/* Results that overflow to NaN or Inf: exit 1 naming the quantity, never "nan" as JSON;
+ * fd already failed so. */
+static void test_nonfinite_results(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"id chain:n=3,joint=revolute --qd 1e200,0,0", "tau"},
+        {"derivatives chain:n=3,joint=revolute --qd 1e200,0,0 --json", "dqdd_dq"},
+        {"coeffs chain:n=3,joint=revolute --qd 1e200,1e200,0 --json", "C"},
+        {"fd chain:n=3,joint=revolute --tau 0,0,1e308", "NaN or Inf"},
+    };
+    char args[256];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cli_result r = mbd_run(cases[k][0]);
+        if (r.status != 1 || !strstr(r.err, cases[k][1]) || strstr(r.out, "nan"))
+            print_error("mbd %s: exit %d, stdout \"%s\", stderr \"%s\"\n", cases[k][0],
+                        r.status, r.out, r.err);
+        assert_int_equal(r.status, 1);
+        assert_non_null(strstr(r.err, cases[k][1]));
+        assert_null(strstr(r.out, "nan"));
+        cli_result_free(&r);
+    }
+    for (int m = 0; m < mbd_derivatives_method_count(); m++) {
+        snprintf(args, sizeof args, "derivatives chain:n=3,joint=revolute --tau 0,0,1e308 "
+                 "--method %s", mbd_derivatives_method_name(mbd_derivatives_method_at(m)));
+        expect_mbd(args, 1, "NaN or Inf");
+    }
+}
+
+/* derivatives --solver: what "automatic" differentiates; refused for the methods that
+ * always use bodies, rather than ignored. */
+static void test_derivatives_solver_flag(void **state)
+{
+    (void)state;
+    expect_rejected("derivatives chain:n=3,joint=revolute --method analytic --solver dense",
+                    (const char *const[]){"--solver", "analytic", NULL});
+    expect_rejected("derivatives chain:n=3,joint=revolute --method finite-difference --solver bodies",
+                    (const char *const[]){"--solver", "finite-difference", NULL});
+    expect_mbd("derivatives chain:n=3,joint=revolute --method automatic --solver bodies --json", 0,
+               "dqdd_dq");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -386,6 +428,8 @@ int main(void)
         cmocka_unit_test(test_default_solver),
         cmocka_unit_test(test_massless_leaf_cli),
         cmocka_unit_test(test_nonfinite_cli),
+        cmocka_unit_test(test_nonfinite_results),
+        cmocka_unit_test(test_derivatives_solver_flag),
     };
     return cmocka_run_group_tests_name("cli", tests, make_temp_dir, remove_temp_dir);
 }
