@@ -413,6 +413,18 @@ static void test_derivatives_solver_flag(void **state)
                "dqdd_dq");
 }
 
+/* A step or sample count beyond the limit is refused up front, naming the flag. */
+static void test_simulate_step_limit(void **state)
+{
+    (void)state;
+    expect_rejected("simulate chain:n=3,joint=revolute --integrator rk4 --t1 1 --dt 1e-300",
+                    (const char *const[]){"--dt", "1e-300", "steps", NULL});
+    expect_rejected("simulate chain:n=3,joint=revolute --integrator dopri5 --t1 1 --sample 1e-12",
+                    (const char *const[]){"--sample", NULL});
+    expect_rejected("simulate chain:n=3,joint=revolute --integrator rk4 --t1 1 --dt 1e-300 "
+                    "--ensemble 2", (const char *const[]){"--dt", NULL});
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -430,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_nonfinite_cli),
         cmocka_unit_test(test_nonfinite_results),
         cmocka_unit_test(test_derivatives_solver_flag),
+        cmocka_unit_test(test_simulate_step_limit),
     };
     return cmocka_run_group_tests_name("cli", tests, make_temp_dir, remove_temp_dir);
 }
