@@ -309,7 +309,7 @@ int cmd_simulate(const char *cmd, int argc, char **argv)
     cli_flag flags[] = {FLAG("--solver"), FLAG("--formulation"), FLAG("--integrator"),
                         FLAG("--t1"),     FLAG("--dt"),          FLAG("--rtol"),
                         FLAG("--atol"),   FLAG("--q0"),          FLAG("--qd0"),
-                        FLAG("--sample"), FLAG("--out"),         FLAG("--baumgarte"),
+                        FLAG("--sample"), OUTPUT("--out"),       FLAG("--baumgarte"),
                         SWITCH("--project-initial"), CLI_ENSEMBLE_FLAGS, CLI_FLOATING_BASE,
                         END_FLAGS};
     mbd_model *model;

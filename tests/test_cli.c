@@ -425,6 +425,51 @@ static void test_simulate_step_limit(void **state)
                     "--ensemble 2", (const char *const[]){"--dt", NULL});
 }
 
+/* Output paths checked before the work: exit 2 naming the path, nothing written. */
+static void test_bad_output_paths(void **state)
+{
+    (void)state;
+    char args[512];
+    const char *missing = temp_path(0, "no/such/dir/out.json");
+    static const char *const commands[] = {
+        "cases chain:n=2,joint=revolute --states 2 --out",
+        "check --models double-pendulum --json",
+        "simulate chain:n=2,joint=revolute --integrator rk4 --t1 0.1 --dt 0.01 --out",
+        "simulate chain:n=2,joint=revolute --integrator rk4 --t1 0.1 --dt 0.01 --ensemble 2 --out",
+        "export mjcf chain:n=2,joint=revolute --out",
+    };
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+        snprintf(args, sizeof args, "%s %s", commands[k], missing);
+        expect_rejected(args, (const char *const[]){missing, "No such file or directory", NULL});
+        snprintf(args, sizeof args, "%s ''", commands[k]);
+        expect_rejected(args, (const char *const[]){"an empty path", NULL});
+        snprintf(args, sizeof args, "%s %s", commands[k], temp_dir);
+        expect_rejected(args, (const char *const[]){temp_dir, "a directory", NULL});
+    }
+    snprintf(args, sizeof args, "simulate chain:n=2,joint=revolute --integrator rk4 --t1 0.1 "
+             "--dt 0.01 --ensemble 2 --out-dir %s", missing);
+    expect_rejected(args, (const char *const[]){missing, "No such file or directory", NULL});
+}
+
+/* A model whose cases fail: one message, the case's, and no second about the write. */
+static void test_cases_failure_said_once(void **state)
+{
+    (void)state;
+    const char *model = temp_path(1, "massless.json");
+    write_text(model,
+               "{\"name\": \"massless\", \"bodies\": [\n"
+               " {\"name\": \"leaf\", \"parent\": \"world\", \"joint\": {\"type\": \"revolute\", \"axis\": [0, 0, 1]},\n"
+               "  \"mass\": 0, \"com\": [0, 0, 0], \"inertia\": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]}]}\n");
+    char args[512];
+    snprintf(args, sizeof args, "cases %s --states 2 --out %s", model, temp_path(2, "c.json"));
+    cli_result r = mbd_run(args);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "case 0"));
+    assert_null(strstr(r.err, "cannot write"));
+    assert_null(strchr(strchr(r.err, '\n') + 1, '\n')); /* one line */
+    cli_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -443,6 +488,8 @@ int main(void)
         cmocka_unit_test(test_nonfinite_results),
         cmocka_unit_test(test_derivatives_solver_flag),
         cmocka_unit_test(test_simulate_step_limit),
+        cmocka_unit_test(test_bad_output_paths),
+        cmocka_unit_test(test_cases_failure_said_once),
     };
     return cmocka_run_group_tests_name("cli", tests, make_temp_dir, remove_temp_dir);
 }
