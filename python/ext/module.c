@@ -26,7 +26,7 @@ static PyObject *Model_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     int floating_base = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "U|p:Model", names, &spec, &floating_base))
         return NULL;
-    const char *text = PyUnicode_AsUTF8(spec);
+    const char *text = ext_text(spec, "path_or_spec");
     if (!text)
         return NULL;
     char err[512] = "";
@@ -573,9 +573,9 @@ static const mbd_derivatives_method *derivatives_method(PyObject *obj)
 {
     if (!obj)
         return mbd_derivatives_method_at(0);
-    const char *name = PyUnicode_Check(obj) ? PyUnicode_AsUTF8(obj) : NULL;
+    const char *name = PyUnicode_Check(obj) ? ext_text(obj, "method") : NULL;
     const mbd_derivatives_method *method = name ? mbd_derivatives_method_find(name) : NULL;
-    if (method || (!name && PyErr_Occurred()))
+    if (method || PyErr_Occurred())
         return method;
     char message[512];
     int at = snprintf(message, sizeof message, "method: unknown method %.60s (one of:",
@@ -979,7 +979,7 @@ static PyObject *module_load_plugin(PyObject *module, PyObject *arg)
     const int status = mbd_plugin_load(PyBytes_AS_STRING(bytes), err, sizeof err);
     Py_DECREF(bytes);
     if (status == MBD_ENOMEM)
-        return PyErr_NoMemory();
+        return PyErr_Format(PyExc_MemoryError, "%s", err);
     return status ? ext_raise_message(status, err) : Py_NewRef(Py_None);
 }
 

@@ -110,8 +110,8 @@ PyObject *ext_simulate(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
     if (ext_parse("_simulate", args, nargs, kwnames, names, 11, o))
         return NULL;
     mbd_sim_options opt = {0};
-    const char *integrator = PyUnicode_AsUTF8(o[2]);
-    const char *formulation = o[3] == Py_None ? NULL : PyUnicode_AsUTF8(o[3]);
+    const char *integrator = ext_text(o[2], "integrator");
+    const char *formulation = o[3] == Py_None ? NULL : ext_text(o[3], "formulation");
     const mbd_solver *solver = ext_solver(o[9]);
     if (!integrator || (o[3] != Py_None && !formulation) || !solver ||
         !PyArg_ParseTuple(o[10], "dd", &opt.baumgarte.alpha, &opt.baumgarte.beta))

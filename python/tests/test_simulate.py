@@ -69,6 +69,8 @@ def test_simulate_options_checked_as_the_cli(kwargs, message):
 def test_simulate_failure_is_an_error():
     model = mbdbench.Model("chain:n=3,joint=revolute")
     with pytest.raises(mbdbench.Error, match="simulate: dense rk4"):
+        model.simulate("rk4", 0.1, dt=0.01, qd0=[1e200, 0, 0])  # overflows in the first step
+    with pytest.raises(mbdbench.Error, match="qd0: element 0 is nan"):  # refused as given
         model.simulate("rk4", 0.1, dt=0.01, qd0=[np.nan, 0, 0])
 
 
