@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 int cmd_export(const char *cmd, int argc, char **argv)
 {
@@ -22,6 +23,12 @@ int cmd_export(const char *cmd, int argc, char **argv)
     const char *out = cli_get(flags, "--out");
     if (!out) { /* an unusable path was refused as given */
         fprintf(stderr, "mbd %s: --out: expected the MJCF file to write, got nothing\n", cmd);
+        return CLI_USAGE_ERROR;
+    }
+    struct stat info;
+    if (stat(out, &info) == 0 && !S_ISREG(info.st_mode)) { /* which its rename would replace */
+        fprintf(stderr, "mbd %s: output '%s': not a regular file: an MJCF model is written "
+                "whole, with its parts beside it\n", cmd, out);
         return CLI_USAGE_ERROR;
     }
     mbd_model *model = cli_load_model(cmd, pos[1], flags);

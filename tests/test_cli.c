@@ -446,6 +446,8 @@ static void test_bad_output_paths(void **state)
         snprintf(args, sizeof args, "%s %s", commands[k], temp_dir);
         expect_rejected(args, (const char *const[]){temp_dir, "a directory", NULL});
     }
+    expect_rejected("export mjcf chain:n=2,joint=revolute --out /dev/null",
+                    (const char *const[]){"/dev/null", "not a regular file", NULL});
     snprintf(args, sizeof args, "simulate chain:n=2,joint=revolute --integrator rk4 --t1 0.1 "
              "--dt 0.01 --ensemble 2 --out-dir %s", missing);
     expect_rejected(args, (const char *const[]){missing, "No such file or directory", NULL});
