@@ -448,11 +448,14 @@ static int check_directory_of(const char *cmd, const char *path, const char *fil
     return error ? output_error(cmd, path, "cannot create a file in its directory", error) : 0;
 }
 
-/* A path that names a descriptor or device whatever its file is (/dev/stdout, /proc/self/fd/1):
- * written in place, so that a shell redirection behind it stays whole. */
+/* A path that names an open descriptor whatever its file is (/dev/stdout, /dev/fd/3,
+ * /proc/self/fd/1): written in place (appended), so that a shell redirection behind it,
+ * even onto a regular file, keeps what is already there and its place. */
 static int names_a_stream(const char *path)
 {
-    return strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0;
+    return strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0 ||
+           strncmp(path, "/dev/fd/", 8) == 0 ||
+           (strncmp(path, "/proc/", 6) == 0 && strstr(path, "/fd/"));
 }
 
 /* How path is written: 0 with *target the file to replace through a temporary file (a

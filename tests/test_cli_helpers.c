@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -233,6 +234,28 @@ static void test_output_fifo_and_device(void **state)
     assert_true(S_ISCHR(info.st_mode));
 }
 
+/* /dev/stdout onto a regular file (a shell's redirection) is written in place after what
+ * is there; it is not replaced by a new file that the descriptor would not see. */
+static void test_output_dev_stdout(void **state)
+{
+    (void)state;
+    const char *path = temp_path(0, "redirected.txt");
+    write_text(path, "earlier line\n");
+    fflush(stdout);
+    const int saved = dup(1), fd = open(path, O_WRONLY | O_APPEND);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, 1);
+    payload p = {.bytes = 64};
+    char message[512];
+    const int rc = write_atomic_captured("/dev/stdout", &p, message, sizeof message);
+    dup2(saved, 1);
+    close(saved), close(fd);
+    assert_int_equal(rc, 0);
+    struct stat info;
+    assert_int_equal(stat(path, &info), 0);
+    assert_int_equal((int)info.st_size, 13 + 64);
+}
+
 /* Root may write anything: the read-only test runs as nobody. */
 static int become_unprivileged(void)
 {
@@ -349,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_write_atomic_full_disk),
         cmocka_unit_test(test_output_through_symlink),
         cmocka_unit_test(test_output_fifo_and_device),
+        cmocka_unit_test(test_output_dev_stdout),
         cmocka_unit_test(test_output_read_only),
         cmocka_unit_test(test_output_signal_removes_temporary),
         cmocka_unit_test(test_check_finite),
