@@ -368,12 +368,18 @@ int cli_fail_solver(const char *cmd, const char *what, const mbd_solver *solver,
     return CLI_RUNTIME_ERROR;
 }
 
+/* The directory that holds path (malloc'ed; NULL when out of memory). */
+static char *directory_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+}
+
 /* fsync of the directory that holds path, so that a rename survives a crash; best effort
  * (some file systems refuse to sync a directory). */
 static void sync_parent_directory(const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    char *dir = directory_of(path);
     const int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
     if (fd >= 0) {
         fsync(fd);
@@ -441,8 +447,7 @@ static int output_error(const char *cmd, const char *path, const char *what, int
 /* The directory of path must take a new file (the temporary one, or path itself). */
 static int check_directory_of(const char *cmd, const char *path, const char *file)
 {
-    const char *slash = strrchr(file, '/');
-    char *dir = slash ? strndup(file, slash == file ? 1 : (size_t)(slash - file)) : strdup(".");
+    char *dir = directory_of(file);
     const int error = !dir ? ENOMEM : access(dir, W_OK | X_OK) != 0 ? errno : 0;
     free(dir);
     return error ? output_error(cmd, path, "cannot create a file in its directory", error) : 0;
