@@ -196,7 +196,8 @@ PLUGIN_CFLAGS  := -O2 -g -std=c11 -Wall -Wextra -Iinclude -fPIC -shared
 EXAMPLE_PLUGIN := $(BUILD)/plugins/textbook.so
 PLUGIN_FAULTS  := no_table_function null_table negative_count huge_count wrong_abi null_name \
                   space_name long_name builtin_name twin_names null_summary null_work_new \
-                  null_work_free null_forward nan_result
+                  null_work_free null_forward dash_name row_name simd_name nan_result \
+                  work_new_fails not_a_status
 FAULTY_PLUGINS := $(PLUGIN_FAULTS:%=$(BUILD)/plugins/faulty_%.so)
 $(EXAMPLE_PLUGIN): examples/plugins/textbook.c $(API_HEADERS)
 	@mkdir -p $(dir $@)

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define CMD "bench compare"
 #define NOISE_FLOOR 0.02  /* medians within 2 % are alike, however steady both runs */
@@ -361,6 +362,11 @@ static int load_run(const char *path, compare_run *run)
 {
     json_error_t error;
     char err[256];
+    struct stat info;
+    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) { /* which reads as an empty file */
+        fprintf(stderr, "mbd %s: %s: a directory, not a results file (JSON)\n", CMD, path);
+        return CLI_USAGE_ERROR;
+    }
     json_t *root = json_load_file(path, 0, &error);
     if (!root && json_error_code(&error) == json_error_cannot_open_file) {
         fprintf(stderr, "mbd %s: %s: cannot read: %s\n", CMD, path, error.text);
@@ -379,7 +385,7 @@ static int load_run(const char *path, compare_run *run)
 
 int compare_main(int argc, char **argv)
 {
-    cli_flag flags[] = {FLAG("--html"), SWITCH("--fail-on-slower"), END_FLAGS};
+    cli_flag flags[] = {OUTPUT("--html"), SWITCH("--fail-on-slower"), END_FLAGS};
     const char *files[2];
     int nfiles;
     if (cli_wants_help(argc, argv, 1)) {

@@ -1,6 +1,8 @@
 /* harness.c: collecting measurements, the stdout table, and stopping on a signal. */
 #include "harness.h"
 
+#include "../src/cli.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,7 @@ static void request_stop(int signo)
         stop_time = now;
         bench_stop = signo;
     } else if (now - stop_time >= 1.0) {
+        cli_remove_temporaries(); /* an output being written goes with the run */
         signal(signo, SIG_DFL);
         raise(signo);
     }

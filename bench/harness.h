@@ -103,6 +103,8 @@ int bench_write_json(const bench_results *results, const json_t *context, const 
  * over, whatever the outcome). */
 json_t *bench_json_rows(const bench_results *results, const char *host);
 int bench_write_json_rows(json_t *rows, const json_t *context, const char *paths);
+/* Checks every path of the list as an output before the run: 0 or CLI_USAGE_ERROR. */
+int bench_check_json_paths(const char *paths);
 
 /* dat.c: writes the .dat files of the charts into dir (see bench/README.md), atomically.
  * Returns 0 or CLI_RUNTIME_ERROR. */

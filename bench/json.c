@@ -104,20 +104,39 @@ int bench_write_json(const bench_results *results, const json_t *context, const 
                                  paths);
 }
 
+/* Calls each(path, ctx) on each comma-separated path, an empty one included, until one
+ * fails. */
+static int each_path(const char *paths, int (*each)(const char *, void *), void *ctx)
+{
+    char *list = strdup(paths);
+    if (!list)
+        return cli_fail("bench", "JSON", MBD_ENOMEM);
+    int rc = 0;
+    for (char *rest = list, *path; !rc && (path = strsep(&rest, ","));)
+        rc = each(path, ctx);
+    free(list);
+    return rc;
+}
+
+static int write_root(const char *path, void *root)
+{
+    return cli_write_atomic("bench", path, dump, root);
+}
+
+static int check_path(const char *path, void *unused)
+{
+    (void)unused;
+    return cli_check_output("bench", path);
+}
+
+int bench_check_json_paths(const char *paths) { return each_path(paths, check_path, NULL); }
+
 int bench_write_json_rows(json_t *rows, const json_t *context, const char *paths)
 {
     json_t *root = json_pack("{s:O, s:o}", "context", (json_t *)context, "benchmarks", rows);
-    char *list = strdup(paths);
-    if (!root || !list) {
-        json_decref(root);
-        free(list);
+    if (!root)
         return cli_fail("bench", "JSON", MBD_ENOMEM);
-    }
-    int rc = 0;
-    for (char *save = NULL, *path = strtok_r(list, ",", &save); path && !rc;
-         path = strtok_r(NULL, ",", &save))
-        rc = cli_write_atomic("bench", path, dump, root);
-    free(list);
+    const int rc = each_path(paths, write_root, root);
     json_decref(root);
     return rc;
 }

@@ -160,6 +160,10 @@ static int parse_flags(cli_flag *flags, bench_config *config, regex_t *filter)
                 "--json, then chart from it\n", CMD);
         return CLI_USAGE_ERROR;
     }
+    /* the outputs checked before the run, not found unusable after it */
+    const char *json = cli_get(flags, "--json"), *dat = cli_get(flags, "--dat");
+    if ((json && bench_check_json_paths(json)) || (dat && cli_check_output_dir(CMD, dat)))
+        return CLI_USAGE_ERROR;
     const char *pattern = cli_get(flags, "--filter");
     if (pattern && regcomp(filter, pattern, REG_EXTENDED | REG_NOSUB) != 0) {
         fprintf(stderr, "mbd %s: --filter: not a valid regular expression: '%.60s'\n", CMD, pattern);

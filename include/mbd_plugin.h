@@ -32,7 +32,8 @@ extern "C" {
 
 typedef struct mbd_plugin_solver {
     int abi;             /* MBD_PLUGIN_ABI of the header the plugin was built with */
-    const char *name;    /* unique among all solvers: letters, digits, '-', '_', '.' */
+    const char *name;    /* unique among all solvers: letters, digits, '-', '_', '.';
+                          * not starting with '-', not ending in -momentum or -simd */
     const char *summary; /* one line, for `mbd solvers` */
     /* Per-thread scratch for this model; NULL: out of memory (MBD_ENOMEM). */
     void *(*work_new)(const mbd_model *model);

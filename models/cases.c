@@ -494,6 +494,9 @@ int mbd_cases_replay(const mbd_cases *cases, const mbd_model *model, const mbd_s
     double *buf = malloc((5 * nv + (nv * nv > 6 * nb ? nv * nv : 6 * nb)) * sizeof *buf);
     replay r = {cases, solver, 0, NULL, worst, err, err_size};
     int status = work && ref_work && buf ? MBD_OK : MBD_ENOMEM;
+    if (status)
+        model_error(err, err_size, "%s: solver '%s': %s", cases->path, mbd_solver_name(solver),
+                    work ? "out of memory" : "no workspace (out of memory, or its work_new failed)");
     for (int k = 0; status == MBD_OK && k < cases->count; k++) {
         r.index = k;
         r.row = cases->data + (size_t)k * cases->stride;

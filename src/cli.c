@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -45,7 +47,7 @@ int cli_parse(const char *cmd, int argc, char **argv, int first, cli_flag *flags
             fprintf(stderr, "mbd %s: flag '%s' given twice\n", cmd, arg);
             return CLI_USAGE_ERROR;
         }
-        if (flag->is_switch) {
+        if (flag->kind == CLI_SWITCH) {
             flag->value = "1";
         } else if (k + 1 < argc) {
             flag->value = argv[++k];
@@ -53,6 +55,8 @@ int cli_parse(const char *cmd, int argc, char **argv, int first, cli_flag *flags
             fprintf(stderr, "mbd %s: flag '%s' needs a value\n", cmd, arg);
             return CLI_USAGE_ERROR;
         }
+        if (flag->kind == CLI_OUTPUT && cli_check_output(cmd, flag->value))
+            return CLI_USAGE_ERROR;
     }
     return 0;
 }
@@ -326,24 +330,21 @@ void cli_state_columns(FILE *out, const mbd_model *model, int momenta)
         }
 }
 
+int cli_check_finite(const char *cmd, const char *quantity, const double *x, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!isfinite(x[k])) {
+            fprintf(stderr, "mbd %s: %s: element %zu is %g: %s\n", cmd, quantity, k, x[k],
+                    mbd_strerror(MBD_ENONFINITE));
+            return CLI_RUNTIME_ERROR;
+        }
+    return 0;
+}
+
 int cli_fail(const char *cmd, const char *what, int status)
 {
     fprintf(stderr, "mbd %s: %s: %s\n", cmd, what, mbd_strerror(status));
     return CLI_RUNTIME_ERROR;
-}
-
-/* fsync of the directory that holds path, so that a rename survives a crash; best effort
- * (some file systems refuse to sync a directory). */
-static void sync_parent_directory(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
-    const int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-    free(dir);
 }
 
 int cli_fail_solve(const char *cmd, const char *what, const mbd_model *model, int body,
@@ -359,34 +360,218 @@ int cli_fail_solve(const char *cmd, const char *what, const mbd_model *model, in
     return CLI_RUNTIME_ERROR;
 }
 
-/* The temporary file sits beside path (same file system, so rename is atomic). */
-int cli_atomic_open(const char *cmd, const char *path, cli_atomic *file)
+int cli_fail_solver(const char *cmd, const char *what, const mbd_solver *solver, int status)
 {
-    const size_t len = strlen(path);
-    *file = (cli_atomic){.path = path, .tmp = malloc(len + 16), .fd = -1};
-    if (!file->tmp)
-        return cli_fail(cmd, path, MBD_ENOMEM);
-    snprintf(file->tmp, len + 16, "%s.tmp.XXXXXX", path);
+    const char *plugin = mbd_solver_plugin_path(solver);
+    fprintf(stderr, "mbd %s: %s: solver '%s'%s%s%s: %s%s\n", cmd, what, mbd_solver_name(solver),
+            plugin ? " (plugin " : "", plugin ? plugin : "", plugin ? ")" : "",
+            mbd_strerror(status),
+            plugin && status == MBD_EINVAL ? " (or its forward returned a code that is not an "
+                                             "mbd status)" : "");
+    return CLI_RUNTIME_ERROR;
+}
+
+/* The directory that holds path (malloc'ed; NULL when out of memory). */
+static char *directory_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+}
+
+/* fsync of the directory that holds path, so that a rename survives a crash; best effort
+ * (some file systems refuse to sync a directory). */
+static void sync_parent_directory(const char *path)
+{
+    char *dir = directory_of(path);
+    const int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    free(dir);
+}
+
+/* ---- output files ----
+ * A result replaces a regular file only whole: written to a temporary file beside it and
+ * renamed onto it. What is not a regular file (a FIFO, a device, /dev/stdout) is written in
+ * place, never replaced by a plain file. */
+
+/* The temporary files that exist now, for cli_remove_temporaries to unlink on a signal;
+ * one beyond the slots (never, in practice) is only not cleaned up on a signal. */
+#define MAX_TEMPORARIES 8
+static char *_Atomic temporaries[MAX_TEMPORARIES];
+
+void cli_remove_temporaries(void)
+{
+    for (int k = 0; k < MAX_TEMPORARIES; k++) {
+        char *name = atomic_load(&temporaries[k]);
+        if (name)
+            unlink(name);
+    }
+}
+
+static void remove_temporaries_and_die(int signo)
+{
+    cli_remove_temporaries();
+    signal(signo, SIG_DFL);
+    raise(signo); /* delivered as the handler returns: the usual death by signal */
+}
+
+/* Signals that end the process by default remove the temporary files first; a program
+ * that handles them itself (mbd-bench) keeps its handler and calls cli_remove_temporaries. */
+static void catch_ending_signals(void)
+{
+    static const int ending[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    for (size_t k = 0; k < sizeof ending / sizeof *ending; k++) {
+        struct sigaction old;
+        if (sigaction(ending[k], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+            old.sa_handler == SIG_DFL)
+            signal(ending[k], remove_temporaries_and_die);
+    }
+}
+
+static void track_temporary(char *name, int tracked)
+{
+    for (int k = 0; k < MAX_TEMPORARIES; k++) {
+        char *expected = tracked ? NULL : name;
+        if (atomic_compare_exchange_strong(&temporaries[k], &expected, tracked ? name : NULL))
+            return;
+    }
+}
+
+/* Reports a bad output path; returns CLI_USAGE_ERROR. */
+static int output_error(const char *cmd, const char *path, const char *what, int error)
+{
+    fprintf(stderr, "mbd %s: output '%s': %s%s%s\n", cmd, path, what, error ? ": " : "",
+            error ? strerror(error) : "");
+    return CLI_USAGE_ERROR;
+}
+
+/* The directory of path must take a new file (the temporary one, or path itself). */
+static int check_directory_of(const char *cmd, const char *path, const char *file)
+{
+    char *dir = directory_of(file);
+    const int error = !dir ? ENOMEM : access(dir, W_OK | X_OK) != 0 ? errno : 0;
+    free(dir);
+    return error ? output_error(cmd, path, "cannot create a file in its directory", error) : 0;
+}
+
+/* A path that names an open descriptor whatever its file is (/dev/stdout, /dev/fd/3,
+ * /proc/self/fd/1): written in place (appended), so that a shell redirection behind it,
+ * even onto a regular file, keeps what is already there and its place. */
+static int names_a_stream(const char *path)
+{
+    return strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0 ||
+           strncmp(path, "/dev/fd/", 8) == 0 ||
+           (strncmp(path, "/proc/", 6) == 0 && strstr(path, "/fd/"));
+}
+
+/* How path is written: 0 with *target the file to replace through a temporary file (a
+ * regular file we may write, or a new one), or with *target NULL to write in place; else
+ * CLI_USAGE_ERROR (reported, naming path). */
+static int resolve_output(const char *cmd, const char *path, char **target)
+{
+    struct stat info;
+    *target = NULL;
+    if (!path[0])
+        return output_error(cmd, path, "an empty path", 0);
+    if (stat(path, &info) != 0) {
+        const int error = errno;
+        if (error != ENOENT)
+            return output_error(cmd, path, "cannot reach it", error);
+        if (lstat(path, &info) == 0)
+            return output_error(cmd, path, "a symbolic link to nothing", 0);
+        if (check_directory_of(cmd, path, path))
+            return CLI_USAGE_ERROR;
+        *target = strdup(path);
+    } else if (S_ISDIR(info.st_mode)) {
+        return output_error(cmd, path, "a directory", 0);
+    } else if (access(path, W_OK) != 0) {
+        return output_error(cmd, path, "cannot write it", errno);
+    } else if (!S_ISREG(info.st_mode) || names_a_stream(path)) {
+        return 0;
+    } else if ((*target = realpath(path, NULL)) && check_directory_of(cmd, path, *target)) {
+        free(*target);
+        *target = NULL;
+        return CLI_USAGE_ERROR;
+    }
+    return *target ? 0 : output_error(cmd, path, "cannot resolve it", errno ? errno : ENOMEM);
+}
+
+int cli_check_output(const char *cmd, const char *path)
+{
+    char *target;
+    const int rc = resolve_output(cmd, path, &target);
+    free(target);
+    return rc;
+}
+
+int cli_check_output_dir(const char *cmd, const char *dir)
+{
+    struct stat info;
+    if (stat(dir, &info) != 0)
+        return cli_check_output(cmd, dir); /* a new one: its parent must take it */
+    if (!S_ISDIR(info.st_mode))
+        return output_error(cmd, dir, "not a directory", 0);
+    if (access(dir, W_OK | X_OK) != 0)
+        return output_error(cmd, dir, "cannot create files in it", errno);
+    return 0;
+}
+
+/* The temporary file sits beside the target (same file system, so rename is atomic) and
+ * takes its permissions (a new one: 0644, results are for everyone to read). */
+static int open_temporary(const char *cmd, cli_atomic *file)
+{
+    const size_t len = strlen(file->target);
+    struct stat info;
+    const mode_t mode = stat(file->target, &info) == 0 ? info.st_mode & 07777 : 0644;
+    if (!(file->tmp = malloc(len + 16)))
+        return cli_fail(cmd, file->path, MBD_ENOMEM);
+    snprintf(file->tmp, len + 16, "%s.tmp.XXXXXX", file->target);
     errno = 0;
     file->fd = mkstemp(file->tmp);
     if (file->fd < 0) {
-        fprintf(stderr, "mbd %s: %s: cannot create a temporary file beside it: %s\n", cmd, path,
-                strerror(errno));
+        fprintf(stderr, "mbd %s: %s: cannot create a temporary file beside it: %s\n", cmd,
+                file->path, strerror(errno));
         free(file->tmp);
         file->tmp = NULL;
         return CLI_RUNTIME_ERROR;
     }
-    fchmod(file->fd, 0644); /* mkstemp makes 0600; results are for everyone to read */
+    track_temporary(file->tmp, 1);
+    fchmod(file->fd, mode);
     return 0;
 }
 
+int cli_atomic_open(const char *cmd, const char *path, cli_atomic *file)
+{
+    *file = (cli_atomic){.path = path, .fd = -1};
+    int rc = resolve_output(cmd, path, &file->target);
+    if (rc || (file->target && (rc = open_temporary(cmd, file)))) {
+        free(file->target);
+        file->target = NULL;
+        return rc;
+    }
+    catch_ending_signals();
+    if (!file->target && (file->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0)
+        return output_error(cmd, path, "cannot open it", errno);
+    return 0;
+}
+
+/* In place (a FIFO, a device) the bytes go out in order, as they come. */
 int cli_atomic_write_at(const char *cmd, cli_atomic *file, long long offset, const void *data,
                         size_t size)
 {
+    if (!file->tmp && offset != file->written) {
+        fprintf(stderr, "mbd %s: %s: cannot write out of order to a FIFO or device\n", cmd,
+                file->path);
+        return CLI_RUNTIME_ERROR;
+    }
     for (size_t done = 0; done < size;) {
         errno = 0;
-        const ssize_t n = pwrite(file->fd, (const char *)data + done, size - done,
-                                 (off_t)(offset + (long long)done));
+        const char *from = (const char *)data + done;
+        const ssize_t n = file->tmp ? pwrite(file->fd, from, size - done,
+                                             (off_t)(offset + (long long)done))
+                                    : write(file->fd, from, size - done);
         if (n <= 0) {
             fprintf(stderr, "mbd %s: %s: cannot write: %s\n", cmd, file->path,
                     errno ? strerror(errno) : "nothing written");
@@ -394,34 +579,42 @@ int cli_atomic_write_at(const char *cmd, cli_atomic *file, long long offset, con
         }
         done += (size_t)n;
     }
+    file->written += (long long)size;
     return 0;
 }
 
 /* Closes the descriptor if still open, then renames when no step failed (step "");
- * otherwise reports the step (unless NULL: reported already) and removes the file. */
+ * otherwise reports the step (unless NULL: reported already) and removes the temporary
+ * file. Written in place, there is nothing to rename or remove. */
 static int atomic_finish(const char *cmd, cli_atomic *file, const char *step, int error)
 {
     if (file->fd >= 0)
         close(file->fd);
+    file->fd = -1;
+    int rc = CLI_RUNTIME_ERROR;
     if (step && !step[0]) {
-        if (rename(file->tmp, file->path) == 0) {
-            sync_parent_directory(file->path);
-            free(file->tmp);
-            return 0;
-        }
-        error = errno, step = "cannot rename the temporary file onto it";
+        if (!file->tmp || rename(file->tmp, file->target) == 0)
+            rc = 0;
+        else
+            error = errno, step = "cannot rename the temporary file onto it";
     }
-    if (step)
+    if (rc && step)
         fprintf(stderr, "mbd %s: %s: %s: %s\n", cmd, file->path, step,
                 error ? strerror(error) : "write failed");
-    unlink(file->tmp);
+    if (file->tmp && rc)
+        unlink(file->tmp);
+    else if (file->tmp)
+        sync_parent_directory(file->target);
+    track_temporary(file->tmp, 0);
     free(file->tmp);
-    return CLI_RUNTIME_ERROR;
+    free(file->target);
+    file->tmp = file->target = NULL;
+    return rc;
 }
 
 int cli_atomic_close(const char *cmd, cli_atomic *file, int status)
 {
-    if (status == 0 && file->fd >= 0 && fsync(file->fd) != 0)
+    if (status == 0 && file->tmp && file->fd >= 0 && fsync(file->fd) != 0)
         return atomic_finish(cmd, file, "cannot sync", errno);
     return atomic_finish(cmd, file, status == 0 ? "" : NULL, 0);
 }
@@ -432,8 +625,9 @@ int cli_atomic_close(const char *cmd, cli_atomic *file, int status)
 int cli_write_atomic(const char *cmd, const char *path, int (*write_fn)(FILE *, void *), void *ctx)
 {
     cli_atomic file;
-    if (cli_atomic_open(cmd, path, &file))
-        return CLI_RUNTIME_ERROR;
+    int rc = cli_atomic_open(cmd, path, &file);
+    if (rc)
+        return rc;
     int error = 0;
     const char *step = "";
     FILE *out = fdopen(file.fd, "w");
@@ -442,14 +636,16 @@ int cli_write_atomic(const char *cmd, const char *path, int (*write_fn)(FILE *, 
     file.fd = -1; /* fclose closes it */
     errno = 0;
     const int written = write_fn(out, ctx);
-    if (written != 0 || ferror(out))
+    if (written == CLI_RUNTIME_ERROR)
+        step = NULL; /* the writer's own failure, which it reported */
+    else if (written != 0 || ferror(out))
         error = errno, step = "cannot write";
     else if (fflush(out) != 0 || ferror(out))
         error = errno, step = "cannot write";
-    else if (fsync(fileno(out)) != 0)
+    else if (file.tmp && fsync(fileno(out)) != 0)
         error = errno, step = "cannot sync";
     errno = 0;
-    if (fclose(out) != 0 && !step[0])
+    if (fclose(out) != 0 && step && !step[0])
         error = errno, step = "cannot close";
     return atomic_finish(cmd, &file, step, error);
 }

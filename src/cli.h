@@ -14,15 +14,23 @@
 typedef struct {
     const char *name;   /* "--q" */
     const char *value;  /* its argument, or "1" for a switch */
-    int is_switch;      /* takes no argument */
+    int kind;           /* CLI_VALUE, CLI_SWITCH or CLI_OUTPUT */
 } cli_flag;
 
-#define FLAG(name) {name, NULL, 0}
-#define SWITCH(name) {name, NULL, 1}
+enum {
+    CLI_VALUE,  /* takes an argument */
+    CLI_SWITCH, /* takes no argument */
+    CLI_OUTPUT  /* takes the path of a file it writes, checked as given (cli_check_output) */
+};
+
+#define FLAG(name) {name, NULL, CLI_VALUE}
+#define SWITCH(name) {name, NULL, CLI_SWITCH}
+#define OUTPUT(name) {name, NULL, CLI_OUTPUT}
 #define END_FLAGS {NULL, NULL, 0}
 
 /* Parses argv[first..] into flags (NULL-name terminated) and up to max_pos positional
- * arguments. Returns 0, or CLI_USAGE_ERROR after printing the reason. */
+ * arguments; an output path is checked here, before any work. Returns 0, or
+ * CLI_USAGE_ERROR after printing the reason. */
 int cli_parse(const char *cmd, int argc, char **argv, int first, cli_flag *flags,
               const char **pos, int max_pos, int *npos);
 const char *cli_get(const cli_flag *flags, const char *name);
@@ -90,30 +98,60 @@ void cli_state_columns(FILE *out, const mbd_model *model, int momenta);
 struct json_t;
 struct json_t *cli_joints_json(const mbd_model *model);
 
+/* A result with a NaN or Inf is no result (and no JSON): 0, or CLI_RUNTIME_ERROR after
+ * naming the quantity and its first non-finite element. */
+int cli_check_finite(const char *cmd, const char *quantity, const double *x, size_t n);
+
 /* Reports a library status for a command; returns CLI_RUNTIME_ERROR. */
 int cli_fail(const char *cmd, const char *what, int status);
+
+/* Reports a status of solver's, naming it and, for a plugin's, its file and what
+ * MBD_EINVAL means there; returns CLI_RUNTIME_ERROR. */
+int cli_fail_solver(const char *cmd, const char *what, const mbd_solver *solver, int status);
 
 /* Reports a failed solve; for MBD_ESINGULAR and MBD_EFRICTION it names the body whose
  * joint failed (mbd_work_failed_body; -1 when unknown). */
 int cli_fail_solve(const char *cmd, const char *what, const mbd_model *model, int body,
                    int status);
 
-/* Writes the bytes produced by write_fn to path atomically (temp file + rename). */
+/* Output files (--out, --json, ...). A regular file, or a new path, is replaced only whole:
+ * the bytes go to a temporary file beside it, renamed onto it (onto the file a symbolic link
+ * names, the link kept) when complete, and removed on failure or on SIGINT, SIGTERM, SIGHUP
+ * or SIGPIPE. A FIFO, a device or /dev/stdout is written in place. Anything else (an empty
+ * path, a directory, a missing directory, a file we may not write) is refused. */
+
+/* Checks path as an output before the work that fills it: 0, or CLI_USAGE_ERROR after
+ * one line naming path and the reason. */
+int cli_check_output(const char *cmd, const char *path);
+/* The same for a directory of outputs: one we may create files in, or a new one whose
+ * parent we may. */
+int cli_check_output_dir(const char *cmd, const char *dir);
+
+/* Writes the bytes produced by write_fn to path as above: 0, CLI_USAGE_ERROR for a bad
+ * path, CLI_RUNTIME_ERROR for a failed write (reported). write_fn returns 0, -1 for a
+ * failed write (reported here, with errno), or CLI_RUNTIME_ERROR for a failure of its own
+ * that it reported. */
 int cli_write_atomic(const char *cmd, const char *path, int (*write_fn)(FILE *, void *), void *ctx);
 
-/* Its steps, for writers that need the descriptor (pwrite, MPI-IO by name): a temporary
- * file beside path, open on fd (cli_atomic_write_at: all of data at offset); closed by cli_atomic_close, which on status 0 syncs it
- * and renames it onto path, and otherwise removes it (the failure reported by then).
- * Both return 0 or CLI_RUNTIME_ERROR (reported). */
+/* Its steps, for writers that need the descriptor (pwrite, MPI-IO by name): open on fd
+ * (cli_atomic_write_at: all of data at offset; in place, in order only); closed by
+ * cli_atomic_close, which on status 0 syncs the temporary file and renames it onto its
+ * target, and otherwise removes it (the failure reported by then). Both return 0 or
+ * CLI_RUNTIME_ERROR (reported); cli_atomic_open also CLI_USAGE_ERROR for a bad path. */
 typedef struct {
-    const char *path;
-    char *tmp;
-    int fd; /* -1 once closed */
+    const char *path;  /* as given: the messages name it */
+    char *target;      /* the file the rename replaces; NULL written in place */
+    char *tmp;         /* the temporary file beside target, or NULL */
+    int fd;            /* -1 once closed */
+    long long written; /* bytes so far, that in place must be the next offset */
 } cli_atomic;
 int cli_atomic_open(const char *cmd, const char *path, cli_atomic *file);
 int cli_atomic_write_at(const char *cmd, cli_atomic *file, long long offset, const void *data,
                         size_t size);
 int cli_atomic_close(const char *cmd, cli_atomic *file, int status);
+/* Unlinks the temporary files that exist now; async-signal-safe, for a signal handler
+ * that ends the process (mbd-bench's second signal). */
+void cli_remove_temporaries(void);
 
 /* Plugins (mbd_plugin.h): loads those that the environment variable MBD_PLUGINS names
  * (colon-separated), then each "--plugin PATH" of argv[first..], which it takes out of

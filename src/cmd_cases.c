@@ -149,7 +149,7 @@ static int write_cases(FILE *out, void *ctx)
     for (int k = 0; k < g->count; k++) {
         draw_state(g, &state);
         if (compute_case(g, k) != MBD_OK)
-            return -1;
+            return CLI_RUNTIME_ERROR; /* reported: not a failed write */
         write_case(out, g, k);
         clock_gettime(CLOCK_MONOTONIC, &now);
         if ((double)(now.tv_sec - start.tv_sec) >= next_progress) {
@@ -188,7 +188,7 @@ static int allocate(generator *g)
 
 int cmd_cases(const char *cmd, int argc, char **argv)
 {
-    cli_flag flags[] = {FLAG("--states"), FLAG("--seed"), FLAG("--out"), CLI_FLOATING_BASE,
+    cli_flag flags[] = {FLAG("--states"), FLAG("--seed"), OUTPUT("--out"), CLI_FLOATING_BASE,
                         END_FLAGS};
     const char *pos[1];
     int npos, rc = cli_parse(cmd, argc, argv, 2, flags, pos, 1, &npos);

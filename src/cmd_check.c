@@ -641,7 +641,7 @@ static int check_cases_file(const char *cmd, const char *path, const mbd_solver 
 
 int cmd_check(const char *cmd, int argc, char **argv)
 {
-    cli_flag flags[] = {FLAG("--models"), FLAG("--json"), FLAG("--solver"), FLAG("--cases"),
+    cli_flag flags[] = {FLAG("--models"), OUTPUT("--json"), FLAG("--solver"), FLAG("--cases"),
                         END_FLAGS};
     const char *pos[1];
     int npos, rc = cli_parse(cmd, argc, argv, 2, flags, pos, 0, &npos);

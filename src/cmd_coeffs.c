@@ -33,9 +33,12 @@ int cmd_coeffs(const char *cmd, int argc, char **argv)
     } else if (!(rc = cli_positions(cmd, flags, "--q", model, q)) &&
                !(rc = cli_vector(cmd, flags, "--qd", n, qd))) {
         const int status = mbd_coefficients(model, work, q, qd, H, C, g, Cqd);
-        if (status) {
+        if (status)
             rc = cli_fail(cmd, "coefficients", status);
-        } else {
+        else if (!(rc = cli_check_finite(cmd, "H", H, nv * nv)) &&
+                 !(rc = cli_check_finite(cmd, "C", C, nv * nv)) &&
+                 !(rc = cli_check_finite(cmd, "g", g, nv)) &&
+                 !(rc = cli_check_finite(cmd, "Cqd", Cqd, nv))) {
             printf(json ? "{" : "");
             cli_print_matrix("H", H, n, json, 0);
             cli_print_matrix("C", C, n, json, 0);

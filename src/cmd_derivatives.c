@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The method that --method names, else the table's first; NULL after reporting a name
  * that the table lacks. */
@@ -18,6 +19,18 @@ static const mbd_derivatives_method *method_of(const char *cmd, const cli_flag *
         fprintf(stderr, ")\n");
     }
     return method;
+}
+
+/* --solver chooses what "automatic" differentiates; the other methods use bodies whatever
+ * it names, so it is refused for them rather than silently ignored. */
+static int check_solver_flag(const char *cmd, const cli_flag *flags,
+                             const mbd_derivatives_method *method)
+{
+    if (!cli_get(flags, "--solver") || strcmp(mbd_derivatives_method_name(method), "automatic") == 0)
+        return 0;
+    fprintf(stderr, "mbd %s: --solver: method '%s' does not take a solver (only 'automatic' "
+            "differentiates the one named)\n", cmd, mbd_derivatives_method_name(method));
+    return CLI_USAGE_ERROR;
 }
 
 /* Computes and prints the three matrices; buf holds nq + 2 nv + 3 nv^2 doubles. */
@@ -46,7 +59,9 @@ static int run_derivatives(const char *cmd, const mbd_model *model, const mbd_so
                             mbd_work_failed_body(work), status);
     }
     mbd_work_free(work);
-    if (rc)
+    if (rc || (rc = cli_check_finite(cmd, "dqdd_dq", dq, nn)) ||
+        (rc = cli_check_finite(cmd, "dqdd_dqd", dqd, nn)) ||
+        (rc = cli_check_finite(cmd, "dqdd_dtau", dtau, nn)))
         return rc;
     const int json = cli_get(flags, "--json") != NULL;
     printf(json ? "{\"method\": \"%s\", " : "method = %s\n", mbd_derivatives_method_name(method));
@@ -69,7 +84,7 @@ int cmd_derivatives(const char *cmd, int argc, char **argv)
     const mbd_solver *solver = method ? cli_solver(cmd, flags, "bodies") : NULL;
     const size_t nv = (size_t)mbd_model_nv(model);
     double *buf = malloc(sizeof(double) * ((size_t)mbd_model_nq(model) + 2 * nv + 3 * nv * nv));
-    if (!solver)
+    if (!solver || check_solver_flag(cmd, flags, method))
         rc = CLI_USAGE_ERROR;
     else if (!buf)
         rc = cli_fail(cmd, "allocation", MBD_ENOMEM);

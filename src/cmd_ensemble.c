@@ -393,6 +393,8 @@ static int prepare(ensemble_output *o, const cli_flag *flags, const mbd_model *m
     if (!rc)
         rc = initial_states(o, flags, q0, qd0, *states, *states + (size_t)o->count * o->nq);
     const char *dir = cli_get(flags, "--out-dir");
+    if (!rc && dir)
+        rc = cli_check_output_dir(o->cmd, dir);
     if (!rc && dir && par_rank() == 0 && mkdir(dir, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "mbd %s: --out-dir %s: cannot create: %s\n", o->cmd, dir, strerror(errno));
         rc = CLI_RUNTIME_ERROR;
@@ -415,7 +417,7 @@ static int integrate(ensemble_output *o, const mbd_model *model, const mbd_solve
     if (!rc && o->write_failed)
         rc = CLI_RUNTIME_ERROR;
     else if (!rc && (outcome == MBD_ENOMEM || outcome == MBD_EINVAL || outcome == MBD_EUNSUPPORTED))
-        rc = cli_fail(o->cmd, "ensemble", outcome);
+        rc = cli_fail_solver(o->cmd, "ensemble", solver, outcome);
     *failed = 0;
     for (int k = 0; !rc && k < o->count; k++)
         *failed += status[k] != MBD_OK;

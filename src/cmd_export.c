@@ -2,10 +2,11 @@
 #include "cli.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 int cmd_export(const char *cmd, int argc, char **argv)
 {
-    cli_flag flags[] = {{"--out", NULL, 0}, CLI_FLOATING_BASE, {NULL, NULL, 0}};
+    cli_flag flags[] = {OUTPUT("--out"), CLI_FLOATING_BASE, END_FLAGS};
     const char *pos[2];
     int npos, rc = cli_parse(cmd, argc, argv, 2, flags, pos, 2, &npos);
     if (rc)
@@ -20,9 +21,14 @@ int cmd_export(const char *cmd, int argc, char **argv)
         return CLI_USAGE_ERROR;
     }
     const char *out = cli_get(flags, "--out");
-    if (!out || !out[0]) {
-        fprintf(stderr, "mbd %s: --out: expected the MJCF file to write, got %s\n", cmd,
-                out ? "''" : "nothing");
+    if (!out) { /* an unusable path was refused as given */
+        fprintf(stderr, "mbd %s: --out: expected the MJCF file to write, got nothing\n", cmd);
+        return CLI_USAGE_ERROR;
+    }
+    struct stat info;
+    if (stat(out, &info) == 0 && !S_ISREG(info.st_mode)) { /* which its rename would replace */
+        fprintf(stderr, "mbd %s: output '%s': not a regular file: an MJCF model is written "
+                "whole, with its parts beside it\n", cmd, out);
         return CLI_USAGE_ERROR;
     }
     mbd_model *model = cli_load_model(cmd, pos[1], flags);

@@ -10,6 +10,9 @@
 #define DEFAULT_RTOL 1e-8
 #define DEFAULT_ATOL 1e-10
 #define MAX_TIME 1e9 /* bound of --t1 and --dt; also keeps the sample count countable */
+/* The most steps (t1 / dt) or rows (t1 / sample): a dt of 1e-300 is a mistake to refuse,
+ * not to run forever. Python's simulate has the same (python/ext/simulate.c). */
+#define MAX_STEPS 1e9
 
 /* The CSV writer and progress display that mbd_simulate calls back for every state. */
 typedef struct {
@@ -164,6 +167,16 @@ static int parse_step_control(const char *cmd, const cli_flag *flags, mbd_sim_op
     return rc ? rc : positive_number(cmd, flags, "--atol", MAX_TIME, DEFAULT_ATOL, &opt->atol);
 }
 
+/* t1 / step (steps of --dt, rows of --sample; 0: none) within MAX_STEPS. */
+static int check_count(const char *cmd, const char *name, double step, double t1)
+{
+    if (step <= 0.0 || t1 / step <= MAX_STEPS)
+        return 0;
+    fprintf(stderr, "mbd %s: %s: %g over --t1 %g makes %.3g steps, more than %g\n", cmd, name,
+            step, t1, t1 / step, MAX_STEPS);
+    return CLI_USAGE_ERROR;
+}
+
 static int parse_options(const char *cmd, const cli_flag *flags, const mbd_solver *solver,
                          mbd_sim_options *opt)
 {
@@ -177,7 +190,9 @@ static int parse_options(const char *cmd, const cli_flag *flags, const mbd_solve
         rc = parse_step_control(cmd, flags, opt);
     if (!rc && cli_get(flags, "--sample"))
         rc = positive_number(cmd, flags, "--sample", opt->t1, 0.0, &opt->sample);
-    return rc;
+    if (!rc)
+        rc = check_count(cmd, "--dt", opt->dt, opt->t1);
+    return rc ? rc : check_count(cmd, "--sample", opt->sample, opt->t1);
 }
 
 /* A model with loops: a constrained route, the acceleration formulation, Baumgarte's
@@ -294,7 +309,7 @@ int cmd_simulate(const char *cmd, int argc, char **argv)
     cli_flag flags[] = {FLAG("--solver"), FLAG("--formulation"), FLAG("--integrator"),
                         FLAG("--t1"),     FLAG("--dt"),          FLAG("--rtol"),
                         FLAG("--atol"),   FLAG("--q0"),          FLAG("--qd0"),
-                        FLAG("--sample"), FLAG("--out"),         FLAG("--baumgarte"),
+                        FLAG("--sample"), OUTPUT("--out"),       FLAG("--baumgarte"),
                         SWITCH("--project-initial"), CLI_ENSEMBLE_FLAGS, CLI_FLOATING_BASE,
                         END_FLAGS};
     mbd_model *model;

@@ -184,6 +184,12 @@ par_file *par_file_open(const char *cmd, const char *path)
     if (!rc && my_rank == 0 && !(rc = cli_atomic_open(cmd, path, &file->atomic))) {
         close(file->atomic.fd);
         file->atomic.fd = -1;
+        if (!file->atomic.tmp) { /* ranks write their parts at offsets, in any order */
+            fprintf(stderr, "mbd %s: output '%s': a FIFO or device cannot take the ranks' parts "
+                    "(a regular file can)\n", cmd, path);
+            cli_atomic_close(cmd, &file->atomic, CLI_USAGE_ERROR);
+            rc = CLI_USAGE_ERROR;
+        }
     }
     if (par_agree(rc)) {
         if (file && my_rank == 0 && file->atomic.tmp)

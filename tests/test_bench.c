@@ -313,7 +313,39 @@ static void test_compare_bad_input(void **unused)
     cli_result r = compare_run("/nonexistent/a.json /nonexistent/b.json", 2);
     assert_non_null(strstr(r.err, "/nonexistent/a.json"));
     cli_result_free(&r);
+    char args[256];
+    snprintf(args, sizeof args, "%s %s", good, temp_dir);
+    r = compare_run(args, 2);
+    assert_non_null(strstr(r.err, "a directory"));
+    cli_result_free(&r);
     cli_result_free((cli_result[]){compare_run("only-one.json", 2)});
+}
+
+/* Outputs checked before the run: --json (each path of the list), --dat and compare's
+ * --html into a missing directory exit 2 at once, naming the path; nothing runs. */
+static void test_bad_outputs_before_the_run(void **unused)
+{
+    (void)unused;
+    const char *missing = temp_path(0, "no/such/dir/out.json");
+    const char *ok = temp_path(1, "ok.json");
+    char line[1024];
+    static const char *const forms[] = {"--json %s", "--json %2$s,%1$s", "--dat %s/dat"};
+    for (size_t k = 0; k < sizeof forms / sizeof *forms; k++) {
+        char flag[512];
+        snprintf(flag, sizeof flag, forms[k], missing, ok);
+        snprintf(line, sizeof line, SMALL_RUN " %s", flag);
+        cli_result r = shell_run(line);
+        if (r.status != 2 || !strstr(r.err, missing) || strstr(r.out, "bodies"))
+            print_error("%s: exit %d\n%s%s", line, r.status, r.out, r.err);
+        assert_int_equal(r.status, 2);
+        assert_non_null(strstr(r.err, missing));
+        assert_null(strstr(r.out, "bodies")); /* no row measured */
+        cli_result_free(&r);
+    }
+    snprintf(line, sizeof line, "a.json b.json --html %s", missing);
+    cli_result r = compare_run(line, 2);
+    assert_non_null(strstr(r.err, missing));
+    cli_result_free(&r);
 }
 
 /* The fuzz target's seeds (run A, a form feed, run B), through the command: exit 0 or 2,
@@ -359,6 +391,7 @@ int main(void)
         cmocka_unit_test(test_compare_html),
         cmocka_unit_test(test_compare_bad_input),
         cmocka_unit_test(test_compare_replays_fuzz_seeds),
+        cmocka_unit_test(test_bad_outputs_before_the_run),
     };
     return cmocka_run_group_tests(tests, make_temp_dir, remove_temp_dir);
 }

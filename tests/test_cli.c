@@ -371,6 +371,107 @@ static void test_nonfinite_cli(void **state)
     expect_mbd("fd chain:n=2,joint=revolute --q 0.1,0.2 --qd 1,2 --tau 3,4", 0, "qdd");
 }
 
+/* Results that overflow to NaN or Inf: exit 1 naming the quantity, never "nan" as JSON;
+ * fd already failed so. */
+static void test_nonfinite_results(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"id chain:n=3,joint=revolute --qd 1e200,0,0", "tau"},
+        {"derivatives chain:n=3,joint=revolute --qd 1e200,0,0 --json", "dqdd_dq"},
+        {"coeffs chain:n=3,joint=revolute --qd 1e200,1e200,0 --json", "C"},
+        {"fd chain:n=3,joint=revolute --tau 0,0,1e308", "NaN or Inf"},
+    };
+    char args[256];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cli_result r = mbd_run(cases[k][0]);
+        if (r.status != 1 || !strstr(r.err, cases[k][1]) || strstr(r.out, "nan"))
+            print_error("mbd %s: exit %d, stdout \"%s\", stderr \"%s\"\n", cases[k][0],
+                        r.status, r.out, r.err);
+        assert_int_equal(r.status, 1);
+        assert_non_null(strstr(r.err, cases[k][1]));
+        assert_null(strstr(r.out, "nan"));
+        cli_result_free(&r);
+    }
+    for (int m = 0; m < mbd_derivatives_method_count(); m++) {
+        snprintf(args, sizeof args, "derivatives chain:n=3,joint=revolute --tau 0,0,1e308 "
+                 "--method %s", mbd_derivatives_method_name(mbd_derivatives_method_at(m)));
+        expect_mbd(args, 1, "NaN or Inf");
+    }
+}
+
+/* derivatives --solver: what "automatic" differentiates; refused for the methods that
+ * always use bodies, rather than ignored. */
+static void test_derivatives_solver_flag(void **state)
+{
+    (void)state;
+    expect_rejected("derivatives chain:n=3,joint=revolute --method analytic --solver dense",
+                    (const char *const[]){"--solver", "analytic", NULL});
+    expect_rejected("derivatives chain:n=3,joint=revolute --method finite-difference --solver bodies",
+                    (const char *const[]){"--solver", "finite-difference", NULL});
+    expect_mbd("derivatives chain:n=3,joint=revolute --method automatic --solver bodies --json", 0,
+               "dqdd_dq");
+}
+
+/* A step or sample count beyond the limit is refused up front, naming the flag. */
+static void test_simulate_step_limit(void **state)
+{
+    (void)state;
+    expect_rejected("simulate chain:n=3,joint=revolute --integrator rk4 --t1 1 --dt 1e-300",
+                    (const char *const[]){"--dt", "1e-300", "steps", NULL});
+    expect_rejected("simulate chain:n=3,joint=revolute --integrator dopri5 --t1 1 --sample 1e-12",
+                    (const char *const[]){"--sample", NULL});
+    expect_rejected("simulate chain:n=3,joint=revolute --integrator rk4 --t1 1 --dt 1e-300 "
+                    "--ensemble 2", (const char *const[]){"--dt", NULL});
+}
+
+/* Output paths checked before the work: exit 2 naming the path, nothing written. */
+static void test_bad_output_paths(void **state)
+{
+    (void)state;
+    char args[512];
+    const char *missing = temp_path(0, "no/such/dir/out.json");
+    static const char *const commands[] = {
+        "cases chain:n=2,joint=revolute --states 2 --out",
+        "check --models double-pendulum --json",
+        "simulate chain:n=2,joint=revolute --integrator rk4 --t1 0.1 --dt 0.01 --out",
+        "simulate chain:n=2,joint=revolute --integrator rk4 --t1 0.1 --dt 0.01 --ensemble 2 --out",
+        "export mjcf chain:n=2,joint=revolute --out",
+    };
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+        snprintf(args, sizeof args, "%s %s", commands[k], missing);
+        expect_rejected(args, (const char *const[]){missing, "No such file or directory", NULL});
+        snprintf(args, sizeof args, "%s ''", commands[k]);
+        expect_rejected(args, (const char *const[]){"an empty path", NULL});
+        snprintf(args, sizeof args, "%s %s", commands[k], temp_dir);
+        expect_rejected(args, (const char *const[]){temp_dir, "a directory", NULL});
+    }
+    expect_rejected("export mjcf chain:n=2,joint=revolute --out /dev/null",
+                    (const char *const[]){"/dev/null", "not a regular file", NULL});
+    snprintf(args, sizeof args, "simulate chain:n=2,joint=revolute --integrator rk4 --t1 0.1 "
+             "--dt 0.01 --ensemble 2 --out-dir %s", missing);
+    expect_rejected(args, (const char *const[]){missing, "No such file or directory", NULL});
+}
+
+/* A model whose cases fail: one message, the case's, and no second about the write. */
+static void test_cases_failure_said_once(void **state)
+{
+    (void)state;
+    const char *model = temp_path(1, "massless.json");
+    write_text(model,
+               "{\"name\": \"massless\", \"bodies\": [\n"
+               " {\"name\": \"leaf\", \"parent\": \"world\", \"joint\": {\"type\": \"revolute\", \"axis\": [0, 0, 1]},\n"
+               "  \"mass\": 0, \"com\": [0, 0, 0], \"inertia\": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]}]}\n");
+    char args[512];
+    snprintf(args, sizeof args, "cases %s --states 2 --out %s", model, temp_path(2, "c.json"));
+    cli_result r = mbd_run(args);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "case 0"));
+    assert_null(strstr(r.err, "cannot write"));
+    assert_null(strchr(strchr(r.err, '\n') + 1, '\n')); /* one line */
+    cli_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -386,6 +487,11 @@ int main(void)
         cmocka_unit_test(test_default_solver),
         cmocka_unit_test(test_massless_leaf_cli),
         cmocka_unit_test(test_nonfinite_cli),
+        cmocka_unit_test(test_nonfinite_results),
+        cmocka_unit_test(test_derivatives_solver_flag),
+        cmocka_unit_test(test_simulate_step_limit),
+        cmocka_unit_test(test_bad_output_paths),
+        cmocka_unit_test(test_cases_failure_said_once),
     };
     return cmocka_run_group_tests_name("cli", tests, make_temp_dir, remove_temp_dir);
 }

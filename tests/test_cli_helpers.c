@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -103,6 +104,40 @@ static int write_atomic_captured(const char *path, payload *p, char *message, si
     return rc;
 }
 
+/* In a child prepared by prepare (0, or nonzero to give up), writes bytes onto path, which
+ * holds an earlier result: expects rc and a message with reason; then path still holds its
+ * earlier result and no temporary file (prefix tmp_prefix) is left. */
+static void expect_failed_write_in_child(const char *path, int (*prepare)(void), size_t bytes,
+                                         int rc, const char *reason, const char *tmp_prefix)
+{
+    unlink(temp_path(3, "stderr.txt")); /* write_atomic_captured's, which the child makes */
+    const pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        if (prepare())
+            _exit(3);
+        payload p = {.bytes = bytes};
+        char message[512];
+        const int got = write_atomic_captured(path, &p, message, sizeof message);
+        _exit(got == rc && strstr(message, reason) ? 0 : 1);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char *text = read_text_file(path);
+    assert_string_equal(text, "earlier result\n");
+    free(text);
+    assert_int_equal(count_prefixed(temp_dir, tmp_prefix), 0);
+}
+
+/* Writes of more than 8 KiB fail with EFBIG (SIGXFSZ ignored). */
+static int limit_file_size(void)
+{
+    signal(SIGXFSZ, SIG_IGN);
+    const struct rlimit limit = {8192, 8192};
+    return setrlimit(RLIMIT_FSIZE, &limit);
+}
+
 static void test_write_atomic_ok_and_failing_writer(void **state)
 {
     (void)state;
@@ -122,44 +157,180 @@ static void test_write_atomic_ok_and_failing_writer(void **state)
     assert_string_equal(text, "earlier result\n");
     free(text);
     assert_int_equal(count_prefixed(temp_dir, "result.txt.tmp."), 0);
-    /* a directory in the way: rename fails, the temporary file goes */
+    /* a directory in the way, or no such directory: refused before anything is written */
     const char *dir_path = temp_path(1, "a-directory");
     assert_int_equal(mkdir(dir_path, 0700), 0);
     p.fail_after = 0;
-    assert_int_equal(write_atomic_captured(dir_path, &p, message, sizeof message), CLI_RUNTIME_ERROR);
-    assert_non_null(strstr(message, "cannot rename"));
+    assert_int_equal(write_atomic_captured(dir_path, &p, message, sizeof message), CLI_USAGE_ERROR);
+    assert_non_null(strstr(message, "a directory"));
     assert_int_equal(count_prefixed(temp_dir, "a-directory.tmp."), 0);
-    /* no such directory: mkstemp fails, with the reason */
     assert_int_equal(write_atomic_captured(temp_path(1, "no/such/dir/out.txt"), &p, message, sizeof message),
-                     CLI_RUNTIME_ERROR);
+                     CLI_USAGE_ERROR);
     assert_non_null(strstr(message, "No such file or directory"));
+    assert_int_equal(write_atomic_captured("", &p, message, sizeof message), CLI_USAGE_ERROR);
+    assert_non_null(strstr(message, "an empty path"));
 }
 
-/* The disk fills up (RLIMIT_FSIZE of 8 KiB in a child, SIGXFSZ ignored, so writes fail
- * with EFBIG): an error naming the reason, the earlier file intact, no temporary file. */
+/* ---- output files that are not ours: never replaced by a plain file ---- */
+
+/* A symbolic link: its file is replaced, the link stays; one to nothing is refused. */
+static void test_output_through_symlink(void **state)
+{
+    (void)state;
+    const char *target = temp_path(0, "linked.txt"), *link_path = temp_path(1, "link.txt");
+    write_text(target, "earlier result\n");
+    assert_int_equal(symlink("linked.txt", link_path), 0);
+    payload p = {.bytes = 64};
+    char message[512];
+    assert_int_equal(write_atomic_captured(link_path, &p, message, sizeof message), 0);
+    struct stat info;
+    assert_int_equal(lstat(link_path, &info), 0);
+    assert_true(S_ISLNK(info.st_mode));
+    assert_int_equal(stat(target, &info), 0);
+    assert_int_equal((int)info.st_size, 64);
+    const char *dangling = temp_path(2, "dangling.txt");
+    assert_int_equal(symlink("nothing-here", dangling), 0);
+    assert_int_equal(write_atomic_captured(dangling, &p, message, sizeof message), CLI_USAGE_ERROR);
+    assert_non_null(strstr(message, "a symbolic link to nothing"));
+    unlink(link_path), unlink(dangling), unlink(target);
+}
+
+/* A FIFO and a device are written in place: still a FIFO (its reader gets every byte) and
+ * still a device afterwards. */
+static void test_output_fifo_and_device(void **state)
+{
+    (void)state;
+    const char *fifo = temp_path(0, "fifo");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    int pipe_fds[2];
+    assert_int_equal(pipe(pipe_fds), 0);
+    const pid_t reader = fork();
+    assert_true(reader >= 0);
+    if (reader == 0) { /* counts the bytes from the FIFO, reports them through the pipe */
+        FILE *in = fopen(fifo, "r");
+        long count = 0;
+        while (in && fgetc(in) != EOF)
+            count++;
+        _exit(write(pipe_fds[1], &count, sizeof count) == sizeof count ? 0 : 1);
+    }
+    payload p = {.bytes = 4096};
+    char message[512];
+    const int rc = write_atomic_captured(fifo, &p, message, sizeof message);
+    struct stat info;
+    const int still_fifo = lstat(fifo, &info) == 0 && S_ISFIFO(info.st_mode);
+    if (!still_fifo) /* replaced: the reader would wait for a writer for ever */
+        kill(reader, SIGKILL);
+    assert_true(still_fifo);
+    assert_int_equal(rc, 0);
+    long count = 0;
+    assert_int_equal(read(pipe_fds[0], &count, sizeof count), (ssize_t)sizeof count);
+    assert_int_equal(count, 4096);
+    int status;
+    waitpid(reader, &status, 0);
+    close(pipe_fds[0]), close(pipe_fds[1]);
+    unlink(fifo);
+    assert_int_equal(write_atomic_captured("/dev/null", &p, message, sizeof message), 0);
+    assert_int_equal(lstat("/dev/null", &info), 0);
+    assert_true(S_ISCHR(info.st_mode));
+}
+
+/* /dev/stdout onto a regular file (a shell's redirection) is written in place after what
+ * is there; it is not replaced by a new file that the descriptor would not see. */
+static void test_output_dev_stdout(void **state)
+{
+    (void)state;
+    const char *path = temp_path(0, "redirected.txt");
+    write_text(path, "earlier line\n");
+    fflush(stdout);
+    const int saved = dup(1), fd = open(path, O_WRONLY | O_APPEND);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, 1);
+    payload p = {.bytes = 64};
+    char message[512];
+    const int rc = write_atomic_captured("/dev/stdout", &p, message, sizeof message);
+    dup2(saved, 1);
+    close(saved), close(fd);
+    assert_int_equal(rc, 0);
+    struct stat info;
+    assert_int_equal(stat(path, &info), 0);
+    assert_int_equal((int)info.st_size, 13 + 64);
+}
+
+/* Root may write anything: the read-only test runs as nobody. */
+static int become_unprivileged(void)
+{
+    return geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0);
+}
+
+/* A read-only file is refused (exit 2) and stays as it was, permissions included. */
+static void test_output_read_only(void **state)
+{
+    (void)state;
+    assert_int_equal(chmod(temp_dir, 0777), 0);
+    const char *path = temp_path(0, "read-only.txt");
+    write_text(path, "earlier result\n");
+    assert_int_equal(chmod(path, 0444), 0);
+    expect_failed_write_in_child(path, become_unprivileged, 64, CLI_USAGE_ERROR,
+                                 "Permission denied", "read-only.txt.tmp.");
+    struct stat info;
+    assert_int_equal(stat(path, &info), 0);
+    assert_int_equal((int)(info.st_mode & 0777), 0444);
+    chmod(temp_dir, 0700);
+}
+
+/* A writer that is interrupted (SIGINT, SIGTERM) halfway leaves no temporary file and the
+ * earlier result whole. */
+static int write_then_signal(FILE *out, void *ctx)
+{
+    payload half = {.bytes = 1 << 16};
+    write_payload(out, &half);
+    fflush(out);
+    raise(*(const int *)ctx);
+    return 0;
+}
+
+static void test_output_signal_removes_temporary(void **state)
+{
+    (void)state;
+    const char *path = temp_path(0, "interrupted.txt");
+    static const int signals[] = {SIGINT, SIGTERM};
+    for (size_t k = 0; k < sizeof signals / sizeof signals[0]; k++) {
+        write_text(path, "earlier result\n");
+        const pid_t child = fork();
+        assert_true(child >= 0);
+        if (child == 0) {
+            signal(signals[k], SIG_DFL);
+            cli_write_atomic("test", path, write_then_signal, (void *)&signals[k]);
+            _exit(0);
+        }
+        int status;
+        assert_int_equal(waitpid(child, &status, 0), child);
+        assert_true(WIFSIGNALED(status) && WTERMSIG(status) == signals[k]);
+        char *text = read_text_file(path);
+        assert_string_equal(text, "earlier result\n");
+        free(text);
+        assert_int_equal(count_prefixed(temp_dir, "interrupted.txt.tmp."), 0);
+    }
+}
+
+/* A NaN or Inf in a result is named, with its element. */
+static void test_check_finite(void **state)
+{
+    (void)state;
+    const double ok[2] = {1.0, -2.0}, bad[3] = {0.0, 0.0, INFINITY};
+    assert_int_equal(cli_check_finite("test", "tau", ok, 2), 0);
+    assert_int_equal(cli_check_finite("test", "tau", bad, 3), CLI_RUNTIME_ERROR);
+}
+
+/* The disk fills up (RLIMIT_FSIZE of 8 KiB in a child): an error naming the reason, the
+ * earlier file intact, no temporary file. */
 static void test_write_atomic_file_size_limit(void **state)
 {
     (void)state;
     const char *path = temp_path(0, "limited.txt");
     write_text(path, "earlier result\n");
-    const pid_t child = fork();
-    assert_true(child >= 0);
-    if (child == 0) {
-        signal(SIGXFSZ, SIG_IGN);
-        const struct rlimit limit = {8192, 8192};
-        setrlimit(RLIMIT_FSIZE, &limit);
-        payload p = {.bytes = 1 << 20};
-        char message[512];
-        const int rc = write_atomic_captured(path, &p, message, sizeof message);
-        _exit(rc == CLI_RUNTIME_ERROR && strstr(message, "File too large") ? 0 : 1);
-    }
-    int status;
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    char *text = read_text_file(path);
-    assert_string_equal(text, "earlier result\n");
-    free(text);
-    assert_int_equal(count_prefixed(temp_dir, "limited.txt.tmp."), 0);
+    expect_failed_write_in_child(path, limit_file_size, 1 << 20, CLI_RUNTIME_ERROR,
+                                 "File too large", "limited.txt.tmp.");
 }
 
 /* A real full disk: a 64 KiB tmpfs (needs root and permission to mount; skipped
@@ -199,6 +370,12 @@ int main(void)
         cmocka_unit_test(test_write_atomic_ok_and_failing_writer),
         cmocka_unit_test(test_write_atomic_file_size_limit),
         cmocka_unit_test(test_write_atomic_full_disk),
+        cmocka_unit_test(test_output_through_symlink),
+        cmocka_unit_test(test_output_fifo_and_device),
+        cmocka_unit_test(test_output_dev_stdout),
+        cmocka_unit_test(test_output_read_only),
+        cmocka_unit_test(test_output_signal_removes_temporary),
+        cmocka_unit_test(test_check_finite),
     };
     return cmocka_run_group_tests_name("cli helpers", tests, make_temp_dir, remove_temp_dir);
 }

@@ -152,6 +152,9 @@ static void test_faulty_plugins_refused(void **state)
         {"null_work_new", "function work_new is NULL"},
         {"null_work_free", "function work_free is NULL"},
         {"null_forward", "function forward is NULL"},
+        {"dash_name", "name starts with '-'"},
+        {"row_name", "name ends with '-momentum'"},
+        {"simd_name", "name ends with '-simd'"},
     };
     char args[512], path[256];
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -202,6 +205,24 @@ static void test_example_in_mbd(void **state)
                "NaN or Inf");
 }
 
+/* A plugin that fails in a call is named with its fault: a NULL workspace in mbd check
+ * --cases (once an empty message), a code that is not a status in an ensemble (once
+ * "ensemble: invalid argument"). */
+static void test_plugin_call_faults_named(void **state)
+{
+    (void)state;
+    char args[512];
+    const char *cases = temp_path(0, "plugin-cases.json");
+    snprintf(args, sizeof args, "cases chain:n=2,joint=revolute --states 2 --out %s", cases);
+    expect_mbd(args, 0, NULL);
+    snprintf(args, sizeof args, "check --cases %s --solver faulty --plugin %s", cases,
+             FAULTY("work_new_fails"));
+    expect_mbd2(args, 1, "solver 'faulty'", "work_new failed");
+    expect_mbd2("simulate chain:n=2,joint=revolute --ensemble 2 --integrator rk4 --dt 0.01 "
+                "--t1 0.05 --solver faulty --plugin " FAULTY("not_a_status"), 1,
+                FAULTY("not_a_status"), "not an mbd status");
+}
+
 /* mbd-bench times the plugin as a built-in: rows in the percall and batch suites. */
 static void test_example_in_bench(void **state)
 {
@@ -242,6 +263,7 @@ int main(void)
         cmocka_unit_test(test_faulty_plugins_refused),
         cmocka_unit_test(test_example_in_mbd),
         cmocka_unit_test(test_example_in_bench),
+        cmocka_unit_test(test_plugin_call_faults_named),
     };
     return cmocka_run_group_tests_name("plugins", tests, load_plugins, remove_temp_dir);
 }

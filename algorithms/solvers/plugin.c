@@ -64,6 +64,23 @@ static const char *text_fault(const char *text, size_t max, int is_name)
     return NULL;
 }
 
+/* The first fault of a name that the command lines or mbd-bench's rows would misread, or
+ * NULL: a leading '-' reads as a flag, and the rows name a solver's other formulations and
+ * lane forms NAME-momentum and NAME-simd, so such a name could be another solver's row. */
+static const char *reserved_fault(const char *name)
+{
+    static const char *const suffixes[] = {"-momentum", "-simd"};
+    if (name[0] == '-')
+        return "starts with '-' (a command line would read it as a flag)";
+    const size_t length = strlen(name);
+    for (size_t k = 0; k < sizeof suffixes / sizeof *suffixes; k++)
+        if (length >= strlen(suffixes[k]) &&
+            strcmp(name + length - strlen(suffixes[k]), suffixes[k]) == 0)
+            return k == 0 ? "ends with '-momentum' (mbd-bench's rows name a solver's momentum form so)"
+                          : "ends with '-simd' (mbd-bench's rows name a solver's lane form so)";
+    return NULL;
+}
+
 /* Whether name is taken by a solver in the table or by entries[0 .. count - 1]. */
 static int name_taken(const char *name, const mbd_plugin_solver *entries, int count)
 {
@@ -85,6 +102,8 @@ static int check_entry(const mbd_plugin_solver *entries, int k, const char *path
                      "solver %d: ABI %d, but this mbdbench loads ABI %d (rebuild the plugin "
                      "against this mbd_plugin.h)", k, entry->abi, MBD_PLUGIN_ABI);
     const char *why = text_fault(entry->name, MBD_PLUGIN_MAX_NAME, 1);
+    if (!why)
+        why = reserved_fault(entry->name);
     if (why)
         return fault(err, err_size, path, MBD_EINVAL, "solver %d: name %s%s%.40s%s", k, why,
                      entry->name ? " ('" : "", entry->name ? entry->name : "",

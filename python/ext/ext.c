@@ -2,7 +2,10 @@
  * arrays and the pool of workspaces and batches (ext.h). */
 #include "ext.h"
 
+#include "mbd_plugin.h"
+
 #include <math.h>
+#include <string.h>
 
 /* ---- the library's constructors: the only places that call them -------------------- */
 
@@ -42,7 +45,7 @@ PyObject *ext_raise_message(int status, const char *message)
 PyObject *ext_raise(const char *what, int status)
 {
     if (status == MBD_ENOMEM)
-        return PyErr_NoMemory();
+        return PyErr_Format(PyExc_MemoryError, "%s: %s", what, mbd_strerror(status));
     char message[512];
     snprintf(message, sizeof message, "%s: %s", what, mbd_strerror(status));
     return ext_raise_message(status, message);
@@ -105,14 +108,25 @@ int ext_parse(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObjec
     return 0;
 }
 
+const char *ext_text(PyObject *obj, const char *name)
+{
+    Py_ssize_t size;
+    const char *text = PyUnicode_AsUTF8AndSize(obj, &size);
+    if (text && strlen(text) != (size_t)size) { /* C would read it up to the NUL */
+        PyErr_Format(PyExc_ValueError, "%s: contains a NUL character: %R", name, obj);
+        return NULL;
+    }
+    return text;
+}
+
 const mbd_solver *ext_solver(PyObject *obj)
 {
     static const mbd_solver *dense;
     if (!obj)
         return dense ? dense : (dense = mbd_solver_find("dense"));
-    const char *name = PyUnicode_Check(obj) ? PyUnicode_AsUTF8(obj) : NULL;
+    const char *name = PyUnicode_Check(obj) ? ext_text(obj, "solver") : NULL;
     const mbd_solver *solver = name ? mbd_solver_find(name) : NULL;
-    if (solver || (!name && PyErr_Occurred()))
+    if (solver || PyErr_Occurred())
         return solver;
     char message[512];
     int at = snprintf(message, sizeof message, "solver: unknown solver %.60s%s%s (one of:",
@@ -198,6 +212,18 @@ static void expected_text(char *text, size_t size, int ndim, const npy_intp *dim
     snprintf(text, size, "%s = %s", dim_text, lengths);
 }
 
+/* ValueError for an array whose float64 copy does not fit in memory (a broadcast view of
+ * 10^12 rows takes none until copied), naming its shape rather than its contents. */
+static PyArrayObject *too_large(const char *name, PyArrayObject *a)
+{
+    char shape[96], message[256];
+    shape_text(shape, sizeof shape, PyArray_NDIM(a), PyArray_DIMS(a));
+    snprintf(message, sizeof message, "%s: shape %s is too large: its float64 copy (%.3g "
+             "bytes) does not fit in memory", name, shape, 8.0 * (double)PyArray_SIZE(a));
+    PyErr_SetString(PyExc_ValueError, message);
+    return NULL;
+}
+
 /* obj converted to float64, C order; TypeError naming the argument where it cannot be. */
 static PyArrayObject *converted(PyObject *obj, const char *name, int ndim, const npy_intp *dims,
                                 const char *dim_text)
@@ -213,6 +239,8 @@ static PyArrayObject *converted(PyObject *obj, const char *name, int ndim, const
                                   NPY_ARRAY_IN_ARRAY, NULL);
     if (a)
         return (PyArrayObject *)a;
+    if (PyErr_ExceptionMatches(PyExc_MemoryError) && PyArray_Check(obj))
+        return too_large(name, (PyArrayObject *)obj);
     PyObject *type, *value, *trace;
     PyErr_Fetch(&type, &value, &trace);
     PyErr_Format(PyExc_TypeError, "%s: expected a float64 array of shape %s, got %s (%S)", name,
@@ -251,7 +279,16 @@ const double *ext_vector(ext_arrays *arrays, PyObject *obj, const char *name,
     char dim_text[32];
     snprintf(dim_text, sizeof dim_text, "(%s,)", dim_name);
     PyArrayObject *a = ext_array(arrays, obj, name, 1, &n, dim_text);
-    return a ? ext_data(a) : NULL;
+    const double *x = a ? ext_data(a) : NULL;
+    for (npy_intp k = 0; x && k < n; k++)
+        if (!isfinite(x[k])) { /* the library would say only that some input is */
+            char message[160];
+            snprintf(message, sizeof message, "%s: element %zd is %g: %s", name, (Py_ssize_t)k,
+                     x[k], mbd_strerror(MBD_ENONFINITE));
+            ext_raise_message(MBD_ENONFINITE, message);
+            return NULL;
+        }
+    return x;
 }
 
 void ext_release(ext_arrays *arrays)
@@ -300,8 +337,13 @@ mbd_work *ext_take_work(ModelObject *self, const mbd_solver *solver)
     if (work)
         return work;
     const int status = ext_new_work(self->model, solver, &work);
-    if (status)
-        ext_raise("workspace", status);
+    if (status) {
+        char what[160];
+        snprintf(what, sizeof what, "workspace of solver '%s'%s",
+                 solver ? mbd_solver_name(solver) : "none",
+                 solver && mbd_solver_plugin_path(solver) ? " (or its plugin's work_new failed)" : "");
+        ext_raise(what, status);
+    }
     return work;
 }
 

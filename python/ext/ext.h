@@ -61,6 +61,9 @@ PyObject *ext_raise_solve(const ModelObject *self, const char *what, int status,
  * NULL. 0, or -1 with TypeError. */
 int ext_parse(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
               const char *const *names, int required, PyObject **out);
+/* obj's UTF-8 text, or NULL with the exception: ValueError naming the argument for a NUL
+ * character, which would end the text early in C. */
+const char *ext_text(PyObject *obj, const char *name);
 /* The solver called by obj (a str; NULL: "dense", the CLI's default), or NULL with
  * mbdbench.Error. */
 const mbd_solver *ext_solver(PyObject *obj);
@@ -81,8 +84,8 @@ typedef struct {
  * naming the argument and the shape. */
 PyArrayObject *ext_array(ext_arrays *arrays, PyObject *obj, const char *name, int ndim,
                          const npy_intp *dims, const char *dim_text);
-/* A vector of n doubles (ext_array with ndim 1); NULL obj gives NULL without error only
- * where optional. */
+/* A vector of n finite doubles (ext_array with ndim 1; NaN or Inf: mbdbench.Error naming
+ * the argument and element); NULL obj gives NULL without error only where optional. */
 const double *ext_vector(ext_arrays *arrays, PyObject *obj, const char *name,
                          const char *dim_name, npy_intp n);
 void ext_release(ext_arrays *arrays);

@@ -9,6 +9,8 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
+#include <omp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -24,7 +26,7 @@ static PyObject *Model_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     int floating_base = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "U|p:Model", names, &spec, &floating_base))
         return NULL;
-    const char *text = PyUnicode_AsUTF8(spec);
+    const char *text = ext_text(spec, "path_or_spec");
     if (!text)
         return NULL;
     char err[512] = "";
@@ -181,6 +183,48 @@ typedef struct {
 
 typedef int (*work_call)(mbd_work *work, const call_args *c);
 
+/* OpenBLAS's (the one the process loaded: the OpenMP build, or numpy's choice where numpy
+ * was imported first). */
+int openblas_get_parallel(void); /* 1: pthreads, 2: OpenMP */
+int openblas_get_num_threads(void);
+void openblas_set_num_threads(int threads);
+
+/* The pthreads build's thread count is global: single-state calls hold it at 1 while any
+ * runs, and the last one out restores what it was. */
+static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
+static int blas_holders, blas_saved;
+
+static void hold_blas_at_one(int hold)
+{
+    pthread_mutex_lock(&blas_lock);
+    if (hold && blas_holders++ == 0) {
+        blas_saved = openblas_get_num_threads();
+        openblas_set_num_threads(1);
+    } else if (!hold && --blas_holders == 0) {
+        openblas_set_num_threads(blas_saved);
+    }
+    pthread_mutex_unlock(&blas_lock);
+}
+
+/* One state's call on one BLAS thread, as each of a batch's states is: OpenBLAS otherwise
+ * starts its threads for every small factorization of dense, from every Python thread at
+ * once (8 threads: 200 to 1500 times slower). The OpenMP build reads the calling thread's
+ * own setting (OpenMP's nthreads-var), restored for its batches. */
+static int call_on_one_thread(work_call call, mbd_work *work, const call_args *c)
+{
+    const int pthreads = openblas_get_parallel() == 1, threads = omp_get_max_threads();
+    if (pthreads)
+        hold_blas_at_one(1);
+    else
+        omp_set_num_threads(1);
+    const int status = call(work, c);
+    if (pthreads)
+        hold_blas_at_one(0);
+    else
+        omp_set_num_threads(threads);
+    return status;
+}
+
 /* Runs call on a workspace of solver taken for it alone, without the GIL on big models.
  * 0, or -1 with mbdbench.Error naming what and the failed body. */
 static int run_call(ModelObject *self, const mbd_solver *solver, const char *what,
@@ -193,10 +237,10 @@ static int run_call(ModelObject *self, const mbd_solver *solver, const char *wha
     int status;
     if (self->nv >= GIL_RELEASE_NV) {
         Py_BEGIN_ALLOW_THREADS
-        status = call(work, c);
+        status = call_on_one_thread(call, work, c);
         Py_END_ALLOW_THREADS
     } else
-        status = call(work, c);
+        status = call_on_one_thread(call, work, c);
     const int body = status ? mbd_work_failed_body(work) : -1;
     ext_put_work(self, solver, work);
     if (status)
@@ -529,9 +573,9 @@ static const mbd_derivatives_method *derivatives_method(PyObject *obj)
 {
     if (!obj)
         return mbd_derivatives_method_at(0);
-    const char *name = PyUnicode_Check(obj) ? PyUnicode_AsUTF8(obj) : NULL;
+    const char *name = PyUnicode_Check(obj) ? ext_text(obj, "method") : NULL;
     const mbd_derivatives_method *method = name ? mbd_derivatives_method_find(name) : NULL;
-    if (method || (!name && PyErr_Occurred()))
+    if (method || PyErr_Occurred())
         return method;
     char message[512];
     int at = snprintf(message, sizeof message, "method: unknown method %.60s (one of:",
@@ -935,7 +979,7 @@ static PyObject *module_load_plugin(PyObject *module, PyObject *arg)
     const int status = mbd_plugin_load(PyBytes_AS_STRING(bytes), err, sizeof err);
     Py_DECREF(bytes);
     if (status == MBD_ENOMEM)
-        return PyErr_NoMemory();
+        return PyErr_Format(PyExc_MemoryError, "%s", err);
     return status ? ext_raise_message(status, err) : Py_NewRef(Py_None);
 }
 

@@ -7,6 +7,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* The most steps (t1 / dt) or reported states (t1 / sample) a simulation may take, as the
+ * CLI's (src/cmd_simulate.c): a dt of 1e-300 is a mistake to refuse, not to run forever. */
+#define MAX_STEPS 1e9
 
 /* Rows that grow as the integrator reports states; width doubles per row. */
 typedef struct {
@@ -26,17 +31,51 @@ static double *next_row(row_buffer *b)
     return b->rows + b->width * b->count++;
 }
 
+/* Python runs its signal handlers only when C code asks: at most every 0.1 s of an
+ * integration the GIL is taken briefly to run them, and an exception that one raises
+ * (KeyboardInterrupt) stops the integration (nonzero) to be raised when it returns. */
+static int check_signals(double *next_check)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const double seconds = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+    if (seconds < *next_check)
+        return MBD_OK;
+    *next_check = seconds + 0.1;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    const int raised = PyErr_CheckSignals();
+    PyGILState_Release(gil);
+    return raised ? MBD_EINTEGRATE : MBD_OK;
+}
+
+/* Refuses t1 / step reports or steps beyond MAX_STEPS (a dt of 1e-300 would run forever):
+ * 0, or -1 with mbdbench.Error naming the option. */
+static int check_count(const char *name, double step, double t1)
+{
+    if (step <= 0.0 || t1 / step <= MAX_STEPS)
+        return 0;
+    char message[200];
+    snprintf(message, sizeof message, "%s: %g over t1 = %g makes %.3g steps, more than %g",
+             name, step, t1, t1 / step, MAX_STEPS);
+    ext_raise_message(MBD_EINVAL, message);
+    return -1;
+}
+
 /* ---- one trajectory --------------------------------------------------------------------- */
 
 /* A row: t, q (nq), qd (nv), p (nv, momentum only), kinetic, potential, phi_norm, phid_norm. */
 typedef struct {
     int nq, nv, momentum;
     row_buffer rows;
+    double next_check; /* check_signals' */
 } trajectory;
 
 static int keep_state(const mbd_sim_state *s, void *ctx)
 {
     trajectory *tr = ctx;
+    const int interrupted = check_signals(&tr->next_check);
+    if (interrupted)
+        return interrupted;
     double *row = next_row(&tr->rows);
     if (!row)
         return MBD_ENOMEM;
@@ -110,8 +149,8 @@ PyObject *ext_simulate(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
     if (ext_parse("_simulate", args, nargs, kwnames, names, 11, o))
         return NULL;
     mbd_sim_options opt = {0};
-    const char *integrator = PyUnicode_AsUTF8(o[2]);
-    const char *formulation = o[3] == Py_None ? NULL : PyUnicode_AsUTF8(o[3]);
+    const char *integrator = ext_text(o[2], "integrator");
+    const char *formulation = o[3] == Py_None ? NULL : ext_text(o[3], "formulation");
     const mbd_solver *solver = ext_solver(o[9]);
     if (!integrator || (o[3] != Py_None && !formulation) || !solver ||
         !PyArg_ParseTuple(o[10], "dd", &opt.baumgarte.alpha, &opt.baumgarte.beta))
@@ -124,7 +163,8 @@ PyObject *ext_simulate(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
         opt.formulation = offered & MBD_ACCELERATION ? MBD_ACCELERATION : MBD_MOMENTUM;
     if (ext_positive(o[4], "t1", 0, 0, &opt.t1) || ext_positive(o[5], "dt", 1, 0, &opt.dt) ||
         ext_positive(o[6], "rtol", 1, 0, &opt.rtol) || ext_positive(o[7], "atol", 1, 0, &opt.atol) ||
-        ext_positive(o[8], "sample", 1, 0, &opt.sample))
+        ext_positive(o[8], "sample", 1, 0, &opt.sample) || check_count("dt", opt.dt, opt.t1) ||
+        check_count("sample", opt.sample, opt.t1))
         return NULL;
     ext_arrays held = {0};
     const double *q0 = ext_vector(&held, o[0], "q0", "nq", self->nq);
@@ -142,12 +182,12 @@ PyObject *ext_simulate(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
     Py_END_ALLOW_THREADS
     ext_release(&held);
     PyObject *result = NULL;
-    if (status) {
+    if (status && !PyErr_Occurred()) { /* else check_signals' exception stands */
         char what[160];
         snprintf(what, sizeof what, "simulate: %s %s at t = %g", mbd_solver_name(solver),
                  integrator, stats.t);
         ext_raise_solve(self, what, status, stats.failed_body);
-    } else
+    } else if (!status)
         result = trajectory_dict(&tr, &stats, mbd_model_nloops(self->model) > 0);
     free(tr.rows.rows);
     return result;
@@ -159,11 +199,15 @@ PyObject *ext_simulate(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
 typedef struct {
     int K, nq, nv;
     row_buffer rows;
+    double next_check; /* check_signals' */
 } ensemble;
 
 static int keep_report(const mbd_ensemble_state *s, void *ctx)
 {
     ensemble *e = ctx;
+    const int interrupted = check_signals(&e->next_check);
+    if (interrupted)
+        return interrupted;
     double *row = next_row(&e->rows);
     if (!row)
         return MBD_ENOMEM;
@@ -232,7 +276,8 @@ PyObject *ext_simulate_ensemble(PyObject *obj, PyObject *const *args, Py_ssize_t
     const mbd_solver *solver = ext_solver(o[5]);
     if (!solver || ext_positive(o[2], "t1", 0, 0, &opt.t1) || ext_positive(o[3], "dt", 0, 0, &opt.dt) ||
         ext_int(o[4], "report_every", 1, LONG_MAX, 1, &every) ||
-        ext_int(o[6], "threads", 0, 4096, 0, &threads) || ext_int(o[7], "lanes", 0, 8, 0, &lanes))
+        ext_int(o[6], "threads", 0, 4096, 0, &threads) || ext_int(o[7], "lanes", 0, 8, 0, &lanes) ||
+        check_count("dt", opt.dt, opt.t1))
         return NULL;
     opt.report_every = every, opt.threads = (int)threads, opt.lanes = (int)lanes;
     ext_arrays held = {0};
@@ -257,7 +302,8 @@ PyObject *ext_simulate_ensemble(PyObject *obj, PyObject *const *args, Py_ssize_t
                                keep_report, &e, status);
     Py_END_ALLOW_THREADS
     ext_release(&held);
-    PyObject *result = rc == MBD_EINVAL || rc == MBD_ENOMEM || rc == MBD_EUNSUPPORTED
+    PyObject *result = PyErr_Occurred() ? NULL /* check_signals' */
+                       : rc == MBD_EINVAL || rc == MBD_ENOMEM || rc == MBD_EUNSUPPORTED
                            ? ext_raise("simulate_ensemble", rc)
                            : ensemble_dict(&e, status);
     free(e.rows.rows);

@@ -48,6 +48,11 @@ class Model(_Model):
     __doc__ = _Model.__doc__
     __slots__ = ()
 
+    def __init_subclass__(cls, **kwargs):
+        # The C type loads the model in __new__ from the arguments as given, so a subclass
+        # whose __init__ takes others could not work: final, as bool is.
+        raise TypeError("mbdbench.Model cannot be subclassed: hold a Model in an attribute instead")
+
     def _initial_state(self, q0, qd0):
         """q0 and qd0 as float64 copies, the neutral pose at rest where None (the CLI's)."""
         q0 = self.neutral() if q0 is None else np.array(q0, dtype=np.float64)

@@ -124,3 +124,47 @@ def test_no_reference_leak_over_1e5_calls(chain):
     after = [sys.getrefcount(x) for x in watched], sys.getallocatedblocks()
     assert after[0] == before[0]
     assert abs(after[1] - before[1]) < 100
+
+
+@pytest.mark.parametrize("call, argument", [
+    (lambda: mbdbench.Model("chain:n=3,joint=revolute\0x"), "path_or_spec"),
+    (lambda: mbdbench.Model("chain:n=3,joint=revolute").forward(np.zeros(3), np.zeros(3),
+                                                                   solver="dense\0x"), "solver"),
+    (lambda: mbdbench.Model("chain:n=3,joint=revolute").forward_derivatives(
+        np.zeros(3), np.zeros(3), method="analytic\0x"), "method"),
+    (lambda: mbdbench.Model("chain:n=3,joint=revolute")._simulate(
+        np.zeros(3), np.zeros(3), "rk4\0x", None, 1.0, 0.1, 0.0, 0.0, 0.0, "dense", (0.0, 0.0)),
+     "integrator"),
+])
+def test_nul_characters_are_refused(call, argument):
+    """C would read a str only up to its NUL: 'dense\\0x' ran dense."""
+    with pytest.raises(ValueError, match=f"{argument}: contains a NUL character"):
+        call()
+
+
+def test_nan_names_the_argument(chain):
+    q = np.zeros(10)
+    bad = q.copy()
+    bad[4] = np.nan
+    for call, name in ((lambda: chain.forward(q, bad), "qd: element 4 is nan"),
+                       (lambda: chain.forward(q, q, np.full(10, np.inf)), "tau: element 0 is inf"),
+                       (lambda: chain.forward(bad, q), "q: element 4 is nan")):
+        with pytest.raises(mbdbench.Error, match=name) as caught:
+            call()
+        assert caught.value.status == -5
+
+
+def test_model_is_final():
+    """The C type loads the model in __new__: a subclass's own __init__ could not work."""
+    with pytest.raises(TypeError, match="cannot be subclassed"):
+        class Mine(mbdbench.Model):
+            def __init__(self, spec):
+                super().__init__(spec)
+
+
+def test_huge_broadcast_view_names_its_shape(chain):
+    """A zero-stride view of 10^12 rows takes no memory until it is copied."""
+    huge = np.broadcast_to(np.zeros(10), (10**12, 10))
+    with pytest.raises(ValueError, match=r"Q: shape \(1000000000000, 10\) is too large"):
+        chain.forward_batch(huge, huge)
+

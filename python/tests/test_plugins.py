@@ -50,3 +50,21 @@ def test_faulty_plugin_raises(textbook, name, message):
         mbdbench.load_plugin(os.path.join(PLUGINS, name))
     assert name in str(caught.value)
     assert len(mbdbench.solvers()) == count
+
+
+def test_plugin_work_new_failure_is_named():
+    """A NULL from the plugin's work_new: MemoryError naming the solver (once an empty one)."""
+    if "faulty" not in mbdbench.solvers():
+        mbdbench.load_plugin(os.path.join(PLUGINS, "faulty_work_new_fails.so"))
+    model = mbdbench.Model("chain:n=3,joint=revolute")
+    with pytest.raises(MemoryError, match="solver 'faulty'.*work_new failed"):
+        model.forward(model.neutral(), np.zeros(model.nv), solver="faulty")
+
+
+@pytest.mark.parametrize("name, message", [
+    ("faulty_dash_name.so", "starts with '-'"),
+    ("faulty_row_name.so", "ends with '-momentum'"),
+])
+def test_plugin_names_that_collide_are_refused(name, message):
+    with pytest.raises(mbdbench.Error, match=message):
+        mbdbench.load_plugin(os.path.join(PLUGINS, name))

@@ -2,12 +2,17 @@
 
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
 
 import mbdbench
-from conftest import cli_list, model_path, run_mbd
+from conftest import ROOT, cli_list, model_path, run_mbd
 
 
 def cli_trajectory(spec, *args):
@@ -69,7 +74,49 @@ def test_simulate_options_checked_as_the_cli(kwargs, message):
 def test_simulate_failure_is_an_error():
     model = mbdbench.Model("chain:n=3,joint=revolute")
     with pytest.raises(mbdbench.Error, match="simulate: dense rk4"):
+        model.simulate("rk4", 0.1, dt=0.01, qd0=[1e200, 0, 0])  # overflows in the first step
+    with pytest.raises(mbdbench.Error, match="qd0: element 0 is nan"):  # refused as given
         model.simulate("rk4", 0.1, dt=0.01, qd0=[np.nan, 0, 0])
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda m: m.simulate("rk4", 1.0, dt=1e-300), "dt: 1e-300"),
+    (lambda m: m.simulate("dopri5", 1.0, sample=1e-12), "sample: 1e-12"),
+    (lambda m: m.simulate_ensemble(1.0, 1e-300, runs=2), "dt: 1e-300"),
+])
+def test_step_counts_beyond_the_limit_are_refused(call, name):
+    """1e9 steps at most, as the CLI: dt=1e-300 ran for ever, sample=1e-12 ran out of memory
+    with an empty MemoryError."""
+    with pytest.raises(mbdbench.Error, match=name):
+        call(mbdbench.Model("chain:n=3,joint=revolute"))
+
+
+@pytest.mark.parametrize("code", [
+    "m.simulate('rk4', 100.0, dt=1e-7)",
+    "m.simulate_ensemble(100.0, 1e-7, runs=4)",
+])
+def test_ctrl_c_stops_a_long_simulation(code):
+    """SIGINT reaches Python's handler between steps (an ensemble's: between reports, here
+    every step): KeyboardInterrupt within a second."""
+    script = ("import sys, time, mbdbench\n"
+              "m = mbdbench.Model('chain:n=3,joint=revolute')\n"
+              "print('ready', flush=True)\n"
+              "try:\n"
+              f"    {code}\n"
+              "except KeyboardInterrupt:\n"
+              "    print('interrupted', flush=True)\n")
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")})
+    assert child.stdout.readline() == "ready\n"
+    time.sleep(0.5)
+    child.send_signal(signal.SIGINT)
+    start = time.monotonic()
+    try:
+        out, _ = child.communicate(timeout=5)
+    finally:
+        child.kill()
+    assert out == "interrupted\n"
+    assert time.monotonic() - start < 2.0
 
 
 def test_ensemble_matches_the_cli():

@@ -1,6 +1,7 @@
 /* faulty.c: a plugin with one fault, chosen by the macro FAULT_<NAME> that the Makefile
- * defines (one library per fault), for tests/test_plugins.c. Every fault but nan_result
- * must be refused when the plugin is loaded; nan_result loads and gives NaN. */
+ * defines (one library per fault), for tests/test_plugins.c. Every fault but the faults
+ * of a call must be refused when the plugin is loaded; those load, and then nan_result
+ * gives NaN, work_new_fails a NULL workspace and not_a_status the code 42. */
 #include "mbd_plugin.h"
 
 #include <math.h>
@@ -8,9 +9,13 @@
 
 static void *work_new(const mbd_model *model)
 {
-    static int no_memory_needed;
     (void)model;
+#if defined FAULT_WORK_NEW_FAILS
+    return NULL;
+#else
+    static int no_memory_needed;
     return &no_memory_needed;
+#endif
 }
 
 static void work_free(void *work) { (void)work; }
@@ -21,7 +26,11 @@ static int forward(const mbd_model *model, void *work, const double *q, const do
     (void)work, (void)q, (void)qd, (void)tau;
     for (int k = 0; k < mbd_model_nv(model); k++)
         qdd[k] = NAN;
+#if defined FAULT_NOT_A_STATUS
+    return 42;
+#else
     return MBD_OK;
+#endif
 }
 
 #if defined FAULT_WRONG_ABI
@@ -39,6 +48,12 @@ static char long_name[10 * 1024];
 #define NAME long_name
 #elif defined FAULT_BUILTIN_NAME
 #define NAME "dense"
+#elif defined FAULT_DASH_NAME
+#define NAME "--help"
+#elif defined FAULT_ROW_NAME
+#define NAME "dense-momentum"
+#elif defined FAULT_SIMD_NAME
+#define NAME "mine-simd"
 #else
 #define NAME "faulty"
 #endif
