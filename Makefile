@@ -299,7 +299,8 @@ $(MUJOCO_MK): $(VENV_STAMP)
 	   2>/dev/null | head -n 1)" > $@
 
 # The MJCF reader (models/model_mjcf.c) compiles MJCF with that MuJoCo, or says that the
-# build has none. A stamp named after the library makes the reader rebuilt when it changes.
+# build has none (the fuzzing build: libFuzzer would fuzz MuJoCo's own parser). A stamp
+# named after the library makes the reader rebuilt when it changes.
 MUJOCO_FOUND := $(if $(MUJOCO_LIB),yes,no)
 MUJOCO_DIR   := $(patsubst %/,%,$(dir $(MUJOCO_LIB)))
 MUJOCO_STAMP := $(BUILD)/with-mujoco-$(if $(MUJOCO_LIB),$(notdir $(MUJOCO_LIB)),none)
@@ -308,7 +309,6 @@ MUJOCO_CFLAGS := -I$(MUJOCO_DIR)/include
 LDLIBS += $(MUJOCO_LIB) -Wl,-rpath,$(MUJOCO_DIR)
 %/models/model_mjcf.o: CFLAGS += -DMBD_WITH_MUJOCO $(MUJOCO_CFLAGS)
 %/models/model_mjcf.o: ASAN_CFLAGS += -DMBD_WITH_MUJOCO $(MUJOCO_CFLAGS)
-%/models/model_mjcf.o: FUZZ_CFLAGS += -DMBD_WITH_MUJOCO $(MUJOCO_CFLAGS)
 endif
 $(MUJOCO_STAMP): ; @mkdir -p $(@D) && rm -f $(BUILD)/with-mujoco-* && touch $@
 $(BUILD)/models/model_mjcf.o $(PY_BUILD)/models/model_mjcf.o: $(MUJOCO_STAMP)
@@ -469,7 +469,7 @@ $(ASAN_BUILD)/%.o: %.cc include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h
 	@mkdir -p $(dir $@)
 	$(CC) $(call CXX_OF,$(ASAN_CFLAGS)) -c $< -o $@
 
-$(ASAN_BUILD)/models/model_mjcf.o $(FUZZ_BUILD)/models/model_mjcf.o: $(MUJOCO_STAMP)
+$(ASAN_BUILD)/models/model_mjcf.o: $(MUJOCO_STAMP)
 $(ASAN_BUILD)/src/mbd.o: ASAN_CFLAGS += -DMBD_VERSION='"$(VERSION)"'
 $(ASAN_LIB): $(LIB_SRC:%.c=$(ASAN_BUILD)/%.o) $(LIB_GEN_SRC:%.c=$(ASAN_BUILD)/%.o) \
              $(LIB_CXX_SRC:%.cc=$(ASAN_BUILD)/%.o)

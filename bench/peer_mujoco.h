@@ -26,7 +26,8 @@ typedef struct {
     int nq, nv;      /* ours, equal to MuJoCo's */
     int *qpos_of;    /* (nq) our coordinate k -> MuJoCo's qpos index */
     int *dof_of;     /* (nv) our velocity k -> MuJoCo's dof index */
-    mjtNum *force;   /* (nv, MuJoCo's order) qfrc_applied - qfrc_bias */
+    mjtNum *force;   /* (nv, MuJoCo's order) qfrc_applied (+ qfrc_passive) - qfrc_bias */
+    int passive;     /* the model has armature or passive forces (peer_forward_path) */
     free_joint *free_joints;
     int nfree;
 } peer;

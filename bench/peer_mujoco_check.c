@@ -111,6 +111,8 @@ static int compare_terms(checker *c, const double *q, const double *qd, const do
     for (int i = 0; i < nv; i++)
         for (int j = 0; j < nv; j++)
             c->H_ours[(size_t)i * nv + j] = c->H_mj[(size_t)dof[i] * nv + dof[j]];
+    /* the bias less the passive forces, as our inverse dynamics at qdd = 0 */
+    mju_subFrom(c->p->d->qfrc_bias, c->p->d->qfrc_passive, c->p->m->nv);
     peer_gather(c->p, c->p->d->qfrc_bias, c->bias_mj);
     free_joint_terms(c->p, c->H_ours, c->bias_mj);
     double mass = 0, bias_diff = 0, bias_size = 0;

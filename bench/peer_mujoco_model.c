@@ -37,9 +37,9 @@ static void flatten(char *text)
 }
 
 /* MuJoCo's own reading of a model file (URDF or MJCF), its smooth dynamics as mbd reads
- * them: joint limits, friction loss, contacts and actuation switched off, the passive
- * forces kept. */
-static mjModel *load_direct(const char *path, char *err, size_t err_size)
+ * them: joint limits, friction loss, contacts and actuation switched off, and the passive
+ * forces too where ours has none (a URDF's <dynamics>, which our reader leaves out). */
+static mjModel *load_direct(const char *path, int passive, char *err, size_t err_size)
 {
     char reason[1000] = "";
     mjModel *m = mj_loadXML(path, NULL, reason, sizeof reason);
@@ -49,6 +49,8 @@ static mjModel *load_direct(const char *path, char *err, size_t err_size)
         return NULL;
     }
     m->opt.disableflags |= mjDSBL_LIMIT | mjDSBL_FRICTIONLOSS | mjDSBL_CONTACT | mjDSBL_ACTUATION;
+    if (!passive)
+        m->opt.disableflags |= mjDSBL_SPRING | mjDSBL_DAMPER;
     return m;
 }
 
@@ -170,7 +172,8 @@ int peer_open(const mbd_model *model, const char *direct, peer *p, char *err,
     memset(p, 0, sizeof *p);
     p->nq = mbd_model_nq(model);
     p->nv = mbd_model_nv(model);
-    if (!(p->m = direct ? load_direct(direct, err, err_size)
+    p->passive = mbd_model_has_passive(model);
+    if (!(p->m = direct ? load_direct(direct, p->passive, err, err_size)
                         : export_and_load(model, err, err_size)))
         return -1;
     if (p->m->nq != p->nq || p->m->nv != p->nv) {
@@ -289,17 +292,26 @@ void peer_gather(const peer *p, const mjtNum *mujoco, double *ours)
 
 /* The stages of mj_forward that make qacc when nothing but rigid-body dynamics is enabled:
  * position kinematics, composite inertias and the sparse LDL' of M, velocity terms by RNE,
- * then qacc = M^-1 (qfrc_applied - qfrc_bias). */
+ * then qacc = M^-1 (qfrc_applied - qfrc_bias). A model with passive forces (armature
+ * alone needs none of this) takes mj_forward's whole position and velocity stages, which
+ * make the tendons, transmissions and qfrc_passive that they need: qacc_smooth =
+ * M^-1 (qfrc_applied + qfrc_passive - qfrc_bias). */
 void peer_forward_path(peer *p)
 {
     mjData *d = p->d;
-    mj_kinematics(p->m, d);
-    mj_comPos(p->m, d);
-    mj_crb(p->m, d);
-    mj_factorM(p->m, d);
-    mj_comVel(p->m, d);
-    mj_rne(p->m, d, 0, d->qfrc_bias);
+    if (p->passive) {
+        mj_fwdPosition(p->m, d);
+        mj_fwdVelocity(p->m, d);
+    } else {
+        mj_kinematics(p->m, d);
+        mj_comPos(p->m, d);
+        mj_crb(p->m, d);
+        mj_factorM(p->m, d);
+        mj_comVel(p->m, d);
+        mj_rne(p->m, d, 0, d->qfrc_bias);
+    }
     for (int k = 0; k < p->nv; k++)
-        p->force[k] = d->qfrc_applied[k] - d->qfrc_bias[k];
+        p->force[k] = d->qfrc_applied[k] + (p->passive ? d->qfrc_passive[k] : 0.0) -
+                      d->qfrc_bias[k];
     mj_solveM(p->m, d, d->qacc, p->force, 1);
 }

@@ -88,7 +88,9 @@ typedef struct {
  * dynamics' tau): a damper -damping qd on each velocity; a spring -stiffness (q - springref)
  * on each coordinate, a quaternion by its rotation vector from springref's (a free joint:
  * its position in the joint frame, the force in body axes); gravcomp times the body's
- * weight pushing up at its centre of mass. */
+ * weight pushing up at its centre of mass. A free joint's armature on its translation is
+ * that of a point mass at the body origin (MuJoCo's, on the world-frame velocity): besides
+ * the diagonal, tau_p has its -armature w x v_O. */
 typedef struct {
     double armature;
     double damping;
@@ -189,6 +191,10 @@ typedef struct {
     int floating_base; /* URDF: the root link moves freely (a free joint) instead of being
                           fixed to the world */
 } mbd_load_options;
+
+/* Bytes of err that hold any message of mbd_model_load whole (an MJCF file's refusal
+ * names every element refused). */
+#define MBD_ERROR_SIZE 4096
 
 /* Loads a model file or a generator spec such as "chain:n=10,joint=cardan" (see
  * mbd_generators_help). A file whose first non-blank character is '<' is read as MJCF

@@ -65,7 +65,7 @@ static void compiler_warning(const char *message)
 
 /* A list of clauses joined by "; " (what is refused, what is left out). */
 typedef struct {
-    char text[2048];
+    char text[MBD_ERROR_SIZE - 512]; /* room for the file's name and the rest of the line */
     size_t used;
     int count;
 } clause_list;

@@ -204,7 +204,7 @@ mbd_model *cli_load_model(const char *cmd, const char *path, const cli_flag *fla
 {
     const cli_flag *floating = flags ? find_flag((cli_flag *)flags, "--floating-base") : NULL;
     const mbd_load_options options = {.floating_base = floating && floating->value};
-    char err[4096]; /* an MJCF model's refusal names every element refused */
+    char err[MBD_ERROR_SIZE];
     mbd_model *model;
     mbd_model_load(path, &options, &model, err, sizeof err);
     if (!model)

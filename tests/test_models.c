@@ -420,7 +420,7 @@ static void test_build_rejects(void **state)
     b[1] = valid_body("a", 0);
     expect_build_error(b, 2, "bodies[1] (\"a\").name: duplicate of bodies[0]", NULL);
 
-    const mbd_model_def bad_gravity = {"test", {0, NAN, 0}, 1, b, 0, NULL};
+    const mbd_model_def bad_gravity = {.name = "test", .gravity = {0, NAN, 0}, .nbodies = 1, .bodies = b};
     char err[256] = "";
     mbd_model *model;
     assert_int_equal(mbd_model_build(&bad_gravity, &model, err, sizeof err), MBD_EPARSE);

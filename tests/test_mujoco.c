@@ -59,6 +59,7 @@ static const char *const file_checks[] = {
     "models/mjcf/quadruped.xml --direct",
     "models/mjcf/ball-tree.xml --direct",
     "models/mjcf/two-joints.xml --direct",
+    "models/mjcf/passive.xml --direct",
     "models/mjcf/arm.xml",
     "models/mjcf/ball-tree.xml",
 };
@@ -333,31 +334,58 @@ static void expect_mjcf_refused(const char *path, const char *needle, const char
 static void test_mjcf_refusals(void **state)
 {
     (void)state;
-    expect_mjcf_refused(mjcf_with("armature=\"0.1\"", ""), "<joint name=\"j\"> armature=\"0.1\"",
-                        "not modelled");
-    expect_mjcf_refused(mjcf_with("damping=\"2\"", ""), "<joint name=\"j\"> damping=\"2\"",
-                        "not modelled");
-    expect_mjcf_refused(mjcf_with("stiffness=\"3\"", ""), "<joint name=\"j\"> stiffness=\"3\"",
-                        "not modelled");
-    expect_mjcf_refused(mjcf_with("frictionloss=\"0.5\"", ""),
-                        "<joint name=\"j\"> frictionloss=\"0.5\"", "not modelled");
-    expect_mjcf_refused(mjcf_with("ref=\"0.25\"", "<compiler angle=\"radian\"/>"),
-                        "<joint name=\"j\"> ref=\"0.25\"", "reference position");
-    expect_mjcf_refused(mjcf_with("", "<option density=\"1.2\"/>"), "<option> density=\"1.2\"",
-                        "fluid");
-    expect_mjcf_refused(mjcf_with("", "<tendon><fixed name=\"t\"><joint joint=\"j\" coef=\"1\"/>"
-                                      "</fixed></tendon>"),
-                        "<tendon> \"t\"", "tendons are not supported");
-    expect_mjcf_refused(mjcf_with("", "<equality><joint name=\"e\" joint1=\"j\" joint2=\"k\"/>"
-                                      "</equality>"),
-                        "<equality> \"e\"", "equality constraints are not supported");
-    /* With passive forces off, damping and stiffness do nothing: accepted. */
-    const char *passive_off = mjcf_with("damping=\"2\" stiffness=\"3\"",
-                                        "<option><flag passive=\"disable\"/></option>");
+    /* every offending element in one message, each with its reason */
+    expect_mjcf_refused(temp_file_with(
+                            "<mujoco><option density=\"1.2\"/><worldbody><site name=\"p\"/>"
+                            "<body name=\"b\"><joint name=\"j\"/><site name=\"r\" pos=\"0 0 -1\"/>"
+                            "<geom type=\"sphere\" size=\"0.1\"/></body></worldbody><tendon>"
+                            "<spatial name=\"s\" stiffness=\"5\"><site site=\"p\"/><site "
+                            "site=\"r\"/></spatial></tendon></mujoco>", ".xml"),
+                        "<option> density=\"1.2\": fluid forces",
+                        "<spatial name=\"s\"> stiffness: a spatial tendon's passive forces");
+    expect_mjcf_refused(mjcf_with("stiffness=\"3\" springyield=\"1\"", "<compiler angle=\"radian\"/>"),
+                        "<joint name=\"j\"> springyield=\"1\"", "plastic");
+    expect_mjcf_refused(mjcf_with("", "<tendon><fixed name=\"t\" armature=\"0.2\"><joint joint="
+                                      "\"j\" coef=\"1\"/></fixed></tendon>"),
+                        "<tendon name=\"t\"> armature=\"0.2\"", "not modelled");
+    /* With fluid forces' passive flags off they do nothing: accepted. */
+    const char *quiet = mjcf_with("damping=\"2\" stiffness=\"3\"",
+                                  "<option density=\"1.2\"><flag spring=\"disable\" "
+                                  "damper=\"disable\"/></option>");
     char args[256];
-    snprintf(args, sizeof args, "info %s", passive_off);
+    snprintf(args, sizeof args, "info %s", quiet);
     expect_mbd(args, 0, "nv 2");
-    unlink(passive_off);
+    unlink(quiet);
+}
+
+/* What the smooth dynamics leave out loads, listed by mbd info (text and JSON) and in one
+ * line on stderr of the other commands. */
+static void test_mjcf_left_out(void **state)
+{
+    (void)state;
+    const char *path = mjcf_with("frictionloss=\"0.5\" range=\"-1 1\" limited=\"true\"",
+                                 "<equality><joint name=\"e\" joint1=\"j\" joint2=\"k\"/>"
+                                 "</equality><tendon><fixed name=\"t\"><joint joint=\"j\" "
+                                 "coef=\"1\"/></fixed></tendon>");
+    char args[256];
+    snprintf(args, sizeof args, "info %s", path);
+    expect_mbd2(args, 0, "left out: ", "1 equality constraint");
+    snprintf(args, sizeof args, "info %s --json", path);
+    json_t *info = run_json(args);
+    const json_t *left_out = json_object_get(info, "left_out");
+    assert_true(json_is_array(left_out) && json_array_size(left_out) == 5);
+    static const char *const kinds[] = {"contacts", "limit", "frictionloss",
+                                        "equality constraint", "tendon without passive forces"};
+    for (size_t k = 0; k < 5; k++)
+        assert_non_null(strstr(json_string_value(json_array_get(left_out, k)), kinds[k]));
+    json_decref(info);
+    snprintf(args, sizeof args, "fd %s", path);
+    expect_mbd2(args, 0, "qdd", NULL);
+    cli_result run = mbd_run(args);
+    assert_non_null(strstr(run.err, "left out of the dynamics: "));
+    assert_null(strchr(strchr(run.err, '\n') + 1, '\n')); /* one line */
+    cli_result_free(&run);
+    unlink(path);
 }
 
 /* Malformed MJCF: MuJoCo's compiler's message on one line, naming the file and line. */
@@ -425,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_cli_export_errors),
         cmocka_unit_test(test_mjcf_every_solver),
         cmocka_unit_test(test_mjcf_refusals),
+        cmocka_unit_test(test_mjcf_left_out),
         cmocka_unit_test(test_mjcf_malformed),
         cmocka_unit_test(test_mjcf_joint_names),
     };

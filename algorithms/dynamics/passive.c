@@ -8,6 +8,9 @@
  *              (but on joints whose actuators apply it, actuator_gravcomp)
  *   tendon t:  tau += coef_t F_t,  F_t = -k_t (L_t - the nearer end of its rest range)
  *                                       - d_t Ldot_t,  L_t = coef_t . q,  Ldot_t = coef_t . qd
+ *   free joint's armature a on its translation (a point mass at the body origin, as
+ *   MuJoCo's armature on the world-frame velocity): tau_v = -a w x v_O, what the body-axes
+ *   velocities' diagonal a leaves out of a (v_O' + w x v_O)
  *
  * d/dq is taken along q (+) v (mbd_integrate_positions): a rotation vector moves by the
  * inverse right Jacobian of SO(3), J_r^-1(r) = 1 + [r]/2 + (1/t^2 - (1 + cos t) /
@@ -107,6 +110,28 @@ static double tendon_stretch(const mbd_model *model, const mbd_tendon_def *tendo
     return below < 0.0 ? below : above > 0.0 ? above : 0.0;
 }
 
+/* A free joint's armature's velocity term into tau (see the top); its derivative into dqd,
+ * d(-a w x v)/dw = a [v], d/dv = -a [w]. */
+static void free_armature(const mbd_model *model, int i, const double *qd, double *tau,
+                          double *dqd)
+{
+    const double a = model->armature[i], *w = qd + model->v0[i], *v = w + 3;
+    double wxv[3];
+    vec3_cross(wxv, w, v);
+    for (int k = 0; k < 3; k++)
+        tau[model->v0[i] + 3 + k] -= a * wxv[k];
+    if (!dqd)
+        return;
+    const size_t nv = (size_t)model->nv, row = (size_t)model->v0[i] + 3;
+    const double vx[9] = {0, -v[2], v[1], v[2], 0, -v[0], -v[1], v[0], 0};
+    const double wx[9] = {0, -w[2], w[1], w[2], 0, -w[0], -w[1], w[0], 0};
+    for (size_t r = 0; r < 3; r++)
+        for (size_t c = 0; c < 3; c++) {
+            dqd[(row + r) * nv + row - 3 + c] += a * vx[3 * r + c];
+            dqd[(row + r) * nv + row + c] -= a * wx[3 * r + c];
+        }
+}
+
 /* The tendons' forces into tau; their derivatives into dq and dqd where given. */
 static void tendon_forces(const mbd_model *model, const double *q, const double *qd, double *tau,
                           double *dq, double *dqd)
@@ -171,6 +196,8 @@ int passive_add(const mbd_model *model, mbd_work *work, const double *q, const d
             out[model->v0[i] + k] -= p->damping * qd[model->v0[i] + k];
         if (p->stiffness != 0.0)
             joint_spring(model, i, q, out, NULL);
+        if (model->joint_type[i] == MBD_FREE && joint_has_armature(model, i))
+            free_armature(model, i, qd, out, NULL);
     }
     tendon_forces(model, q, qd, out, NULL, NULL);
     if (tau)
@@ -201,6 +228,8 @@ int passive_derivatives(const mbd_model *model, mbd_work *work, const double *q,
             dqd[k * nv + k] -= p->damping;
         if (p->stiffness != 0.0)
             joint_spring(model, i, q, work->passive_tau + nv, dq); /* its forces: unused */
+        if (model->joint_type[i] == MBD_FREE && joint_has_armature(model, i))
+            free_armature(model, i, qd, work->passive_tau + nv, dqd);
     }
     tendon_forces(model, q, qd, work->passive_tau + nv, dq, dqd);
     return MBD_OK;

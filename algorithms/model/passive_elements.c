@@ -121,6 +121,7 @@ int fill_passive(mbd_model *m, const mbd_model_def *def, const int *from)
         mbd_passive *p = &m->defs[i].passive;
         unit_rest_orientation(&m->defs[i]);
         m->has_passive |= p->damping != 0.0 || p->stiffness != 0.0;
+        m->has_passive |= m->joint_type[i] == MBD_FREE && p->armature != 0.0; /* free_armature */
     }
     for (int t = 0; t < m->ntendons; t++)
         m->has_passive |= m->tendons[t].stiffness != 0.0 || m->tendons[t].damping != 0.0;

@@ -259,7 +259,7 @@ int mbd_inverse_dynamics(const mbd_model *model, mbd_work *work, const double *q
             mat3_apply(reactions + 6 * i, model->user_rotation[i], work->f[i]);
             mat3_apply(reactions + 6 * i + 3, model->user_rotation[i], work->f[i] + 3);
         }
-    return MBD_OK;
+    return check_finite(tau, model->nv) ? MBD_ENONFINITE : MBD_OK; /* finite input can overflow */
 }
 
 int mbd_position_rates(const mbd_model *model, const double *q, const double *v, double *qdot)
@@ -310,7 +310,7 @@ int mbd_mass_matrix(const mbd_model *model, mbd_work *work, const double *q, dou
     for (size_t r = 0; r < nv; r++) /* mirror the lower triangle */
         for (size_t c = 0; c <= r; c++)
             H[c * nv + r] = H[r * nv + c];
-    return MBD_OK;
+    return check_finite(H, model->nv * model->nv) ? MBD_ENONFINITE : MBD_OK;
 }
 
 int mbd_mass_matrix_inverse(const mbd_model *model, mbd_work *work, const double *q, double *Hinv)
@@ -319,7 +319,8 @@ int mbd_mass_matrix_inverse(const mbd_model *model, mbd_work *work, const double
     if (status)
         return status;
     work->failed_body = -1;
-    return mass_matrix_inverse(model, work, Hinv);
+    status = mass_matrix_inverse(model, work, Hinv);
+    return status == MBD_OK && check_finite(Hinv, model->nv * model->nv) ? MBD_ENONFINITE : status;
 }
 
 int mbd_momentum(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
@@ -338,7 +339,7 @@ int mbd_momentum(const mbd_model *model, mbd_work *work, const double *q, const 
         for (int k = model->v0[i]; k < model->v0[i] + model->joint[i].nv; k++)
             p[k] += model->armature[i] * qd[k]; /* the rotor's: (H + diag(armature)) qd */
     }
-    return MBD_OK;
+    return check_finite(p, model->nv) ? MBD_ENONFINITE : MBD_OK;
 }
 
 /* T = 1/2 sum v^T I v. V = -sum m g . x_com, with g in body axes (g_i = E_i g_lambda) and
@@ -368,5 +369,5 @@ int mbd_energy(const mbd_model *model, mbd_work *work, const double *q, const do
     }
     *kinetic = T;
     *potential = V + passive_potential(model, q);
-    return MBD_OK;
+    return isfinite(*kinetic) && isfinite(*potential) ? MBD_OK : MBD_ENONFINITE;
 }

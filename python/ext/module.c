@@ -29,7 +29,7 @@ static PyObject *Model_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     const char *text = ext_text(spec, "path_or_spec");
     if (!text)
         return NULL;
-    char err[512] = "";
+    char err[MBD_ERROR_SIZE] = "";
     mbd_model *model;
     int status;
     Py_BEGIN_ALLOW_THREADS
@@ -152,6 +152,32 @@ static PyObject *Model_nloops(ModelObject *self, void *closure)
 {
     (void)closure;
     return PyLong_FromLong(mbd_model_nloops(self->model));
+}
+
+/* "; "-separated in the C API: a list here, empty for none. */
+static PyObject *Model_left_out(ModelObject *self, void *closure)
+{
+    (void)closure;
+    PyObject *items = PyList_New(0);
+    for (const char *at = mbd_model_left_out(self->model); items && at && *at;) {
+        const size_t length = strcspn(at, ";");
+        PyObject *item = PyUnicode_FromStringAndSize(at, (Py_ssize_t)length);
+        if (!item || PyList_Append(items, item) < 0) {
+            Py_XDECREF(item);
+            Py_DECREF(items);
+            return NULL;
+        }
+        Py_DECREF(item);
+        at += length;
+        at += strspn(at, "; ");
+    }
+    return items;
+}
+
+static PyObject *Model_has_passive(ModelObject *self, void *closure)
+{
+    (void)closure;
+    return PyBool_FromLong(mbd_model_has_passive(self->model));
 }
 
 static PyObject *Model_nconstraints(ModelObject *self, void *closure)
@@ -895,6 +921,12 @@ static PyGetSetDef Model_getset[] = {
      "whether a URDF robot's root link was loaded as moving freely", NULL},
     {"gravity", (getter)Model_gravity, NULL, "gravity (3,) in the world frame, m/s^2", NULL},
     {"nloops", (getter)Model_nloops, NULL, "number of loop-closing (cut) joints", NULL},
+    {"left_out", (getter)Model_left_out, NULL,
+     "what the model file describes and the dynamics leave out (an MJCF model's contacts,\n"
+     "limits, equality constraints, actuators, ...), as `mbd info`: a list of str", NULL},
+    {"has_passive", (getter)Model_has_passive, NULL,
+     "whether any joint has armature or any body or tendon passive forces (springs,\n"
+     "dampers, gravity compensation), which every forward call adds to tau", NULL},
     {"nconstraints", (getter)Model_nconstraints, NULL,
      "number of loop constraint equations (the length of forward_constrained's lam)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
