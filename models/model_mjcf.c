@@ -63,6 +63,24 @@ static void compiler_warning(const char *message)
     fprintf(stderr, "%s: MuJoCo: %s\n", warning_file ? warning_file : "(MJCF)", message);
 }
 
+static void (*saved_warning)(const char *);
+
+/* The compiler taken for path (the lock, its warnings ours) and given back. */
+static void compiler_enter(const char *path)
+{
+    pthread_mutex_lock(&compiler_lock);
+    saved_warning = mju_user_warning;
+    warning_file = path;
+    mju_user_warning = compiler_warning;
+}
+
+static void compiler_leave(void)
+{
+    mju_user_warning = saved_warning;
+    warning_file = NULL;
+    pthread_mutex_unlock(&compiler_lock);
+}
+
 /* A list of clauses joined by "; " (what is refused, what is left out). */
 typedef struct {
     char text[MBD_ERROR_SIZE - 512]; /* room for the file's name and the rest of the line */
@@ -96,6 +114,8 @@ typedef struct {
     double *armature, *damping;   /* (njnt) */
     double *tendon_damping;       /* (ntendon) */
     clause_list refused, left_out;
+    mjSpec *spec;                 /* the file parsed again for the classes of refusals */
+    int spec_tried;
     char *err;
     size_t err_size;
 } mjcf_reader;
@@ -109,6 +129,40 @@ static const char *name_of(const mjModel *m, int type, int id)
 {
     const char *name = mj_id2name(m, type, id);
     return name ? name : "";
+}
+
+/* The default class of the element of type called name where the file's spec (parsed
+ * again on the first refusal: mjModel keeps no classes) has it and it is not "main"; else
+ * NULL. */
+static const char *default_class(mjcf_reader *r, int type, const char *name)
+{
+    if (!name[0])
+        return NULL;
+    if (!r->spec_tried) {
+        r->spec_tried = 1;
+        compiler_enter(r->file);
+        r->spec = mj_parseXML(r->file, NULL, NULL, 0);
+        compiler_leave();
+    }
+    mjsElement *element = r->spec ? mjs_findElement(r->spec, type, name) : NULL;
+    mjsDefault *def = element ? mjs_getDefault(element) : NULL;
+    const char *name_of_class = def ? mjs_getString(mjs_getName(def->element)) : NULL;
+    return name_of_class && name_of_class[0] && strcmp(name_of_class, "main") != 0
+               ? name_of_class
+               : NULL;
+}
+
+/* `<tag name="NAME" class="CLASS">` of object id of type, into out (the class where
+ * default_class finds one). */
+static const char *element_tag(mjcf_reader *r, const char *tag, int type, int id, char *out,
+                               size_t size)
+{
+    const char *name = name_of(r->m, type, id), *class_name = default_class(r, type, name);
+    if (class_name)
+        snprintf(out, size, "<%s name=\"%.80s\" class=\"%.80s\">", tag, name, class_name);
+    else
+        snprintf(out, size, "<%s name=\"%.80s\">", tag, name);
+    return out;
 }
 
 /* ---- the passive elements, and what is refused ---- */
@@ -126,18 +180,18 @@ static void read_joint_passive(mjcf_reader *r, int j)
 {
     const mjModel *m = r->m;
     const int dof = m->jnt_dofadr[j];
-    const char *name = name_of(m, mjOBJ_JOINT, j);
+    char tag[256];
     r->armature[j] = m->dof_armature[dof];
     r->damping[j] = r->damper ? m->dof_damping[dof] : 0;
     if (r->spring && nonzero(m->jnt_stiffnesspoly + mjNPOLY * j, mjNPOLY))
-        add_clause(&r->refused, "<joint name=\"%.80s\"> stiffnesspoly: nonlinear springs are not "
-                   "modelled", name);
+        add_clause(&r->refused, "%s stiffnesspoly: nonlinear springs are not modelled",
+                   element_tag(r, "joint", mjOBJ_JOINT, j, tag, sizeof tag));
     if (r->damper && nonzero(m->dof_dampingpoly + mjNPOLY * dof, mjNPOLY))
-        add_clause(&r->refused, "<joint name=\"%.80s\"> dampingpoly: nonlinear dampers are not "
-                   "modelled", name);
+        add_clause(&r->refused, "%s dampingpoly: nonlinear dampers are not modelled",
+                   element_tag(r, "joint", mjOBJ_JOINT, j, tag, sizeof tag));
     if (r->spring && m->jnt_springyield[j] != 0)
-        add_clause(&r->refused, "<joint name=\"%.80s\"> springyield=\"%g\": plastic springs are "
-                   "not modelled", name, m->jnt_springyield[j]);
+        add_clause(&r->refused, "%s springyield=\"%g\": plastic springs are not modelled",
+                   element_tag(r, "joint", mjOBJ_JOINT, j, tag, sizeof tag), m->jnt_springyield[j]);
 }
 
 /* An actuator's armature and damping times gear^2 join its joint's (a 1-DOF joint) or its
@@ -147,10 +201,10 @@ static void read_actuator_passive(mjcf_reader *r, int a, const int *fixed_tendon
     const mjModel *m = r->m;
     const double armature = m->actuator_armature[a];
     const double damping = r->damper ? m->actuator_damping[a] : 0;
-    const char *name = name_of(m, mjOBJ_ACTUATOR, a);
+    char tag[256];
     if (r->damper && nonzero(m->actuator_dampingpoly + mjNPOLY * a, mjNPOLY))
-        add_clause(&r->refused, "<actuator name=\"%.80s\"> dampingpoly: nonlinear dampers are "
-                   "not modelled", name);
+        add_clause(&r->refused, "%s dampingpoly: nonlinear dampers are not modelled",
+                   element_tag(r, "actuator", mjOBJ_ACTUATOR, a, tag, sizeof tag));
     if (armature == 0 && damping == 0)
         return;
     const int type = m->actuator_trntype[a], id = m->actuator_trnid[2 * a];
@@ -163,9 +217,10 @@ static void read_actuator_passive(mjcf_reader *r, int a, const int *fixed_tendon
     } else if (type == mjTRN_TENDON && fixed_tendon[id] && armature == 0) {
         r->tendon_damping[id] += damping * gear * gear;
     } else {
-        add_clause(&r->refused, "<actuator name=\"%.80s\"> %s: an actuator's %s is modelled on "
-                   "a hinge, a slide or (damping) a fixed tendon only", name,
-                   armature != 0 ? "armature" : "damping", armature != 0 ? "armature" : "damping");
+        const char *what = armature != 0 ? "armature" : "damping";
+        add_clause(&r->refused, "%s %s: an actuator's %s is modelled on a hinge, a slide or "
+                   "(damping) a fixed tendon only",
+                   element_tag(r, "actuator", mjOBJ_ACTUATOR, a, tag, sizeof tag), what, what);
     }
 }
 
@@ -182,19 +237,21 @@ static int tendon_is_fixed(const mjModel *m, int t)
 static void check_tendon(mjcf_reader *r, int t, int fixed)
 {
     const mjModel *m = r->m;
-    const char *name = name_of(m, mjOBJ_TENDON, t);
+    const char *kind = fixed ? "fixed" : "spatial";
+    char tag[256];
     if (m->tendon_armature[t] != 0)
-        add_clause(&r->refused, "<tendon name=\"%.80s\"> armature=\"%g\": tendon armature (coef "
-                   "coef^T in H) is not modelled", name, m->tendon_armature[t]);
+        add_clause(&r->refused, "%s armature=\"%g\": tendon armature (coef coef^T in H) is not "
+                   "modelled", element_tag(r, kind, mjOBJ_TENDON, t, tag, sizeof tag),
+                   m->tendon_armature[t]);
     if ((r->spring && (nonzero(m->tendon_stiffnesspoly + mjNPOLY * t, mjNPOLY) ||
                        m->tendon_springyield[t] != 0)) ||
         (r->damper && nonzero(m->tendon_dampingpoly + mjNPOLY * t, mjNPOLY)))
-        add_clause(&r->refused, "<tendon name=\"%.80s\">: nonlinear or plastic tendon springs "
-                   "and dampers are not modelled", name);
+        add_clause(&r->refused, "%s: nonlinear or plastic tendon springs and dampers are not "
+                   "modelled", element_tag(r, kind, mjOBJ_TENDON, t, tag, sizeof tag));
     const int passive = (r->spring && m->tendon_stiffness[t] != 0) || r->tendon_damping[t] != 0;
     if (passive && !fixed)
-        add_clause(&r->refused, "<spatial name=\"%.80s\"> %s: a spatial tendon's passive forces "
-                   "are not modelled (fixed tendons' are)", name,
+        add_clause(&r->refused, "%s %s: a spatial tendon's passive forces are not modelled (fixed "
+                   "tendons' are)", element_tag(r, kind, mjOBJ_TENDON, t, tag, sizeof tag),
                    r->spring && m->tendon_stiffness[t] != 0 ? "stiffness" : "damping");
 }
 
@@ -530,14 +587,9 @@ static void flatten(char *text)
 /* The file compiled by MuJoCo, its warnings on stderr; NULL with the reason in reason. */
 static mjModel *compile(const char *path, char *reason, int reason_size)
 {
-    pthread_mutex_lock(&compiler_lock);
-    void (*warning)(const char *) = mju_user_warning;
-    warning_file = path;
-    mju_user_warning = compiler_warning;
+    compiler_enter(path);
     mjModel *m = mj_loadXML(path, NULL, reason, reason_size);
-    mju_user_warning = warning;
-    warning_file = NULL;
-    pthread_mutex_unlock(&compiler_lock);
+    compiler_leave();
     return m;
 }
 
@@ -559,6 +611,8 @@ static int read_compiled(mjcf_reader *r, mbd_model **model)
     else
         status = build(r, fixed, model);
     free(fixed), free(r->armature), free(r->damping), free(r->tendon_damping);
+    if (r->spec)
+        mj_deleteSpec(r->spec);
     return status;
 }
 

@@ -343,11 +343,13 @@ static void test_mjcf_refusals(void **state)
                             "site=\"r\"/></spatial></tendon></mujoco>", ".xml"),
                         "<option> density=\"1.2\": fluid forces",
                         "<spatial name=\"s\"> stiffness: a spatial tendon's passive forces");
-    expect_mjcf_refused(mjcf_with("stiffness=\"3\" springyield=\"1\"", "<compiler angle=\"radian\"/>"),
-                        "<joint name=\"j\"> springyield=\"1\"", "plastic");
+    expect_mjcf_refused(mjcf_with("class=\"soft\"", "<compiler angle=\"radian\"/><default><default "
+                                                    "class=\"soft\"><joint stiffness=\"3\" "
+                                                    "springyield=\"1\"/></default></default>"),
+                        "<joint name=\"j\" class=\"soft\"> springyield=\"1\"", "plastic");
     expect_mjcf_refused(mjcf_with("", "<tendon><fixed name=\"t\" armature=\"0.2\"><joint joint="
                                       "\"j\" coef=\"1\"/></fixed></tendon>"),
-                        "<tendon name=\"t\"> armature=\"0.2\"", "not modelled");
+                        "<fixed name=\"t\"> armature=\"0.2\"", "not modelled");
     /* With fluid forces' passive flags off they do nothing: accepted. */
     const char *quiet = mjcf_with("damping=\"2\" stiffness=\"3\"",
                                   "<option density=\"1.2\"><flag spring=\"disable\" "
