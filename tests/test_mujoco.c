@@ -51,6 +51,7 @@ static const char *const file_checks[] = {
     "models/quadruped.urdf",
     "models/quadruped.urdf --direct",
     "models/quadruped.urdf --floating-base",
+    "models/passive-arm.json", /* armature, springs, dampers, gravcomp through the export */
     /* MJCF models read by our loader (MuJoCo's compiler) against MuJoCo reading the same
      * file (--direct), coordinates matched by joint name; and the round trip MJCF -> our
      * export -> MuJoCo where no body has several joints (the export refuses the massless
