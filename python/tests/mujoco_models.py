@@ -210,7 +210,7 @@ def compare(path, states=3, seed=0):
     try:
         m = mujoco.MjModel.from_xml_path(path)
     except Exception as e:  # noqa: BLE001 (MuJoCo raises ValueError or its own errors)
-        result["compile_error"] = str(e).strip()
+        result["compile_error"] = str(e).strip().replace(SITE + os.sep, "")
         return result
     m.opt.disableflags |= (mujoco.mjtDisableBit.mjDSBL_ACTUATION
                            | mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)  # qacc_smooth unchanged
@@ -218,7 +218,7 @@ def compare(path, states=3, seed=0):
     try:
         model = mbdbench.Model(path)
     except mbdbench.Error as e:
-        result["refused"] = str(e)
+        result["refused"] = str(e).replace(path + ": ", "", 1)  # the table names the file
         return result
     result["left_out"] = left_out(path)
     if (model.nq, model.nv) != (m.nq, m.nv):
@@ -263,13 +263,10 @@ def _status(r):
 
 
 def _refusal(message):
-    """The count of refused elements and those listed ("PATH: not modelled (N): A; B").
-    The library cuts a long message short: a part cut off is dropped where others remain."""
-    count, _, body = message.partition(": not modelled (")[2].partition("): ")
+    """The count of refused elements and those listed ("not modelled (N): A; B")."""
+    count, _, body = message.partition("not modelled (")[2].partition("): ")
     reasons = [part.strip() for part in body.split("; ") if part.strip()]
     count = int(count) if count.isdigit() else len(reasons)
-    if 1 < len(reasons) < count:
-        reasons.pop()
     return count, reasons or [message]
 
 
