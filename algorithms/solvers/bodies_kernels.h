@@ -168,9 +168,15 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
         else
             LANE_FN(inertia_apply_skipping)(Iac, Ia, work->c[i], zero_rows(type, 0),
                                             zero_rows(type, 1), bias_zero_rows(type));
-        if (!rotor) /* S^T I^a c = 0: u is the same with it */
+        if (rotor) { /* S^T I^a c != 0: I^a c joins the parent's bias force, not u_i */
+            lane t[6];
+            LANE_FN(body_force_t)(t, model, work, i, type, Iac);
+            for (int r = 0; r < 6; r++)
+                work->f[p][r] += t[r];
+        } else { /* S^T I^a c = 0: u is the same with it */
             for (int r = 0; r < 6; r++)
                 work->f[i][r] += Iac[r];
+        }
     }
     if (KEEP_UDINV)
         for (int k = 0; k < n && !known; k++)
@@ -182,12 +188,6 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
         for (int k = 0; k < n; k++)
             LANE_FN(body_force_t)(W[k], model, work, i, type, UDinv[k]);
     LANE_FN(bias_force_step)(model, work, work->f, Dinv, tau, 0, i, type);
-    if (rotor && p >= 0) { /* I^a c joins the parent's bias force, not u_i */
-        lane t[6];
-        LANE_FN(body_force_t)(t, model, work, i, type, Iac);
-        for (int r = 0; r < 6; r++)
-            work->f[p][r] += t[r];
-    }
     const unsigned c_rows = 63u & ~bias_zero_rows(type);
     for (int k = 0; k < n; k++)
         work->u[v0 + k] -= free_joint ? work->c[i][k] : LANE_FN(dot_over)(UD[k], work->c[i], 1, c_rows);
