@@ -330,6 +330,30 @@ $(PEER_MUJOCO): $(PEER_MUJOCO_OBJ) $(LIB)
 
 test-run test-sanitize report: $(PEER_MUJOCO)
 
+# ---- Pinocchio from PyPI (.venv/), the solver plugin bench/peers/pinocchio/ ------------
+# The pin package pinned in python/requirements.txt brings Pinocchio's headers (and those
+# of Eigen and Boost) under site-packages/cmeel.prefix/. The plugin instantiates Pinocchio's
+# templates itself, without PINOCCHIO_ENABLE_TEMPLATE_INSTANTIATION: with this build's
+# -O3 -march=native, as mbd's own solvers, rather than the wheel's generic x86-64 copies in
+# libpinocchio_default.so; so it links no library of the wheels and needs no rpath. The
+# Boost limits are those of Pinocchio's CMake target (pinocchio::pinocchio_headers).
+# -Wno-maybe-uninitialized, -Wno-array-bounds, -Wno-stringop-overread: gcc 12's false
+# alarms inside its AVX-512 intrinsics under Eigen's fixed-size vectors (70 of each).
+PIN_HEADER   := $(firstword $(wildcard $(abspath $(VENV))/lib/python3*/site-packages/cmeel.prefix/include/pinocchio/config.hpp))
+PIN_PREFIX   := $(PIN_HEADER:%/include/pinocchio/config.hpp=%)
+PIN_PLUGIN   := $(BUILD)/plugins/pinocchio.so
+PIN_CXXFLAGS := -O3 -march=native -DNDEBUG -std=c++17 -Wall -Wextra -Wno-maybe-uninitialized -Wno-array-bounds \
+                -Wno-stringop-overread -fPIC -shared \
+                -Iinclude -isystem $(PIN_PREFIX)/include -isystem $(PIN_PREFIX)/include/eigen3 \
+                -DBOOST_MPL_LIMIT_LIST_SIZE=30 -DBOOST_MPL_LIMIT_VECTOR_SIZE=30 \
+                -DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS -DBOOST_FUSION_INVOKE_MAX_ARITY=12
+$(PIN_PLUGIN): bench/peers/pinocchio/pinocchio_plugin.cc $(API_HEADERS) $(PIN_HEADER)
+	@mkdir -p $(dir $@)
+	$(CXX) $(PIN_CXXFLAGS) $< -o $@
+.PHONY: plugin-pinocchio
+plugin-pinocchio: $(PIN_PLUGIN)
+test-run: $(if $(PIN_HEADER),$(PIN_PLUGIN))
+
 # Every MJCF file of the published model packages (python/requirements-models.txt) against
 # MuJoCo's qacc_smooth, M and inverse dynamics: a table on stdout, docs/models.md written.
 .PHONY: check-menagerie
