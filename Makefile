@@ -186,7 +186,7 @@ $(BUILD)/api.undefined: $(API_HEADERS)
 	@mkdir -p $(dir $@)
 	@printf -- '-u %s\n' $(API_NAMES) > $@
 $(LIB_OBJ) $(CLI_OBJ) $(BENCH_OBJ): include/mbd_plugin.h
-PLUGIN_HOSTS := mbd mbd-bench $(BUILD)/tests/test_plugins
+PLUGIN_HOSTS := mbd mbd-bench $(BUILD)/tests/test_plugins $(BUILD)/tests/test_pinocchio
 $(PLUGIN_HOSTS): LDLIBS += $(API_EXPORT)
 $(PLUGIN_HOSTS): | $(API_FILES)
 
@@ -505,8 +505,9 @@ $(ASAN_BUILD)/src/par_mpi.o: ASAN_CFLAGS += $(MPI_CFLAGS)
 $(ASAN_BUILD)/tests/test_mpi: ASAN_CFLAGS += -DMBD_WITH_MPI=$(if $(MPI_LIBS),1,0)
 $(ASAN_MBD): $(ASAN_MBD_OBJ) $(ASAN_LIB)
 	$(CC) $(ASAN_CFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
-$(ASAN_MBD) $(ASAN_BUILD)/tests/test_plugins: LDLIBS += $(API_EXPORT)
-$(ASAN_MBD) $(ASAN_BUILD)/tests/test_plugins: | $(API_FILES)
+ASAN_PLUGIN_HOSTS := $(ASAN_MBD) $(ASAN_BUILD)/tests/test_plugins $(ASAN_BUILD)/tests/test_pinocchio
+$(ASAN_PLUGIN_HOSTS): LDLIBS += $(API_EXPORT)
+$(ASAN_PLUGIN_HOSTS): | $(API_FILES)
 
 $(ASAN_BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(ASAN_LIB) | deps-test
 	@mkdir -p $(dir $@)
