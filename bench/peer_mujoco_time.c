@@ -268,7 +268,7 @@ int peer_time_main(int argc, char **argv)
     if (!rc && cli_get(flags, "--json"))
         rc = bench_check_json_paths(cli_get(flags, "--json"));
     if (!rc && cli_get(flags, "--dat"))
-        rc = cli_check_output_dir(TIME_CMD, cli_get(flags, "--dat"));
+        rc = cli_check_output(TIME_CMD, cli_get(flags, "--dat")); /* a file, written whole */
     if (!rc && !(run.families = calloc((size_t)nargs, sizeof *run.families)))
         rc = cli_fail(TIME_CMD, "arguments", MBD_ENOMEM);
     if (!rc)
