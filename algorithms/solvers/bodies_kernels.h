@@ -119,8 +119,9 @@ MBD_INLINE void LANE_FN(transpose_columns)(lane (*W)[6], const lane_xform *X)
  * u' = D^-1 u - (U D^-1)^T c (in work->u), so that the last pass's
  * qdd = u' - W^T a_lambda waits only on the parent's acceleration. A free joint's
  * U D^-1 = 1 is not multiplied out (transpose_columns). */
-MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work, const lane *tau,
-                                         int keep, int i, const mbd_joint_type type)
+MBD_INLINE int LANE_FN(articulated_step_as)(const mbd_model *model, lane_work *work,
+                                            const lane *tau, int keep, int i,
+                                            const mbd_joint_type type, const int rotor)
 {
     const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const lane *S = work->S + 6 * v0;
@@ -131,7 +132,7 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
      * product of inertia_sub_outer would reload its operand */
     lane U[MBD_MAX_JOINT_DOF][6], D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
     lane UDinv[MBD_MAX_JOINT_DOF][6], Iac[6];
-    const int slots = !keep, rotor = joint_has_armature(model, i);
+    const int slots = !keep;
     const int free_joint = type == MBD_FREE && !rotor; /* U D^-1 = 1 */
     /* known: I^a_i, D_i^-1 and U_i D_i^-1 (in W) are an earlier sweep's, and still hold */
     const int known = LANE_FN(inertia_known)(work, i);
@@ -140,7 +141,8 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
     if (!known) {
         LANE_FN(start_inertia_sum)(model, work, i, slots);
         LANE_FN(joint_space_inertia)(U, D, Ia, type, S);
-        LANE_FN(add_armature)(D, model, i, n);
+        if (rotor)
+            LANE_FN(add_armature)(D, model, i, n);
         if (LANE_FN(joint_block_inverse)(Dinv, D, n))
             return LANE_FN(singular_joint)(work, i);
         if (free_joint)
@@ -192,6 +194,16 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
     for (int k = 0; k < n; k++)
         work->u[v0 + k] -= free_joint ? work->c[i][k] : LANE_FN(dot_over)(UD[k], work->c[i], 1, c_rows);
     return MBD_OK;
+}
+
+/* The step specialized twice, rotor a constant in each (joint_has_armature): a model
+ * without armature runs the code it ran before there was any, one test per body aside. */
+MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work, const lane *tau,
+                                         int keep, int i, const mbd_joint_type type)
+{
+    if (joint_has_armature(model, i))
+        return LANE_FN(articulated_step_as)(model, work, tau, keep, i, type, 1);
+    return LANE_FN(articulated_step_as)(model, work, tau, keep, i, type, 0);
 }
 
 /* qdd_i = u'_i - W_i^T a_lambda (in W lanes (U_i D_i^-1)^T X_i a_lambda),
