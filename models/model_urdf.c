@@ -55,6 +55,7 @@ typedef struct {
     urdf_link *links;
     urdf_joint *joints;
     name_entry *by_name; /* the links sorted by name */
+    int nmimic;          /* joints with <mimic>: each keeps its own coordinate */
 } urdf_reader;
 
 /* Reports "FILE:LINE: KIND "NAME": what" (no name part if name is NULL); returns -1. */
@@ -308,10 +309,7 @@ static int connect_joints(urdf_reader *r)
 {
     for (int k = 0; k < r->njoints; k++) {
         urdf_joint *j = &r->joints[k];
-        const xmlNode *mimic = child(j->e.node, "mimic");
-        if (mimic)
-            return fail(r, mimic, "joint", j->e.name,
-                        "<mimic> is not supported: every joint has its own coordinate");
+        r->nmimic += child(j->e.node, "mimic") != NULL;
         if (joint_type(r, j) < 0 || (j->parent = joint_link(r, j, "parent")) < 0 ||
             (j->child = joint_link(r, j, "child")) < 0)
             return -1;
@@ -484,6 +482,17 @@ static int moves(const mbd_body_def *defs, int n)
     return 0;
 }
 
+/* A <mimic> joint couples its coordinate to another joint's (a gripper's fingers); as in
+ * Pinocchio's default URDF model, each keeps a coordinate of its own here, the coupling
+ * listed as left out (mbd_model_left_out). */
+static int set_left_out(const urdf_reader *r, mbd_model *model)
+{
+    char text[96];
+    snprintf(text, sizeof text, "%d <mimic> coupling%s (each joint keeps its own coordinate)",
+             r->nmimic, r->nmimic == 1 ? "" : "s");
+    return r->nmimic == 0 ? 0 : model_set_left_out(model, text);
+}
+
 /* The robot's bodies (n of them, labels naming each one's link) built into a model; an
  * mbd_status after a message. */
 static int build_bodies(urdf_reader *r, const char *robot_name, int n, const mbd_body_def *defs,
@@ -498,9 +507,14 @@ static int build_bodies(urdf_reader *r, const char *robot_name, int n, const mbd
         model_error(r->err, r->err_size, "%s%s%s", named ? "" : r->file, named ? "" : ": ",
                     reason);
     } else if (check_massless_leaves(r, *model) < 0) {
+        status = MBD_EPARSE;
+    } else if (set_left_out(r, *model) < 0) {
+        model_error(r->err, r->err_size, "%s: out of memory", r->file);
+        status = MBD_ENOMEM;
+    }
+    if (status != MBD_OK && *model) {
         mbd_model_free(*model);
         *model = NULL;
-        status = MBD_EPARSE;
     }
     return status;
 }

@@ -463,10 +463,6 @@ static void test_malformed_urdf(void **state)
                       4, "planar joints are not supported");
     expect_urdf_error("<robot>\n" LINK("a") LINK("b") JOINT("j", "screw", "a", "b", "") "</robot>\n",
                       4, "unknown type \"screw\"");
-    expect_urdf_error("<robot>\n" LINK("a") LINK("b") LINK("c")
-                      JOINT("j", "revolute", "a", "b", "") "<joint name=\"k\" type=\"revolute\">\n"
-                      "<parent link=\"b\"/><child link=\"c\"/>\n<mimic joint=\"j\"/></joint>\n</robot>\n",
-                      8, "joint \"k\": <mimic> is not supported");
     expect_urdf_error("<robot>\n" LINK("a") LINK("b") JOINT("j", "revolute", "a", "c", "") "</robot>\n",
                       4, "<child>: no link called \"c\"");
     expect_urdf_error("<robot>\n" LINK("a") LINK("b") LINK("c") JOINT("j", "revolute", "a", "c", "")
@@ -559,6 +555,30 @@ static void test_cli_floating_base(void **state)
     expect_mbd("recommend models/arm7.urdf", 0, "bodies");
 }
 
+/* A <mimic> joint (a gripper's second finger) keeps a coordinate of its own, as in
+ * Pinocchio's default URDF model; the coupling is listed as left out. */
+static void test_mimic_joint_keeps_its_coordinate(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "%s",
+             temp_file_with("<robot name=\"gripper\">\n" LINK("a") LINK("b") LINK("c")
+                            JOINT("j", "prismatic", "a", "b", "<axis xyz=\"0 1 0\"/>")
+                            JOINT("k", "prismatic", "a", "c",
+                                  "<axis xyz=\"0 -1 0\"/><mimic joint=\"j\"/>")
+                            "</robot>\n", ".urdf"));
+    mbd_model *model = load_model(path);
+    unlink(path);
+    assert_int_equal(mbd_model_nv(model), 2);
+    assert_string_equal(mbd_model_joint_name(model, 1), "k");
+    assert_string_equal(mbd_model_left_out(model),
+                        "1 <mimic> coupling (each joint keeps its own coordinate)");
+    mbd_model_free(model);
+    mbd_model *plain = load_model("models/arm7.urdf");
+    assert_null(mbd_model_left_out(plain));
+    mbd_model_free(plain);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -570,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_robots_solvers_agree),
         cmocka_unit_test(test_floating_robot_falls_at_g),
         cmocka_unit_test(test_malformed_urdf),
+        cmocka_unit_test(test_mimic_joint_keeps_its_coordinate),
         cmocka_unit_test(test_cli_info_json),
         cmocka_unit_test(test_cli_floating_base),
     };
