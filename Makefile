@@ -440,10 +440,15 @@ test-report: deps-browser mbd-bench
 	$(SYSTEM_PYTHON) report/test_page.py $(BUILD)/test-report report/index.html $(BUILD)/test-report/compare.html
 
 # Sweep, hyperfine, charts and report/README.md; QUICK=1 for a short smoke run.
-report: deps-report mbd mbd-bench
+report: deps-report venv-models mbd mbd-bench
 	report/make_report.sh $(if $(filter 1 yes true,$(QUICK)),--quick)
 # PLUGINS=A.so:B.so: the plugins' solvers in every step (docs/plugins.md), through mbd's
-# and mbd-bench's MBD_PLUGINS.
+# and mbd-bench's MBD_PLUGINS; by default the peer libraries' plugins that this build
+# makes (Pinocchio's where the pin package is in .venv/), timed beside our solvers.
+PEER_PLUGINS := $(if $(PIN_HEADER),$(PIN_PLUGIN))
+space        := $(subst ,, )
+PLUGINS      ?= $(subst $(space),:,$(strip $(PEER_PLUGINS)))
+report: $(PEER_PLUGINS)
 ifneq ($(PLUGINS),)
 report: export MBD_PLUGINS := $(PLUGINS)
 endif

@@ -47,15 +47,14 @@ static int write_calls(FILE *out, const bench_results *results, bench_suite suit
 
 static int write_percall(FILE *out, void *ctx) { return write_calls(out, ctx, SUITE_PERCALL); }
 
-/* Each method of the derivatives suite: its time, one bodies forward call's on the same
+/* Each method of a derivatives suite: its time, one bodies forward call's on the same
  * model, the ratio of the two, and its deviation from the reference method (NaN: none). */
-static int write_derivatives(FILE *out, void *ctx)
+static int write_method_rows(FILE *out, const bench_results *results, bench_suite suite)
 {
-    const bench_results *results = ctx;
     fprintf(out, "# family variant n bodies dofs median_ns cv forward_ns x_forward max_rel_dev\n");
     for (int k = 0; k < results->count; k++) {
         const bench_record *r = &results->records[k];
-        if (r->key.suite != SUITE_DERIVATIVES)
+        if (r->key.suite != suite)
             continue;
         fprintf(out, "%s %s %d %d %d", r->key.family, r->key.variant, r->key.n, r->bodies, r->dofs);
         put(out, 1e9 * bench_time_stat(r, STAT_MEDIAN));
@@ -67,6 +66,17 @@ static int write_derivatives(FILE *out, void *ctx)
     }
     return ferror(out);
 }
+
+static int write_derivatives(FILE *out, void *ctx)
+{
+    return write_method_rows(out, ctx, SUITE_DERIVATIVES);
+}
+
+static int write_robot_derivatives(FILE *out, void *ctx)
+{
+    return write_method_rows(out, ctx, SUITE_ROBOT_DERIVATIVES);
+}
+
 static int write_scaling(FILE *out, void *ctx) { return write_calls(out, ctx, SUITE_SCALING); }
 
 /* One row per (family, variant, n), at its first phase: the phases of its RK4 step side
@@ -138,13 +148,13 @@ static int write_batch(FILE *out, void *ctx)
     return ferror(out);
 }
 
-/* The fastest per-call median at r's family and N. */
+/* The fastest median of r's suite at r's family and N. */
 static double fastest_at(const bench_results *results, const bench_record *r)
 {
     double best = INFINITY;
     for (int k = 0; k < results->count; k++) {
         const bench_record *o = &results->records[k];
-        if (o->key.suite == SUITE_PERCALL && o->key.n == r->key.n &&
+        if (o->key.suite == r->key.suite && o->key.n == r->key.n &&
             strcmp(o->key.family, r->key.family) == 0)
             best = fmin(best, bench_time_stat(o, STAT_MEDIAN));
     }
@@ -167,6 +177,23 @@ static int write_crossover(FILE *out, void *ctx)
     return ferror(out);
 }
 
+/* Each robot's forward calls, every solver and plugin, and their time relative to the
+ * fastest on that robot. */
+static int write_robots(FILE *out, void *ctx)
+{
+    const bench_results *results = ctx;
+    fprintf(out, "# robot variant nv bodies median_ns cv relative_to_fastest\n");
+    for (int k = 0; k < results->count; k++) {
+        const bench_record *r = &results->records[k];
+        if (r->key.suite != SUITE_ROBOTS)
+            continue;
+        const double median = bench_time_stat(r, STAT_MEDIAN);
+        fprintf(out, "%s %s %d %d %.6g %.4f %.4f\n", r->key.family, r->key.variant, r->dofs,
+                r->bodies, 1e9 * median, bench_time_stat(r, STAT_CV), median / fastest_at(results, r));
+    }
+    return ferror(out);
+}
+
 int bench_write_dat(const bench_results *results, const char *dir)
 {
     static const struct {
@@ -176,7 +203,8 @@ int bench_write_dat(const bench_results *results, const char *dir)
         {"percall.dat", write_percall}, {"ratio.dat", write_ratio},
         {"phases.dat", write_phases},   {"batch.dat", write_batch},
         {"crossover.dat", write_crossover}, {"scaling.dat", write_scaling},
-        {"derivatives.dat", write_derivatives},
+        {"derivatives.dat", write_derivatives}, {"robots.dat", write_robots},
+        {"robot_derivatives.dat", write_robot_derivatives},
     };
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "mbd-bench: %s: %s\n", dir, strerror(errno));

@@ -11,15 +11,16 @@
 
 typedef enum {
     SUITE_PERCALL, SUITE_PHASES, SUITE_BATCH, SUITE_LOOPS, SUITE_SCALING, SUITE_DERIVATIVES,
-    SUITE_COUNT
+    SUITE_ROBOTS, SUITE_ROBOT_DERIVATIVES, SUITE_COUNT
 } bench_suite;
 
 /* What one measurement is; its name is built from this alone. */
 typedef struct {
     bench_suite suite;
     char variant[48];   /* workload_variant name */
-    const char *family; /* model family, e.g. "chain-cardan" */
-    int n;              /* bodies; SUITE_LOOPS: the ladder's k (rods between rungs) */
+    const char *family; /* model family, e.g. "chain-cardan", or a robot */
+    int n;              /* bodies; SUITE_LOOPS: the ladder's k (rods between rungs); a
+                           robot's: its nv */
     const char *phase;  /* SUITE_PHASES: "integrator", "kinematics", "solve", "step" */
     int k;              /* SUITE_BATCH: states per batch */
     int threads;
@@ -44,7 +45,7 @@ typedef struct {
     timing_result timing;
     int ncounters;
     bench_counter counter[BENCH_MAX_COUNTERS];
-    /* SUITE_DERIVATIVES: the median seconds of one bodies forward call on the row's model,
+    /* SUITE_DERIVATIVES, SUITE_ROBOT_DERIVATIVES: the median seconds of one bodies forward call on the row's model,
      * and the method's largest relative deviation from the reference method (NAN: none) */
     double forward_seconds, deviation;
 } bench_record;

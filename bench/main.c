@@ -16,10 +16,12 @@
 
 #define CMD "bench"
 #define DENSE_MAX_N 300
+#define DEFAULT_ROBOTS "bench/robots.txt"
 
 static const char usage[] =
     "usage: mbd-bench [flags]\n"
-    "  --suite LIST        percall,phases,batch,loops,scaling,derivatives (default: all)\n"
+    "  --suite LIST        percall,phases,batch,loops,scaling,derivatives,robots,\n"
+    "                      robot-derivatives (default: all)\n"
     "  --n LIST            percall body counts (default 1,2,3,5,7,10,15,20,30,50,70,100,150,\n"
     "                      200,300,500,700,1000)\n"
     "  --phase-n LIST      phases body counts (default 5,10,20,30,40,50)\n"
@@ -30,9 +32,12 @@ static const char usage[] =
     "                      10000)\n"
     "  --derivatives-n LIST  derivatives suite body counts, every method of mbd derivatives\n"
     "                      (default 1,2,3,5,10,20,30,50,100,200,300); arm7 is timed once\n"
+    "  --robots FILE       the robots of the robot suites, NAME fixed|floating|file PATH per\n"
+    "                      line (default " DEFAULT_ROBOTS ")\n"
     "  --threads LIST      batch thread counts (default 1..all cores)\n"
     "  --batch-k K         states per batch (default 1024)\n"
-    "  --dense-max-n N     largest N for the O(N^3) solvers: dense, and sparse on chains\n"
+    "  --dense-max-n N     largest N for the O(N^3) solvers: dense, and sparse on chains;\n"
+    "                      also for plugins, whose cost in N is unknown\n"
     "                      (default 300)\n"
     "  --min-time S        seconds per repetition, at least (default 0.05)\n"
     "  --repetitions R     repetitions of each measurement (default 5)\n"
@@ -98,7 +103,8 @@ static int suite_list(const cli_flag *flags, unsigned *suites)
                 strncmp(p, bench_suite_name((bench_suite)s), len) == 0)
                 *suites |= 1u << s, found = 1;
         if (!found) {
-            fprintf(stderr, "mbd %s: --suite: unknown suite '%.*s' (percall, phases, batch, loops, scaling, derivatives)\n",
+            fprintf(stderr, "mbd %s: --suite: unknown suite '%.*s' (percall, phases, batch, loops, scaling, derivatives, "
+                    "robots, robot-derivatives)\n",
                     CMD, (int)len, p);
             return CLI_USAGE_ERROR;
         }
@@ -174,6 +180,23 @@ static int parse_flags(cli_flag *flags, bench_config *config, regex_t *filter)
     return 0;
 }
 
+/* The robots of the list, where a robot suite runs. */
+static int load_robots(const cli_flag *flags, bench_config *config, bench_robots *robots)
+{
+    const unsigned robot_suites = (1u << SUITE_ROBOTS) | (1u << SUITE_ROBOT_DERIVATIVES);
+    if (!(config->suites & robot_suites))
+        return 0;
+    const char *list = cli_get(flags, "--robots");
+    if (!list && access(DEFAULT_ROBOTS, R_OK) != 0) {
+        fprintf(stderr, "mbd-bench: no %s here (run in the repository, or give --robots): the "
+                "robot suites measure nothing\n", DEFAULT_ROBOTS);
+        return 0;
+    }
+    const int rc = bench_robots_load(list ? list : DEFAULT_ROBOTS, robots);
+    config->robots = rc ? NULL : robots;
+    return rc;
+}
+
 /* The run's settings, so that the JSON says what was measured and how. */
 static void add_settings(json_t *context, const bench_config *config, int blas_default)
 {
@@ -181,9 +204,10 @@ static void add_settings(json_t *context, const bench_config *config, int blas_d
     for (int s = 0; s < SUITE_COUNT; s++)
         if (config->suites & (1u << s))
             json_array_append_new(suites, json_string(bench_suite_name((bench_suite)s)));
-    char note[192];
-    snprintf(note, sizeof note, "dense (O(N^3)), and sparse on chains (O(N^3) there), are timed "
-             "up to N = %d only: beyond it the cubic cost makes it pointless", config->dense_max_n);
+    char note[256];
+    snprintf(note, sizeof note, "dense (O(N^3)), sparse on chains (O(N^3) there) and plugins "
+             "(cost unknown) are timed up to N = %d only: beyond it a cubic cost makes it "
+             "pointless", config->dense_max_n);
     json_object_update_new(context, json_pack(
         "{s:o, s:o, s:f, s:i, s:b, s:I, s:i, s:i, s:s, s:i, s:i, s:s}", "suites", suites,
         "families", bench_families_json(), "min_time", config->timing.min_time,
@@ -223,8 +247,10 @@ static int run_bench(int argc, char **argv)
                         {"--loops-k", NULL, 0},     {"--scaling-n", NULL, 0},  {"--derivatives-n", NULL, 0},
                         {"--dense-max-n", NULL, 0}, {"--min-time", NULL, 0},   {"--repetitions", NULL, 0},
                         {"--seed", NULL, 0},        {"--filter", NULL, 0},     {"--json", NULL, 0},
-                        {"--dat", NULL, 0},         {"--interleave", NULL, 1}, {NULL, NULL, 0}};
+                        {"--dat", NULL, 0},         {"--interleave", NULL, 1}, {"--robots", NULL, 0},
+                        {NULL, NULL, 0}};
     bench_config config = {0};
+    bench_robots robots = {0};
     regex_t filter;
     if (cli_wants_help(argc, argv, 1)) {
         fputs(usage, stdout);
@@ -235,17 +261,23 @@ static int run_bench(int argc, char **argv)
         rc = cli_parse(CMD, argc, argv, 1, flags, NULL, 0, &npos);
     if (!rc)
         rc = parse_flags(flags, &config, &filter);
+    if (!rc && (rc = load_robots(flags, &config, &robots)) && config.filter)
+        regfree(&filter);
     /* before any other collective call: all ranks go on, or none */
     const int agreed = par_agree(rc);
     if (agreed) {
         if (!rc && config.filter)
             regfree(&filter);
+        bench_robots_free(&robots);
         return agreed;
     }
     const int blas_default = openblas_get_num_threads();
     openblas_set_num_threads(1);
     json_t *context = bench_context_collect(argv[0]);
     add_settings(context, &config, blas_default);
+    if (config.robots)
+        json_object_update_new(context, json_pack("{s:O, s:O}", "robots", robots.listed,
+                                                  "robots_skipped", robots.skipped));
     bench_context_print(context, stderr);
     bench_catch_signals();
     bench_results results = {0};
@@ -257,6 +289,7 @@ static int run_bench(int argc, char **argv)
                 "marked partial\n", (int)bench_stop, results.count);
     rc = write_outputs(&results, context, flags);
     bench_results_free(&results);
+    bench_robots_free(&robots);
     json_decref(context);
     if (config.filter)
         regfree(&filter);

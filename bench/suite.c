@@ -12,34 +12,26 @@
 
 #define SUITE_BIT(suite) (1u << (suite))
 
-typedef struct {
-    const char *name;
-    const char *spec; /* generator spec or model file; %d is the body count (the ladder's k) */
-    unsigned suites;  /* the suites that use this family */
-    int chain;        /* tree depth N: sparse's factorization is O(N^3) like dense's */
-    int fixed_n;      /* > 0: one model, measured once with this n (a model file) */
-} bench_family;
-
 /* The families of the one-call suites: percall, scaling at large N, and derivatives. */
 #define PERCALL (SUITE_BIT(SUITE_PERCALL) | SUITE_BIT(SUITE_SCALING) | SUITE_BIT(SUITE_DERIVATIVES))
 
 /* The autoTree families with skew 0.5, so that gravity loads every joint. */
 static const bench_family families[] = {
-    {"autotree-chain", "tree:n=%d,branching=1,skew=0.5", PERCALL | SUITE_BIT(SUITE_BATCH), 1, 0},
-    {"autotree-binary", "tree:n=%d,branching=2,skew=0.5", PERCALL, 0, 0},
+    {"autotree-chain", "tree:n=%d,branching=1,skew=0.5", PERCALL | SUITE_BIT(SUITE_BATCH), 1, 0, NULL},
+    {"autotree-binary", "tree:n=%d,branching=2,skew=0.5", PERCALL, 0, 0, NULL},
     /* the same tree on a floating base (a free joint at the root: nq = N + 6, nv = N + 5) */
-    {"autotree-binary-free", "tree:n=%d,branching=2,skew=0.5,base=free", PERCALL, 0, 0},
-    {"chain-revolute", "chain:n=%d,joint=revolute", PERCALL | SUITE_BIT(SUITE_PHASES), 1, 0},
-    {"chain-cylindrical", "chain:n=%d,joint=cylindrical", PERCALL, 1, 0},
-    {"chain-cardan", "chain:n=%d,joint=cardan", PERCALL | SUITE_BIT(SUITE_PHASES) | SUITE_BIT(SUITE_BATCH), 1, 0},
+    {"autotree-binary-free", "tree:n=%d,branching=2,skew=0.5,base=free", PERCALL, 0, 0, NULL},
+    {"chain-revolute", "chain:n=%d,joint=revolute", PERCALL | SUITE_BIT(SUITE_PHASES), 1, 0, NULL},
+    {"chain-cylindrical", "chain:n=%d,joint=cylindrical", PERCALL, 1, 0, NULL},
+    {"chain-cardan", "chain:n=%d,joint=cardan", PERCALL | SUITE_BIT(SUITE_PHASES) | SUITE_BIT(SUITE_BATCH), 1, 0, NULL},
     /* chain-revolute with Coulomb friction 0.2 on every joint: what friction costs */
-    {"chain-revolute-friction", "chain:n=%d,joint=revolute,friction=0.2", SUITE_BIT(SUITE_PERCALL), 1, 0},
+    {"chain-revolute-friction", "chain:n=%d,joint=revolute,friction=0.2", SUITE_BIT(SUITE_PERCALL), 1, 0, NULL},
     /* Closed loops: both constrained routes against the number of loops, 64/k rungs on two
      * rails of 64 rods (128 + 64/k bodies), and the parallel five-bar (4 bodies, 1 loop). */
-    {"ladder-64", "ladder:n=64,k=%d", SUITE_BIT(SUITE_LOOPS), 0, 0},
-    {"five-bar", "models/five-bar.json", SUITE_BIT(SUITE_LOOPS), 0, 1},
+    {"ladder-64", "ladder:n=64,k=%d", SUITE_BIT(SUITE_LOOPS), 0, 0, NULL},
+    {"five-bar", "models/five-bar.json", SUITE_BIT(SUITE_LOOPS), 0, 1, NULL},
     /* a 7-DOF arm, the size that controllers differentiate at every step */
-    {"arm7", "models/arm7.urdf", SUITE_BIT(SUITE_DERIVATIVES), 0, 7},
+    {"arm7", "models/arm7.urdf", SUITE_BIT(SUITE_DERIVATIVES), 0, 7, NULL},
 };
 
 #define FAMILY_COUNT (int)(sizeof families / sizeof families[0])
@@ -64,13 +56,16 @@ static int excluded(const bench_config *config, const bench_job *job)
         return 1;
     const char *solver = mbd_solver_name(job->variant->solver);
     const int dense = strcmp(solver, "dense") == 0, sparse = strcmp(solver, "sparse") == 0;
-    /* a plugin's solver has no phases of its own and runs no friction (mbd_plugin.h) */
-    if (mbd_solver_plugin_path(job->variant->solver) &&
-        (job->key.suite == SUITE_PHASES || strstr(job->family->spec, "friction=")))
+    /* a plugin's solver has no phases of its own and runs no friction (mbd_plugin.h); its
+     * cost in N is unknown (pinocchio-crba's is cubic): it stops where dense does */
+    const int plugin = mbd_solver_plugin_path(job->variant->solver) != NULL;
+    if (plugin && (job->key.suite == SUITE_PHASES || strstr(job->family->spec, "friction=")))
         return 1;
-    if (job->key.suite == SUITE_SCALING) /* the O(N) solvers' linearity */
-        return dense || sparse;
-    return (dense || (sparse && job->family->chain)) && job->key.n > config->dense_max_n;
+    if (job->key.suite == SUITE_SCALING) /* the built-in O(N) solvers' linearity */
+        return dense || sparse || plugin;
+    if (job->key.suite == SUITE_ROBOTS) /* the libraries' common ground: qdd */
+        return job->variant->form != MBD_ACCELERATION;
+    return (dense || plugin || (sparse && job->family->chain)) && job->key.n > config->dense_max_n;
 }
 
 /* The instances of one (suite, family, variant, n): the phases, or the thread counts. */
@@ -100,23 +95,27 @@ static int for_each_job(const bench_config *config, job_fn fn, void *ctx)
     for (int suite = 0; suite < SUITE_COUNT; suite++) {
         if (!(config->suites & SUITE_BIT(suite)))
             continue;
+        const int derivatives = suite == SUITE_DERIVATIVES || suite == SUITE_ROBOT_DERIVATIVES;
         const int nvariants =
-            suite == SUITE_BATCH         ? workload_batch_variants(variants, MAX_VARIANTS)
-            : suite == SUITE_DERIVATIVES ? workload_derivative_variants(variants, MAX_VARIANTS)
-                                         : workload_variants(variants, MAX_VARIANTS);
-        for (int f = 0; f < FAMILY_COUNT; f++) {
-            if (!(families[f].suites & SUITE_BIT(suite)))
+            suite == SUITE_BATCH ? workload_batch_variants(variants, MAX_VARIANTS)
+            : derivatives        ? workload_derivative_variants(variants, MAX_VARIANTS)
+                                 : workload_variants(variants, MAX_VARIANTS);
+        const int robots = suite == SUITE_ROBOTS || suite == SUITE_ROBOT_DERIVATIVES;
+        const int nfamilies = robots ? (config->robots ? config->robots->count : 0) : FAMILY_COUNT;
+        for (int f = 0; f < nfamilies; f++) {
+            const bench_family *family = robots ? bench_robot_family(config->robots, f) : &families[f];
+            if (!(family->suites & SUITE_BIT(suite)))
                 continue;
-            const int count = families[f].fixed_n > 0 ? 1 : config->ns[suite].count;
+            const int count = family->fixed_n > 0 ? 1 : config->ns[suite].count;
             for (int v = 0; v < nvariants; v++)
                 for (int i = 0; i < count && (suite != SUITE_LOOPS || workload_variant_closes_loops(&variants[v])); i++) {
                     if (group++ % config->ranks != config->rank)
                         continue;
-                    bench_job job = {.variant = &variants[v], .family = &families[f], .group = group - 1};
+                    bench_job job = {.variant = &variants[v], .family = family, .group = group - 1};
                     job.key.suite = (bench_suite)suite;
                     snprintf(job.key.variant, sizeof job.key.variant, "%s", variants[v].name);
-                    job.key.family = families[f].name;
-                    job.key.n = families[f].fixed_n > 0 ? families[f].fixed_n : config->ns[suite].value[i];
+                    job.key.family = family->name;
+                    job.key.n = family->fixed_n > 0 ? family->fixed_n : config->ns[suite].value[i];
                     job.key.k = suite == SUITE_BATCH ? config->batch_k : 0;
                     failed |= visit_instances(config, &job, fn, ctx);
                 }
@@ -165,6 +164,8 @@ static int measure(const bench_config *config, const bench_job *job, const workl
     case SUITE_SCALING:
     case SUITE_LOOPS:
     case SUITE_DERIVATIVES:
+    case SUITE_ROBOTS:
+    case SUITE_ROBOT_DERIVATIVES:
         return step(&options, workload_call_body, (void *)w, result);
     case SUITE_PHASES:
         return rk4_measure(w, job->phase, &options, step, result);
@@ -217,6 +218,11 @@ static int states_per_iteration(const bench_key *key)
                                         : 1;
 }
 
+static int is_derivatives(bench_suite suite)
+{
+    return suite == SUITE_DERIVATIVES || suite == SUITE_ROBOT_DERIVATIVES;
+}
+
 /* A derivatives row's cost as a multiple of one bodies forward call on its model, that
  * call's time, and (where the table has a reference method) the row's deviation from it. */
 static void add_derivative_counters(bench_record *record)
@@ -238,7 +244,7 @@ static void count_record(bench_results *results, bench_record *record)
     bench_count(record);
     if (record->key.suite == SUITE_BATCH)
         add_efficiency(results, record);
-    if (record->key.suite == SUITE_DERIVATIVES)
+    if (is_derivatives(record->key.suite))
         add_derivative_counters(record);
 }
 
@@ -329,6 +335,21 @@ static bench_record *record_to_extend(const run_state *state, const bench_job *j
     return record && record->timing.repetitions == state->pass ? record : NULL;
 }
 
+/* The job's model from its family's spec (the body count in place of %d); NULL after a
+ * message. */
+static mbd_model *load_family(const bench_job *job)
+{
+    char spec[4096], err[MBD_ERROR_SIZE];
+    if (job->family->fixed_n > 0)
+        snprintf(spec, sizeof spec, "%s", job->family->spec);
+    else
+        snprintf(spec, sizeof spec, job->family->spec, job->key.n);
+    mbd_model *model;
+    if (mbd_model_load(spec, NULL, &model, err, sizeof err) != MBD_OK)
+        fprintf(stderr, "mbd-bench: %s\n", err);
+    return model;
+}
+
 /* All repetitions of a measurement (pass -1), or its first (pass 0: a new record), or one
  * more (later passes), each on a model and workload set up anew. */
 static int run_job(const bench_config *config, const bench_job *job, void *ctx)
@@ -339,15 +360,11 @@ static int run_job(const bench_config *config, const bench_job *job, void *ctx)
         state->done++;
         return 0;
     }
-    char spec[128], err[512];
     show_progress(state, job);
-    snprintf(spec, sizeof spec, job->family->spec, job->key.n);
-    mbd_model *model;
-    mbd_model_load(spec, NULL, &model, err, sizeof err);
-    if (!model) {
-        fprintf(stderr, "mbd-bench: %s\n", err);
+    mbd_model *loaded = NULL;
+    const mbd_model *model = job->family->model ? job->family->model : (loaded = load_family(job));
+    if (!model)
         return 1;
-    }
     const int batch = job->key.suite == SUITE_BATCH;
     const int nstates = batch ? config->batch_k : job->key.suite == SUITE_PHASES ? 1 : WORKLOAD_CALL_STATES;
     const timing_step step = state->pass < 0    ? timing_measure
@@ -360,11 +377,11 @@ static int run_job(const bench_config *config, const bench_job *job, void *ctx)
     if (status == MBD_OK) {
         w.threads = job->key.threads;
         status = measure(config, job, &w, step, extend ? &extend->timing : &result);
-        if (status == MBD_OK && !extend && job->key.suite == SUITE_DERIVATIVES)
+        if (status == MBD_OK && !extend && is_derivatives(job->key.suite))
             extras[1] = derivative_deviation(&w);
         workload_free(&w);
     }
-    if (status == MBD_OK && !extend && job->key.suite == SUITE_DERIVATIVES)
+    if (status == MBD_OK && !extend && is_derivatives(job->key.suite))
         extras[0] = forward_seconds(config, state, job, model);
     if (status == MBD_OK && !extend)
         status = record_result(state, job, model, &result, extras);
@@ -375,7 +392,7 @@ static int run_job(const bench_config *config, const bench_job *job, void *ctx)
                 mbd_strerror(status));
     }
     state->done++;
-    mbd_model_free(model);
+    mbd_model_free(loaded);
     return status != MBD_OK;
 }
 

@@ -13,8 +13,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 case "${1:-}" in
---quick) sweep=(--n 1,5,10,20,50,100,1000 --phase-n 5,20,50 --batch-n 10,50 --scaling-n 300,1000 --min-time 0.005
-                --repetitions 3 --derivatives-n 5,30) ;;
+--quick) quick_robots=build/report/robots-quick.txt
+         mkdir -p build/report
+         grep -E '^(ur5-robot|go2|g1-29dof-rev-1-0|menagerie-panda|menagerie-g1|mbd-arm7) ' bench/robots.txt > "$quick_robots"
+         sweep=(--n 1,5,10,20,50,100,1000 --phase-n 5,20,50 --batch-n 10,50 --scaling-n 300,1000 --min-time 0.005
+                --repetitions 3 --derivatives-n 5,30 --robots "$quick_robots") ;;
 "") sweep=() ;;
 *) echo "usage: report/make_report.sh [--quick]" >&2; exit 2 ;;
 esac
@@ -63,6 +66,7 @@ for chart in percall ratio phases batch crossover derivatives; do
 done
 
 report/loops.sh "$results/latest.json"  # Chang 2007: |Phi| drift chart, cost of both routes
+report/robots.sh "$dat"                  # the libraries on real robots: report/robots.*
 report/ensemble.sh ${1:+--quick}        # ensembles over MPI ranks, report/ensemble.md
 
 if [ -n "$before" ]; then

@@ -21,6 +21,12 @@ load_average() { awk '/^    "load_avg"/ { getline a; getline b; getline c; print
 tables() { for t in percall ratio phases batch crossover scaling flops mujoco derivatives; do
                [ ! -f "$dat/$t.dat" ] || echo "$dat/$t.dat"; done; }
 summary() { tables | xargs awk -v section="$1" -v mhz="$(field mhz_per_cpu)" -v cpu="$(field cpu_model)" -v lanes="$(field simd_lanes)" -f report/summary.awk; }
+# The robot suites' rows of the targets table (report/robots.awk), where they ran.
+robot_targets() {
+    [ -f "$dat/robots.dat" ] || return 0
+    awk -v section=targets -f report/robots.awk "$dat/robots.dat" \
+        $([ ! -f "$dat/robot_derivatives.dat" ] || echo "$dat/robot_derivatives.dat")
+}
 # Embeds chart $1 with its heading $2, or says that it was not drawn.
 chart() {
     echo "## $2"
@@ -70,6 +76,7 @@ when the run started: $(load_average) (other load inflates real time and the spr
 Checked against this run's medians (report/summary.awk), never as timed unit tests.
 
 $(summary targets)
+$(robot_targets)
 
 EOF
 

@@ -162,6 +162,62 @@ static void test_derivatives_suite(void **unused)
     json_decref(root);
 }
 
+/* The robot suites on a list of three robots: arm7 fixed, the quadruped on a floating
+ * base, and a file that is missing (left out, named in the context's robots_skipped). One
+ * row per acceleration-form solver (no momentum forms) and per derivatives method on each
+ * robot loaded, n its nv; robots.dat holds each solver's time over the fastest (1 for the
+ * fastest); a malformed list is a usage error naming the file and line. */
+static void test_robot_suites(void **unused)
+{
+    (void)unused;
+    char list[256], command[768];
+    snprintf(list, sizeof list, "%s/robots.txt", temp_dir);
+    FILE *f = fopen(list, "w");
+    assert_non_null(f);
+    fputs("# name base path\narm7 fixed models/arm7.urdf\nquad floating models/quadruped.urdf\n"
+          "gone fixed models/no-such-robot*.urdf\n", f);
+    fclose(f);
+    snprintf(command, sizeof command, "./mbd-bench --suite robots,robot-derivatives --robots %s "
+             "--min-time 0.002 --repetitions 2 --dat %s/dat", list, temp_dir);
+    json_t *root = bench_json(command, "robots.json", 0);
+    const json_t *context = json_object_get(root, "context");
+    assert_int_equal(json_array_size(json_object_get(context, "robots")), 2);
+    const json_t *skipped = json_object_get(context, "robots_skipped");
+    assert_int_equal(json_array_size(skipped), 1);
+    assert_string_equal(row_string(json_array_get(skipped, 0), "name"), "gone");
+    const json_t *rows = json_object_get(root, "benchmarks");
+    int forward = 0, derivatives = 0;
+    for (size_t k = 0; k < json_array_size(rows); k++) {
+        const char *name = row_string(json_array_get(rows, k), "name");
+        if (!strstr(name, "_median"))
+            continue;
+        assert_null(strstr(name, "-momentum"));
+        assert_true(strstr(name, "/arm7/n:7/") || strstr(name, "/quad/n:18/"));
+        forward += strncmp(name, "robot_derivatives_", 18) != 0;
+        derivatives += strncmp(name, "robot_derivatives_", 18) == 0;
+    }
+    int solvers = 0;
+    for (int k = 0; k < mbd_solver_count(); k++)
+        solvers += (mbd_solver_formulations(mbd_solver_at(k)) & MBD_ACCELERATION) != 0;
+    assert_int_equal(forward, 2 * solvers);
+    assert_int_equal(derivatives, 2 * mbd_derivatives_method_count());
+    snprintf(command, sizeof command, "%s/dat/robots.dat", temp_dir);
+    char *table = read_text_file(command);
+    assert_non_null(strstr(table, "# robot variant nv bodies median_ns cv relative_to_fastest\n"));
+    assert_non_null(strstr(table, " 1.0000\n"));
+    free(table);
+    json_decref(root);
+    f = fopen(list, "w");
+    assert_non_null(f);
+    fputs("arm7 fixed models/arm7.urdf\narm7 sideways models/arm7.urdf\n", f);
+    fclose(f);
+    snprintf(command, sizeof command, "./mbd-bench --suite robots --robots %s", list);
+    cli_result r = shell_run(command);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, ":2: expected NAME fixed|floating|file PATH"));
+    cli_result_free(&r);
+}
+
 /* -h and --help, with other flags or alone, print the flags and exit 0 without a run. */
 static void test_help(void **unused)
 {
@@ -386,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_interleaved_rows_as_consecutive),
         cmocka_unit_test(test_interleaved_stop_writes_partial),
         cmocka_unit_test(test_derivatives_suite),
+        cmocka_unit_test(test_robot_suites),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_compare_verdicts),
         cmocka_unit_test(test_compare_html),
