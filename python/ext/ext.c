@@ -16,6 +16,19 @@ int ext_load_model(const char *path_or_spec, int floating_base, mbd_model **mode
     return mbd_model_load(path_or_spec, &options, model, err, err_size);
 }
 
+int ext_load_text(const char *text, const char *name, int floating_base, mbd_model **model,
+                  char *err, size_t err_size)
+{
+    const mbd_load_options options = {.floating_base = floating_base};
+    return mbd_model_load_text(text, name, &options, model, err, err_size);
+}
+
+int ext_load_mujoco(const void *mujoco_model, const char *name, mbd_model **model, char *err,
+                    size_t err_size)
+{
+    return mbd_model_from_mujoco(mujoco_model, name, model, err, err_size);
+}
+
 int ext_new_work(const mbd_model *model, const mbd_solver *solver, mbd_work **work)
 {
     return mbd_work_new(model, solver, work);
