@@ -271,7 +271,7 @@ PY_SITE = $(PREFIX)/lib/$(if $(filter /usr,$(PREFIX)),python3,$(shell $(PYTHON) 
 install: all mbd-bench python
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -d $(DESTDIR)$(PY_SITE)/mbdbench
-	install -m 644 python/mbdbench/*.py $(PY_EXT) $(DESTDIR)$(PY_SITE)/mbdbench
+	install -m 644 python/mbdbench/*.py python/mbdbench/*.pyi python/mbdbench/py.typed $(PY_EXT) $(DESTDIR)$(PY_SITE)/mbdbench
 	install -m 644 include/mbd.h include/mbd_plugin.h $(DESTDIR)$(PREFIX)/include
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib
 	install -m 755 mbd mbd-bench $(DESTDIR)$(PREFIX)/bin
