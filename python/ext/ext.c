@@ -141,9 +141,16 @@ const mbd_solver *ext_solver(PyObject *obj)
     const mbd_solver *solver = name ? mbd_solver_find(name) : NULL;
     if (solver || PyErr_Occurred())
         return solver;
+    /* A name as its repr: quoted, and its line breaks escaped (messages are one line). */
+    PyObject *shown = name ? PyObject_Repr(obj) : NULL;
+    const char *text = !name ? Py_TYPE(obj)->tp_name : shown ? PyUnicode_AsUTF8(shown) : NULL;
+    if (!text) {
+        Py_XDECREF(shown);
+        return NULL;
+    }
     char message[512];
-    int at = snprintf(message, sizeof message, "solver: unknown solver %.60s%s%s (one of:",
-                      name ? "'" : "", name ? name : Py_TYPE(obj)->tp_name, name ? "'" : "");
+    int at = snprintf(message, sizeof message, "solver: unknown solver %.60s (one of:", text);
+    Py_XDECREF(shown);
     for (int k = 0; k < mbd_solver_count() && at < (int)sizeof message; k++)
         at += snprintf(message + at, sizeof message - (size_t)at, " %s",
                        mbd_solver_name(mbd_solver_at(k)));

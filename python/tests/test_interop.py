@@ -73,6 +73,24 @@ def test_from_string_refuses_nul_and_recommend() -> None:
         mbdbench.recommend(model)
 
 
+def prefixed(prefix: str) -> st.SearchStrategy[str]:
+    return st.text(max_size=40).map(lambda rest: prefix + rest)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(text=st.one_of(st.text(max_size=40), prefixed("<mujoco>"), prefixed("<robot name='r'>"),
+                      prefixed('{"bodies": [')))
+def test_any_text_loads_or_raises(text: str) -> None:
+    """Text of any kind, and the beginnings of each format: a model or a one-line
+    ValueError (mbdbench.Error, or a NUL in the text), never a crash."""
+    try:
+        model = mbdbench.Model.from_string(text, name="fuzz")
+    except ValueError as e:
+        assert str(e) and "\n" not in str(e)
+        return
+    assert model.nv == len(model.forward(model.neutral(), np.zeros(model.nv)))
+
+
 # -- Model.from_mujoco ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["quadruped.xml", "ball-tree.xml", "arm.xml"])
