@@ -426,9 +426,9 @@ static PyObject *finish(int rc, ext_arrays *in, PyArrayObject *first, PyArrayObj
 static const char forward_doc[] =
     "forward(q, qd, tau=None, solver='dense') -> qdd (nv,) float64\n\n"
     "Forward dynamics: the joint accelerations qdd (nv,) = H(q)^-1 (tau - C(q, qd) qd - g(q)),\n"
-    "in rad/s^2, m/s^2 (arrays in: float64, or anything that converts to it; arrays out:\n"
-    "new float64 arrays, as in every method),\n"
-    "with the model's joint friction (iterated as the library does).\n"
+    "in rad/s^2, m/s^2, with the model's joint friction (iterated as the library does).\n"
+    "Arrays in: float64, or anything that converts to it; out: new float64 arrays (as in\n"
+    "every method).\n"
     "q (nq,): positions (rad, m; spherical and free joints: unit quaternion (w, x, y, z),\n"
     "free joints first the position of the body's origin in the joint frame);\n"
     "qd (nv,): velocities (rad/s, m/s; spherical joints: angular velocity in the body frame,\n"
