@@ -7,17 +7,15 @@ import pickle
 from typing import Any, List, Tuple
 
 import numpy as np
-import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mbdbench
-from conftest import ROOT, random_state
+from conftest import ROOT, Vector, random_state
 
 mujoco = pytest.importorskip("mujoco")
 
-Vector = npt.NDArray[np.float64]
 TOL = 1e-10
 MJCF = os.path.join(ROOT, "models", "mjcf")
 FILES = [os.path.join(ROOT, "models", f) for f in ("arm7.urdf", "double-pendulum.json")] + \
