@@ -140,8 +140,6 @@ $(LIB): $(LIB_OBJ)
 	rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/src/par_mpi.o: CFLAGS += $(MPI_CFLAGS)
-# mbd --version: the commit (git describe), and the MuJoCo linked (mbd_mujoco_version)
-$(BUILD)/src/mbd.o: CFLAGS += -DMBD_VERSION='"$(VERSION)"'
 $(CLI_OBJ): $(wildcard src/*.h)
 
 mbd: $(CLI_OBJ) $(LIB)
@@ -255,6 +253,13 @@ $(PY_EXT): $(PY_OBJ)
 # they name) in PREFIX/share/mbdbench, beside PREFIX/bin/mbd.
 PREFIX  ?= /usr/local
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# The library's mbd_version (mbd --version, mbdbench.__version__): the commit (git describe),
+# compiled again when it changes ($(BUILD)/version, rewritten then only), so that mbd and
+# the Python module never name different ones.
+VERSION_STAMP := $(BUILD)/version
+$(shell mkdir -p $(BUILD) && echo '$(VERSION)' | cmp -s - $(VERSION_STAMP) || echo '$(VERSION)' > $(VERSION_STAMP))
+$(BUILD)/models/version.o $(PY_BUILD)/models/version.o: $(VERSION_STAMP)
+$(BUILD)/models/version.o $(PY_BUILD)/models/version.o: CFLAGS += -DMBD_VERSION='"$(VERSION)"'
 INSTALLED := include/mbd.h include/mbd_plugin.h lib/libmbd.a lib/pkgconfig/mbd.pc bin/mbd bin/mbd-bench
 DATA_DIR   = $(PREFIX)/share/mbdbench
 # The package mbdbench where Debian's python3 looks: /usr/lib/python3/dist-packages for
@@ -266,7 +271,7 @@ PY_SITE = $(PREFIX)/lib/$(if $(filter /usr,$(PREFIX)),python3,$(shell $(PYTHON) 
 install: all mbd-bench python
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -d $(DESTDIR)$(PY_SITE)/mbdbench
-	install -m 644 python/mbdbench/*.py $(PY_EXT) $(DESTDIR)$(PY_SITE)/mbdbench
+	install -m 644 python/mbdbench/*.py python/mbdbench/*.pyi python/mbdbench/py.typed $(PY_EXT) $(DESTDIR)$(PY_SITE)/mbdbench
 	install -m 644 include/mbd.h include/mbd_plugin.h $(DESTDIR)$(PREFIX)/include
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib
 	install -m 755 mbd mbd-bench $(DESTDIR)$(PREFIX)/bin
@@ -499,7 +504,7 @@ $(ASAN_BUILD)/%.o: %.cc include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h
 	$(CC) $(call CXX_OF,$(ASAN_CFLAGS)) -c $< -o $@
 
 $(ASAN_BUILD)/models/model_mjcf.o: $(MUJOCO_STAMP)
-$(ASAN_BUILD)/src/mbd.o: ASAN_CFLAGS += -DMBD_VERSION='"$(VERSION)"'
+$(ASAN_BUILD)/models/version.o: ASAN_CFLAGS += -DMBD_VERSION='"$(VERSION)"'
 $(ASAN_LIB): $(LIB_SRC:%.c=$(ASAN_BUILD)/%.o) $(LIB_GEN_SRC:%.c=$(ASAN_BUILD)/%.o) \
              $(LIB_CXX_SRC:%.cc=$(ASAN_BUILD)/%.o)
 	rm -f $@ && $(AR) rcs $@ $^

@@ -207,11 +207,29 @@ typedef struct {
 int mbd_model_load(const char *path_or_spec, const mbd_load_options *options,
                    mbd_model **model, char *err, size_t err_size);
 
+/* Loads a model from the text of a model file (NUL-terminated), told apart as
+ * mbd_model_load tells files: JSON, URDF, or MJCF (compiled by MuJoCo from memory: its
+ * relative file names, meshes and <include>s, resolve against the current directory).
+ * name stands for the file in messages and names the model where the text does not.
+ * Returns a status as mbd_model_load's. */
+int mbd_model_load_text(const char *text, const char *name, const mbd_load_options *options,
+                        mbd_model **model, char *err, size_t err_size);
+
+/* Builds a model from a MuJoCo model already compiled: mujoco_model is a const mjModel *
+ * of the MuJoCo this build links (mbd_mujoco_version; another version's structures differ),
+ * read as an MJCF file's compiled model is (the same refusals, q = qpos). name stands for
+ * the file in messages and names the model where MuJoCo's does not.
+ * Returns a status as mbd_model_load's (MBD_EUNSUPPORTED in a build without MuJoCo). */
+int mbd_model_from_mujoco(const void *mujoco_model, const char *name, mbd_model **model,
+                          char *err, size_t err_size);
+
 /* What the model file describes that the dynamics leave out (an MJCF model's contacts,
  * limits, equality constraints, actuators, ...), as "; "-separated counts, or NULL. */
 const char *mbd_model_left_out(const mbd_model *model);
 /* The version of MuJoCo that this build compiles MJCF models with, or NULL without one. */
 const char *mbd_mujoco_version(void);
+/* This library's version: the commit it was built from (git describe), or "unknown". */
+const char *mbd_version(void);
 
 /* One line per generator, for --help. */
 const char *mbd_generators_help(void);

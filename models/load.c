@@ -1,5 +1,5 @@
-/* load.c: mbd_model_load: a generator spec or a file, and a file by its first character
- * (XML or JSON) and an XML file by its root element (MJCF or URDF). */
+/* load.c: mbd_model_load: a generator spec or a file, and a file (or mbd_model_load_text's
+ * text) by its first character (XML or JSON) and XML by its root element (MJCF or URDF). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -50,6 +50,23 @@ static int floating_base_refused(const char *path_or_spec, char *err, size_t err
     return MBD_EINVAL;
 }
 
+/* A model from a file's text, by its first characters; the MJCF compiler reads the file
+ * itself (its <include>s and meshes relative to it) unless in_memory. */
+static int load_text(const char *path, const char *text, size_t size, int in_memory,
+                     const mbd_load_options *options, mbd_model **model, char *err,
+                     size_t err_size)
+{
+    if (looks_like_mjcf(text))
+        return options->floating_base
+                   ? floating_base_refused(path, err, err_size)
+                   : model_mjcf_load(path, in_memory ? text : NULL, model, err, err_size);
+    if (looks_like_xml(text))
+        return model_urdf_from_text(path, text, size, options, model, err, err_size);
+    if (options->floating_base)
+        return floating_base_refused(path, err, err_size);
+    return model_json_from_text(path, text, size, model, err, err_size);
+}
+
 static int load_file(const char *path, const mbd_load_options *options, mbd_model **model,
                      char *err, size_t err_size)
 {
@@ -58,17 +75,23 @@ static int load_file(const char *path, const mbd_load_options *options, mbd_mode
     int status = model_read_file(path, &text, &size, err, err_size);
     if (status != MBD_OK)
         return status;
-    if (looks_like_mjcf(text))
-        status = options->floating_base ? floating_base_refused(path, err, err_size)
-                                        : model_mjcf_load(path, model, err, err_size);
-    else if (looks_like_xml(text))
-        status = model_urdf_from_text(path, text, size, options, model, err, err_size);
-    else if (options->floating_base)
-        status = floating_base_refused(path, err, err_size);
-    else
-        status = model_json_from_text(path, text, size, model, err, err_size);
+    status = load_text(path, text, size, 0, options, model, err, err_size);
     free(text);
     return status;
+}
+
+int mbd_model_load_text(const char *text, const char *name, const mbd_load_options *options,
+                        mbd_model **model, char *err, size_t err_size)
+{
+    static const mbd_load_options defaults;
+    if (model)
+        *model = NULL;
+    if (!text || !name || !model) {
+        model_error(err, err_size, "model: no text given");
+        return MBD_EINVAL;
+    }
+    return load_text(name, text, strlen(text), 1, options ? options : &defaults, model, err,
+                     err_size);
 }
 
 int mbd_model_load(const char *path_or_spec, const mbd_load_options *options,

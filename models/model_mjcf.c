@@ -584,12 +584,20 @@ static void flatten(char *text)
         text[n - 1] = '\0';
 }
 
-/* The file compiled by MuJoCo, its warnings on stderr; NULL with the reason in reason. */
-static mjModel *compile(const char *path, char *reason, int reason_size)
+/* The file compiled by MuJoCo (from text where not NULL: a file of that name in memory),
+ * its warnings on stderr; NULL with the reason in reason. */
+static mjModel *compile(const char *path, const char *text, char *reason, int reason_size)
 {
+    mjVFS vfs;
+    mj_defaultVFS(&vfs);
     compiler_enter(path);
-    mjModel *m = mj_loadXML(path, NULL, reason, reason_size);
+    mjModel *m = NULL;
+    if (text && mj_addBufferVFS(&vfs, path, text, (int)strlen(text)) != 0)
+        snprintf(reason, (size_t)reason_size, "cannot hold the text in memory");
+    else
+        m = mj_loadXML(path, text ? &vfs : NULL, reason, reason_size);
     compiler_leave();
+    mj_deleteVFS(&vfs);
     return m;
 }
 
@@ -616,11 +624,14 @@ static int read_compiled(mjcf_reader *r, mbd_model **model)
     return status;
 }
 
-int model_mjcf_load(const char *path, mbd_model **model, char *err, size_t err_size)
+int model_mjcf_load(const char *path, const char *text, mbd_model **model, char *err,
+                    size_t err_size)
 {
     char reason[1000] = "";
-    mjModel *m = compile(path, reason, sizeof reason);
-    mjcf_reader r = {.file = path, .m = m, .err = err, .err_size = err_size};
+    mjModel *m = compile(path, text, reason, sizeof reason);
+    /* A text is not parsed again for the classes of refusals (spec_tried). */
+    mjcf_reader r = {.file = path, .m = m, .spec_tried = text != NULL, .err = err,
+                     .err_size = err_size};
     if (!m) {
         flatten(reason);
         return FAIL(&r, MBD_EPARSE, "MuJoCo's compiler: %s", reason);
@@ -630,18 +641,48 @@ int model_mjcf_load(const char *path, mbd_model **model, char *err, size_t err_s
     return status;
 }
 
+int mbd_model_from_mujoco(const void *mujoco_model, const char *name, mbd_model **model,
+                          char *err, size_t err_size)
+{
+    if (model)
+        *model = NULL;
+    if (!mujoco_model || !name || !model) {
+        model_error(err, err_size, "model: no MuJoCo model given");
+        return MBD_EINVAL;
+    }
+    mjcf_reader r = {.file = name, .m = mujoco_model, .spec_tried = 1, .err = err,
+                     .err_size = err_size};
+    return read_compiled(&r, model);
+}
+
 const char *mbd_mujoco_version(void) { return mj_versionString(); }
 
 #else
 
-int model_mjcf_load(const char *path, mbd_model **model, char *err, size_t err_size)
+/* MBD_EUNSUPPORTED, saying that name is MuJoCo's and this build has no MuJoCo. */
+static int no_mujoco(const char *name, char *err, size_t err_size)
 {
-    (void)model;
     model_error(err, err_size,
                 "%s: an MJCF model (root <mujoco>), which needs MuJoCo: this build has none "
                 "(make installs MuJoCo from PyPI into .venv/ and links it)",
-                path);
+                name);
     return MBD_EUNSUPPORTED;
+}
+
+int model_mjcf_load(const char *path, const char *text, mbd_model **model, char *err,
+                    size_t err_size)
+{
+    (void)text, (void)model;
+    return no_mujoco(path, err, err_size);
+}
+
+int mbd_model_from_mujoco(const void *mujoco_model, const char *name, mbd_model **model,
+                          char *err, size_t err_size)
+{
+    (void)mujoco_model;
+    if (model)
+        *model = NULL;
+    return no_mujoco(name ? name : "model", err, err_size);
 }
 
 const char *mbd_mujoco_version(void) { return NULL; }

@@ -29,8 +29,10 @@ int model_urdf_from_text(const char *path, const char *text, size_t size,
                          size_t err_size);
 
 /* A MuJoCo MJCF file compiled by MuJoCo (model_mjcf.c; built without MuJoCo, a message
- * saying so); a status as mbd_model_load's. */
-int model_mjcf_load(const char *path, mbd_model **model, char *err, size_t err_size);
+ * saying so), read from path, or from text where not NULL (a file called path in
+ * memory); a status as mbd_model_load's. */
+int model_mjcf_load(const char *path, const char *text, mbd_model **model, char *err,
+                    size_t err_size);
 
 /* Whether the first len characters of family name a generator. */
 int generator_exists(const char *family, size_t len);

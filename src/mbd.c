@@ -5,10 +5,6 @@
 
 #include <string.h>
 
-#ifndef MBD_VERSION /* the Makefile's git describe */
-#define MBD_VERSION "unknown"
-#endif
-
 typedef struct {
     const char *name;
     int (*run)(const char *cmd, int argc, char **argv);
@@ -125,7 +121,7 @@ static int run_command(int argc, char **argv)
     }
     if (strcmp(argv[1], "--version") == 0) {
         const char *mujoco = mbd_mujoco_version();
-        printf("mbdbench %s\n%s%s\n", MBD_VERSION, mujoco ? "MuJoCo " : "no MuJoCo (MJCF models unread)",
+        printf("mbdbench %s\n%s%s\n", mbd_version(), mujoco ? "MuJoCo " : "no MuJoCo (MJCF models unread)",
                mujoco ? mujoco : "");
         return 0;
     }

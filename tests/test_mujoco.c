@@ -446,6 +446,48 @@ static void test_mjcf_joint_names(void **state)
     json_decref(info);
 }
 
+/* qdd of the model's dense solver at s, into out. */
+static void dense_qdd(const mbd_model *model, const state_buf *s, double *out)
+{
+    mbd_work *work;
+    assert_int_equal(mbd_work_new(model, mbd_solver_find("dense"), &work), MBD_OK);
+    assert_int_equal(mbd_forward(model, work, s->q, s->qd, s->tau, out), MBD_OK);
+    mbd_work_free(work);
+}
+
+/* mbd_model_load_text reads a file's text as mbd_model_load reads the file (MJCF compiled
+ * from memory, arm.xml's <include> found beside the name given): the same qdd, bit for
+ * bit; a refusal names the name; no text, no MuJoCo model: MBD_EINVAL. */
+static void test_load_text_is_the_file(void **state)
+{
+    (void)state;
+    const char *const files[] = {"models/mjcf/arm.xml", "models/mjcf/quadruped.xml",
+                                 "models/arm7.urdf", "models/double-pendulum.json"};
+    char err[MBD_ERROR_SIZE] = "";
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        char *text = read_text_file(files[f]);
+        mbd_model *from_text, *from_file = load_model(files[f]);
+        assert_int_equal(mbd_model_load_text(text, files[f], NULL, &from_text, err, sizeof err),
+                         MBD_OK);
+        state_buf s = state_new(from_file, 5);
+        mbd_normalize_positions(from_file, s.q);
+        dense_qdd(from_file, &s, s.ref);
+        dense_qdd(from_text, &s, s.out);
+        assert_memory_equal(s.ref, s.out, (size_t)s.nv * sizeof *s.out);
+        state_free(&s);
+        mbd_model_free(from_text), mbd_model_free(from_file), free(text);
+    }
+    mbd_model *model;
+    assert_int_equal(mbd_model_load_text("<mujoco><worldbody><body><joint/></body></worldbody>"
+                                         "</mujoco>", "massless.xml", NULL, &model, err,
+                                         sizeof err),
+                     MBD_EPARSE);
+    assert_non_null(strstr(err, "massless.xml: MuJoCo's compiler"));
+    assert_int_equal(mbd_model_load_text(NULL, "x", NULL, &model, err, sizeof err), MBD_EINVAL);
+    assert_int_equal(mbd_model_from_mujoco(NULL, "x", &model, err, sizeof err), MBD_EINVAL);
+    assert_null(model);
+}
+
 int main(void)
 {
     const struct CMUnitTest fixed[] = {
@@ -459,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_mjcf_left_out),
         cmocka_unit_test(test_mjcf_malformed),
         cmocka_unit_test(test_mjcf_joint_names),
+        cmocka_unit_test(test_load_text_is_the_file),
     };
     enum { NPEER = sizeof peer_models / sizeof peer_models[0] };
     enum { NREF = sizeof reference_files / sizeof reference_files[0] };

@@ -14,6 +14,7 @@ import os
 import sys
 import timeit
 from collections import defaultdict
+from typing import Callable, DefaultDict, Dict, Optional
 
 import matplotlib
 matplotlib.use("Agg")
@@ -29,10 +30,16 @@ LIVE_N = (2, 5, 10, 20, 50, 100, 200)
 ONE_STATE_SOLVERS = ("dense", "sparse", "bodies", "poisson-ldlt", "poisson-sweep")
 MOMENTUM_SOLVERS = ("poisson-ldlt", "poisson-sweep")  # (q, p) -> (qd, pd): mbd solvers
 
+Times = DefaultDict[str, DefaultDict[str, Dict[int, float]]]  # family, solver, N: ns
 
-def times_from_results(path):
+
+def new_times() -> Times:
+    return defaultdict(lambda: defaultdict(dict))
+
+
+def times_from_results(path: str) -> Times:
     """{family: {solver: {N: median ns}}} of the one-call rows (fd_SOLVER/FAMILY/n:N)."""
-    times = defaultdict(lambda: defaultdict(dict))
+    times = new_times()
     for row in mbdbench.load_results(path):
         if row.get("aggregate_name") != "median" or not row["name"].startswith("fd_"):
             continue
@@ -42,12 +49,16 @@ def times_from_results(path):
     return times
 
 
-def time_forward(model, solver):
+def time_forward(model: mbdbench.Model, solver: str) -> Optional[float]:
     """Seconds per model.forward (best of 5), or None where the solver has no such form."""
     rng = np.random.default_rng(0)
     q, qd, tau = (rng.uniform(-1, 1, model.nv) for _ in range(3))
-    forward = model.forward_momentum if solver in MOMENTUM_SOLVERS else model.forward
-    call = lambda: forward(q, qd, tau, solver=solver)  # noqa: E731
+    forward: Callable[..., object] = model.forward_momentum if solver in MOMENTUM_SOLVERS \
+        else model.forward
+
+    def call() -> object:
+        return forward(q, qd, tau, solver=solver)
+
     try:
         call()
     except mbdbench.Error:
@@ -56,8 +67,8 @@ def time_forward(model, solver):
     return min(timeit.repeat(call, number=number, repeat=5)) / number
 
 
-def times_live():
-    times = defaultdict(lambda: defaultdict(dict))
+def times_live() -> Times:
+    times = new_times()
     for family, spec in LIVE_FAMILIES.items():
         for n in LIVE_N:
             model = mbdbench.Model(spec.format(n))
@@ -69,7 +80,7 @@ def times_live():
     return times
 
 
-def plot(times, title, out):
+def plot(times: Times, title: str, out: str) -> None:
     fig, axes = plt.subplots(1, len(times), figsize=(6 * len(times), 4.5), squeeze=False)
     for ax, (family, by_solver) in zip(axes[0], sorted(times.items())):
         ns = sorted({n for t in by_solver.values() for n in t})
@@ -86,8 +97,8 @@ def plot(times, title, out):
     print(f"wrote {out}")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--results", default=os.path.join(ROOT, "results", "latest.json"))
     parser.add_argument("--live", action="store_true", help="time the solvers here through mbdbench")
     parser.add_argument("--out", default="crossover.png")

@@ -16,6 +16,19 @@ int ext_load_model(const char *path_or_spec, int floating_base, mbd_model **mode
     return mbd_model_load(path_or_spec, &options, model, err, err_size);
 }
 
+int ext_load_text(const char *text, const char *name, int floating_base, mbd_model **model,
+                  char *err, size_t err_size)
+{
+    const mbd_load_options options = {.floating_base = floating_base};
+    return mbd_model_load_text(text, name, &options, model, err, err_size);
+}
+
+int ext_load_mujoco(const void *mujoco_model, const char *name, mbd_model **model, char *err,
+                    size_t err_size)
+{
+    return mbd_model_from_mujoco(mujoco_model, name, model, err, err_size);
+}
+
 int ext_new_work(const mbd_model *model, const mbd_solver *solver, mbd_work **work)
 {
     return mbd_work_new(model, solver, work);
@@ -128,9 +141,16 @@ const mbd_solver *ext_solver(PyObject *obj)
     const mbd_solver *solver = name ? mbd_solver_find(name) : NULL;
     if (solver || PyErr_Occurred())
         return solver;
+    /* A name as its repr: quoted, and its line breaks escaped (messages are one line). */
+    PyObject *shown = name ? PyObject_Repr(obj) : NULL;
+    const char *text = !name ? Py_TYPE(obj)->tp_name : shown ? PyUnicode_AsUTF8(shown) : NULL;
+    if (!text) {
+        Py_XDECREF(shown);
+        return NULL;
+    }
     char message[512];
-    int at = snprintf(message, sizeof message, "solver: unknown solver %.60s%s%s (one of:",
-                      name ? "'" : "", name ? name : Py_TYPE(obj)->tp_name, name ? "'" : "");
+    int at = snprintf(message, sizeof message, "solver: unknown solver %.60s (one of:", text);
+    Py_XDECREF(shown);
     for (int k = 0; k < mbd_solver_count() && at < (int)sizeof message; k++)
         at += snprintf(message + at, sizeof message - (size_t)at, " %s",
                        mbd_solver_name(mbd_solver_at(k)));

@@ -25,11 +25,16 @@ typedef struct {
     void *object;             /* NULL: the slot is empty */
 } pool_slot;
 
+/* What a Model was made from, which its spec holds: a path or generator spec, a model
+ * file's text (Model.from_string), or a MuJoCo model (Model.from_mujoco: its name). */
+typedef enum { SOURCE_SPEC, SOURCE_TEXT, SOURCE_MUJOCO } model_source;
+
 typedef struct {
     PyObject_HEAD
     mbd_model *model; /* never NULL: tp_new loads it or fails */
     int nq, nv, nbodies;
-    PyObject *spec; /* str: what it was loaded from */
+    PyObject *spec; /* what it was loaded from: a str, (text, name) or the MjModel's name */
+    int source;     /* model_source */
     int floating_base;
     pool_slot pool[POOL_SLOTS];
 } ModelObject;
@@ -43,6 +48,10 @@ extern PyTypeObject Model_Type;
 /* ---- the library's constructors (ext.c): each called in one place only ---------------- */
 int ext_load_model(const char *path_or_spec, int floating_base, mbd_model **model, char *err,
                    size_t err_size);
+int ext_load_text(const char *text, const char *name, int floating_base, mbd_model **model,
+                  char *err, size_t err_size);
+int ext_load_mujoco(const void *mujoco_model, const char *name, mbd_model **model, char *err,
+                    size_t err_size);
 int ext_new_work(const mbd_model *model, const mbd_solver *solver, mbd_work **work);
 int ext_new_batch(const mbd_model *model, const mbd_solver *solver, int threads, int lanes,
                   mbd_batch **batch);

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,22 +20,12 @@ PyObject *ext_error_type;
 
 /* ---- the model ------------------------------------------------------------------------ */
 
-static PyObject *Model_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+/* A new object of type (Model or the package's subclass) holding the model that status
+ * says was made (else the library's error raised), or NULL with the exception (the model
+ * freed); spec as source says. */
+static PyObject *model_object(PyTypeObject *type, int status, mbd_model *model, const char *err,
+                              PyObject *spec, model_source source, int floating_base)
 {
-    static char *names[] = {"path_or_spec", "floating_base", NULL};
-    PyObject *spec;
-    int floating_base = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "U|p:Model", names, &spec, &floating_base))
-        return NULL;
-    const char *text = ext_text(spec, "path_or_spec");
-    if (!text)
-        return NULL;
-    char err[MBD_ERROR_SIZE] = "";
-    mbd_model *model;
-    int status;
-    Py_BEGIN_ALLOW_THREADS
-    status = ext_load_model(text, floating_base, &model, err, sizeof err);
-    Py_END_ALLOW_THREADS
     if (status)
         return ext_raise_message(status, err[0] ? err : mbd_strerror(status));
     ModelObject *self = (ModelObject *)type->tp_alloc(type, 0);
@@ -47,9 +38,76 @@ static PyObject *Model_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->nv = mbd_model_nv(model);
     self->nbodies = mbd_model_nbodies(model);
     self->floating_base = floating_base;
-    Py_INCREF(spec);
-    self->spec = spec;
+    self->source = source;
+    self->spec = Py_NewRef(spec);
     return (PyObject *)self;
+}
+
+/* A model loaded without the GIL from spec: a path or generator spec (SOURCE_SPEC) or a
+ * model file's text standing for the file name (SOURCE_TEXT); the object keeps keep. */
+static PyObject *load(PyTypeObject *type, PyObject *spec, model_source source, const char *name,
+                      int floating_base, PyObject *keep)
+{
+    const char *text = ext_text(spec, source == SOURCE_SPEC ? "path_or_spec" : "text");
+    if (!text)
+        return NULL;
+    char err[MBD_ERROR_SIZE] = "";
+    mbd_model *model;
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = source == SOURCE_SPEC
+                 ? ext_load_model(text, floating_base, &model, err, sizeof err)
+                 : ext_load_text(text, name, floating_base, &model, err, sizeof err);
+    Py_END_ALLOW_THREADS
+    return model_object(type, status, model, err, keep, source, floating_base);
+}
+
+static PyObject *Model_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *names[] = {"path_or_spec", "floating_base", NULL};
+    PyObject *spec;
+    int floating_base = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "U|p:Model", names, &spec, &floating_base))
+        return NULL;
+    return load(type, spec, SOURCE_SPEC, NULL, floating_base, spec);
+}
+
+/* _from_text(cls, text, name, floating_base): mbd_model_load_text; the model keeps
+ * (text, name), to be pickled as. */
+static PyObject *module_from_text(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyTypeObject *type;
+    PyObject *text, *name;
+    int floating_base;
+    if (!PyArg_ParseTuple(args, "O!UUp:_from_text", &PyType_Type, &type, &text, &name,
+                          &floating_base))
+        return NULL;
+    const char *name_text = ext_text(name, "name");
+    PyObject *keep = name_text ? PyTuple_Pack(2, text, name) : NULL;
+    PyObject *model = keep ? load(type, text, SOURCE_TEXT, name_text, floating_base, keep) : NULL;
+    Py_XDECREF(keep);
+    return model;
+}
+
+/* _from_mujoco(cls, address, name): mbd_model_from_mujoco on the mjModel at address, which
+ * the caller keeps alive (the GIL held: the mjModel is a Python object's). */
+static PyObject *module_from_mujoco(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyTypeObject *type;
+    unsigned long long address;
+    PyObject *name;
+    if (!PyArg_ParseTuple(args, "O!KU:_from_mujoco", &PyType_Type, &type, &address, &name))
+        return NULL;
+    const char *text = ext_text(name, "name");
+    if (!text)
+        return NULL;
+    char err[MBD_ERROR_SIZE] = "";
+    mbd_model *model;
+    const int status =
+        ext_load_mujoco((const void *)(uintptr_t)address, text, &model, err, sizeof err);
+    return model_object(type, status, model, err, name, SOURCE_MUJOCO, 0);
 }
 
 static void Model_dealloc(ModelObject *self)
@@ -68,17 +126,38 @@ static void Model_dealloc(ModelObject *self)
 
 static PyObject *Model_repr(ModelObject *self)
 {
-    return PyUnicode_FromFormat("mbdbench.Model(%R%s): %s, nq=%d, nv=%d, nbodies=%d", self->spec,
+    static const char *const made_from[] = {NULL, "<text>", "<MjModel>"};
+    PyObject *from = self->source == SOURCE_SPEC ? PyObject_Repr(self->spec)
+                                                 : PyUnicode_FromString(made_from[self->source]);
+    PyObject *repr = from ? PyUnicode_FromFormat(
+                                "mbdbench.Model(%U%s): %s, nq=%d, nv=%d, nbodies=%d", from,
                                 self->floating_base ? ", floating_base=True" : "",
-                                mbd_model_name(self->model), self->nq, self->nv, self->nbodies);
+                                mbd_model_name(self->model), self->nq, self->nv, self->nbodies)
+                          : NULL;
+    Py_XDECREF(from);
+    return repr;
 }
 
-/* Pickled as what it was loaded from: loaded again where it is unpickled. */
+/* Pickled as what it was loaded from (a path, spec or text): loaded again where it is
+ * unpickled; a MuJoCo model's is not kept. */
 static PyObject *Model_reduce(ModelObject *self, PyObject *unused)
 {
     (void)unused;
-    return Py_BuildValue("O(OO)", Py_TYPE(self), self->spec,
-                         self->floating_base ? Py_True : Py_False);
+    PyObject *floating = self->floating_base ? Py_True : Py_False;
+    if (self->source == SOURCE_SPEC)
+        return Py_BuildValue("O(OO)", Py_TYPE(self), self->spec, floating);
+    if (self->source == SOURCE_TEXT) {
+        PyObject *ext = PyImport_ImportModule("mbdbench._mbdbench");
+        PyObject *from_text = ext ? PyObject_GetAttrString(ext, "_from_text") : NULL;
+        Py_XDECREF(ext);
+        return from_text ? Py_BuildValue("N(OOOO)", from_text, Py_TYPE(self),
+                                         PyTuple_GET_ITEM(self->spec, 0),
+                                         PyTuple_GET_ITEM(self->spec, 1), floating)
+                         : NULL;
+    }
+    return PyErr_Format(PyExc_TypeError, "cannot pickle model %s: it was built from a MuJoCo "
+                        "MjModel (pickle that and call Model.from_mujoco again)",
+                        mbd_model_name(self->model));
 }
 
 /* One entry of .joints, as `mbd info --json` writes it. */
@@ -129,8 +208,7 @@ static PyObject *Model_name(ModelObject *self, void *closure)
 static PyObject *Model_spec(ModelObject *self, void *closure)
 {
     (void)closure;
-    Py_INCREF(self->spec);
-    return self->spec;
+    return Py_NewRef(self->source == SOURCE_SPEC ? self->spec : Py_None);
 }
 
 static PyObject *Model_floating_base(ModelObject *self, void *closure)
@@ -346,9 +424,11 @@ static PyObject *finish(int rc, ext_arrays *in, PyArrayObject *first, PyArrayObj
 #define FASTCALL_ARGS ModelObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
 
 static const char forward_doc[] =
-    "forward(q, qd, tau=None, solver='dense') -> qdd\n\n"
+    "forward(q, qd, tau=None, solver='dense') -> qdd (nv,) float64\n\n"
     "Forward dynamics: the joint accelerations qdd (nv,) = H(q)^-1 (tau - C(q, qd) qd - g(q)),\n"
-    "with the model's joint friction (iterated as the library does).\n"
+    "in rad/s^2, m/s^2, with the model's joint friction (iterated as the library does).\n"
+    "Arrays in: float64, or anything that converts to it; out: new float64 arrays (as in\n"
+    "every method).\n"
     "q (nq,): positions (rad, m; spherical and free joints: unit quaternion (w, x, y, z),\n"
     "free joints first the position of the body's origin in the joint frame);\n"
     "qd (nv,): velocities (rad/s, m/s; spherical joints: angular velocity in the body frame,\n"
@@ -387,7 +467,7 @@ static PyObject *Model_forward(FASTCALL_ARGS)
 }
 
 static const char forward_momentum_doc[] =
-    "forward_momentum(q, p, tau=None, solver='dense') -> (qd, pd)\n\n"
+    "forward_momentum(q, p, tau=None, solver='dense') -> (qd, pd), each (nv,) float64\n\n"
     "Forward dynamics in the momentum form: from the positions q (nq,) and the generalized\n"
     "momenta p = H(q) qd (nv,; kg m^2/s, kg m/s) the velocities qd = H^-1 p (nv,) and the\n"
     "rates pd = tau + dT/dq (nv,; N m, N). tau (nv,) as in forward. Raises mbdbench.Error\n"
@@ -402,7 +482,7 @@ static PyObject *Model_forward_momentum(FASTCALL_ARGS)
 
 static const char forward_constrained_doc[] =
     "forward_constrained(q, qd, tau=None, solver='dense', baumgarte=(10.0, 10.0))\n"
-    "    -> (qdd, lam)\n\n"
+    "    -> (qdd (nv,), lam (nconstraints,)), float64\n\n"
     "Forward dynamics of a model with closed loops (Lagrange multipliers):\n"
     "[H Phi_q^T; Phi_q 0] [qdd; -lam] = [tau - C qd - g; gamma - 2 alpha dPhi/dt - beta^2 Phi].\n"
     "q (nq,), qd (nv,), tau (nv,) as in forward; baumgarte: Baumgarte's (alpha, beta) in\n"
@@ -450,7 +530,7 @@ static PyObject *Model_forward_constrained(FASTCALL_ARGS)
 }
 
 static const char inverse_dynamics_doc[] =
-    "inverse_dynamics(q, qd, qdd) -> (tau, reactions)\n\n"
+    "inverse_dynamics(q, qd, qdd) -> (tau (nv,), reactions (nbodies, 6)), float64\n\n"
     "Inverse dynamics (RNEA): the generalized forces tau (nv,; N m, N) that give qdd\n"
     "(nv,) at (q (nq,), qd (nv,)), and the wrench (n; f) (N m; N) that each joint transmits\n"
     "from parent to child, in the child body's frame about its origin: reactions\n"
@@ -499,7 +579,7 @@ static PyObject *state_method(ModelObject *self, PyObject *const *args, Py_ssize
 }
 
 static const char mass_matrix_doc[] =
-    "mass_matrix(q) -> H\n\n"
+    "mass_matrix(q) -> H (nv, nv) float64\n\n"
     "The joint-space inertia matrix H(q) (nv, nv; kg m^2, kg, kg m) by CRBA, full and\n"
     "symmetric, at the positions q (nq,).";
 
@@ -510,7 +590,7 @@ static PyObject *Model_mass_matrix(FASTCALL_ARGS)
 }
 
 static const char mass_matrix_inverse_doc[] =
-    "mass_matrix_inverse(q) -> Hinv\n\n"
+    "mass_matrix_inverse(q) -> Hinv (nv, nv) float64\n\n"
     "H(q)^-1 (nv, nv), exactly symmetric, by the O(N^2) articulated-body recursion without\n"
     "forming H, at the positions q (nq,). Raises mbdbench.Error naming the body where the\n"
     "inertia is singular.";
@@ -522,7 +602,7 @@ static PyObject *Model_mass_matrix_inverse(FASTCALL_ARGS)
 }
 
 static const char momentum_doc[] =
-    "momentum(q, qd) -> p\n\n"
+    "momentum(q, qd) -> p (nv,) float64\n\n"
     "The generalized momenta p = H(q) qd (nv,; kg m^2/s, kg m/s) by one O(N) pass, at the\n"
     "positions q (nq,) and velocities qd (nv,).";
 
@@ -532,7 +612,7 @@ static PyObject *Model_momentum(FASTCALL_ARGS)
 }
 
 static const char energy_doc[] =
-    "energy(q, qd) -> (kinetic, potential)\n\n"
+    "energy(q, qd) -> (kinetic, potential): two Python floats (J)\n\n"
     "The kinetic and the potential energy (J; potential zero at the world origin) at the\n"
     "positions q (nq,) and velocities qd (nv,).";
 
@@ -548,7 +628,7 @@ static PyObject *Model_energy(FASTCALL_ARGS)
 }
 
 static const char coefficients_doc[] =
-    "coefficients(q, qd) -> {'H', 'C', 'g', 'Cqd'}\n\n"
+    "coefficients(q, qd) -> {'H', 'C', 'g', 'Cqd'}: float64 arrays\n\n"
     "The coefficients of H(q) qdd + C(q, qd) qd + g(q) = tau (rigid bodies, no friction):\n"
     "H (nv, nv), the Coriolis matrix C (nv, nv) of the Christoffel symbols of H (dH/dt - 2C\n"
     "skew-symmetric), g (nv,) and C qd (nv,), at q (nq,) and qd (nv,). Raises\n"
@@ -581,7 +661,7 @@ static PyObject *Model_coefficients(FASTCALL_ARGS)
 
 static const char forward_derivatives_doc[] =
     "forward_derivatives(q, qd, tau=None, method=None, solver='bodies')\n"
-    "    -> (dqdd_dq, dqdd_dqd, dqdd_dtau)\n\n"
+    "    -> (dqdd_dq, dqdd_dqd, dqdd_dtau), each (nv, nv) float64\n\n"
     "The derivatives of forward's qdd (no friction, no loops), each (nv, nv), row i: qdd_i:\n"
     "with respect to q along q (+) delta (tangent coordinates: a spherical or free joint's\n"
     "quaternion turns by its body-frame angular velocity, Pinocchio's convention), to qd,\n"
@@ -642,7 +722,7 @@ static PyObject *Model_forward_derivatives(FASTCALL_ARGS)
 }
 
 static const char constraint_violation_doc[] =
-    "constraint_violation(q, qd) -> (phi, phid)\n\n"
+    "constraint_violation(q, qd) -> (phi, phid), each (nconstraints,) float64\n\n"
     "The loop constraints' violation Phi(q) and its rate dPhi/dt = Phi_q qd\n"
     "(nconstraints,) each; m, rad and m/s, rad/s by constraint. Empty without loops.";
 
@@ -671,7 +751,7 @@ static PyObject *Model_constraint_violation(FASTCALL_ARGS)
 }
 
 static const char project_constraints_doc[] =
-    "project_constraints(q, qd, tol=1e-12) -> (q, qd)\n\n"
+    "project_constraints(q, qd, tol=1e-12) -> (q (nq,), qd (nv,)), float64\n\n"
     "Copies of q (nq,) and qd (nv,) moved onto the loop constraints: Gauss-Newton\n"
     "q <- q - Phi_q^+ Phi until |Phi| <= tol, then qd <- qd - Phi_q^+ Phi_q qd. Raises\n"
     "mbdbench.Error when it does not converge (models with nq == nv only).";
@@ -707,7 +787,7 @@ static PyObject *Model_project_constraints(FASTCALL_ARGS)
 
 static const char forward_batch_doc[] =
     "forward_batch(Q, QD, TAU=None, solver='dense', threads=None, simd=True,\n"
-    "              return_status=False) -> QDD, or (QDD, status)\n\n"
+    "              return_status=False) -> QDD (K, nv) float64, or (QDD, status (K,) intc)\n\n"
     "forward for K states at once by the library's batch (mbd_batch_forward): rows of\n"
     "Q (K, nq), QD (K, nv), TAU (K, nv; None: zero) give the rows of QDD (K, nv), each\n"
     "forward's answer for its state to round-off, whatever K, its row or the threads. The\n"
@@ -897,7 +977,7 @@ static PyMethodDef Model_methods[] = {
     {"_simulate_ensemble", (PyCFunction)(void (*)(void))ext_simulate_ensemble,
      METH_FASTCALL | METH_KEYWORDS, ext_simulate_ensemble_doc},
     {"neutral", (PyCFunction)Model_neutral, METH_NOARGS,
-     "neutral() -> q\n\nThe neutral positions (nq,): every coordinate 0 but the quaternions'\n"
+     "neutral() -> q (nq,) float64\n\nThe neutral positions (nq,): every coordinate 0 but the quaternions'\n"
      "w = 1 (the joint frames)."},
     {"__reduce__", (PyCFunction)Model_reduce, METH_NOARGS, "Pickled as what it was loaded from."},
     {NULL, NULL, 0, NULL},
@@ -912,7 +992,9 @@ static PyMemberDef Model_members[] = {
 
 static PyGetSetDef Model_getset[] = {
     {"name", (getter)Model_name, NULL, "the model's name", NULL},
-    {"spec", (getter)Model_spec, NULL, "the path or generator spec it was loaded from", NULL},
+    {"spec", (getter)Model_spec, NULL,
+     "the path or generator spec it was loaded from (str), None for a model made by\n"
+     "Model.from_string or Model.from_mujoco", NULL},
     {"joints", (getter)Model_joints, NULL,
      "list of dicts {name, type, body, q_index, v_index, nq, nv}, as `mbd info --json`: the\n"
      "moving joints in coordinate order, then the fixed ones (nq = nv = 0, q_index = v_index\n"
@@ -938,8 +1020,9 @@ PyTypeObject Model_Type = {
     .tp_basicsize = sizeof(ModelObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "Model(path_or_spec, floating_base=False)\n\n"
-              "A multibody model, loaded from a JSON or URDF file or made by a generator spec\n"
-              "such as 'chain:n=10,joint=cardan' (`mbd help` lists the generators);\n"
+              "A multibody model, loaded from a JSON, URDF or MJCF file or made by a generator\n"
+              "spec such as 'chain:n=10,joint=cardan' (`mbd help` lists the generators;\n"
+              "Model.from_string and Model.from_mujoco: from a file's text, from an MjModel);\n"
               "floating_base: a URDF robot's root link moves freely (a free joint). Raises\n"
               "mbdbench.Error with the library's message (file, field, value). Immutable: any\n"
               "number of Python threads may share one; each call takes a workspace of its own.\n"
@@ -1021,6 +1104,12 @@ static PyMethodDef module_methods[] = {
     {"derivative_methods", module_derivative_methods, METH_NOARGS,
      "derivative_methods() -> list of str\n\nThe names of the methods of forward_derivatives,\n"
      "the table's first (the default) first."},
+    {"_from_text", module_from_text, METH_VARARGS,
+     "_from_text(cls, text, name, floating_base): mbd_model_load_text (use\n"
+     "mbdbench.Model.from_string)."},
+    {"_from_mujoco", module_from_mujoco, METH_VARARGS,
+     "_from_mujoco(cls, address, name): mbd_model_from_mujoco (use\n"
+     "mbdbench.Model.from_mujoco)."},
     {"_load_plugin", module_load_plugin, METH_O,
      "_load_plugin(path): mbd_plugin_load (use mbdbench.load_plugin)."},
     {NULL, NULL, 0, NULL},
@@ -1044,7 +1133,11 @@ PyMODINIT_FUNC PyInit__mbdbench(void)
         "mbdbench.Error",
         "A failure the library reports; str(e) is its message (file, field, value), e.status\n"
         "its mbd_status (negative).", PyExc_ValueError, NULL);
+    const char *mujoco = mbd_mujoco_version();
     if (!ext_error_type || PyModule_AddObjectRef(module, "Error", ext_error_type) < 0 ||
+        PyModule_AddStringConstant(module, "__version__", mbd_version()) < 0 ||
+        (mujoco ? PyModule_AddStringConstant(module, "mujoco_version", mujoco)
+                : PyModule_AddObjectRef(module, "mujoco_version", Py_None)) < 0 ||
         PyModule_AddObjectRef(module, "Model", (PyObject *)&Model_Type) < 0) {
         Py_DECREF(module);
         return NULL;

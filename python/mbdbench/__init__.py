@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import subprocess
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
 
 # The extension first: its OpenBLAS (the OpenMP build, as mbd links) is then the one that
 # the process loads, numpy's included; after numpy, numpy's choice (one libopenblas.so.0).
@@ -24,8 +25,18 @@ from ._mbdbench import Model as _Model  # isort: skip
 from . import _mbdbench  # isort: skip
 
 import numpy as np
+import numpy.typing as npt
 
-__all__ = ["Model", "Error", "solvers", "derivative_methods", "load_plugin", "recommend", "load_results"]
+if TYPE_CHECKING:
+    import mujoco
+
+__all__ = ["Model", "Error", "solvers", "derivative_methods", "load_plugin", "recommend",
+           "load_results", "__version__"]
+
+__version__: str = _mbdbench.__version__  # the library's mbd_version(), as `mbd --version`
+
+Vector = npt.NDArray[np.float64]
+Index = npt.NDArray[np.intp]
 
 # The CLI's defaults (src/cmd_simulate.c, src/cli.h).
 DEFAULT_RTOL = 1e-8
@@ -37,7 +48,7 @@ PROJECTION_TOL = 1e-12  # project_initial's Gauss-Newton tolerance
 INTEGRATORS = ("rk4", "dopri5", "adams")
 
 
-def _positive(name, value, maximum=MAX_TIME):
+def _positive(name: str, value: float, maximum: float = MAX_TIME) -> float:
     value = float(value)
     if not 0.0 < value <= maximum:
         raise ValueError(f"{name}: expected a number in (0, {maximum:g}], got {value!r}")
@@ -48,20 +59,115 @@ class Model(_Model):
     __doc__ = _Model.__doc__
     __slots__ = ()
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         # The C type loads the model in __new__ from the arguments as given, so a subclass
         # whose __init__ takes others could not work: final, as bool is.
         raise TypeError("mbdbench.Model cannot be subclassed: hold a Model in an attribute instead")
 
-    def _initial_state(self, q0, qd0):
+    @classmethod
+    def from_string(cls, text: str, floating_base: bool = False,
+                    name: str = "<string>") -> "Model":
+        """from_string(text, floating_base=False, name='<string>') -> Model
+
+        A model from the text of a model file: JSON, URDF or MJCF, told apart as files are
+        (XML with root <mujoco>: MJCF, compiled by MuJoCo from memory; other XML: URDF;
+        else JSON). name stands for the file in error messages and names the model where
+        the text does not; an MJCF text's relative file names (meshes, <include>) resolve
+        as for a file called name. floating_base as Model's. Pickles as its text; .spec
+        is None (recommend needs a file). Raises mbdbench.Error as Model does."""
+        model: Model = _mbdbench._from_text(cls, text, name, floating_base)
+        return model
+
+    @classmethod
+    def from_mujoco(cls, mjmodel: "mujoco.MjModel", name: Optional[str] = None) -> "Model":
+        """from_mujoco(mjmodel, name=None) -> Model
+
+        A model from a compiled MuJoCo model (mujoco.MjModel, however it was made: from
+        MJCF, MjSpec or a binary file), read as the MJCF reader reads what MuJoCo compiles
+        from a file: the same elements refused or left out, q = qpos, joint names and order
+        kept (docs/python.md: the free joint's velocities). Reads the MjModel's memory
+        directly, so the mujoco package must be the MuJoCo this build links
+        (mbdbench._mbdbench.mujoco_version); another version raises mbdbench.Error. name
+        (default 'MjModel') stands for the file in messages and names the model where
+        MuJoCo's has no name. Cannot be pickled (the MjModel can); .spec is None."""
+        import mujoco  # here: importing mbdbench does not load MuJoCo's Python package
+
+        if not isinstance(mjmodel, mujoco.MjModel):
+            raise TypeError(f"mjmodel: expected a mujoco.MjModel, got {type(mjmodel).__name__}")
+        linked = _mbdbench.mujoco_version
+        if linked != mujoco.__version__:
+            raise Error(f"from_mujoco: the mujoco package is {mujoco.__version__}, this build "
+                        f"links MuJoCo {linked or '(none)'}: their MjModels differ")
+        model: Model = _mbdbench._from_mujoco(cls, mjmodel._address, name or "MjModel")
+        return model
+
+    def permutation_to(self, names: Sequence[str],
+                       convention: str = "mbd") -> Tuple[Index, Index]:
+        """permutation_to(names, convention='mbd') -> (q_index, v_index)
+
+        Index arrays (intp) that put this model's coordinates in another library's joint
+        order: names are its moving joints' names in its order, and
+        q_theirs = q[q_index], v_theirs = v[v_index] (for qd, qdd and tau alike); where
+        names cover every moving joint, the inverse is q[q_index] = q_theirs. Each joint
+        brings all its coordinates (a free joint nq 7, nv 6; a spherical one nq 4, nv 3).
+        convention: 'mbd' keeps each joint's own coordinates in mbd's order (MuJoCo's
+        too: qpos (x, y, z, qw, qx, qy, qz); its free joint's qvel differs by a rotation,
+        see mujoco_velocity_map); 'pinocchio' orders them as Pinocchio does: quaternions
+        (qx, qy, qz, qw), a free joint's velocity (v_O; w) instead of (w; v_O) (both in
+        body axes), which makes its q, v, a and tau exactly a permutation of ours.
+        Raises ValueError naming a joint that is unknown, fixed, repeated, or (for
+        'pinocchio') of a type without that counterpart."""
+        if convention not in CONVENTIONS:
+            raise ValueError(f"convention: expected one of {', '.join(CONVENTIONS)}, "
+                             f"got {convention!r}")
+        moving = {j["name"]: j for j in self.joints if j["nv"] > 0}
+        q_index: List[int] = []
+        v_index: List[int] = []
+        for name in _unique_names(names, moving, self.name):
+            q, v = _coordinates(moving[name], convention)
+            q_index += q
+            v_index += v
+        return np.array(q_index, dtype=np.intp), np.array(v_index, dtype=np.intp)
+
+    def mujoco_velocity_map(self, q: npt.ArrayLike,
+                            qd: npt.ArrayLike) -> Tuple[Vector, Vector]:
+        """mujoco_velocity_map(q (nq,), qd (nv,)) -> (T (nv, nv), c (nv,)), float64
+
+        MuJoCo's velocities and accelerations from ours, in this model's order, at q:
+        qvel = T qd, qacc = T qdd + c, and forces qfrc = T tau (T is orthogonal:
+        tau = T^T qfrc, H = T^T M T). T is the identity but at free joints, whose block
+        maps mbd's (w; v_O), both in body axes, to MuJoCo's (R v_O; w), linear velocity
+        in world axes (R the body's rotation, from q's quaternion (w, x, y, z)); c is zero
+        but at a free joint's linear rows, R (w x v_O) (the derivative of R), in m/s^2."""
+        q = np.asarray(q, dtype=np.float64)
+        qd = np.asarray(qd, dtype=np.float64)
+        if q.shape != (self.nq,) or qd.shape != (self.nv,):
+            raise ValueError(f"q, qd: expected shapes ({self.nq},) and ({self.nv},), "
+                             f"got {q.shape} and {qd.shape}")
+        T, c = np.eye(self.nv), np.zeros(self.nv)
+        for j in self.joints:
+            if j["type"] == "free":
+                a, v = j["q_index"], j["v_index"]
+                R = _rotation(q[a + 3:a + 7])
+                T[v:v + 6, v:v + 6] = np.block([[np.zeros((3, 3)), R],
+                                                [np.eye(3), np.zeros((3, 3))]])
+                c[v:v + 3] = R @ np.cross(qd[v:v + 3], qd[v + 3:v + 6])
+        return T, c
+
+    def _initial_state(self, q0: Optional[npt.ArrayLike],
+                       qd0: Optional[npt.ArrayLike]) -> Tuple[Vector, Vector]:
         """q0 and qd0 as float64 copies, the neutral pose at rest where None (the CLI's)."""
         q0 = self.neutral() if q0 is None else np.array(q0, dtype=np.float64)
         qd0 = np.zeros(self.nv) if qd0 is None else np.array(qd0, dtype=np.float64)
         return q0, qd0
 
-    def simulate(self, integrator, t1, dt=None, rtol=None, atol=None, solver="dense",
-                 formulation=None, q0=None, qd0=None, sample=None, baumgarte=None,
-                 project_initial=False):
+    def simulate(self, integrator: str, t1: float, dt: Optional[float] = None,
+                 rtol: Optional[float] = None, atol: Optional[float] = None,
+                 solver: str = "dense", formulation: Optional[str] = None,
+                 q0: Optional[npt.ArrayLike] = None, qd0: Optional[npt.ArrayLike] = None,
+                 sample: Optional[float] = None,
+                 baumgarte: Optional[Tuple[float, float]] = None,
+                 project_initial: bool = False) -> Dict[str, Any]:
         """simulate(integrator, t1, dt=None, rtol=None, atol=None, solver='dense',
         formulation=None, q0=None, qd0=None, sample=None, baumgarte=None,
         project_initial=False) -> dict
@@ -77,8 +183,8 @@ class Model(_Model):
         1/s (default 10, 10), and must start on its constraints (|Phi|, |dPhi/dt| <= 1e-8)
         unless project_initial moves it there.
 
-        Returns a dict of arrays: t (T,) s, q (T, nq), qd (T, nv), kinetic and potential
-        (T,) J, p (T, nv) in the momentum formulation, phi_norm and phid_norm (T,) with
+        Returns a dict of float64 arrays: t (T,) s, q (T, nq), qd (T, nv), kinetic and
+        potential (T,) J, p (T, nv) in the momentum formulation, phi_norm and phid_norm (T,) with
         loops; and 'stats': steps, rejected, rhs_evals, energy_drift, max_phi_norm.
         Raises mbdbench.Error where the integration fails (naming the body, as the CLI)."""
         if integrator not in INTEGRATORS:
@@ -106,7 +212,9 @@ class Model(_Model):
         return self._simulate(q0, qd0, integrator, formulation, t1, dt, rtol, atol, sample,
                               solver, baumgarte)
 
-    def _loop_options(self, solver, formulation, baumgarte, project_initial):
+    def _loop_options(self, solver: str, formulation: Optional[str],
+                      baumgarte: Optional[Tuple[float, float]],
+                      project_initial: bool) -> Tuple[float, float]:
         """Baumgarte's (alpha, beta) for mbd_simulate, the loop options checked as the CLI."""
         if not self.nloops:
             if baumgarte is not None or project_initial:
@@ -122,7 +230,8 @@ class Model(_Model):
             raise ValueError(f"baumgarte: expected two finite numbers >= 0, got {baumgarte!r}")
         return (alpha, beta)
 
-    def _start_on_loops(self, q0, qd0, project_initial):
+    def _start_on_loops(self, q0: Vector, qd0: Vector,
+                        project_initial: bool) -> Tuple[Vector, Vector]:
         """The initial state on the loop constraints (projected if asked), or ValueError."""
         if project_initial:
             q0, qd0 = self.project_constraints(q0, qd0, PROJECTION_TOL)
@@ -134,8 +243,13 @@ class Model(_Model):
                 f"{INITIAL_TOL:g}); project_initial=True moves it onto them")
         return q0, qd0
 
-    def simulate_ensemble(self, t1, dt, runs=None, states=None, q0=None, qd0=None, spread=None,
-                          seed=None, sample=None, solver="dense", threads=None, simd=True):
+    def simulate_ensemble(self, t1: float, dt: float, runs: Optional[int] = None,
+                          states: Optional[npt.ArrayLike] = None,
+                          q0: Optional[npt.ArrayLike] = None,
+                          qd0: Optional[npt.ArrayLike] = None, spread: Optional[float] = None,
+                          seed: Optional[int] = None, sample: Optional[float] = None,
+                          solver: str = "dense", threads: Optional[int] = None,
+                          simd: bool = True) -> Dict[str, Any]:
         """simulate_ensemble(t1, dt, runs=None, states=None, q0=None, qd0=None, spread=None,
         seed=None, sample=None, solver='dense', threads=None, simd=True) -> dict
 
@@ -148,9 +262,9 @@ class Model(_Model):
         both default to the neutral pose at rest, spread 0). sample: report every
         sample / dt steps (a whole number), None: every step; t1 is reported too.
 
-        Returns a dict: t (T,) s, q (K, T, nq), qd (K, T, nv), status (K,) ints (0: the run
-        reached t1) and t_failed (K,) s (NaN where it did); a failed run's rows are NaN
-        from its failure on, as in the CLI's CSV."""
+        Returns a dict: t (T,) s, q (K, T, nq), qd (K, T, nv) float64, status (K,) intc
+        (0: the run reached t1) and t_failed (K,) s (NaN where it did); a failed run's rows
+        are NaN from its failure on, as in the CLI's CSV."""
         t1, dt = _positive("t1", t1), _positive("dt", dt)
         if states is not None:
             if any(x is not None for x in (q0, qd0, spread, runs)):
@@ -179,7 +293,48 @@ class Model(_Model):
                                        dt, every, solver, threads, 0 if simd else 1)
 
 
-def _uniform_pm1(seed, index):
+CONVENTIONS = ("mbd", "pinocchio")
+
+
+def _unique_names(names: Sequence[str], moving: Dict[str, Dict[str, Any]],
+                  model: str) -> Sequence[str]:
+    """names, checked: each a moving joint of the model, none twice."""
+    if isinstance(names, str):
+        raise TypeError("names: expected a sequence of joint names, got one str")
+    seen = set()
+    for name in names:
+        if name not in moving:
+            raise ValueError(f"names: {name!r} is not a moving joint of model {model} "
+                             f"(its moving joints: {', '.join(moving)})")
+        if name in seen:
+            raise ValueError(f"names: joint {name!r} given twice")
+        seen.add(name)
+    return names
+
+
+def _coordinates(joint: Dict[str, Any], convention: str) -> Tuple[List[int], List[int]]:
+    """A joint's position and velocity indices in the convention's order."""
+    q = list(range(joint["q_index"], joint["q_index"] + joint["nq"]))
+    v = list(range(joint["v_index"], joint["v_index"] + joint["nv"]))
+    if convention == "mbd" or joint["type"] in ("revolute", "prismatic"):
+        return q, v
+    if joint["type"] == "spherical":  # (w, x, y, z) -> Pinocchio's (x, y, z, w)
+        return q[1:] + q[:1], v
+    if joint["type"] == "free":  # and (w; v_O) -> (v_O; w)
+        return q[:3] + q[4:] + q[3:4], v[3:] + v[:3]
+    raise ValueError(f"names: joint {joint['name']!r} is {joint['type']}, which has no "
+                     f"Pinocchio counterpart with the same coordinates")
+
+
+def _rotation(quaternion: Vector) -> Vector:
+    """The rotation matrix of a unit quaternion (w, x, y, z)."""
+    w, x, y, z = quaternion
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def _uniform_pm1(seed: int, index: npt.NDArray[np.uint64]) -> Vector:
     """The CLI's draw (src/cmd_ensemble.c): splitmix64 of (seed, index), in [-1, 1)."""
     golden = np.uint64(0x9E3779B97F4A7C15)
     with np.errstate(over="ignore"):
@@ -192,7 +347,8 @@ def _uniform_pm1(seed, index):
     return (z >> np.uint64(11)).astype(np.float64) * 2.0**-52 - 1.0
 
 
-def _spread_states(K, q0, qd0, spread, seed):
+def _spread_states(K: int, q0: Vector, qd0: Vector, spread: float,
+                   seed: int) -> Tuple[Vector, Vector]:
     spread = float(spread)
     if not 0.0 <= spread <= 1e6:
         raise ValueError(f"spread: expected a number in [0, 1e6], got {spread!r}")
@@ -204,10 +360,10 @@ def _spread_states(K, q0, qd0, spread, seed):
     return Q0, np.tile(qd0, (K, 1))
 
 
-_plugins = []  # the files of the plugins loaded, for the mbd commands run as subprocesses
+_plugins: List[str] = []  # the files of the plugins loaded, for the mbd commands run as subprocesses
 
 
-def load_plugin(path):
+def load_plugin(path: Union[str, "os.PathLike[str]"]) -> List[str]:
     """load_plugin(path) -> list of str
 
     Loads a solver plugin (a shared library built against mbd_plugin.h; see
@@ -222,7 +378,7 @@ def load_plugin(path):
     return solvers()[len(before):]
 
 
-def _mbd_command():
+def _mbd_command() -> str:
     """The mbd binary: $MBD, else the checkout's (beside python/), else mbd on PATH."""
     if os.environ.get("MBD"):
         return os.environ["MBD"]
@@ -235,7 +391,8 @@ def _mbd_command():
     return found
 
 
-def recommend(model, batch=None, formulation=None, derivatives=False):
+def recommend(model: _Model, batch: Optional[int] = None, formulation: Optional[str] = None,
+              derivatives: bool = False) -> List[Dict[str, Any]]:
     """recommend(model, batch=None, formulation=None, derivatives=False) -> list of dict
 
     Times every solver on this model on this machine and ranks them, fastest first: one
@@ -247,6 +404,9 @@ def recommend(model, batch=None, formulation=None, derivatives=False):
     call each; variant: the method's name), without batch or formulation."""
     if not isinstance(model, _Model):
         raise TypeError(f"model: expected an mbdbench.Model, got {type(model).__name__}")
+    if model.spec is None:
+        raise Error(f"recommend: model {model.name} has no file or spec for mbd recommend "
+                    "(made by from_string or from_mujoco): write it to a file and load that")
     command = [_mbd_command(), "recommend", model.spec, "--json"]
     for plugin in _plugins:
         command += ["--plugin", plugin]
@@ -263,10 +423,11 @@ def recommend(model, batch=None, formulation=None, derivatives=False):
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise Error(done.stderr.strip() or f"mbd recommend exited with {done.returncode}")
-    return json.loads(done.stdout)["ranking"]
+    ranking: List[Dict[str, Any]] = json.loads(done.stdout)["ranking"]
+    return ranking
 
 
-def load_results(path):
+def load_results(path: Union[str, "os.PathLike[str]"]) -> List[Dict[str, Any]]:
     """load_results(path) -> list of dict
 
     The rows ("benchmarks") of a Google Benchmark JSON file, as mbd-bench --json writes it
@@ -275,4 +436,5 @@ def load_results(path):
         data = json.load(f)
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
         raise ValueError(f"{path}: not a Google Benchmark JSON file (no 'benchmarks' list)")
-    return data["benchmarks"]
+    rows: List[Dict[str, Any]] = data["benchmarks"]
+    return rows

@@ -3,37 +3,40 @@
 import json
 import os
 import subprocess
+from typing import Any, Iterable, Tuple
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 import mbdbench
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
 MBD = os.path.abspath(os.environ.get("MBD", os.path.join(ROOT, "mbd")))
+Vector = npt.NDArray[np.float64]
 
 
-def model_path(name):
+def model_path(name: str) -> str:
     return os.path.join(ROOT, "models", name)
 
 
-def run_mbd(*args):
+def run_mbd(*args: object) -> str:
     """stdout of `mbd ARGS`, which must succeed."""
     done = subprocess.run([MBD, *map(str, args)], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
-def mbd_json(*args):
+def mbd_json(*args: object) -> Any:
     return json.loads(run_mbd(*args))
 
 
-def cli_list(x):
+def cli_list(x: Iterable[Any]) -> str:
     """A vector as the CLI's L: comma-separated, full precision."""
     return ",".join(repr(float(v)) for v in x)
 
 
-def random_state(model, seed=0):
+def random_state(model: mbdbench.Model, seed: int = 0) -> Tuple[Vector, Vector, Vector]:
     """q (unit quaternions), qd, tau of a reproducible random state."""
     rng = np.random.default_rng(seed)
     q = rng.uniform(-1.0, 1.0, model.nq)
@@ -45,7 +48,7 @@ def random_state(model, seed=0):
 
 
 @pytest.fixture(scope="session")
-def chain():
+def chain() -> mbdbench.Model:
     return mbdbench.Model("chain:n=10,joint=revolute")
 
 
@@ -56,5 +59,5 @@ SPECS = ["chain:n=10,joint=revolute", "chain:n=4,joint=spherical", "chain:n=3,jo
 
 
 @pytest.fixture(scope="session", params=SPECS)
-def any_model(request):
+def any_model(request: pytest.FixtureRequest) -> mbdbench.Model:
     return mbdbench.Model(request.param)

@@ -9,9 +9,9 @@ inverse dynamics with mj_inverse (constraints and actuation disabled). The error
 quantity is max |ours - MuJoCo| / (1 + |MuJoCo|) over its entries.
 
 Coordinates: mbd's q is MuJoCo's qpos. Velocities differ at free joints only: mbd's block
-is (w; v_O) in body axes, MuJoCo's (R v_O; w). With T the orthogonal map qvel = T qd,
-forces map as tau = T^T qfrc, H = T^T M T, and qacc = T qdd + c where c's linear rows
-are R (w x v_O) (the derivative of R).
+is (w; v_O) in body axes, MuJoCo's (R v_O; w). Model.mujoco_velocity_map gives the
+orthogonal map qvel = T qd and qacc = T qdd + c; forces map as tau = T^T qfrc, and
+H = T^T M T.
 
     .venv/bin/python python/tests/mujoco_models.py [--all|--sample] [--markdown FILE]
 """
@@ -26,14 +26,18 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+from typing import Any, Dict, Iterator, List, Tuple
 
 import numpy as np
+import numpy.typing as npt
 
 import mujoco
 
 import mbdbench
 
 TOL = 1e-10
+Result = Dict[str, Any]  # one file's comparison (_blank's keys)
+Vector = npt.NDArray[np.float64]
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
 REQUIREMENTS = os.path.join(ROOT, "python", "requirements-models.txt")
 SITE = os.path.dirname(os.path.dirname(mujoco.__file__))  # the interpreter's site-packages
@@ -63,7 +67,7 @@ SAMPLE = [
 
 # -- the corpus ---------------------------------------------------------------------------
 
-def packages():
+def packages() -> List[str]:
     """The model packages' distribution names, as the requirements file pins them."""
     names = []
     with open(REQUIREMENTS, encoding="utf-8") as f:
@@ -74,7 +78,7 @@ def packages():
     return names
 
 
-def package_dirs(name):
+def package_dirs(name: str) -> List[str]:
     """The top-level directories in site-packages that distribution `name` installs."""
     dist = importlib.metadata.distribution(name)
     tops = {str(f).split("/", 1)[0] for f in dist.files or () if "/" in str(f)}
@@ -83,7 +87,7 @@ def package_dirs(name):
                   and os.path.isdir(os.path.join(SITE, t)))
 
 
-def installed():
+def installed() -> bool:
     """True where every model package is installed in this interpreter."""
     try:
         return all(package_dirs(name) for name in packages())
@@ -91,13 +95,13 @@ def installed():
         return False
 
 
-def _xml_files(top):
+def _xml_files(top: str) -> Iterator[str]:
     for dirpath, dirnames, filenames in os.walk(top):
         dirnames.sort()
         yield from (os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(".xml"))
 
 
-def find_models():
+def find_models() -> List[str]:
     """Every top-level MJCF file: root <mujoco> with a <worldbody>, included by no file."""
     roots, included = {}, set()
     for name in packages():
@@ -109,21 +113,21 @@ def find_models():
                     continue  # not XML: another tool's file
                 roots[path] = root
                 for inc in root.iter("include"):
-                    if inc.get("file"):
-                        included.add(os.path.normpath(os.path.join(os.path.dirname(path),
-                                                                   inc.get("file"))))
+                    file = inc.get("file")
+                    if file:
+                        included.add(os.path.normpath(os.path.join(os.path.dirname(path), file)))
     return sorted(p for p, r in roots.items() if r.tag == "mujoco" and r.find("worldbody")
                   is not None and os.path.normpath(p) not in included)
 
 
 # -- one model ----------------------------------------------------------------------------
 
-def _error(ours, ref):
+def _error(ours: npt.ArrayLike, ref: npt.ArrayLike) -> float:
     ours, ref = np.asarray(ours), np.asarray(ref)
     return float(np.max(np.abs(ours - ref) / (1.0 + np.abs(ref)), initial=0.0))
 
 
-def _random_state(m, d, rng):
+def _random_state(m: Any, d: Any, rng: np.random.Generator) -> None:
     """qpos0 perturbed (quaternions random, normalized), random qvel and qfrc_applied."""
     d.qpos[:] = m.qpos0
     for j in range(m.njnt):
@@ -140,20 +144,7 @@ def _random_state(m, d, rng):
     d.qfrc_applied[:] = rng.normal(size=m.nv)
 
 
-def _free_map(m, d, qd):
-    """T (qvel = T qd) and c (qacc = T qdd + c) at d.qpos, for mbd's velocities qd."""
-    T, c = np.eye(m.nv), np.zeros(m.nv)
-    for j in np.flatnonzero(m.jnt_type == FREE):
-        a, v = m.jnt_qposadr[j], m.jnt_dofadr[j]
-        R = np.zeros(9)
-        mujoco.mju_quat2Mat(R, d.qpos[a + 3:a + 7])
-        R = R.reshape(3, 3)
-        T[v:v + 6, v:v + 6] = np.block([[np.zeros((3, 3)), R], [np.eye(3), np.zeros((3, 3))]])
-        c[v:v + 3] = R @ np.cross(qd[v:v + 3], qd[v + 3:v + 6])
-    return T, c
-
-
-def _forms(model, q, qd, tau):
+def _forms(model: mbdbench.Model, q: Vector, qd: Vector, tau: Vector) -> Tuple[List[str], List[str]]:
     """The solvers with the acceleration form, and those with the momentum form alone."""
     accel, momentum = [], []
     for solver in mbdbench.solvers():
@@ -167,14 +158,14 @@ def _forms(model, q, qd, tau):
     return accel, momentum
 
 
-def _state_errors(m, d, model, rng):
+def _state_errors(m: Any, d: Any, model: mbdbench.Model, rng: np.random.Generator) -> Dict[str, float]:
     """{quantity: error} at one random state."""
     _random_state(m, d, rng)
     mujoco.mj_forward(m, d)
     q = d.qpos.copy()
-    T, _ = _free_map(m, d, np.zeros(m.nv))
+    T, _ = model.mujoco_velocity_map(q, np.zeros(m.nv))
     qd, tau = T.T @ d.qvel, T.T @ d.qfrc_applied  # T is orthogonal
-    T, c = _free_map(m, d, qd)
+    T, c = model.mujoco_velocity_map(q, qd)
     M = np.zeros((m.nv, m.nv))
     mujoco.mj_fullM(m, d, M)
     H = T.T @ M @ T
@@ -191,20 +182,21 @@ def _state_errors(m, d, model, rng):
     return errors
 
 
-def left_out(path):
+def left_out(path: str) -> List[str]:
     """What mbd leaves out of the file (`mbd info --json`: the library has no accessor)."""
     mbd = os.environ.get("MBD", os.path.join(ROOT, "mbd"))
     done = subprocess.run([mbd, "info", path, "--json"], capture_output=True, text=True,
                           check=True)
-    return json.loads(done.stdout)["left_out"]
+    left: List[str] = json.loads(done.stdout)["left_out"]
+    return left
 
 
-def _blank(path):
+def _blank(path: str) -> Result:
     return {"file": path, "bodies": None, "nv": None, "error": None, "worst": None,
             "errors": {}, "left_out": [], "refused": None, "compile_error": None}
 
 
-def compare(path, states=3, seed=0):
+def compare(path: str, states: int=3, seed: int=0) -> Result:
     """MuJoCo against every solver of mbdbench on `path` at `states` random states."""
     result = _blank(path)
     try:
@@ -236,7 +228,7 @@ def compare(path, states=3, seed=0):
 
 # -- the script ---------------------------------------------------------------------------
 
-def _run_worker(path):
+def _run_worker(path: str) -> Result:
     """compare(path) in a process of its own: a crash or a hang is one model's result."""
     try:
         done = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", path],
@@ -246,52 +238,53 @@ def _run_worker(path):
     if done.returncode != 0:
         tail = done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
         return {**_blank(path), "error": float("inf"), "worst": f"crash: {tail[0]}"}
-    return json.loads(done.stdout.splitlines()[-1])  # MuJoCo may print warnings before
+    result: Result = json.loads(done.stdout.splitlines()[-1])  # after MuJoCo's warnings
+    return result
 
 
-def _rel(path):
+def _rel(path: str) -> str:
     return os.path.relpath(path, SITE)
 
 
-def _status(r):
+def _status(r: Result) -> str:
     if r["compile_error"]:
-        return "MuJoCo cannot compile: " + r["compile_error"].splitlines()[0]
+        return "MuJoCo cannot compile: " + str(r["compile_error"]).splitlines()[0]
     if r["refused"]:
         count, reasons = _refusal(r["refused"])
         return f"refused: {reasons[0]}" + (f" (+{count - 1})" if count > 1 else "")
     return "; ".join(r["left_out"])
 
 
-def _refusal(message):
+def _refusal(message: str) -> Tuple[int, List[str]]:
     """The count of refused elements and those listed ("not modelled (N): A; B")."""
-    count, _, body = message.partition("not modelled (")[2].partition("): ")
+    digits, _, body = message.partition("not modelled (")[2].partition("): ")
     reasons = [part.strip() for part in body.split("; ") if part.strip()]
-    count = int(count) if count.isdigit() else len(reasons)
+    count = int(digits) if digits.isdigit() else len(reasons)
     return count, reasons or [message]
 
 
-def _reason_key(reason):
+def _reason_key(reason: str) -> str:
     """A refused element's kind: the text after its last ': ' (the library's reason)."""
     return reason.rsplit(": ", 1)[-1]
 
 
-def _fmt_error(r):
+def _fmt_error(r: Result) -> str:
     return "" if r.get("error") is None else f"{r['error']:.1e} ({r['worst']})"
 
 
-def table(results):
-    rows = [("model", "bodies", "nv", "worst error", "left out / refused")]
+def table(results: List[Result]) -> List[Tuple[str, ...]]:
+    rows: List[Tuple[str, ...]] = [("model", "bodies", "nv", "worst error", "left out / refused")]
     for r in results:
         sizes = ("" if r[k] is None else str(r[k]) for k in ("bodies", "nv"))
         rows.append((_rel(r["file"]), *sizes, _fmt_error(r), _status(r)))
     return rows
 
 
-def failures(results):
+def failures(results: List[Result]) -> List[Result]:
     return [r for r in results if r.get("error") is not None and not r["error"] <= TOL]
 
 
-def summary(results):
+def summary(results: List[Result]) -> Dict[str, Any]:
     compiled = [r for r in results if not r["compile_error"]]
     loaded = [r for r in compiled if not r["refused"] and r.get("error") is not None]
     refused = [r for r in compiled if r["refused"]]
@@ -304,11 +297,11 @@ def summary(results):
             "groups": dict(sorted(groups.items(), key=lambda kv: -len(kv[1])))}
 
 
-def _versions():
+def _versions() -> str:
     return ", ".join(f"{n} {importlib.metadata.version(n)}" for n in packages())
 
 
-def markdown(results, which):
+def markdown(results: List[Result], which: str) -> str:
     s = summary(results)
     lines = [
         "# MuJoCo's published models",
@@ -348,21 +341,21 @@ def markdown(results, which):
     return "\n".join(lines) + "\n"
 
 
-def write_atomically(path, text):
+def write_atomically(path: str, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
     os.replace(tmp, path)
 
 
-def _print_table(results):
+def _print_table(results: List[Result]) -> None:
     rows = table(results)
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     for row in rows:
         print("  ".join(x.ljust(w) for x, w in zip(row, widths)) + "  " + row[4])
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     if argv[:1] == ["--worker"]:
         print(json.dumps(compare(argv[1])))
         return 0

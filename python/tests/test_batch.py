@@ -1,15 +1,16 @@
 """forward_batch: one-state answers to 1e-12, bad states isolated, Python threads side by side."""
 
 import threading
+from typing import Tuple
 
 import numpy as np
 import pytest
 
 import mbdbench
-from conftest import random_state
+from conftest import Vector, random_state
 
 
-def states(model, K, seed=0):
+def states(model: mbdbench.Model, K: int, seed: int = 0) -> Tuple[Vector, ...]:
     rows = [random_state(model, seed + k) for k in range(K)]
     return tuple(np.array(column) for column in zip(*rows))
 
@@ -17,7 +18,7 @@ def states(model, K, seed=0):
 @pytest.mark.parametrize("spec", ["chain:n=10,joint=revolute", "chain:n=4,joint=free", "tree:n=9,branching=2"])
 @pytest.mark.parametrize("solver", ["dense", "bodies", "sparse"])
 @pytest.mark.parametrize("simd", [True, False])
-def test_batch_equals_one_state_calls(spec, solver, simd):
+def test_batch_equals_one_state_calls(spec: str, solver: str, simd: bool) -> None:
     model = mbdbench.Model(spec)
     Q, QD, TAU = states(model, 37)
     expected = np.array([model.forward(q, qd, tau, solver=solver) for q, qd, tau in zip(Q, QD, TAU)])
@@ -27,14 +28,14 @@ def test_batch_equals_one_state_calls(spec, solver, simd):
         assert np.allclose(got, expected, rtol=1e-12, atol=1e-12)
 
 
-def test_batch_without_tau_and_empty_batch(chain):
+def test_batch_without_tau_and_empty_batch(chain: mbdbench.Model) -> None:
     Q, QD, _ = states(chain, 5)
     assert np.array_equal(chain.forward_batch(Q, QD), chain.forward_batch(Q, QD, np.zeros((5, 10))))
     empty = chain.forward_batch(np.zeros((0, 10)), np.zeros((0, 10)))
     assert empty.shape == (0, 10)
 
 
-def test_a_bad_state_gets_nan_and_its_status(chain):
+def test_a_bad_state_gets_nan_and_its_status(chain: mbdbench.Model) -> None:
     Q, QD, TAU = states(chain, 16)
     Q[3, 2] = np.nan
     QD[11, 0] = np.inf
@@ -50,7 +51,7 @@ def test_a_bad_state_gets_nan_and_its_status(chain):
         chain.forward_batch(Q, QD, TAU)
 
 
-def test_batch_arguments_checked(chain):
+def test_batch_arguments_checked(chain: mbdbench.Model) -> None:
     Q, QD, TAU = states(chain, 4)
     with pytest.raises(ValueError, match=r"QD: expected shape \(K, nv\) = \(4, 10\)"):
         chain.forward_batch(Q, QD[:3])
@@ -59,12 +60,12 @@ def test_batch_arguments_checked(chain):
     with pytest.raises(ValueError, match="threads"):
         chain.forward_batch(Q, QD, threads=0)
     with pytest.raises(TypeError, match="threads"):
-        chain.forward_batch(Q, QD, threads=1.5)
+        chain.forward_batch(Q, QD, threads=1.5)  # type: ignore[call-overload]
     with pytest.raises(ValueError, match="solver"):
         chain.forward_batch(Q, QD, solver="fastest")
 
 
-def test_batch_takes_any_layout(chain):
+def test_batch_takes_any_layout(chain: mbdbench.Model) -> None:
     Q, QD, TAU = states(chain, 6)
     expected = chain.forward_batch(Q, QD, TAU)
     fortran = np.asfortranarray(Q)
@@ -75,14 +76,14 @@ def test_batch_takes_any_layout(chain):
     assert np.array_equal(chain.forward_batch(Q.tolist(), QD.tolist(), TAU.tolist()), expected)
 
 
-def test_python_threads_share_a_model():
+def test_python_threads_share_a_model() -> None:
     model = mbdbench.Model("chain:n=40,joint=revolute")  # big enough that single calls release the GIL too
     Q, QD, TAU = states(model, 64)
     expected_batch = model.forward_batch(Q, QD, TAU, threads=1)
     expected_one = [model.forward(Q[k], QD[k], TAU[k], solver="bodies") for k in range(64)]
     failures = []
 
-    def work(seed):
+    def work(seed: int) -> None:
         for _ in range(20):
             if not np.array_equal(model.forward_batch(Q, QD, TAU, threads=1), expected_batch):
                 failures.append(("batch", seed))

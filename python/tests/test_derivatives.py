@@ -2,6 +2,7 @@
 the mbd command, for every method of the table."""
 
 import json
+import pathlib
 
 import numpy as np
 import pytest
@@ -18,12 +19,12 @@ PENDULUM = {"name": "pendulum", "gravity": [0, -G, 0], "bodies": [{
     "mass": M, "com": [LC, 0, 0], "inertia": [[4e-5, 0, 0], [0, IZZ, 0], [0, 0, IZZ]]}]}
 
 
-def tolerance(method):
+def tolerance(method: str) -> float:
     """Central differences to about eps^(2/3) relative, the others to round-off."""
     return 1e-7 if method == "finite-difference" else 1e-10
 
 
-def test_methods_are_listed_and_the_first_is_the_default(chain):
+def test_methods_are_listed_and_the_first_is_the_default(chain: mbdbench.Model) -> None:
     methods = mbdbench.derivative_methods()
     assert methods and all(isinstance(m, str) for m in methods)
     q, qd, tau = random_state(chain, 3)
@@ -34,7 +35,7 @@ def test_methods_are_listed_and_the_first_is_the_default(chain):
 
 
 @pytest.mark.parametrize("method", mbdbench.derivative_methods())
-def test_single_pendulum_in_closed_form(tmp_path, method):
+def test_single_pendulum_in_closed_form(tmp_path: pathlib.Path, method: str) -> None:
     path = tmp_path / "pendulum.json"
     path.write_text(json.dumps(PENDULUM))
     model = mbdbench.Model(str(path))
@@ -47,7 +48,7 @@ def test_single_pendulum_in_closed_form(tmp_path, method):
 
 
 @pytest.mark.parametrize("method", mbdbench.derivative_methods())
-def test_against_inverse_mass_matrix_and_central_differences(any_model, method):
+def test_against_inverse_mass_matrix_and_central_differences(any_model: mbdbench.Model, method: str) -> None:
     if any_model.nloops:
         pytest.skip("loops: no derivatives")
     q, qd, tau = random_state(any_model, 4)
@@ -68,7 +69,7 @@ def test_against_inverse_mass_matrix_and_central_differences(any_model, method):
         assert np.allclose(dqd[:, j], column, rtol=1e-5, atol=1e-5 * scale), (method, j)
 
 
-def test_agrees_with_the_command(chain):
+def test_agrees_with_the_command(chain: mbdbench.Model) -> None:
     q, qd, tau = random_state(chain, 5)
     printed = mbd_json("derivatives", chain.spec, "--q", cli_list(q), "--qd", cli_list(qd),
                        "--tau", cli_list(tau), "--json")
@@ -78,7 +79,7 @@ def test_agrees_with_the_command(chain):
         assert np.allclose(matrix, printed[key], rtol=1e-12, atol=1e-12), key
 
 
-def test_refusals(chain):
+def test_refusals(chain: mbdbench.Model) -> None:
     q, qd, tau = random_state(chain, 6)
     with pytest.raises(mbdbench.Error, match="method.*magic"):
         chain.forward_derivatives(q, qd, tau, method="magic")
@@ -94,7 +95,7 @@ def test_refusals(chain):
         loops.forward_derivatives(loops.neutral(), np.zeros(loops.nv))
 
 
-def test_recommend_ranks_the_methods(chain):
+def test_recommend_ranks_the_methods(chain: mbdbench.Model) -> None:
     ranking = mbdbench.recommend(chain, derivatives=True)
     assert sorted(row["variant"] for row in ranking) == sorted(mbdbench.derivative_methods())
     assert ranking[0]["ratio_to_fastest"] == 1.0

@@ -3,6 +3,7 @@
 import json
 import os
 import tempfile
+from typing import Any, Dict, List, Sequence
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ from conftest import cli_list, mbd_json, model_path, random_state
 G0 = 9.81
 
 
-def acceleration_solvers(model):
+def acceleration_solvers(model: mbdbench.Model) -> List[str]:
     out = []
     for name in mbdbench.solvers():
         try:
@@ -24,7 +25,7 @@ def acceleration_solvers(model):
     return out
 
 
-def test_forward_matches_fd_for_every_solver(any_model):
+def test_forward_matches_fd_for_every_solver(any_model: mbdbench.Model) -> None:
     q, qd, tau = random_state(any_model, 1)
     for solver in acceleration_solvers(any_model):
         expected = mbd_json("fd", any_model.spec, "--solver", solver, "--q", cli_list(q),
@@ -33,12 +34,12 @@ def test_forward_matches_fd_for_every_solver(any_model):
         assert np.allclose(got, expected, rtol=1e-12, atol=1e-12), solver
 
 
-def test_forward_default_solver_is_dense_and_tau_defaults_to_zero(chain):
+def test_forward_default_solver_is_dense_and_tau_defaults_to_zero(chain: mbdbench.Model) -> None:
     q, qd, _ = random_state(chain, 2)
     assert np.array_equal(chain.forward(q, qd), chain.forward(q, qd, np.zeros(10), "dense"))
 
 
-def test_forward_momentum_matches_fd():
+def test_forward_momentum_matches_fd() -> None:
     model = mbdbench.Model("chain:n=6,joint=cardan")
     q, qd, tau = random_state(model, 3)
     p = model.momentum(q, qd)
@@ -51,7 +52,7 @@ def test_forward_momentum_matches_fd():
         assert np.allclose(got_qd, qd, rtol=1e-10, atol=1e-10)
 
 
-def test_inverse_dynamics_matches_id_and_inverts_forward(any_model):
+def test_inverse_dynamics_matches_id_and_inverts_forward(any_model: mbdbench.Model) -> None:
     q, qd, tau = random_state(any_model, 4)
     qdd = any_model.forward(q, qd, tau)
     expected = mbd_json("id", any_model.spec, "--q", cli_list(q), "--qd", cli_list(qd),
@@ -63,7 +64,7 @@ def test_inverse_dynamics_matches_id_and_inverts_forward(any_model):
     assert np.allclose(got_tau, tau, rtol=1e-9, atol=1e-9)
 
 
-def test_mass_matrix_and_inverse_match_minv(any_model):
+def test_mass_matrix_and_inverse_match_minv(any_model: mbdbench.Model) -> None:
     q, _, _ = random_state(any_model, 5)
     H = any_model.mass_matrix(q)
     Hinv = any_model.mass_matrix_inverse(q)
@@ -73,7 +74,7 @@ def test_mass_matrix_and_inverse_match_minv(any_model):
     assert np.array_equal(H, H.T)
 
 
-def test_coefficients_match_coeffs():
+def test_coefficients_match_coeffs() -> None:
     model = mbdbench.Model(model_path("cardan-chain.json"))
     q, qd, _ = random_state(model, 6)
     got = model.coefficients(q, qd)
@@ -85,7 +86,7 @@ def test_coefficients_match_coeffs():
     assert np.allclose(got["Cqd"] + got["g"], tau_id, atol=1e-10)
 
 
-def test_momentum_and_energy(any_model):
+def test_momentum_and_energy(any_model: mbdbench.Model) -> None:
     q, qd, _ = random_state(any_model, 7)
     H = any_model.mass_matrix(q)
     assert np.allclose(any_model.momentum(q, qd), H @ qd, rtol=1e-12, atol=1e-12)
@@ -94,7 +95,7 @@ def test_momentum_and_energy(any_model):
     assert isinstance(potential, float)
 
 
-def test_forward_constrained_matches_fd_on_loops():
+def test_forward_constrained_matches_fd_on_loops() -> None:
     model = mbdbench.Model(model_path("four-bar.json"))
     assert model.nloops == 1
     q, qd = model.project_constraints(model.neutral() + 0.1, np.full(model.nv, 0.2))
@@ -112,7 +113,8 @@ def test_forward_constrained_matches_fd_on_loops():
         model.forward_constrained(q, qd, tau, solver="poisson-sweep")
 
 
-def planar_links(lengths, masses, lcs, izz):
+def planar_links(lengths: Sequence[float], masses: Sequence[float], lcs: Sequence[float],
+                 izz: Sequence[float]) -> mbdbench.Model:
     """The C tests' planar links (tests/test_dynamics.c) as a JSON model file."""
     bodies = []
     for k, (m, lc, i) in enumerate(zip(masses, lcs, izz)):
@@ -131,7 +133,7 @@ def planar_links(lengths, masses, lcs, izz):
         os.unlink(path)
 
 
-def test_single_pendulum_closed_form():
+def test_single_pendulum_closed_form() -> None:
     length, m, lc, izz = 1.2, 2.5, 0.7, 0.04
     model = planar_links([length], [m], [lc], [izz])
     q, qd, tau = 0.4, -1.3, 0.8
@@ -141,7 +143,7 @@ def test_single_pendulum_closed_form():
     assert model.inverse_dynamics([q], [qd], [expected])[0][0] == pytest.approx(tau, rel=1e-14)
 
 
-def test_double_pendulum_closed_form():
+def test_double_pendulum_closed_form() -> None:
     L, m, lc, I = [1.0, 0.8], [1.5, 0.9], [0.45, 0.35], [0.05, 0.03]
     model = planar_links(L, m, lc, I)
     q, qd, qdd = np.array([0.3, -0.7]), np.array([1.1, -0.4]), np.array([0.5, 2.0])

@@ -1,13 +1,14 @@
 """python/examples/crossover.py draws the crossover chart from the committed results."""
 
 import os
+import pathlib
 import subprocess
 import sys
 
 from conftest import ROOT
 
 
-def test_crossover_chart_from_results(tmp_path):
+def test_crossover_chart_from_results(tmp_path: pathlib.Path) -> None:
     out = tmp_path / "crossover.png"
     done = subprocess.run([sys.executable, os.path.join(ROOT, "python", "examples", "crossover.py"),
                            "--out", str(out)], capture_output=True, text=True, check=False,

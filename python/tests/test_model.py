@@ -1,6 +1,7 @@
 """Models: loading, attributes as `mbd info --json`, errors with the library's message."""
 
 import pickle
+from typing import List
 
 import numpy as np
 import pytest
@@ -9,20 +10,20 @@ import mbdbench
 from conftest import mbd_json, model_path, run_mbd
 
 
-def test_attributes_match_info_json(any_model):
+def test_attributes_match_info_json(any_model: mbdbench.Model) -> None:
     info = mbd_json("info", any_model.spec, "--json")
     assert (any_model.nq, any_model.nv) == (info["nq"], info["nv"])
     assert any_model.joints == info["joints"]
     assert any_model.nbodies == sum(1 for j in info["joints"] if j["type"] != "fixed")
 
 
-def test_fixed_joints_listed_after_the_moving_ones():
+def test_fixed_joints_listed_after_the_moving_ones() -> None:
     model = mbdbench.Model(model_path("arm7.urdf"))
     info = mbd_json("info", model_path("arm7.urdf"), "--json")
     assert model.joints == info["joints"]
 
 
-def test_floating_base_adds_a_free_joint():
+def test_floating_base_adds_a_free_joint() -> None:
     fixed = mbdbench.Model(model_path("quadruped.urdf"))
     floating = mbdbench.Model(model_path("quadruped.urdf"), floating_base=True)
     assert floating.floating_base and not fixed.floating_base
@@ -32,7 +33,7 @@ def test_floating_base_adds_a_free_joint():
                                        "--floating-base")["joints"]
 
 
-def test_mjcf_joints_keep_mujocos_names():
+def test_mjcf_joints_keep_mujocos_names() -> None:
     """An MJCF model (compiled by MuJoCo) names its joints as MuJoCo does, in qpos order."""
     path = model_path("mjcf/quadruped.xml")
     try:
@@ -46,32 +47,32 @@ def test_mjcf_joints_keep_mujocos_names():
     assert model.joints == mbd_json("info", path, "--json")["joints"]
 
 
-def test_neutral_pose():
+def test_neutral_pose() -> None:
     model = mbdbench.Model("chain:n=3,joint=free")
     assert np.array_equal(model.neutral(), np.tile([0, 0, 0, 1, 0, 0, 0.0], 3))
 
 
-def test_name_gravity_repr():
+def test_name_gravity_repr() -> None:
     model = mbdbench.Model(model_path("double-pendulum.json"))
     assert model.name == "double-pendulum"
     assert np.array_equal(model.gravity, [0, 0, -9.81])
     assert "double-pendulum" in repr(model) and "nv=2" in repr(model)
 
 
-def test_solvers_as_the_cli_lists_them():
+def test_solvers_as_the_cli_lists_them() -> None:
     listed = [line.split()[0] for line in run_mbd("solvers").splitlines()]
     assert mbdbench.solvers() == listed
     assert "dense" in listed
 
 
-def test_model_is_immutable(chain):
+def test_model_is_immutable(chain: mbdbench.Model) -> None:
     with pytest.raises(AttributeError):
         chain.nq = 3
     chain.joints[0]["name"] = "changed"
     assert chain.joints[0]["name"] != "changed"
 
 
-def test_pickle_loads_again(chain):
+def test_pickle_loads_again(chain: mbdbench.Model) -> None:
     copy = pickle.loads(pickle.dumps(chain))
     q, qd = np.full(10, 0.3), np.full(10, -0.2)
     assert isinstance(copy, mbdbench.Model)
@@ -84,7 +85,7 @@ def test_pickle_loads_again(chain):
     ("/no/such/file.json", ["/no/such/file.json"]),
     (model_path("README.md"), ["README.md"]),
 ])
-def test_load_errors_carry_the_library_message(spec, words):
+def test_load_errors_carry_the_library_message(spec: str, words: List[str]) -> None:
     with pytest.raises(mbdbench.Error) as caught:
         mbdbench.Model(spec)
     assert all(w in str(caught.value) for w in words), str(caught.value)
@@ -92,10 +93,10 @@ def test_load_errors_carry_the_library_message(spec, words):
     assert isinstance(caught.value, ValueError)
 
 
-def test_constructor_arguments_checked():
+def test_constructor_arguments_checked() -> None:
     with pytest.raises(TypeError):
-        mbdbench.Model()
+        mbdbench.Model()  # type: ignore[call-arg]
     with pytest.raises(TypeError):
-        mbdbench.Model(42)
+        mbdbench.Model(42)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
-        mbdbench.Model.__new__(mbdbench.Model)
+        mbdbench.Model.__new__(mbdbench.Model)  # type: ignore[call-arg]

@@ -3,6 +3,7 @@ and what mbd does not model is refused, all of it at once (python/tests/mujoco_m
 
 import json
 import os
+import pathlib
 import subprocess
 
 import pytest
@@ -21,7 +22,7 @@ needs_models = pytest.mark.skipif(
 
 @needs_models
 @pytest.mark.parametrize("path", mujoco_models.SAMPLE)
-def test_sample_agrees_with_mujoco(path):
+def test_sample_agrees_with_mujoco(path: str) -> None:
     r = mujoco_models.compare(os.path.join(mujoco_models.SITE, path), states=3)
     assert r["compile_error"] is None, r["compile_error"]
     assert r["refused"] is None, r["refused"]
@@ -52,7 +53,7 @@ REFUSED = """<mujoco>
 """
 
 
-def test_unmodelled_elements_are_refused_together(tmp_path):
+def test_unmodelled_elements_are_refused_together(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "refused.xml"
     path.write_text(REFUSED)
     with pytest.raises(mbdbench.Error) as refusal:
@@ -62,7 +63,7 @@ def test_unmodelled_elements_are_refused_together(tmp_path):
     assert '<option> density="1.2"' in message, message
 
 
-def test_info_json_stays_clean_when_mujoco_warns(tmp_path):
+def test_info_json_stays_clean_when_mujoco_warns(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "nan.xml"
     path.write_text('<mujoco><worldbody><body><joint type="hinge"/>'
                     '<geom type="sphere" size="0.1" rgba="nan 1 1 1"/></body></worldbody></mujoco>')

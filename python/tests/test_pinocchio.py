@@ -3,6 +3,7 @@
 robots, one state at a time and in a batch. tests/test_pinocchio.c checks every joint type."""
 
 import os
+from typing import List
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ SOLVERS = ["pinocchio-aba", "pinocchio-crba"]
 
 
 @pytest.fixture(scope="module")
-def pinocchio():
+def pinocchio() -> List[str]:
     if not os.path.exists(PLUGIN):
         pytest.skip(f"{PLUGIN} not built (no pin package in .venv/)")
     if SOLVERS[0] not in mbdbench.solvers():
@@ -25,7 +26,7 @@ def pinocchio():
 
 @pytest.mark.parametrize("path, floating", [("models/arm7.urdf", False),
                                             ("models/quadruped.urdf", True)])
-def test_pinocchio_matches_dense(pinocchio, path, floating):
+def test_pinocchio_matches_dense(pinocchio: List[str], path: str, floating: bool) -> None:
     model = mbdbench.Model(os.path.join(ROOT, path), floating_base=floating)
     q, qd, tau = random_state(model, 5)
     expected = model.forward(q, qd, tau, solver="dense")

@@ -13,7 +13,7 @@ PLUGINS = os.path.join(ROOT, "build", "plugins")
 
 
 @pytest.fixture(scope="module")
-def textbook():
+def textbook() -> str:
     path = os.path.join(PLUGINS, "textbook.so")
     if "textbook" not in mbdbench.solvers():
         assert mbdbench.load_plugin(path) == ["textbook"]
@@ -21,7 +21,7 @@ def textbook():
 
 
 @pytest.mark.parametrize("spec", ["chain:n=6,joint=cardan", "tree:n=9,branching=2,base=free"])
-def test_plugin_matches_dense(textbook, spec):
+def test_plugin_matches_dense(textbook: str, spec: str) -> None:
     model = mbdbench.Model(spec)
     q, qd, tau = random_state(model, 3)
     expected = model.forward(q, qd, tau, solver="dense")
@@ -32,7 +32,7 @@ def test_plugin_matches_dense(textbook, spec):
                           np.array([got] * 5))
 
 
-def test_plugin_is_listed_and_recommended(textbook):
+def test_plugin_is_listed_and_recommended(textbook: str) -> None:
     assert mbdbench.solvers()[-1] == textbook
     ranking = mbdbench.recommend(mbdbench.Model("chain:n=3,joint=revolute"))
     assert textbook in [row["solver"] for row in ranking]
@@ -44,7 +44,7 @@ def test_plugin_is_listed_and_recommended(textbook):
     ("faulty_wrong_abi.so", "ABI 2"),
     ("missing.so", "cannot load the plugin"),
 ])
-def test_faulty_plugin_raises(textbook, name, message):
+def test_faulty_plugin_raises(textbook: str, name: str, message: str) -> None:
     count = len(mbdbench.solvers())
     with pytest.raises(mbdbench.Error, match=message) as caught:
         mbdbench.load_plugin(os.path.join(PLUGINS, name))
@@ -52,7 +52,7 @@ def test_faulty_plugin_raises(textbook, name, message):
     assert len(mbdbench.solvers()) == count
 
 
-def test_plugin_work_new_failure_is_named():
+def test_plugin_work_new_failure_is_named() -> None:
     """A NULL from the plugin's work_new: MemoryError naming the solver (once an empty one)."""
     if "faulty" not in mbdbench.solvers():
         mbdbench.load_plugin(os.path.join(PLUGINS, "faulty_work_new_fails.so"))
@@ -65,6 +65,6 @@ def test_plugin_work_new_failure_is_named():
     ("faulty_dash_name.so", "starts with '-'"),
     ("faulty_row_name.so", "ends with '-momentum'"),
 ])
-def test_plugin_names_that_collide_are_refused(name, message):
+def test_plugin_names_that_collide_are_refused(name: str, message: str) -> None:
     with pytest.raises(mbdbench.Error, match=message):
         mbdbench.load_plugin(os.path.join(PLUGINS, name))

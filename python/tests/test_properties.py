@@ -4,7 +4,10 @@ arrays of the documented shapes, all finite) or raises what docs/python.md docum
 TypeError for what cannot be a float64 array, ValueError naming the argument for a wrong
 shape, mbdbench.Error (a ValueError) for what the library refuses (NaN, inf, overflow)."""
 
+from typing import Any, Callable, Dict, Iterator, List, Tuple
+
 import numpy as np
+import numpy.typing as npt
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,7 +25,7 @@ SHAPES = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=12)
 VALUES = st.floats(allow_nan=True, allow_infinity=True, width=64)
 
 
-def layouts(array):
+def layouts(array: npt.NDArray[Any]) -> Iterator[npt.NDArray[Any]]:
     """The array as it is, Fortran-ordered, strided (every other element of a larger one),
     and misaligned (one byte into a buffer): each a path of its own through the conversion."""
     yield array
@@ -40,7 +43,7 @@ def layouts(array):
 
 
 @st.composite
-def arrays(draw, length):
+def arrays(draw: st.DrawFn, length: int) -> npt.NDArray[Any]:
     """An array meant for a vector of `length`: mostly that shape, any dtype and values."""
     dtype = np.dtype(draw(DTYPES))
     shape = draw(st.one_of(st.just((length,)), SHAPES))
@@ -53,7 +56,8 @@ def arrays(draw, length):
     return draw(hnp.arrays(dtype, shape))
 
 
-def expect(call, array, length, out_shapes):
+def expect(call: Callable[[npt.NDArray[Any]], Any], array: npt.NDArray[Any], length: int,
+           out_shapes: List[Tuple[int, ...]]) -> None:
     """Calls with `array` in one argument's place; checks the outcome against the array."""
     convertible = np.can_cast(array.dtype, np.float64, "safe")
     try:
@@ -78,12 +82,14 @@ def expect(call, array, length, out_shapes):
 
 
 @pytest.fixture(scope="module")
-def model():
+def model() -> mbdbench.Model:
     """Free joints: quaternions in q, so that nq (14) and nv (12) differ."""
     return mbdbench.Model("chain:n=2,joint=free")
 
 
-CALLS = {  # name: (the argument replaced, call with (model, x, q, v), output shapes (nq, nv))
+# The argument replaced, the call with (model, x, q, v), the output shapes of (nq, nv).
+Call = Tuple[str, Callable[..., Any], Callable[[int, int], List[Tuple[int, ...]]]]
+CALLS: Dict[str, Call] = {
     "forward q": ("q", lambda m, x, q, v: m.forward(x, v, v), lambda nq, nv: [(nv,)]),
     "forward qd": ("v", lambda m, x, q, v: m.forward(q, x, v, solver="bodies"),
                    lambda nq, nv: [(nv,)]),
@@ -102,14 +108,15 @@ CALLS = {  # name: (the argument replaced, call with (model, x, q, v), output sh
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
-def test_any_array_answers_or_raises_the_documented_exception(model, name):
+def test_any_array_answers_or_raises_the_documented_exception(model: mbdbench.Model,
+                                                              name: str) -> None:
     which, call, shapes = CALLS[name]
     length = model.nq if which == "q" else model.nv
     q, v = model.neutral(), np.full(model.nv, 0.5)
 
     @PROPERTIES
     @given(array=arrays(length))
-    def check(array):
+    def check(array: npt.NDArray[Any]) -> None:
         for layout in layouts(array):
             expect(lambda x: call(model, x, q, v), layout, length, shapes(model.nq, model.nv))
 
@@ -119,7 +126,8 @@ def test_any_array_answers_or_raises_the_documented_exception(model, name):
 @PROPERTIES
 @given(K=st.integers(0, 19), threads=st.integers(1, 3), simd=st.booleans(),
        solver=st.sampled_from(["dense", "bodies", "poisson-ldlt", "sparse"]), data=st.data())
-def test_batch_rows_fail_alone(model, K, threads, simd, solver, data):
+def test_batch_rows_fail_alone(model: mbdbench.Model, K: int, threads: int, simd: bool, solver: str,
+                              data: st.DataObject) -> None:
     """forward_batch over K states, some rows with NaN, inf or huge numbers: each row's
     status is its own, failed rows are NaN, the others finite."""
     rows = hnp.arrays(np.float64, (K, model.nv), elements=VALUES)
@@ -139,7 +147,7 @@ def test_batch_rows_fail_alone(model, K, threads, simd, solver, data):
 
 @PROPERTIES
 @given(shape=st.sampled_from([(2**40, 14), (14, 2**40), (2**50, 0), (2**36, 2**20)]))
-def test_huge_arrays_are_refused(model, shape):
+def test_huge_arrays_are_refused(model: mbdbench.Model, shape: Tuple[int, int]) -> None:
     """Views far larger than any memory (zero strides: petabytes, or none at all for 2**50
     empty rows): refused with the documented exception, not a crash."""
     huge = np.lib.stride_tricks.as_strided(np.zeros(1), shape=shape, strides=(0, 0))
@@ -151,7 +159,8 @@ def test_huge_arrays_are_refused(model, shape):
 @given(solver=st.one_of(st.text(max_size=12), st.integers(), st.none(), st.floats()),
        threads=st.one_of(st.integers(-2**70, 2**70), st.floats(), st.text(max_size=3)),
        tol=st.one_of(VALUES, st.integers(-10, 10), st.text(max_size=3)))
-def test_any_option_answers_or_raises(model, solver, threads, tol):
+def test_any_option_answers_or_raises(model: mbdbench.Model, solver: Any, threads: Any,
+                                      tol: Any) -> None:
     """Solver names, thread counts and tolerances of any type and value."""
     q, v = model.neutral(), np.zeros(model.nv)
     for call in (lambda: model.forward(q, v, v, solver=solver),
@@ -165,7 +174,7 @@ def test_any_option_answers_or_raises(model, solver, threads, tol):
 
 @PROPERTIES
 @given(text=st.text(alphabet=st.characters(blacklist_characters="/\\0123456789"), max_size=40))
-def test_any_model_text_loads_or_raises(text):
+def test_any_model_text_loads_or_raises(text: str) -> None:
     """Specs and file names without digits (no model too large to build) or slashes (no
     files elsewhere): a model or mbdbench.Error, ValueError for a NUL."""
     try:

@@ -3,10 +3,12 @@
 import io
 import json
 import os
+import pathlib
 import signal
 import subprocess
 import sys
 import time
+from typing import Any, Callable, Dict, Tuple
 
 import numpy as np
 import pytest
@@ -15,8 +17,8 @@ import mbdbench
 from conftest import ROOT, cli_list, model_path, run_mbd
 
 
-def cli_trajectory(spec, *args):
-    text = run_mbd("simulate", spec, *args)
+def cli_trajectory(model: mbdbench.Model, *args: object) -> Any:
+    text = run_mbd("simulate", model.spec, *args)
     return np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, ndmin=2)
 
 
@@ -27,10 +29,10 @@ def cli_trajectory(spec, *args):
     (["--integrator", "adams", "--t1", "0.3", "--rtol", "1e-6", "--solver", "bodies"],
      dict(integrator="adams", t1=0.3, rtol=1e-6, solver="bodies")),
 ])
-def test_simulate_matches_the_cli(args, kwargs):
+def test_simulate_matches_the_cli(args: Tuple[object, ...], kwargs: Dict[str, Any]) -> None:
     model = mbdbench.Model("chain:n=4,joint=cardan")
     q0, qd0 = np.linspace(-0.5, 0.5, model.nq), np.linspace(0.2, -0.2, model.nv)
-    rows = cli_trajectory(model.spec, *args, "--q0", cli_list(q0), "--qd0", cli_list(qd0))
+    rows = cli_trajectory(model, *args, "--q0", cli_list(q0), "--qd0", cli_list(qd0))
     got = model.simulate(q0=q0, qd0=qd0, **kwargs)
     nq, nv = model.nq, model.nv
     assert got["t"].shape == (rows.shape[0],)
@@ -42,12 +44,12 @@ def test_simulate_matches_the_cli(args, kwargs):
     assert got["stats"]["steps"] > 0
 
 
-def test_simulate_momentum_and_loops():
+def test_simulate_momentum_and_loops() -> None:
     model = mbdbench.Model("chain:n=3,joint=revolute")
     got = model.simulate("rk4", 0.1, dt=0.01, solver="poisson-sweep")
     assert "p" in got and got["p"].shape == got["qd"].shape
     loops = mbdbench.Model(model_path("four-bar.json"))
-    rows = cli_trajectory(loops.spec, "--integrator", "rk4", "--dt", "0.01", "--t1", "0.1",
+    rows = cli_trajectory(loops, "--integrator", "rk4", "--dt", "0.01", "--t1", "0.1",
                           "--q0", cli_list(loops.neutral() + 0.1), "--project-initial")
     got = loops.simulate("rk4", 0.1, dt=0.01, q0=loops.neutral() + 0.1, project_initial=True)
     assert np.allclose(got["q"], rows[:, 1:1 + loops.nq], rtol=1e-10, atol=1e-10)
@@ -66,12 +68,12 @@ def test_simulate_momentum_and_loops():
     (dict(integrator="dopri5", t1=1, formulation="energy"), "formulation"),
     (dict(integrator="dopri5", t1=1, baumgarte=(1, 1)), "has no loops"),
 ])
-def test_simulate_options_checked_as_the_cli(kwargs, message):
+def test_simulate_options_checked_as_the_cli(kwargs: Dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         mbdbench.Model("chain:n=3,joint=revolute").simulate(**kwargs)
 
 
-def test_simulate_failure_is_an_error():
+def test_simulate_failure_is_an_error() -> None:
     model = mbdbench.Model("chain:n=3,joint=revolute")
     with pytest.raises(mbdbench.Error, match="simulate: dense rk4"):
         model.simulate("rk4", 0.1, dt=0.01, qd0=[1e200, 0, 0])  # overflows in the first step
@@ -84,8 +86,9 @@ def test_simulate_failure_is_an_error():
     (lambda m: m.simulate("dopri5", 1.0, sample=1e-12), "sample: 1e-12"),
     (lambda m: m.simulate_ensemble(1.0, 1e-300, runs=2), "dt: 1e-300"),
 ])
-def test_step_counts_beyond_the_limit_are_refused(call, name):
-    """1e9 steps at most, as the CLI: dt=1e-300 ran for ever, sample=1e-12 ran out of memory
+def test_step_counts_beyond_the_limit_are_refused(call: Callable[[mbdbench.Model], object],
+                                                  name: str) -> None:
+    """1e9 steps at most, as the CLI: dt = 1e-300 ran for ever, sample=1e-12 ran out of memory
     with an empty MemoryError."""
     with pytest.raises(mbdbench.Error, match=name):
         call(mbdbench.Model("chain:n=3,joint=revolute"))
@@ -95,7 +98,7 @@ def test_step_counts_beyond_the_limit_are_refused(call, name):
     "m.simulate('rk4', 100.0, dt=1e-7)",
     "m.simulate_ensemble(100.0, 1e-7, runs=4)",
 ])
-def test_ctrl_c_stops_a_long_simulation(code):
+def test_ctrl_c_stops_a_long_simulation(code: str) -> None:
     """SIGINT reaches Python's handler between steps (an ensemble's: between reports, here
     every step): KeyboardInterrupt within a second."""
     script = ("import sys, time, mbdbench\n"
@@ -107,7 +110,7 @@ def test_ctrl_c_stops_a_long_simulation(code):
               "    print('interrupted', flush=True)\n")
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
                              env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")})
-    assert child.stdout.readline() == "ready\n"
+    assert child.stdout is not None and child.stdout.readline() == "ready\n"
     time.sleep(0.5)
     child.send_signal(signal.SIGINT)
     start = time.monotonic()
@@ -119,7 +122,7 @@ def test_ctrl_c_stops_a_long_simulation(code):
     assert time.monotonic() - start < 2.0
 
 
-def test_ensemble_matches_the_cli():
+def test_ensemble_matches_the_cli() -> None:
     model = mbdbench.Model("chain:n=3,joint=revolute")
     K = 5
     text = run_mbd("simulate", model.spec, "--integrator", "rk4", "--dt", "0.01", "--t1", "0.05",
@@ -135,7 +138,7 @@ def test_ensemble_matches_the_cli():
     assert (got["status"] == 0).all()
 
 
-def test_ensemble_from_states_equals_single_runs():
+def test_ensemble_from_states_equals_single_runs() -> None:
     model = mbdbench.Model("chain:n=4,joint=revolute")
     states = np.random.default_rng(3).uniform(-1, 1, (6, model.nq + model.nv))
     states[2, 0] = np.nan
@@ -152,14 +155,14 @@ def test_ensemble_from_states_equals_single_runs():
         model.simulate_ensemble(0.1, 0.01, states=states, runs=6)
 
 
-def test_recommend_ranks_the_solvers():
+def test_recommend_ranks_the_solvers() -> None:
     ranking = mbdbench.recommend(mbdbench.Model("chain:n=3,joint=revolute"), formulation="acceleration")
     assert ranking and {"solver", "median_ns", "ratio_to_fastest"} <= set(ranking[0])
     assert ranking[0]["ratio_to_fastest"] == 1.0
     assert {r["solver"] for r in ranking} <= set(mbdbench.solvers())
 
 
-def test_load_results(tmp_path):
+def test_load_results(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "results.json"
     rows = [{"name": "fd/chain/dense", "real_time": 1.5, "time_unit": "us"}]
     path.write_text(json.dumps({"context": {}, "benchmarks": rows}))

@@ -8,13 +8,13 @@ import numpy as np
 import mbdbench
 
 
-def test_dense_from_eight_threads_scales():
+def test_dense_from_eight_threads_scales() -> None:
     """OpenBLAS's OpenMP pool used every core for each small factorization of every thread:
     8 threads of 100 calls took 1500x one thread's 100 (chain:n=40,joint=cardan)."""
     model = mbdbench.Model("chain:n=40,joint=cardan")
     q, qd = model.neutral(), np.zeros(model.nv)
 
-    def calls(count):
+    def calls(count: int) -> None:
         for _ in range(count):
             model.forward(q, qd, solver="dense")
 
