@@ -36,8 +36,11 @@ strip --strip-debug "$driver"
 objdump -d --no-show-raw-insn "$driver" |
     grep -E $'\t(v?(add|sub|mul|div|sqrt)[sp]d|vfn?m(add|sub)[0-9]+[sp]d) ' > "$build/flops.dis"
 
-# The pairs (family, variant) that the run timed at N, frictionless families only.
-pairs=$(awk -v n="$n" '!/^#/ && $3 == n && $1 !~ /-friction$/ { print $1, $2 }' "$dat/percall.dat")
+# The pairs (family, variant) that the run timed at N, frictionless families and the
+# library's own solvers only (a plugin's are not in the driver).
+builtin=$(env -u MBD_PLUGINS "${MBD:-./mbd}" solvers | awk '{ printf "%s%s", sep, $1; sep = "|" }')
+pairs=$(awk -v n="$n" -v builtin="^($builtin)(-momentum)?$" \
+            '!/^#/ && $3 == n && $1 !~ /-friction$/ && $2 ~ builtin { print $1, $2 }' "$dat/percall.dat")
 args=()
 while read -r family variant; do
     [ -n "$family" ] || continue
