@@ -3,9 +3,10 @@
  * and time it on the same models and states as our own solvers:
  *
  *   mujoco-smooth   MuJoCo's smooth forward dynamics and nothing else: mj_kinematics,
- *                   mj_comPos, mj_makeM (its CRB), mj_factorM, mj_comVel, mj_rne, mj_solveM
+ *                   mj_comPos, mj_crb, mj_factorM, mj_comVel, mj_rne, mj_solveM
+ *                   (peer_forward_path): its qacc_smooth
  *   mujoco-forward  mj_forward, MuJoCo's whole pipeline (its collision, constraint, sensor
- *                   and actuation stages find nothing to do here), for its time beside
+ *                   and actuation stages find nothing to do here), timed beside it
  *
  * Each work exports the mbd_model to MJCF and loads it (peer_open, shared with
  * build/peer-mujoco: bench/peer_mujoco_model.c), so every model mbd reads maps; a model
@@ -70,8 +71,8 @@ static void massless_to_zero(const mbd_model *model, peer *p)
 {
     for (int i = 0; i < mbd_model_nbodies(model); i++) {
         const mbd_body_def *b = mbd_model_body(model, i);
-        const int body = mj_name2id(p->m, mjOBJ_BODY, b->name);
         if (b->mass == 0.0) {
+            const int body = mj_name2id(p->m, mjOBJ_BODY, b->name); /* peer_open found it */
             p->m->body_mass[body] = 0.0;
             mju_zero3(p->m->body_inertia + 3 * body);
         }
