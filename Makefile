@@ -184,7 +184,8 @@ $(BUILD)/api.undefined: $(API_HEADERS)
 	@mkdir -p $(dir $@)
 	@printf -- '-u %s\n' $(API_NAMES) > $@
 $(LIB_OBJ) $(CLI_OBJ) $(BENCH_OBJ): include/mbd_plugin.h
-PLUGIN_HOSTS := mbd mbd-bench $(BUILD)/tests/test_plugins $(BUILD)/tests/test_pinocchio
+PLUGIN_HOSTS := mbd mbd-bench $(BUILD)/tests/test_plugins $(BUILD)/tests/test_pinocchio \
+                $(BUILD)/tests/test_mujoco_plugin
 $(PLUGIN_HOSTS): LDLIBS += $(API_EXPORT)
 $(PLUGIN_HOSTS): | $(API_FILES)
 
@@ -334,6 +335,19 @@ $(PEER_MUJOCO): $(PEER_MUJOCO_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
 test-run test-sanitize report: $(PEER_MUJOCO)
+
+# MuJoCo as a solver plugin (bench/peers/mujoco/, docs/plugins.md): mujoco-smooth and
+# mujoco-forward, on the peer's model of ours (bench/peer_mujoco_model.c, compiled in);
+# built by make whenever the wheel's libmujoco.so is there.
+MUJOCO_PLUGIN := $(BUILD)/plugins/mujoco.so
+MUJOCO_PLUGIN_SRC := bench/peers/mujoco/mujoco_plugin.c bench/peer_mujoco_model.c
+$(MUJOCO_PLUGIN): $(MUJOCO_PLUGIN_SRC) bench/peer_mujoco.h $(API_HEADERS) $(MUJOCO_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_CFLAGS) -D_DEFAULT_SOURCE $(MUJOCO_CFLAGS) $(MUJOCO_PLUGIN_SRC) \
+	  $(MUJOCO_LIB) -Wl,-rpath,$(MUJOCO_DIR) -o $@
+.PHONY: plugin-mujoco
+plugin-mujoco: $(MUJOCO_PLUGIN)
+all test-run: $(if $(MUJOCO_LIB),$(MUJOCO_PLUGIN))
 
 # ---- Pinocchio from PyPI (.venv/), the solver plugin bench/peers/pinocchio/ ------------
 # The pin package pinned in python/requirements.txt brings Pinocchio's headers (and those
@@ -515,7 +529,8 @@ $(ASAN_BUILD)/src/par_mpi.o: ASAN_CFLAGS += $(MPI_CFLAGS)
 $(ASAN_BUILD)/tests/test_mpi: ASAN_CFLAGS += -DMBD_WITH_MPI=$(if $(MPI_LIBS),1,0)
 $(ASAN_MBD): $(ASAN_MBD_OBJ) $(ASAN_LIB)
 	$(CC) $(ASAN_CFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
-ASAN_PLUGIN_HOSTS := $(ASAN_MBD) $(ASAN_BUILD)/tests/test_plugins $(ASAN_BUILD)/tests/test_pinocchio
+ASAN_PLUGIN_HOSTS := $(ASAN_MBD) $(ASAN_BUILD)/tests/test_plugins $(ASAN_BUILD)/tests/test_pinocchio \
+                     $(ASAN_BUILD)/tests/test_mujoco_plugin
 $(ASAN_PLUGIN_HOSTS): LDLIBS += $(API_EXPORT)
 $(ASAN_PLUGIN_HOSTS): | $(API_FILES)
 

@@ -215,14 +215,16 @@ static void set_free_joints(peer *p, const mbd_model *model, const double *q, co
         free_joint *fj = &p->free_joints[j];
         const mbd_body_def *b = mbd_model_body(model, fj->body);
         const double *pos = q + fj->q0, *w = qd + fj->v0, *vO = w + 3, *f = tau + fj->v0 + 3;
-        mjtNum Q[9], frame_quat[4], Rq[9], wxv[3];
+        mjtNum Q[9], frame_quat[4], quat[4], Rq[9], wxv[3];
         mjtNum *qpos = p->d->qpos + p->qpos_of[fj->q0];
         memcpy(Q, b->rotation, sizeof Q);
         mju_mat2Quat(frame_quat, Q);
         mju_mulMatVec(qpos, Q, pos, 3, 3);
         mju_addTo3(qpos, b->origin);
-        mju_mulQuat(qpos + 3, frame_quat, q + fj->q0 + 3);
-        mju_quat2Mat(Rq, q + fj->q0 + 3);
+        mju_copy4(quat, q + fj->q0 + 3);
+        mju_normalize4(quat); /* ours: any non-zero quaternion, as quat / |quat| */
+        mju_mulQuat(qpos + 3, frame_quat, quat);
+        mju_quat2Mat(Rq, quat);
         mju_mulMatMat(fj->R, Q, Rq, 3, 3, 3);
         mju_mulMatVec(p->d->qvel + p->dof_of[fj->v0 + 3], fj->R, vO, 3, 3);
         mju_mulMatVec(p->d->qfrc_applied + p->dof_of[fj->v0 + 3], fj->R, f, 3, 3);

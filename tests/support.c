@@ -1,5 +1,7 @@
 #include "support.h"
 
+#include "mbd_plugin.h"
+
 #include <lapacke.h>
 #undef I /* complex.h's imaginary unit, from lapacke.h: I is an inertia here */
 #include <float.h>
@@ -342,6 +344,67 @@ void check_against_dense_at(const mbd_model *model, const mbd_solver *solver, st
     }
     mbd_work_free(work);
     mbd_work_free(dense);
+}
+
+static int test_plugin_loaded;
+
+int load_test_plugin(const char *path, const char *why)
+{
+    if (access(path, F_OK) != 0) {
+        print_message("[  SKIP    ] %s not built (%s): untested\n", path, why);
+        return 0;
+    }
+    char err[512];
+    if (mbd_plugin_load(path, err, sizeof err) != MBD_OK) {
+        print_error("%s\n", err);
+        return -1;
+    }
+    test_plugin_loaded = 1;
+    return 0;
+}
+
+void skip_without_plugin(void)
+{
+    if (!test_plugin_loaded)
+        skip();
+}
+
+void check_random_models(int type, void (*check)(const mbd_model *model, uint64_t seed,
+                                                 const char *label))
+{
+    static const tree_shape shapes[] = {SHAPE_CHAIN, SHAPE_BINARY, SHAPE_RANDOM};
+    for (int sh = 0; sh < 3; sh++)
+        for (uint64_t seed = 1; seed <= 3; seed++) {
+            mbd_model *model = random_model(seed * 31 + (uint64_t)(type + 1), 9, type, shapes[sh]);
+            char label[64];
+            snprintf(label, sizeof label, "random type %d shape %d seed %d", type, sh, (int)seed);
+            check(model, seed, label);
+            mbd_model_free(model);
+        }
+}
+
+void check_batch_bitwise(const mbd_solver *solver)
+{
+    enum { K = 23 };
+    mbd_model *model = load_model("tree:n=9,branching=2,skew=0.5,base=free");
+    const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);
+    double q[K * 16], qd[K * 15], qdd[K * 15], one[15];
+    assert_true(nq <= 16 && nv <= 15);
+    uint64_t seed = 9;
+    test_fill(&seed, q, K * nq, -2, 2);
+    test_fill(&seed, qd, K * nv, -2, 2);
+    mbd_batch *batch;
+    mbd_work *work;
+    assert_int_equal(mbd_batch_new(model, solver, 3, 0, &batch), MBD_OK);
+    assert_int_equal(mbd_batch_forward(model, batch, K, q, qd, NULL, qdd, NULL), MBD_OK);
+    assert_int_equal(mbd_work_new(model, solver, &work), MBD_OK);
+    for (int i = 0; i < K; i++) {
+        assert_int_equal(mbd_forward(model, work, q + i * nq, qd + i * nv, NULL, one), MBD_OK);
+        assert_memory_equal(one, qdd + i * nv, sizeof *one * nv);
+    }
+    mbd_work_free(work);
+    mbd_batch_free(batch);
+    mbd_model_free(model);
 }
 
 /* cond(H) = largest / smallest eigenvalue, by LAPACK (dsyev); where the smallest computed

@@ -55,6 +55,21 @@ void state_free(state_buf *s);
 void check_against_dense_at(const mbd_model *model, const mbd_solver *solver, state_buf *s,
                             double tol, const char *label);
 
+/* Loads the plugin library at path for a group of tests (their group setup): 0, also
+ * where it was not built, after a SKIP line saying so (why: what the build lacked), and
+ * then skip_without_plugin() skips each test; -1 after the loader's message. */
+int load_test_plugin(const char *path, const char *why);
+void skip_without_plugin(void);
+
+/* check(model, seed, label) on random models of the joint type (random_model's), 9 bodies
+ * as chains, binary and random trees, three seeds each. */
+void check_random_models(int type, void (*check)(const mbd_model *model, uint64_t seed,
+                                                 const char *label));
+
+/* The solver's batch over three threads against its mbd_forward one state at a time, bit
+ * for bit (works per thread), on a small tree with a floating base. */
+void check_batch_bitwise(const mbd_solver *solver);
+
 /* cond(H(q)) = largest / smallest eigenvalue, by LAPACK (dsyev). */
 double condition_number(const mbd_model *model, const double *q);
 

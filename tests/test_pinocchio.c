@@ -11,35 +11,17 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #define PLUGIN "build/plugins/pinocchio.so"
 
 static const char *const solvers[] = {"pinocchio-aba", "pinocchio-crba"};
 enum { NSOLVERS = sizeof solvers / sizeof solvers[0] };
-static int loaded;
 
 static int load_plugin(void **state)
 {
     (void)state;
-    if (access(PLUGIN, F_OK) != 0) {
-        print_message("[  SKIP    ] %s not built (no pin package in .venv/): Pinocchio untested\n", PLUGIN);
-        return 0;
-    }
-    char err[512];
-    if (mbd_plugin_load(PLUGIN, err, sizeof err) != MBD_OK) {
-        print_error("%s\n", err);
-        return -1;
-    }
-    loaded = 1;
-    return 0;
+    return load_test_plugin(PLUGIN, "no pin package in .venv/");
 }
-
-#define REQUIRE_PLUGIN()  \
-    do {                  \
-        if (!loaded)      \
-            skip();       \
-    } while (0)
 
 /* Both solvers against dense at a random state (seed) of the model. */
 static void check_model(const mbd_model *model, uint64_t seed, const char *label)
@@ -66,17 +48,9 @@ static void check_model(const mbd_model *model, uint64_t seed, const char *label
 static void test_random_models(void **state)
 {
     (void)state;
-    REQUIRE_PLUGIN();
-    static const tree_shape shapes[] = {SHAPE_CHAIN, SHAPE_BINARY, SHAPE_RANDOM};
+    skip_without_plugin();
     for (int type = MIXED_JOINTS; type < MBD_JOINT_TYPE_COUNT; type++)
-        for (int sh = 0; sh < 3; sh++)
-            for (uint64_t seed = 1; seed <= 3; seed++) {
-                mbd_model *model = random_model(seed * 31 + (uint64_t)(type + 1), 9, type, shapes[sh]);
-                char label[64];
-                snprintf(label, sizeof label, "random type %d shape %d seed %d", type, sh, (int)seed);
-                check_model(model, seed, label);
-                mbd_model_free(model);
-            }
+        check_random_models(type, check_model);
 }
 
 /* Generated chains and trees, the URDF robots, armature and passive forces (they reach the
@@ -84,7 +58,7 @@ static void test_random_models(void **state)
 static void test_robots_and_generators(void **state)
 {
     (void)state;
-    REQUIRE_PLUGIN();
+    skip_without_plugin();
     static const char *const specs[] = {
         "models/arm7.urdf", "chain:n=30,joint=revolute", "chain:n=12,joint=cardan",
         "chain:n=8,joint=spherical", "tree:n=40,branching=3,skew=0.5,base=free",
@@ -105,42 +79,20 @@ static void test_robots_and_generators(void **state)
     mbd_model_free(quadruped);
 }
 
-/* Works per thread: a batch over three threads gives each state's mbd_forward, bit for
- * bit. */
+/* Works per thread: a batch over threads gives each state's mbd_forward, bit for bit. */
 static void test_batch(void **state)
 {
     (void)state;
-    REQUIRE_PLUGIN();
-    enum { K = 23 };
-    mbd_model *model = load_model("tree:n=9,branching=2,skew=0.5,base=free");
-    const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);
-    double q[K * 16], qd[K * 15], qdd[K * 15], one[15];
-    assert_true(nq <= 16 && nv <= 15);
-    uint64_t seed = 9;
-    test_fill(&seed, q, K * nq, -2, 2);
-    test_fill(&seed, qd, K * nv, -2, 2);
-    for (int k = 0; k < NSOLVERS; k++) {
-        const mbd_solver *solver = mbd_solver_find(solvers[k]);
-        mbd_batch *batch;
-        mbd_work *work;
-        assert_int_equal(mbd_batch_new(model, solver, 3, 0, &batch), MBD_OK);
-        assert_int_equal(mbd_batch_forward(model, batch, K, q, qd, NULL, qdd, NULL), MBD_OK);
-        assert_int_equal(mbd_work_new(model, solver, &work), MBD_OK);
-        for (int i = 0; i < K; i++) {
-            assert_int_equal(mbd_forward(model, work, q + i * nq, qd + i * nv, NULL, one), MBD_OK);
-            assert_memory_equal(one, qdd + i * nv, sizeof *one * nv);
-        }
-        mbd_work_free(work);
-        mbd_batch_free(batch);
-    }
-    mbd_model_free(model);
+    skip_without_plugin();
+    for (int k = 0; k < NSOLVERS; k++)
+        check_batch_bitwise(mbd_solver_find(solvers[k]));
 }
 
 /* Friction: refused by the host, as for every plugin solver. */
 static void test_friction_refused(void **state)
 {
     (void)state;
-    REQUIRE_PLUGIN();
+    skip_without_plugin();
     mbd_model *model = load_model("chain:n=3,joint=revolute,friction=0.2");
     double q[3] = {0.1, 0.2, 0.3}, qd[3] = {0}, qdd[3];
     mbd_work *work;
