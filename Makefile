@@ -463,8 +463,8 @@ report: deps-report venv-models mbd mbd-bench
 	report/make_report.sh $(if $(filter 1 yes true,$(QUICK)),--quick)
 # PLUGINS=A.so:B.so: the plugins' solvers in every step (docs/plugins.md), through mbd's
 # and mbd-bench's MBD_PLUGINS; by default the peer libraries' plugins that this build
-# makes (Pinocchio's where the pin package is in .venv/), timed beside our solvers.
-PEER_PLUGINS := $(if $(PIN_HEADER),$(PIN_PLUGIN))
+# makes (MuJoCo's and Pinocchio's, from their wheels in .venv/), timed beside our solvers.
+PEER_PLUGINS := $(if $(MUJOCO_LIB),$(MUJOCO_PLUGIN)) $(if $(PIN_HEADER),$(PIN_PLUGIN))
 space        := $(subst ,, )
 PLUGINS      ?= $(subst $(space),:,$(strip $(PEER_PLUGINS)))
 report: $(PEER_PLUGINS)

@@ -40,7 +40,7 @@ base; Menagerie's robots in MJCF; the project's own), one forward call of every 
 plugin on one thread, at the same 16 random states, the repetitions interleaved with every
 other measurement of the run. Plugins: \`pinocchio-aba\` and \`pinocchio-crba\` (Pinocchio,
 built from the pin package with this build's flags), \`mujoco-smooth\` (MuJoCo's smooth
-dynamics); docs/plugins.md. Each library's fastest call as a multiple of the fastest of
+dynamics) and \`mujoco-forward\` (its whole \`mj_forward\`, for reference); docs/plugins.md. Each library's fastest call as a multiple of the fastest of
 all (1.00× is the winner), with the solver that made it:
 
 $(robots table)
