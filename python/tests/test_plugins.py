@@ -41,7 +41,7 @@ def test_plugin_is_listed_and_recommended(textbook):
 @pytest.mark.parametrize("name, message", [
     ("textbook.so", "'textbook' is already taken"),
     ("faulty_null_forward.so", "function forward is NULL"),
-    ("faulty_wrong_abi.so", "ABI 2"),
+    ("faulty_wrong_abi.so", "ABI 3"),
     ("missing.so", "cannot load the plugin"),
 ])
 def test_faulty_plugin_raises(textbook, name, message):
