@@ -59,6 +59,10 @@ def test_plugin_work_new_failure_is_named():
     model = mbdbench.Model("chain:n=3,joint=revolute")
     with pytest.raises(MemoryError, match="solver 'faulty'.*work_new failed"):
         model.forward(model.neutral(), np.zeros(model.nv), solver="faulty")
+    # its derivatives (ABI 2) are a method of its name, whose work in bodies' fails so
+    assert mbdbench.derivative_methods()[-1] == "faulty"
+    with pytest.raises(MemoryError, match="forward_derivatives"):
+        model.forward_derivatives(model.neutral(), np.zeros(model.nv), method="faulty")
 
 
 @pytest.mark.parametrize("name, message", [
