@@ -196,14 +196,23 @@ EXAMPLE_PLUGIN := $(BUILD)/plugins/textbook.so
 PLUGIN_FAULTS  := no_table_function null_table negative_count huge_count wrong_abi null_name \
                   space_name long_name builtin_name twin_names null_summary null_work_new \
                   null_work_free null_forward dash_name row_name simd_name nan_result \
-                  work_new_fails not_a_status
-FAULTY_PLUGINS := $(PLUGIN_FAULTS:%=$(BUILD)/plugins/faulty_%.so)
+                  work_new_fails not_a_status mixed_abi method_name
+# faulty_abi1.so and textbook_abi1.so: no fault, built against ABI 1's header (a plugin
+# built before ABI 2), which must keep loading.
+OLDER_PLUGINS  := $(BUILD)/plugins/faulty_abi1.so $(BUILD)/plugins/textbook_abi1.so
+FAULTY_PLUGINS := $(PLUGIN_FAULTS:%=$(BUILD)/plugins/faulty_%.so) $(OLDER_PLUGINS)
 $(EXAMPLE_PLUGIN): examples/plugins/textbook.c $(API_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PLUGIN_CFLAGS) $< -o $@
 $(BUILD)/plugins/faulty_%.so: tests/plugins/faulty.c $(API_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PLUGIN_CFLAGS) -DFAULT_$(shell echo $* | tr a-z A-Z) $< -o $@
+$(BUILD)/plugins/faulty_abi1.so: tests/plugins/faulty.c tests/plugins/abi1/mbd_plugin.h include/mbd.h
+	@mkdir -p $(dir $@)
+	$(CC) -Itests/plugins/abi1 $(PLUGIN_CFLAGS) -DOLDER_ABI $< -o $@
+$(BUILD)/plugins/textbook_abi1.so: examples/plugins/textbook.c tests/plugins/abi1/mbd_plugin.h include/mbd.h
+	@mkdir -p $(dir $@)
+	$(CC) -Itests/plugins/abi1 $(PLUGIN_CFLAGS) $< -o $@
 .PHONY: plugins
 plugins: $(EXAMPLE_PLUGIN) $(FAULTY_PLUGINS)
 test-run test-sanitize: plugins

@@ -47,6 +47,8 @@ struct mbd_work {
     double *rest_rates;        /* (nv) zero: qd and qdd of gravity compensation's RNEA */
     double (*gravcomp_f)[6];   /* (nb) models with gravity compensation: its RNEA's forces */
     void *plugin_work;         /* a plugin solver's work (its work_new), else NULL */
+    const mbd_solver *derivative_plugin; /* the plugin solver whose derivatives method last */
+    void *derivative_plugin_work;        /* ran on this work of another solver, its work */
     void *derivative_scratch;  /* the derivatives' per-call arrays (derivative_scratch) */
     size_t derivative_scratch_bytes;
     void *passive_scratch;     /* the passive forces' derivatives (derivatives.c) */
@@ -258,6 +260,17 @@ const mbd_solver *plugin_solver_at(int index);
 /* mbd_forward of a plugin solver (any model; MBD_EUNSUPPORTED with friction). */
 int plugin_forward(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
                    const double *tau, double *qdd);
+/* The derivatives methods of plugin solvers with forward_derivatives, after the built-in
+ * ones in their table; each named and summarized as its solver. */
+int plugin_method_count(void);
+const mbd_derivatives_method *plugin_method_at(int index);
+/* mbd_forward_derivatives of a plugin's method, after the checks common to every method. */
+int plugin_forward_derivatives(const mbd_model *model, mbd_work *work,
+                               const mbd_solver *solver, const double *q, const double *qd,
+                               const double *tau, double *dqdd_dq, double *dqdd_dqd,
+                               double *dqdd_dtau);
+/* Frees the work that a plugin's derivatives method made for this work (if any). */
+void plugin_derivative_work_free(mbd_work *work);
 
 /* ---- derivatives (derivatives/): one row of the methods' table ---- */
 
@@ -270,7 +283,8 @@ typedef int (*mbd_derivatives_fn)(const mbd_model *model, mbd_work *work, const 
 struct mbd_derivatives_method {
     const char *name;
     const char *summary;
-    mbd_derivatives_fn forward;
+    mbd_derivatives_fn forward;   /* a built-in method's, else NULL */
+    const mbd_solver *plugin;     /* a plugin's method: the solver it differentiates */
 };
 
 extern const mbd_derivatives_method mbd_derivatives_analytic;

@@ -549,7 +549,8 @@ int mbd_energy(const mbd_model *model, mbd_work *work, const double *q, const do
 int mbd_integrate_positions(const mbd_model *model, const double *q, const double *v, double *out);
 
 /* A method of differentiating the forward dynamics qdd = FD(q, qd, tau), a row of one table
- * as the solvers are: "analytic", "automatic", "finite-difference". */
+ * as the solvers are: "analytic", "automatic", "finite-difference", then those of plugin
+ * solvers with forward_derivatives (mbd_plugin.h), each named as its solver. */
 typedef struct mbd_derivatives_method mbd_derivatives_method;
 int mbd_derivatives_method_count(void);
 const mbd_derivatives_method *mbd_derivatives_method_at(int index);
@@ -561,7 +562,8 @@ const char *mbd_derivatives_method_summary(const mbd_derivatives_method *method)
  * row-major (row i: qdd_i; column j: the tangent coordinate delta_j of q (+) delta, qd_j
  * or tau_j). Any output may be NULL; tau may be NULL (zero). "automatic" differentiates the
  * solver that the workspace was made for (MBD_EUNSUPPORTED if it has no dual form); the
- * other methods take any workspace of the model. Models with friction or loops:
+ * other methods take any workspace of the model (a plugin's method, in a workspace of
+ * another solver, makes its plugin's work there on first use: MBD_ENOMEM if it cannot). Models with friction or loops:
  * MBD_EUNSUPPORTED. Otherwise as mbd_forward: MBD_EINVAL, MBD_ENONFINITE, MBD_ESINGULAR. */
 int mbd_forward_derivatives(const mbd_model *model, mbd_work *work, const double *q,
                             const double *qd, const double *tau,
@@ -649,7 +651,8 @@ int mbd_simulate(const mbd_model *model, const mbd_solver *solver,
 /* ---- reference data (mbd cases; docs/reference-data.md) ------------------------- */
 
 /* A reference-data file: random states of one model and what the dense reference computes
- * at each (qdd, H, C qd + g, joint reactions), with the model's coordinate map. */
+ * at each (qdd, H, C qd + g, joint reactions; the derivatives of qdd by analytic, in files
+ * that have them), with the model's coordinate map. */
 #define MBD_CASES_SCHEMA 1
 typedef struct mbd_cases mbd_cases;
 
@@ -673,7 +676,8 @@ int mbd_cases_load_model(const mbd_cases *cases, mbd_model **model, char *err, s
 typedef struct {
     double error;
     int case_index;    /* -1: no case compared */
-    const char *field; /* "qdd", "qd" (momentum form: H^-1 p), "H", "bias", "reactions" */
+    const char *field; /* "qdd", "qd" (momentum form: H^-1 p), "H", "bias", "reactions",
+                        * "dqdd_dq", "dqdd_dqd", "dqdd_dtau" (a file with derivatives) */
     int index;         /* the component, row-major (H: row nv + column; reactions: 6 body + k) */
     double value, reference;
 } mbd_cases_worst;
@@ -681,7 +685,9 @@ typedef struct {
 /* Replays every case on model (mbd_cases_load_model's): qdd by mbd_forward with solver
  * where it offers the acceleration form, qd from p = H qd by mbd_forward_momentum where it
  * offers the momentum form, then the reference's own: qdd (dense), H (mbd_mass_matrix),
- * bias and reactions (mbd_inverse_dynamics). Returns MBD_OK with the worst disagreement, or
+ * bias and reactions (mbd_inverse_dynamics); where the file has derivatives, those of
+ * mbd_forward_derivatives by the solver's own method (a plugin solver's of its name), else
+ * by analytic, the method that wrote them. Returns MBD_OK with the worst disagreement, or
  * the first failed case's status (MBD_ENONFINITE for a NaN answer) with err naming the case
  * and the call. */
 int mbd_cases_replay(const mbd_cases *cases, const mbd_model *model, const mbd_solver *solver,

@@ -22,7 +22,9 @@
 extern "C" {
 #endif
 
-#define MBD_PLUGIN_ABI 1
+/* 2: forward_derivatives added at the end of mbd_plugin_solver. A table built with ABI 1's
+ * header (no such field, a shorter struct) still loads, read as that shorter struct. */
+#define MBD_PLUGIN_ABI 2
 
 /* The longest solver name and summary a plugin may give (bytes, without the NUL). */
 #define MBD_PLUGIN_MAX_NAME 40
@@ -42,6 +44,14 @@ typedef struct mbd_plugin_solver {
      * status. q, qd and tau are finite; forward may use work only. */
     int (*forward)(const mbd_model *model, void *work, const double *q, const double *qd,
                    const double *tau, double *qdd);
+    /* ABI 2, optional (NULL: none): dqdd/dq, dqdd/dqd and dqdd/dtau at (q, qd, tau) as
+     * mbd_forward_derivatives defines them (nv x nv, row-major, q's columns along the
+     * tangent step q (+) delta of mbd_integrate_positions), any of them NULL; with a work
+     * of work_new and the inputs checked as for forward. A solver that has it is also a
+     * derivatives method of its name (mbd_derivatives_method_find). */
+    int (*forward_derivatives)(const mbd_model *model, void *work, const double *q,
+                               const double *qd, const double *tau, double *dqdd_dq,
+                               double *dqdd_dqd, double *dqdd_dtau);
 } mbd_plugin_solver;
 
 /* Exported by the plugin library: its solvers, *count of them (1 to
@@ -49,11 +59,13 @@ typedef struct mbd_plugin_solver {
 const mbd_plugin_solver *mbd_plugin_solvers(int *count);
 
 /* Loads the plugin library at path and appends its solvers to the table that
- * mbd_solver_count, mbd_solver_at and mbd_solver_find walk, after the built-in ones.
+ * mbd_solver_count, mbd_solver_at and mbd_solver_find walk, after the built-in ones, and
+ * those with forward_derivatives to the derivatives methods' table likewise.
  * Every entry is checked first: on any fault nothing is added, the library is closed,
  * and err (if err_size > 0) holds one line naming the file and the fault. Returns MBD_OK,
  * MBD_EIO (a file that cannot be loaded, or has no mbd_plugin_solvers), MBD_EINVAL (a
- * faulty table: count, ABI, name, summary, a NULL function; a name already taken) or
+ * faulty table: count, ABI (1 or 2, one for the whole table), name, summary, a NULL
+ * function; a name already taken by a solver or a derivatives method) or
  * MBD_ENOMEM. Not thread-safe: load plugins before other threads use the solver table.
  * A plugin stays loaded until the process ends. */
 int mbd_plugin_load(const char *path, char *err, size_t err_size);

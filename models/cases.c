@@ -16,10 +16,12 @@
 
 #define MAX_VALUE_CHARS 60
 
-/* The numbers of one case, in this order in the block. */
-enum { F_Q, F_QD, F_TAU, F_QDD, F_H, F_BIAS, F_REACTIONS, F_COUNT };
+/* The numbers of one case, in this order in the block: every file's, then the derivatives
+ * that files have from `mbd cases` with derivatives (F_DQ on: in all cases or none). */
+enum { F_Q, F_QD, F_TAU, F_QDD, F_H, F_BIAS, F_REACTIONS, F_DQ, F_DQD, F_DTAU, F_COUNT };
 static const char *const field_names[F_COUNT + 1] = {"q", "qd", "tau", "qdd", "H", "bias",
-                                                     "reactions", NULL};
+                                                     "reactions", "dqdd_dq", "dqdd_dqd",
+                                                     "dqdd_dtau", NULL};
 
 struct mbd_cases {
     char *path;
@@ -27,6 +29,7 @@ struct mbd_cases {
     const char *model;
     int floating_base;
     int count, nq, nv, nbodies;
+    int nfields;                      /* F_COUNT with derivatives, else F_DQ */
     int rows[F_COUNT], cols[F_COUNT]; /* rows 0: a flat list of cols numbers */
     size_t offset[F_COUNT], stride;   /* where each field starts in a case's row of data */
     double *data;                     /* count x stride */
@@ -136,8 +139,8 @@ static int read_joints(const reader *rd, json_t *joints, mbd_cases *c)
 /* The shapes of the fields from the sizes, and where each goes in a case's row. */
 static void lay_out(mbd_cases *c)
 {
-    const int rows[F_COUNT] = {0, 0, 0, 0, c->nv, 0, c->nbodies};
-    const int cols[F_COUNT] = {c->nq, c->nv, c->nv, c->nv, c->nv, c->nv, 6};
+    const int rows[F_COUNT] = {0, 0, 0, 0, c->nv, 0, c->nbodies, c->nv, c->nv, c->nv};
+    const int cols[F_COUNT] = {c->nq, c->nv, c->nv, c->nv, c->nv, c->nv, 6, c->nv, c->nv, c->nv};
     c->stride = 0;
     for (int f = 0; f < F_COUNT; f++) {
         c->rows[f] = rows[f], c->cols[f] = cols[f];
@@ -190,14 +193,17 @@ static int read_field(const reader *rd, const mbd_cases *c, size_t i, json_t *it
 /* Every case's fields (values too when data is not NULL). */
 static int read_cases(const reader *rd, const mbd_cases *c, json_t *cases, double *data)
 {
+    const char *allowed[F_COUNT + 1];
+    memcpy(allowed, field_names, sizeof allowed);
+    allowed[c->nfields] = NULL;
     size_t i;
     json_t *item;
     json_array_foreach(cases, i, item) {
         char where[48];
         snprintf(where, sizeof where, "cases[%zu]", i);
-        if (object_of(rd, where, item, field_names) < 0)
+        if (object_of(rd, where, item, allowed) < 0)
             return -1;
-        for (int f = 0; f < F_COUNT; f++)
+        for (int f = 0; f < c->nfields; f++)
             if (read_field(rd, c, i, item, f, data ? data + i * c->stride + c->offset[f] : NULL))
                 return -1;
     }
@@ -243,6 +249,7 @@ static int read_file(const reader *rd, mbd_cases *c)
         return MBD_EPARSE;
     lay_out(c);
     json_t *items = json_object_get(c->root, "cases");
+    c->nfields = json_object_get(json_array_get(items, 0), field_names[F_DQ]) ? F_COUNT : F_DQ;
     if (read_cases(rd, c, items, NULL) < 0)
         return MBD_EPARSE;
     c->data = malloc((size_t)c->count * c->stride * sizeof *c->data);
@@ -439,6 +446,24 @@ static int compare(replay *r, int status, const char *call, int f, const double 
     return MBD_OK;
 }
 
+/* The derivatives by the solver's own method (a plugin's of its name), else analytic's,
+ * against the file's (analytic's when written); big holds 3 nv x nv. */
+static int replay_derivatives(replay *r, const mbd_model *model, mbd_work *work, double *big)
+{
+    const mbd_cases *c = r->c;
+    const double *q = r->row + c->offset[F_Q], *qd = r->row + c->offset[F_QD];
+    const double *tau = r->row + c->offset[F_TAU];
+    const mbd_derivatives_method *own = mbd_derivatives_method_find(mbd_solver_name(r->solver));
+    const size_t nn = (size_t)c->nv * (size_t)c->nv;
+    int status = mbd_forward_derivatives(model, work, q, qd, tau,
+                                         own ? own : mbd_derivatives_method_find("analytic"),
+                                         big, big + nn, big + 2 * nn);
+    for (int f = F_DQ; f < F_COUNT; f++)
+        if ((status = compare(r, status, "mbd_forward_derivatives", f, big + (f - F_DQ) * nn)))
+            break;
+    return status;
+}
+
 /* One case: the solver's answers, then the reference quantities (the reactions at the
  * dense solver's qdd, so that they do not repeat an error in the file's qdd). */
 static int replay_case(replay *r, const mbd_model *model, mbd_work *work, mbd_work *ref_work,
@@ -475,6 +500,8 @@ static int replay_case(replay *r, const mbd_model *model, mbd_work *work, mbd_wo
     if (status == MBD_OK)
         status = compare(r, mbd_inverse_dynamics(model, ref_work, q, qd, qdd, out, big),
                          "mbd_inverse_dynamics", F_REACTIONS, big);
+    if (status == MBD_OK && c->nfields == F_COUNT)
+        status = replay_derivatives(r, model, work, big);
     return status;
 }
 
@@ -491,7 +518,7 @@ int mbd_cases_replay(const mbd_cases *cases, const mbd_model *model, const mbd_s
     mbd_work *work, *ref_work;
     mbd_work_new(model, solver, &work);
     mbd_work_new(model, mbd_solver_find("dense"), &ref_work);
-    double *buf = malloc((5 * nv + (nv * nv > 6 * nb ? nv * nv : 6 * nb)) * sizeof *buf);
+    double *buf = malloc((5 * nv + (3 * nv * nv > 6 * nb ? 3 * nv * nv : 6 * nb)) * sizeof *buf);
     replay r = {cases, solver, 0, NULL, worst, err, err_size};
     int status = work && ref_work && buf ? MBD_OK : MBD_ENOMEM;
     if (status)

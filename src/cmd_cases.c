@@ -23,7 +23,7 @@ typedef struct {
     int floating_base, count;
     uint64_t seed;
     mbd_work *work; /* dense */
-    double *q, *qd, *tau, *qdd, *H, *bias, *zero, *tau_id, *reactions;
+    double *q, *qd, *tau, *qdd, *H, *bias, *zero, *tau_id, *reactions, *dq, *dqd, *dtau;
 } generator;
 
 /* splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
@@ -86,6 +86,10 @@ static int compute_case(const generator *g, int k)
         status = mbd_inverse_dynamics(m, g->work, g->q, g->qd, g->zero, g->bias, NULL);
     if (status == MBD_OK)
         status = mbd_inverse_dynamics(m, g->work, g->q, g->qd, g->qdd, g->tau_id, g->reactions);
+    if (status == MBD_OK)
+        status = mbd_forward_derivatives(m, g->work, g->q, g->qd, g->tau,
+                                         mbd_derivatives_method_find("analytic"), g->dq, g->dqd,
+                                         g->dtau);
     if (status != MBD_OK)
         fprintf(stderr, "mbd %s: case %d: %s\n", g->cmd, k, mbd_strerror(status));
     return status;
@@ -114,6 +118,9 @@ static void write_case(FILE *out, const generator *g, int k)
     fprintf(out, ",\n   ");
     json_key_vector(out, "bias", g->bias, nv, 1);
     write_rows(out, "reactions", g->reactions, mbd_model_nbodies(g->model), 6);
+    write_rows(out, "dqdd_dq", g->dq, nv, nv);
+    write_rows(out, "dqdd_dqd", g->dqd, nv, nv);
+    write_rows(out, "dqdd_dtau", g->dtau, nv, nv);
     fputc('}', out);
 }
 
@@ -177,12 +184,13 @@ static int allocate(generator *g)
 {
     const size_t nq = (size_t)mbd_model_nq(g->model), nv = (size_t)mbd_model_nv(g->model);
     const size_t nb = (size_t)mbd_model_nbodies(g->model);
-    g->q = calloc(nq + 7 * nv + nv * nv + 6 * nb, sizeof *g->q);
+    g->q = calloc(nq + 7 * nv + 4 * nv * nv + 6 * nb, sizeof *g->q);
     if (!g->q || mbd_work_new(g->model, mbd_solver_find("dense"), &g->work) != MBD_OK)
         return -1;
     g->qd = g->q + nq, g->tau = g->qd + nv, g->qdd = g->tau + nv, g->bias = g->qdd + nv;
     g->zero = g->bias + nv, g->tau_id = g->zero + nv, g->H = g->tau_id + nv;
-    g->reactions = g->H + nv * nv;
+    g->reactions = g->H + nv * nv, g->dq = g->reactions + 6 * nb, g->dqd = g->dq + nv * nv;
+    g->dtau = g->dqd + nv * nv;
     return 0;
 }
 

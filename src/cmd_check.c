@@ -584,8 +584,8 @@ static int check_golden(const char *cmd, const cli_flag *flags, const mbd_solver
     return rc;
 }
 
-/* Where a component of a field lies: the coordinate's joint, H's row and column, the
- * reaction's body. */
+/* Where a component of a field lies: the coordinate's joint, a matrix's (H's, a
+ * derivative's) row and column, the reaction's body. */
 static void describe_component(const mbd_model *model, const mbd_cases_worst *w, char *out,
                                size_t size)
 {
@@ -595,13 +595,14 @@ static void describe_component(const mbd_model *model, const mbd_cases_worst *w,
                  mbd_model_body(model, w->index / 6)->name);
         return;
     }
-    const int v = strcmp(w->field, "H") == 0 ? w->index / nv : w->index;
+    const int matrix = strcmp(w->field, "H") == 0 || strncmp(w->field, "dqdd_", 5) == 0;
+    const int v = matrix ? w->index / nv : w->index;
     int body = 0;
     for (int first = 0; first + mbd_joint_type_nv(mbd_model_body(model, body)->joint) <= v;
          body++)
         first += mbd_joint_type_nv(mbd_model_body(model, body)->joint);
-    if (strcmp(w->field, "H") == 0)
-        snprintf(out, size, "H[%d][%d] (row of joint %s)", v, w->index % nv,
+    if (matrix)
+        snprintf(out, size, "%s[%d][%d] (row of joint %s)", w->field, v, w->index % nv,
                  mbd_model_joint_name(model, body));
     else
         snprintf(out, size, "%s[%d] (joint %s)", w->field, v, mbd_model_joint_name(model, body));

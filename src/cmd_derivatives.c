@@ -1,32 +1,60 @@
 /* cmd_derivatives.c: mbd derivatives MODEL, the derivatives of the forward dynamics
- * qdd = FD(q, qd, tau) by one method of the library's table. */
+ * qdd = FD(q, qd, tau) by one method of the library's table (plugins' methods included). */
 #include "cli.h"
+#include "mbd_plugin.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The method that --method names, else the table's first; NULL after reporting a name
- * that the table lacks. */
-static const mbd_derivatives_method *method_of(const char *cmd, const cli_flag *flags)
+/* The plugin solver that a method differentiates, which its name names (plugins' methods
+ * take their solvers' names, which no built-in method has), else NULL. */
+static const mbd_solver *plugin_of(const mbd_derivatives_method *method)
 {
-    const char *name = cli_get(flags, "--method");
-    const mbd_derivatives_method *method =
-        name ? mbd_derivatives_method_find(name) : mbd_derivatives_method_at(0);
-    if (!method) {
-        fprintf(stderr, "mbd %s: --method: unknown method '%.60s' (one of:", cmd, name);
-        for (int k = 0; k < mbd_derivatives_method_count(); k++)
-            fprintf(stderr, " %s", mbd_derivatives_method_name(mbd_derivatives_method_at(k)));
-        fprintf(stderr, ")\n");
-    }
-    return method;
+    const mbd_solver *solver = mbd_solver_find(mbd_derivatives_method_name(method));
+    return solver && mbd_solver_plugin_path(solver) ? solver : NULL;
 }
 
-/* --solver chooses what "automatic" differentiates; the other methods use bodies whatever
- * it names, so it is refused for them rather than silently ignored. */
-static int check_solver_flag(const char *cmd, const cli_flag *flags,
-                             const mbd_derivatives_method *method)
+static void print_methods(void)
 {
-    if (!cli_get(flags, "--solver") || strcmp(mbd_derivatives_method_name(method), "automatic") == 0)
+    fprintf(stderr, " (one of:");
+    for (int k = 0; k < mbd_derivatives_method_count(); k++)
+        fprintf(stderr, " %s", mbd_derivatives_method_name(mbd_derivatives_method_at(k)));
+    fprintf(stderr, ")\n");
+}
+
+/* The method: the one --method names; else the derivatives of the solver --solver names
+ * (a plugin solver's own method, "automatic" of a built-in); else the table's first. NULL
+ * after reporting a name that the table lacks or a plugin solver without derivatives. */
+static const mbd_derivatives_method *method_of(const char *cmd, const cli_flag *flags,
+                                               const mbd_solver *solver)
+{
+    const char *name = cli_get(flags, "--method");
+    if (!name && cli_get(flags, "--solver"))
+        name = mbd_solver_plugin_path(solver) ? mbd_solver_name(solver) : "automatic";
+    const mbd_derivatives_method *method =
+        name ? mbd_derivatives_method_find(name) : mbd_derivatives_method_at(0);
+    if (method)
+        return method;
+    if (cli_get(flags, "--method")) {
+        fprintf(stderr, "mbd %s: --method: unknown method '%.60s'", cmd, name);
+        print_methods();
+    } else {
+        fprintf(stderr, "mbd %s: --solver: plugin solver '%s' (%s) has no derivatives of its "
+                "own (no forward_derivatives); name a method with --method", cmd, name,
+                mbd_solver_plugin_path(solver));
+        print_methods();
+    }
+    return NULL;
+}
+
+/* --solver chooses what "automatic" differentiates, and may name the plugin solver whose
+ * method is asked for; the other methods use bodies (a plugin's method, its plugin's
+ * solver) whatever it names, so it is refused for them rather than silently ignored. */
+static int check_solver_flag(const char *cmd, const cli_flag *flags,
+                             const mbd_derivatives_method *method, const mbd_solver *solver)
+{
+    if (!cli_get(flags, "--solver") || strcmp(mbd_derivatives_method_name(method), "automatic") == 0 ||
+        plugin_of(method) == solver)
         return 0;
     fprintf(stderr, "mbd %s: --solver: method '%s' does not take a solver (only 'automatic' "
             "differentiates the one named)\n", cmd, mbd_derivatives_method_name(method));
@@ -80,11 +108,13 @@ int cmd_derivatives(const char *cmd, int argc, char **argv)
     int rc = cli_open_model(cmd, argc, argv, flags, &model);
     if (rc)
         return rc;
-    const mbd_derivatives_method *method = method_of(cmd, flags);
-    const mbd_solver *solver = method ? cli_solver(cmd, flags, "bodies") : NULL;
+    const mbd_solver *solver = cli_solver(cmd, flags, "bodies");
+    const mbd_derivatives_method *method = solver ? method_of(cmd, flags, solver) : NULL;
+    if (method && !cli_get(flags, "--solver") && plugin_of(method))
+        solver = plugin_of(method); /* the method runs in its own solver's work */
     const size_t nv = (size_t)mbd_model_nv(model);
     double *buf = malloc(sizeof(double) * ((size_t)mbd_model_nq(model) + 2 * nv + 3 * nv * nv));
-    if (!solver || check_solver_flag(cmd, flags, method))
+    if (!method || check_solver_flag(cmd, flags, method, solver))
         rc = CLI_USAGE_ERROR;
     else if (!buf)
         rc = cli_fail(cmd, "allocation", MBD_ENOMEM);

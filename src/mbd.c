@@ -35,8 +35,10 @@ static const command commands[] = {
     {"derivatives", cmd_derivatives, "mbd derivatives MODEL [--method M] [--solver S] [--q L] [--qd L] [--tau L] [--json]\n"
                                      "                                 dqdd/dq (along q (+) delta, tangent coordinates),\n"
                                      "                                 dqdd/dqd and dqdd/dtau = H^-1 (nv x nv, rows of qdd);\n"
-                                     "                                 --method: one of the table (default its first);\n"
-                                     "                                 --solver: what automatic differentiates (default bodies)"},
+                                     "                                 --method: one of the table, plugins' included\n"
+                                     "                                 (default: --solver's own, else the table's first);\n"
+                                     "                                 --solver: what automatic differentiates (default bodies);\n"
+                                     "                                 alone, the solver's own: a plugin's, automatic of a built-in"},
     {"simulate", cmd_simulate, "mbd simulate MODEL --integrator rk4|dopri5|adams --t1 T [--dt H | --rtol R --atol A]\n"
                                "             [--solver S] [--formulation acceleration|momentum] [--q0 L] [--qd0 L]\n"
                                "             [--sample DT] [--out FILE.csv] [--baumgarte A,B] [--project-initial]\n"

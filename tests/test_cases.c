@@ -111,6 +111,28 @@ static json_t *case_field(json_t *root, size_t k, const char *field)
     return json_object_get(json_array_get(json_object_get(root, "cases"), k), field);
 }
 
+/* A derivative of case 1 moved by 1e-3: exit 1 naming it; the file without derivatives
+ * (as written before they were added) still passes. */
+static void test_derivatives_checked_when_present(void **state)
+{
+    (void)state;
+    const char *path = make_cases(0, "derivatives.json", CARDAN, 3, 5);
+    json_t *root = load_json_file(path);
+    json_t *row = json_array_get(case_field(root, 1, "dqdd_dqd"), 2);
+    json_array_set_new(row, 3, json_real(json_number_value(json_array_get(row, 3)) + 1e-3));
+    save_json(root, path);
+    char args[512];
+    snprintf(args, sizeof args, "check --cases %s --solver bodies", path);
+    expect_mbd2(args, 1, "case 1, dqdd_dqd[2][3]", "FAIL");
+    static const char *const fields[] = {"dqdd_dq", "dqdd_dqd", "dqdd_dtau"};
+    for (size_t k = 0; k < json_array_size(json_object_get(root, "cases")); k++)
+        for (int f = 0; f < 3; f++)
+            json_object_del(json_array_get(json_object_get(root, "cases"), k), fields[f]);
+    save_json(root, path);
+    json_decref(root);
+    expect_mbd2(args, 0, "pass", "worst relative error");
+}
+
 static void drop_qdd(json_t *root)
 {
     json_object_del(json_array_get(json_object_get(root, "cases"), 1), "qdd");
@@ -253,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_floating_base_quaternions),
         cmocka_unit_test(test_same_seed_same_file),
         cmocka_unit_test(test_corrupted_qdd_fails),
+        cmocka_unit_test(test_derivatives_checked_when_present),
         cmocka_unit_test(test_malformed_files_rejected),
         cmocka_unit_test(test_bad_requests_rejected),
         cmocka_unit_test(test_golden_from_any_directory),

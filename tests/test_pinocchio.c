@@ -3,14 +3,22 @@
  * random models of every joint type and of mixed ones (chains, binary and random trees),
  * generated chains and trees, the URDF robots (the quadruped on a floating base), a model
  * with armature and passive forces, and one with a loop (the open tree, as every
- * mbd_forward solves it); in a batch over threads as one state at a time. Skipped where the
- * plugin was not built (the Makefile builds it when the pin package is in .venv/). */
+ * mbd_forward solves it); in a batch over threads as one state at a time. Its derivatives
+ * method pinocchio-aba (computeABADerivatives, the tangent conventions mapped) against
+ * analytic's three matrices to 1e-9 (computeABADerivatives' dq is 1.5e-10 off on an 8-ball
+ * chain whose analytic and automatic agree to 1e-13) and finite-difference's to 1e-7 (its
+ * accuracy, python/tests/test_derivatives.py) on the same models but the loop (which no
+ * method takes); mbd check --cases with its derivatives. Skipped where the plugin was not
+ * built (the Makefile builds it when the pin package is in .venv/). The robots of
+ * example-robot-data and Menagerie: python/tests/test_pinocchio.py. */
 #include "support.h"
 
 #include "mbd_plugin.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PLUGIN "build/plugins/pinocchio.so"
 
@@ -23,7 +31,46 @@ static int load_plugin(void **state)
     return load_test_plugin(PLUGIN, "no pin package in .venv/");
 }
 
-/* Both solvers against dense at a random state (seed) of the model. */
+/* The three derivative matrices of method at s, in a workspace of solver (nv x nv each,
+ * after one another in d). */
+static void derivatives_at(const mbd_model *model, const char *solver, const char *method,
+                           const state_buf *s, double *d)
+{
+    const size_t nn = (size_t)s->nv * (size_t)s->nv;
+    mbd_work *work;
+    assert_int_equal(mbd_work_new(model, mbd_solver_find(solver), &work), MBD_OK);
+    assert_int_equal(mbd_forward_derivatives(model, work, s->q, s->qd, s->tau,
+                                             mbd_derivatives_method_find(method), d, d + nn,
+                                             d + 2 * nn),
+                     MBD_OK);
+    mbd_work_free(work);
+}
+
+/* Pinocchio's derivatives against analytic's and finite-difference's at s, in its own
+ * workspace and in bodies'. */
+static void check_derivatives(const mbd_model *model, const state_buf *s, const char *label)
+{
+    const size_t nn = (size_t)s->nv * (size_t)s->nv;
+    double *d = malloc(4 * 3 * nn * sizeof *d), *analytic = d + 3 * nn, *fd = d + 6 * nn,
+           *in_bodies = d + 9 * nn;
+    derivatives_at(model, "pinocchio-aba", "pinocchio-aba", s, d);
+    derivatives_at(model, "bodies", "pinocchio-aba", s, in_bodies);
+    derivatives_at(model, "bodies", "analytic", s, analytic);
+    derivatives_at(model, "bodies", "finite-difference", s, fd);
+    assert_memory_equal(d, in_bodies, 3 * nn * sizeof *d);
+    static const char *const names[] = {"dqdd/dq", "dqdd/dqd", "dqdd/dtau"};
+    for (int k = 0; k < 3; k++) {
+        char what[200];
+        snprintf(what, sizeof what, "pinocchio-aba %s: %s (analytic)", names[k], label);
+        assert_close(d + k * nn, analytic + k * nn, (int)nn, 1e-9, what);
+        snprintf(what, sizeof what, "pinocchio-aba %s: %s (finite-difference)", names[k], label);
+        assert_close(d + k * nn, fd + k * nn, (int)nn, 1e-7, what);
+    }
+    free(d);
+}
+
+/* Both solvers against dense at a random state (seed) of the model, and the derivatives
+ * (a model without loops). */
 static void check_model(const mbd_model *model, uint64_t seed, const char *label)
 {
     state_buf s = state_new(model, seed);
@@ -39,6 +86,8 @@ static void check_model(const mbd_model *model, uint64_t seed, const char *label
         assert_close(s.out, s.ref, s.nv, 1e-10, what);
         mbd_work_free(work);
     }
+    if (mbd_model_nloops(model) == 0)
+        check_derivatives(model, &s, label);
     mbd_work_free(dense);
     state_free(&s);
 }
@@ -102,6 +151,23 @@ static void test_friction_refused(void **state)
     mbd_model_free(model);
 }
 
+/* mbd check --cases checks pinocchio-aba's derivatives against the file's (analytic's),
+ * on a floating base. */
+static void test_cases_checked(void **state)
+{
+    (void)state;
+    skip_without_plugin();
+    char path[] = "/tmp/mbd-pinocchio-cases-XXXXXX", args[512];
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(args, sizeof args, "cases models/quadruped.urdf --floating-base --states 3 --out %s", path);
+    expect_mbd(args, 0, NULL);
+    snprintf(args, sizeof args, "check --cases %s --solver pinocchio-aba --plugin " PLUGIN, path);
+    expect_mbd2(args, 0, "pass", "solver pinocchio-aba");
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -109,6 +175,7 @@ int main(void)
         cmocka_unit_test(test_robots_and_generators),
         cmocka_unit_test(test_batch),
         cmocka_unit_test(test_friction_refused),
+        cmocka_unit_test(test_cases_checked),
     };
     return cmocka_run_group_tests(tests, load_plugin, NULL);
 }

@@ -2,8 +2,10 @@
  * (examples/plugins/textbook.c) loaded into this program agrees with the dense solver to
  * 1e-10 one state at a time and in a batch; a plugin's NaN is MBD_ENONFINITE per state;
  * mbd and mbd-bench take --plugin and MBD_PLUGINS, and refuse each faulty plugin
- * (tests/plugins/faulty.c) with exit 2 and one line naming the file and the fault. The
- * libraries are built by `make plugins` into build/plugins/. */
+ * (tests/plugins/faulty.c) with exit 2 and one line naming the file and the fault; ABI-1
+ * plugins still load; a plugin's derivatives are a method of the table. The libraries are
+ * built by `make plugins` into build/plugins/. (tests/test_pinocchio.c checks derivatives
+ * that a plugin computes.) */
 #include "support.h"
 
 #include "mbd_plugin.h"
@@ -142,7 +144,9 @@ static void test_faulty_plugins_refused(void **state)
         {"null_table", "mbd_plugin_solvers returned NULL"},
         {"negative_count", "count of -1, not 1 to 64"},
         {"huge_count", "count of 1000000, not 1 to 64"},
-        {"wrong_abi", "ABI 2, but this mbdbench loads ABI 1"},
+        {"wrong_abi", "ABI 3, but this mbdbench loads ABI 1 or 2"},
+        {"mixed_abi", "solver 1: ABI 1, but solver 0's is 2"},
+        {"method_name", "name 'analytic' is already taken"},
         {"null_name", "name is NULL"},
         {"space_name", "name has a character other than"},
         {"long_name", "name is longer than 40 bytes"},
@@ -205,6 +209,72 @@ static void test_example_in_mbd(void **state)
                "NaN or Inf");
 }
 
+/* Plugins built against ABI 1's header (shorter entries, no forward_derivatives) load: the
+ * second entry of a two-entry table read in its place, the example's forward as dense's;
+ * neither has derivatives. */
+static void test_older_abi_loads(void **state)
+{
+    (void)state;
+    expect_mbd2("solvers --plugin " FAULTY("abi1"), 0, "faulty-2", "a plugin with a fault");
+    expect_mbd("fd chain:n=2,joint=revolute --plugin " FAULTY("abi1") " --solver faulty-2", 1,
+               "NaN or Inf");
+    const char *state_args = "chain:n=4,joint=cardan --q 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8";
+    char args[512];
+    double plugin[8], dense[8];
+    snprintf(args, sizeof args, "fd %s --plugin build/plugins/textbook_abi1.so --solver textbook",
+             state_args);
+    read_qdd(args, plugin, 8);
+    snprintf(args, sizeof args, "fd %s --solver dense", state_args);
+    read_qdd(args, dense, 8);
+    assert_close(plugin, dense, 8, 1e-10, "mbd fd --solver textbook (ABI 1)");
+    expect_rejected("derivatives chain:n=2,joint=revolute --plugin " FAULTY("abi1") " --solver faulty-2",
+                    (const char *const[]){"--solver", "'faulty-2'", "has no derivatives", NULL});
+}
+
+/* Derivatives through a plugin: an ABI-2 solver with forward_derivatives is a method of
+ * its name (the example, without, is none), run in any workspace of the model, its NaN
+ * MBD_ENONFINITE; mbd derivatives takes it by --method or as --solver's own. */
+static void test_plugin_derivatives(void **state)
+{
+    (void)state;
+    const mbd_derivatives_method *faulty = mbd_derivatives_method_find("faulty");
+    assert_non_null(faulty);
+    assert_ptr_equal(mbd_derivatives_method_at(mbd_derivatives_method_count() - 1), faulty);
+    assert_string_equal(mbd_derivatives_method_summary(faulty), "a plugin with a fault");
+    assert_null(mbd_derivatives_method_find("textbook"));
+    mbd_model *model = load_model("chain:n=3,joint=revolute");
+    double q[3] = {0.1, 0.2, 0.3}, qd[3] = {0}, d[9];
+    static const char *const solvers[] = {"faulty", "bodies", "textbook"};
+    for (int k = 0; k < 3; k++) { /* its own workspace, a built-in's, another plugin's */
+        mbd_work *work;
+        assert_int_equal(mbd_work_new(model, mbd_solver_find(solvers[k]), &work), MBD_OK);
+        assert_int_equal(mbd_forward_derivatives(model, work, q, qd, NULL, faulty, NULL, d, NULL),
+                         MBD_ENONFINITE);
+        assert_int_equal(mbd_forward_derivatives(model, work, q, qd, NULL,
+                                                 mbd_derivatives_method_find("analytic"), NULL, d, NULL),
+                         MBD_OK);
+        mbd_work_free(work);
+    }
+    mbd_model_free(model);
+    static const char *const nan_runs[] = {"--method faulty", "--solver faulty",
+                                           "--method faulty --solver faulty"};
+    char args[512];
+    for (int k = 0; k < 3; k++) {
+        snprintf(args, sizeof args, "derivatives chain:n=2,joint=revolute --plugin %s %s",
+                 FAULTY("nan_result"), nan_runs[k]);
+        expect_mbd(args, 1, "NaN or Inf");
+    }
+    expect_rejected("derivatives chain:n=2,joint=revolute --plugin " FAULTY("nan_result")
+                    " --method faulty --solver dense",
+                    (const char *const[]){"--solver", "'faulty' does not take a solver", NULL});
+    expect_rejected("derivatives chain:n=2,joint=revolute --plugin " EXAMPLE " --solver textbook",
+                    (const char *const[]){"'textbook'", EXAMPLE, "has no derivatives", NULL});
+    expect_mbd("derivatives chain:n=2,joint=revolute --solver bodies --json", 0,
+               "\"method\": \"automatic\"");
+    expect_mbd("derivatives chain:n=2,joint=revolute --plugin " FAULTY("not_a_status")
+               " --method faulty", 1, "invalid argument");
+}
+
 /* A plugin that fails in a call is named with its fault: a NULL workspace in mbd check
  * --cases (once an empty message), a code that is not a status in an ensemble (once
  * "ensemble: invalid argument"). */
@@ -264,6 +334,8 @@ int main(void)
         cmocka_unit_test(test_example_in_mbd),
         cmocka_unit_test(test_example_in_bench),
         cmocka_unit_test(test_plugin_call_faults_named),
+        cmocka_unit_test(test_older_abi_loads),
+        cmocka_unit_test(test_plugin_derivatives),
     };
     return cmocka_run_group_tests_name("plugins", tests, load_plugins, remove_temp_dir);
 }

@@ -15,19 +15,32 @@ static const mbd_derivatives_method *const method_table[] = {
 
 #define METHOD_COUNT ((int)(sizeof method_table / sizeof method_table[0]))
 
-int mbd_derivatives_method_count(void) { return METHOD_COUNT; }
+int mbd_derivatives_method_count(void) { return METHOD_COUNT + plugin_method_count(); }
 
 const mbd_derivatives_method *mbd_derivatives_method_at(int index)
 {
-    return index >= 0 && index < METHOD_COUNT ? method_table[index] : NULL;
+    return index >= 0 && index < METHOD_COUNT ? method_table[index]
+                                              : plugin_method_at(index - METHOD_COUNT);
 }
 
 const mbd_derivatives_method *mbd_derivatives_method_find(const char *name)
 {
-    for (int k = 0; name && k < METHOD_COUNT; k++)
-        if (strcmp(method_table[k]->name, name) == 0)
-            return method_table[k];
+    const mbd_derivatives_method *method;
+    for (int k = 0; name && (method = mbd_derivatives_method_at(k)); k++)
+        if (strcmp(method->name, name) == 0)
+            return method;
     return NULL;
+}
+
+/* The method's call: a built-in's function or the plugin's. */
+static int method_forward(const mbd_derivatives_method *method, const mbd_model *model,
+                          mbd_work *work, const double *q, const double *qd, const double *tau,
+                          double *dqdd_dq, double *dqdd_dqd, double *dqdd_dtau)
+{
+    if (method->plugin)
+        return plugin_forward_derivatives(model, work, method->plugin, q, qd, tau, dqdd_dq,
+                                          dqdd_dqd, dqdd_dtau);
+    return method->forward(model, work, q, qd, tau, dqdd_dq, dqdd_dqd, dqdd_dtau);
 }
 
 const char *mbd_derivatives_method_name(const mbd_derivatives_method *method)
@@ -96,7 +109,7 @@ static int with_passive_forces(const mbd_model *model, mbd_work *work, const dou
     double *Hinv = dqdd_dtau ? dqdd_dtau : J + 2 * nv * nv, *total = J + 3 * nv * nv;
     status = passive_add(model, work, q, qd, tau, total);
     if (status == MBD_OK)
-        status = method->forward(model, work, q, qd, total, dqdd_dq, dqdd_dqd, Hinv);
+        status = method_forward(method, model, work, q, qd, total, dqdd_dq, dqdd_dqd, Hinv);
     if (status == MBD_OK && dqdd_dq)
         add_product(dqdd_dq, Hinv, J, nv);
     if (status == MBD_OK && dqdd_dqd)
@@ -167,5 +180,5 @@ int mbd_forward_derivatives(const mbd_model *model, mbd_work *work, const double
     work->failed_body = -1;
     if (model->has_passive)
         return with_passive_forces(model, work, q, qd, tau, method, dqdd_dq, dqdd_dqd, dqdd_dtau);
-    return method->forward(model, work, q, qd, tau, dqdd_dq, dqdd_dqd, dqdd_dtau);
+    return method_forward(method, model, work, q, qd, tau, dqdd_dq, dqdd_dqd, dqdd_dtau);
 }

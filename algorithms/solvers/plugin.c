@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +12,29 @@
 #define QUOTE(x) #x
 #define TEXT_OF(x) QUOTE(x)
 
-/* The plugin solvers in the order loaded; each lives until the process ends. */
+/* An ABI-1 table's entries: mbd_plugin_solver up to forward_derivatives, ABI 2's one field
+ * more (a pointer, so no padding differs). */
+#define ABI1_ENTRY_SIZE offsetof(mbd_plugin_solver, forward_derivatives)
+
+/* The plugin solvers in the order loaded, and the derivatives methods of those that have
+ * forward_derivatives; each lives until the process ends. */
 static mbd_solver **registry;
 static int registry_count;
+static mbd_derivatives_method **methods;
+static int method_count;
 
 int plugin_solver_count(void) { return registry_count; }
 
 const mbd_solver *plugin_solver_at(int index)
 {
     return index >= 0 && index < registry_count ? registry[index] : NULL;
+}
+
+int plugin_method_count(void) { return method_count; }
+
+const mbd_derivatives_method *plugin_method_at(int index)
+{
+    return index >= 0 && index < method_count ? methods[index] : NULL;
 }
 
 const char *mbd_solver_plugin_path(const mbd_solver *solver) { return solver->plugin_path; }
@@ -81,10 +96,11 @@ static const char *reserved_fault(const char *name)
     return NULL;
 }
 
-/* Whether name is taken by a solver in the table or by entries[0 .. count - 1]. */
+/* Whether name is taken by a solver or a derivatives method (a plugin's solver may become
+ * one of its name) in the tables, or by entries[0 .. count - 1]. */
 static int name_taken(const char *name, const mbd_plugin_solver *entries, int count)
 {
-    if (mbd_solver_find(name))
+    if (mbd_solver_find(name) || mbd_derivatives_method_find(name))
         return 1;
     for (int k = 0; k < count; k++)
         if (strcmp(entries[k].name, name) == 0)
@@ -92,15 +108,16 @@ static int name_taken(const char *name, const mbd_plugin_solver *entries, int co
     return 0;
 }
 
-/* Checks entry k of the table (the ones before it already checked). */
+/* Checks entry k of the table (the ones before it already checked; their ABI, entry 0's,
+ * already read). */
 static int check_entry(const mbd_plugin_solver *entries, int k, const char *path, char *err,
                        size_t err_size)
 {
     const mbd_plugin_solver *entry = &entries[k];
-    if (entry->abi != MBD_PLUGIN_ABI)
+    if (k > 0 && entry->abi != entries[0].abi)
         return fault(err, err_size, path, MBD_EINVAL,
-                     "solver %d: ABI %d, but this mbdbench loads ABI %d (rebuild the plugin "
-                     "against this mbd_plugin.h)", k, entry->abi, MBD_PLUGIN_ABI);
+                     "solver %d: ABI %d, but solver 0's is %d (one table, one ABI)", k,
+                     entry->abi, entries[0].abi);
     const char *why = text_fault(entry->name, MBD_PLUGIN_MAX_NAME, 1);
     if (!why)
         why = reserved_fault(entry->name);
@@ -124,8 +141,28 @@ static int check_entry(const mbd_plugin_solver *entries, int k, const char *path
     return MBD_OK;
 }
 
-/* The library's table, checked whole: *entries and *count, or a fault. */
-static int read_table(void *library, const char *path, const mbd_plugin_solver **entries,
+/* The table's entries as this ABI's structs (an ABI-1 entry's forward_derivatives NULL),
+ * in *entries (the caller frees it); an ABI that is neither is a fault. Every entry begins
+ * with its abi, so entry 0's tells the table's layout. */
+static int copy_entries(const void *table, int count, const char *path,
+                        mbd_plugin_solver **entries, char *err, size_t err_size)
+{
+    const int abi = *(const int *)table;
+    if (abi != 1 && abi != MBD_PLUGIN_ABI)
+        return fault(err, err_size, path, MBD_EINVAL,
+                     "solver 0: ABI %d, but this mbdbench loads ABI 1 or %d (rebuild the "
+                     "plugin against this mbd_plugin.h)", abi, MBD_PLUGIN_ABI);
+    const size_t size = abi == 1 ? ABI1_ENTRY_SIZE : sizeof **entries;
+    if (!(*entries = calloc((size_t)count, sizeof **entries)))
+        return fault(err, err_size, path, MBD_ENOMEM, "%s", mbd_strerror(MBD_ENOMEM));
+    for (int k = 0; k < count; k++)
+        memcpy(&(*entries)[k], (const char *)table + (size_t)k * size, size);
+    return MBD_OK;
+}
+
+/* The library's table, checked whole: *entries (copied, as copy_entries) and *count, or a
+ * fault. */
+static int read_table(void *library, const char *path, mbd_plugin_solver **entries,
                       int *count, char *err, size_t err_size)
 {
     const mbd_plugin_solver *(*solvers)(int *);
@@ -134,32 +171,36 @@ static int read_table(void *library, const char *path, const mbd_plugin_solver *
         return fault(err, err_size, path, MBD_EIO,
                      "not an mbdbench plugin: it has no function mbd_plugin_solvers");
     *count = -1;
-    *entries = solvers(count);
-    if (!*entries)
+    const void *table = solvers(count);
+    if (!table)
         return fault(err, err_size, path, MBD_EINVAL, "mbd_plugin_solvers returned NULL");
     if (*count < 1 || *count > MBD_PLUGIN_MAX_SOLVERS)
         return fault(err, err_size, path, MBD_EINVAL,
                      "mbd_plugin_solvers gave a count of %d, not 1 to %d", *count,
                      MBD_PLUGIN_MAX_SOLVERS);
-    for (int k = 0; k < *count; k++) {
-        const int status = check_entry(*entries, k, path, err, err_size);
-        if (status)
-            return status;
-    }
-    return MBD_OK;
+    int status = copy_entries(table, *count, path, entries, err, err_size);
+    for (int k = 0; status == MBD_OK && k < *count; k++)
+        status = check_entry(*entries, k, path, err, err_size);
+    return status;
 }
 
-/* Appends the checked entries to the registry, all or none. */
+/* Appends the checked entries (which the registry then owns) to the registry, and the
+ * methods of those with forward_derivatives to theirs, all or none. */
 static int register_entries(const mbd_plugin_solver *entries, int count, const char *path)
 {
     mbd_solver **grown = realloc(registry, (size_t)(registry_count + count) * sizeof *grown);
-    if (!grown)
-        return MBD_ENOMEM;
-    registry = grown;
+    if (grown)
+        registry = grown;
+    mbd_derivatives_method **grown_methods =
+        realloc(methods, (size_t)(method_count + count) * sizeof *grown_methods);
+    if (grown_methods)
+        methods = grown_methods;
     mbd_solver *solvers = calloc((size_t)count, sizeof *solvers);
+    mbd_derivatives_method *own_methods = calloc((size_t)count, sizeof *own_methods);
     char *path_copy = strdup(path);
-    if (!solvers || !path_copy) {
+    if (!grown || !grown_methods || !solvers || !own_methods || !path_copy) {
         free(solvers);
+        free(own_methods);
         free(path_copy);
         return MBD_ENOMEM;
     }
@@ -167,6 +208,11 @@ static int register_entries(const mbd_plugin_solver *entries, int count, const c
         solvers[k] = (mbd_solver){.name = entries[k].name, .summary = entries[k].summary,
                                   .plugin = &entries[k], .plugin_path = path_copy};
         registry[registry_count++] = &solvers[k];
+        if (entries[k].forward_derivatives) {
+            own_methods[k] = (mbd_derivatives_method){
+                .name = entries[k].name, .summary = entries[k].summary, .plugin = &solvers[k]};
+            methods[method_count++] = &own_methods[k];
+        }
     }
     return MBD_OK;
 }
@@ -188,13 +234,27 @@ int mbd_plugin_load(const char *path, char *err, size_t err_size)
         return fault(err, err_size, path, MBD_EIO, "cannot load the plugin: %s",
                      why ? why : "unknown reason");
     }
-    const mbd_plugin_solver *entries = NULL;
+    mbd_plugin_solver *entries = NULL;
     int count = 0;
     int status = read_table(library, path, &entries, &count, err, err_size);
     if (status == MBD_OK && (status = register_entries(entries, count, path)))
         fault(err, err_size, path, status, "%s", mbd_strerror(status));
-    if (status)
+    if (status) {
+        free(entries);
         dlclose(library);
+    }
+    return status;
+}
+
+/* What the host returns for a plugin's status and outputs (those not NULL, size doubles
+ * each): a code that is not an mbd status is MBD_EINVAL, a NaN or Inf MBD_ENONFINITE. */
+static int plugin_status(int status, double *const *outputs, int count, size_t size)
+{
+    if (status > 0 || status < -31) /* not an mbd status: the batch's statuses lie in -31..0 */
+        return MBD_EINVAL;
+    for (int k = 0; status == MBD_OK && k < count; k++)
+        if (outputs[k] && check_finite(outputs[k], (int)size))
+            status = MBD_ENONFINITE;
     return status;
 }
 
@@ -213,9 +273,45 @@ int plugin_forward(const mbd_model *model, mbd_work *work, const double *q, cons
         return MBD_ENONFINITE;
     work->failed_body = -1;
     status = work->solver->plugin->forward(model, work->plugin_work, q, qd, tau, qdd);
-    if (status > 0 || status < -31) /* not an mbd status: the batch's statuses lie in -31..0 */
-        return MBD_EINVAL;
-    if (status == MBD_OK && check_finite(qdd, model->nv))
-        return MBD_ENONFINITE;
-    return status;
+    return plugin_status(status, (double *const[]){qdd}, 1, (size_t)model->nv);
+}
+
+void plugin_derivative_work_free(mbd_work *work)
+{
+    if (work->derivative_plugin_work)
+        work->derivative_plugin->plugin->work_free(work->derivative_plugin_work);
+    work->derivative_plugin_work = NULL;
+    work->derivative_plugin = NULL;
+}
+
+/* The plugin's work for solver's derivatives on this work: its own where the work is that
+ * solver's, else one made on first use and kept (as the derivatives' scratch is) until a
+ * call of another plugin's method; NULL if work_new fails. */
+static void *derivative_work(mbd_work *work, const mbd_solver *solver)
+{
+    if (work->solver == solver)
+        return work->plugin_work;
+    if (work->derivative_plugin != solver) {
+        plugin_derivative_work_free(work);
+        if ((work->derivative_plugin_work = solver->plugin->work_new(work->model)))
+            work->derivative_plugin = solver;
+    }
+    return work->derivative_plugin_work;
+}
+
+int plugin_forward_derivatives(const mbd_model *model, mbd_work *work,
+                               const mbd_solver *solver, const double *q, const double *qd,
+                               const double *tau, double *dqdd_dq, double *dqdd_dqd,
+                               double *dqdd_dtau)
+{
+    int status = start_kinematics(model, work, q); /* checks q, as for forward */
+    if (status)
+        return status;
+    void *plugin_work = derivative_work(work, solver);
+    if (!plugin_work)
+        return MBD_ENOMEM;
+    status = solver->plugin->forward_derivatives(model, plugin_work, q, qd, tau, dqdd_dq,
+                                                 dqdd_dqd, dqdd_dtau);
+    const size_t nv = (size_t)model->nv;
+    return plugin_status(status, (double *const[]){dqdd_dq, dqdd_dqd, dqdd_dtau}, 3, nv * nv);
 }

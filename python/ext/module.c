@@ -665,8 +665,9 @@ static const char forward_derivatives_doc[] =
     "The derivatives of forward's qdd (no friction, no loops), each (nv, nv), row i: qdd_i:\n"
     "with respect to q along q (+) delta (tangent coordinates: a spherical or free joint's\n"
     "quaternion turns by its body-frame angular velocity, Pinocchio's convention), to qd,\n"
-    "and to tau (= H^-1). method: one of derivative_methods() (None: the first); solver: the\n"
-    "workspace's, which the automatic method differentiates. q, qd, tau as in forward.\n"
+    "and to tau (= H^-1). method: one of derivative_methods() (None: the first), which lists\n"
+    "those of loaded plugins too (e.g. 'pinocchio-aba'); solver: the workspace's, which the\n"
+    "automatic method differentiates. q, qd, tau as in forward.\n"
     "Raises mbdbench.Error for a model with friction or loops.";
 
 static int call_forward_derivatives(mbd_work *w, const call_args *c)

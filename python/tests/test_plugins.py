@@ -41,7 +41,7 @@ def test_plugin_is_listed_and_recommended(textbook: str) -> None:
 @pytest.mark.parametrize("name, message", [
     ("textbook.so", "'textbook' is already taken"),
     ("faulty_null_forward.so", "function forward is NULL"),
-    ("faulty_wrong_abi.so", "ABI 2"),
+    ("faulty_wrong_abi.so", "ABI 3"),
     ("missing.so", "cannot load the plugin"),
 ])
 def test_faulty_plugin_raises(textbook: str, name: str, message: str) -> None:
@@ -59,6 +59,10 @@ def test_plugin_work_new_failure_is_named() -> None:
     model = mbdbench.Model("chain:n=3,joint=revolute")
     with pytest.raises(MemoryError, match="solver 'faulty'.*work_new failed"):
         model.forward(model.neutral(), np.zeros(model.nv), solver="faulty")
+    # its derivatives (ABI 2) are a method of its name, whose work in bodies' fails so
+    assert mbdbench.derivative_methods()[-1] == "faulty"
+    with pytest.raises(MemoryError, match="forward_derivatives"):
+        model.forward_derivatives(model.neutral(), np.zeros(model.nv), method="faulty")
 
 
 @pytest.mark.parametrize("name, message", [

@@ -1,7 +1,10 @@
 /* faulty.c: a plugin with one fault, chosen by the macro FAULT_<NAME> that the Makefile
  * defines (one library per fault), for tests/test_plugins.c. Every fault but the faults
  * of a call must be refused when the plugin is loaded; those load, and then nan_result
- * gives NaN, work_new_fails a NULL workspace and not_a_status the code 42. */
+ * gives NaN (its forward and its derivatives), work_new_fails a NULL workspace and
+ * not_a_status the code 42. Built against ABI 1's header (tests/plugins/abi1/) with
+ * OLDER_ABI, it has no fault but its age: two solvers, faulty and faulty-2, in ABI 1's
+ * shorter structs. */
 #include "mbd_plugin.h"
 
 #include <math.h>
@@ -20,18 +23,39 @@ static void *work_new(const mbd_model *model)
 
 static void work_free(void *work) { (void)work; }
 
+#if defined FAULT_NOT_A_STATUS
+#define CALL_STATUS 42
+#else
+#define CALL_STATUS MBD_OK
+#endif
+
 static int forward(const mbd_model *model, void *work, const double *q, const double *qd,
                    const double *tau, double *qdd)
 {
     (void)work, (void)q, (void)qd, (void)tau;
     for (int k = 0; k < mbd_model_nv(model); k++)
         qdd[k] = NAN;
-#if defined FAULT_NOT_A_STATUS
-    return 42;
-#else
-    return MBD_OK;
-#endif
+    return CALL_STATUS;
 }
+
+#if MBD_PLUGIN_ABI >= 2
+/* NaN in each matrix asked for. */
+static int forward_derivatives(const mbd_model *model, void *work, const double *q,
+                               const double *qd, const double *tau, double *dqdd_dq,
+                               double *dqdd_dqd, double *dqdd_dtau)
+{
+    (void)work, (void)q, (void)qd, (void)tau;
+    const int nn = mbd_model_nv(model) * mbd_model_nv(model);
+    double *const outputs[] = {dqdd_dq, dqdd_dqd, dqdd_dtau};
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; outputs[k] && i < nn; i++)
+            outputs[k][i] = NAN;
+    return CALL_STATUS;
+}
+#define DERIVATIVES .forward_derivatives = forward_derivatives,
+#else
+#define DERIVATIVES
+#endif
 
 #if defined FAULT_WRONG_ABI
 #define ABI (MBD_PLUGIN_ABI + 1)
@@ -54,13 +78,22 @@ static char long_name[10 * 1024];
 #define NAME "dense-momentum"
 #elif defined FAULT_SIMD_NAME
 #define NAME "mine-simd"
+#elif defined FAULT_METHOD_NAME
+#define NAME "analytic"
 #else
 #define NAME "faulty"
 #endif
 
 #define SUMMARY "a plugin with a fault"
-#define ENTRY(name, summary, work_new, work_free, forward) \
-    {ABI, name, summary, work_new, work_free, forward}
+#define ENTRY(NAME_, SUMMARY_, WORK_NEW_, WORK_FREE_, FORWARD_)                              \
+    {.abi = ABI, .name = NAME_, .summary = SUMMARY_, .work_new = WORK_NEW_,                 \
+     .work_free = WORK_FREE_, .forward = FORWARD_, DERIVATIVES}
+
+#if defined OLDER_ABI
+#define TWIN_NAME "faulty-2"
+#else
+#define TWIN_NAME NAME
+#endif
 
 static mbd_plugin_solver table[] = {
 #if defined FAULT_NULL_SUMMARY
@@ -74,14 +107,19 @@ static mbd_plugin_solver table[] = {
 #else
     ENTRY(NAME, SUMMARY, work_new, work_free, forward),
 #endif
-    ENTRY(NAME, SUMMARY, work_new, work_free, forward), /* its twin */
+#if defined FAULT_MIXED_ABI /* its twin, claiming ABI 1 */
+    {.abi = 1, .name = "faulty-2", .summary = SUMMARY, .work_new = work_new,
+     .work_free = work_free, .forward = forward},
+#else
+    ENTRY(TWIN_NAME, SUMMARY, work_new, work_free, forward), /* its twin */
+#endif
 };
 
 #if defined FAULT_NEGATIVE_COUNT
 #define COUNT (-1)
 #elif defined FAULT_HUGE_COUNT
 #define COUNT 1000000
-#elif defined FAULT_TWIN_NAMES
+#elif defined FAULT_TWIN_NAMES || defined FAULT_MIXED_ABI || defined OLDER_ABI
 #define COUNT 2
 #else
 #define COUNT 1

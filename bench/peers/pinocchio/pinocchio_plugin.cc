@@ -2,7 +2,9 @@
  * solver plugins (include/mbd_plugin.h, docs/plugins.md), so that mbd and mbd-bench run
  * and time it on the same models and states as our own solvers:
  *
- *   pinocchio-aba   pinocchio::aba, the articulated-body algorithm
+ *   pinocchio-aba   pinocchio::aba, the articulated-body algorithm; its derivatives
+ *                   (ABI 2), pinocchio::computeABADerivatives (Carpentier and Mansard,
+ *                   "Analytical derivatives of rigid body dynamics algorithms", 2018)
  *   pinocchio-crba  pinocchio::crba + nonLinearEffects, then pinocchio::cholesky
  *
  * Each work builds a pinocchio::Model from the mbd_model's bodies (mbd_model_body), so
@@ -15,6 +17,7 @@
  * as every mbd_forward leaves them. */
 #include "mbd_plugin.h"
 
+#include <pinocchio/algorithm/aba-derivatives.hpp>
 #include <pinocchio/algorithm/aba.hpp>
 #include <pinocchio/algorithm/cholesky.hpp>
 #include <pinocchio/algorithm/crba.hpp>
@@ -45,6 +48,9 @@ struct PinWork {
     pinocchio::Model model;
     pinocchio::Data data;
     std::vector<BodySlot> slots;
+    /* mbd's velocity i is Pinocchio's pin_of[i]: the same order within a joint but a free
+     * joint's, whose (angular; linear) is Pinocchio's (linear; angular) */
+    std::vector<int> pin_of;
     VectorXd q, v, tau;
 };
 
@@ -184,6 +190,10 @@ void build(const mbd_model *m, PinWork &w)
         w.model.armature.tail(w.model.nv - pin_v).setConstant(b.passive.armature);
         w.slots.push_back({b.joint, mbd_q[i], mbd_v[i], pin_q, pin_v});
     }
+    w.pin_of.resize(w.model.nv);
+    for (const BodySlot &s : w.slots)
+        for (int k = 0; k < joint_nv(s.type); k++)
+            w.pin_of[s.mbd_v + k] = s.pin_v + (s.type == MBD_FREE ? (k + 3) % 6 : k);
     double g[3];
     mbd_model_gravity(m, g);
     w.model.gravity = pinocchio::Motion(vec3(g), Vector3d::Zero());
@@ -201,51 +211,46 @@ void quaternion_to_pin(const double *src, double *dst)
     dst[0] = src[1] / n, dst[1] = src[2] / n, dst[2] = src[3] / n, dst[3] = src[0] / n;
 }
 
-/* A free joint's 6-vectors: mbd's (angular; linear) and Pinocchio's (linear; angular),
- * both in body coordinates. swap6 goes either way. */
-void swap6(const double *src, double *dst)
-{
-    for (int k = 0; k < 3; k++)
-        dst[k] = src[k + 3], dst[k + 3] = src[k];
-}
-
 /* mbd's q, qd and tau into Pinocchio's order (tau NULL: zero). */
 void to_pin(PinWork &w, const double *q, const double *qd, const double *tau)
 {
-    if (!tau)
-        w.tau.setZero();
     for (const BodySlot &s : w.slots) {
-        double *pq = w.q.data() + s.pin_q, *pv = w.v.data() + s.pin_v, *pt = w.tau.data() + s.pin_v;
-        const double *mq = q + s.mbd_q, *mv = qd + s.mbd_v, *mt = tau ? tau + s.mbd_v : nullptr;
-        const int nv = joint_nv(s.type);
+        const double *mq = q + s.mbd_q;
+        double *pq = w.q.data() + s.pin_q;
         if (s.type == MBD_FREE) {
             std::copy(mq, mq + 3, pq);
             quaternion_to_pin(mq + 3, pq + 3);
-            swap6(mv, pv);
-            if (mt)
-                swap6(mt, pt);
-            continue;
-        }
-        if (s.type == MBD_SPHERICAL)
+        } else if (s.type == MBD_SPHERICAL) {
             quaternion_to_pin(mq, pq);
-        else
-            std::copy(mq, mq + nv, pq);
-        std::copy(mv, mv + nv, pv);
-        if (mt)
-            std::copy(mt, mt + nv, pt);
+        } else {
+            std::copy(mq, mq + joint_nv(s.type), pq);
+        }
+    }
+    for (int i = 0; i < w.model.nv; i++) {
+        w.v[w.pin_of[i]] = qd[i];
+        w.tau[w.pin_of[i]] = tau ? tau[i] : 0.0;
     }
 }
 
 /* Pinocchio's accelerations a into mbd's qdd. */
 void from_pin(const PinWork &w, const VectorXd &a, double *qdd)
 {
-    for (const BodySlot &s : w.slots) {
-        const double *pa = a.data() + s.pin_v;
-        if (s.type == MBD_FREE)
-            swap6(pa, qdd + s.mbd_v);
-        else
-            std::copy(pa, pa + joint_nv(s.type), qdd + s.mbd_v);
-    }
+    for (int i = 0; i < w.model.nv; i++)
+        qdd[i] = a[w.pin_of[i]];
+}
+
+/* Pinocchio's nv x nv derivative D into mbd's out (row-major), rows and columns mapped:
+ * row i is qdd_i, column j mbd's velocity j. Pinocchio's q-columns are along its
+ * integrate, q (+) delta with a free joint's SE(3) step M exp6(v, w) and a spherical
+ * joint's R exp3(w), both in the body frame: to first order (all a derivative sees) mbd's
+ * step p + R v_O, R exp(w) of mbd_integrate_positions, so its columns map as the
+ * velocities do. */
+void matrix_from_pin(const PinWork &w, const Eigen::MatrixXd &D, double *out)
+{
+    const int nv = w.model.nv;
+    for (int i = 0; i < nv; i++)
+        for (int j = 0; j < nv; j++)
+            out[i * nv + j] = D(w.pin_of[i], w.pin_of[j]);
 }
 
 void *work_new(const mbd_model *model)
@@ -295,12 +300,38 @@ int forward_crba(const mbd_model *, void *work, const double *q, const double *q
     }
 }
 
+/* dqdd/dq, dqdd/dqd, dqdd/dtau = H^-1 by computeABADerivatives, which writes H^-1's upper
+ * triangle only. */
+int derivatives_aba(const mbd_model *, void *work, const double *q, const double *qd,
+                    const double *tau, double *dqdd_dq, double *dqdd_dqd, double *dqdd_dtau)
+{
+    PinWork &w = *static_cast<PinWork *>(work);
+    try {
+        to_pin(w, q, qd, tau);
+        pinocchio::computeABADerivatives(w.model, w.data, w.q, w.v, w.tau);
+        if (dqdd_dq)
+            matrix_from_pin(w, w.data.ddq_dq, dqdd_dq);
+        if (dqdd_dqd)
+            matrix_from_pin(w, w.data.ddq_dv, dqdd_dqd);
+        if (dqdd_dtau) {
+            w.data.Minv.triangularView<Eigen::StrictlyLower>() =
+                w.data.Minv.transpose().triangularView<Eigen::StrictlyLower>();
+            matrix_from_pin(w, w.data.Minv, dqdd_dtau);
+        }
+        return MBD_OK;
+    } catch (...) {
+        return MBD_EINVAL;
+    }
+}
+
 const mbd_plugin_solver solvers[] = {
-    {MBD_PLUGIN_ABI, "pinocchio-aba", "plugin: Pinocchio's articulated-body algorithm (pinocchio::aba)",
-     work_new, work_free, forward_aba},
+    {MBD_PLUGIN_ABI, "pinocchio-aba",
+     "plugin: Pinocchio's articulated-body algorithm (pinocchio::aba), its derivatives "
+     "(computeABADerivatives)",
+     work_new, work_free, forward_aba, derivatives_aba},
     {MBD_PLUGIN_ABI, "pinocchio-crba",
      "plugin: Pinocchio's CRBA and nonLinearEffects, its tree-sparse Cholesky (pinocchio::cholesky)",
-     work_new, work_free, forward_crba},
+     work_new, work_free, forward_crba, nullptr},
 };
 
 } // namespace
