@@ -148,13 +148,15 @@ static int forward_full(const mbd_model *model, void *work, const double *q, con
     return forward_by(full_pipeline, model, work, q, qd, tau, qdd);
 }
 
+/* No derivatives entry: MuJoCo's are by finite differences (mjd_transitionFD), which the
+ * finite-difference method already gives. */
 static const mbd_plugin_solver solvers[] = {
-    {MBD_PLUGIN_ABI, "mujoco-smooth",
-     "plugin: MuJoCo's smooth dynamics alone: kinematics, CRB, sparse LDL', RNE, solve (qacc_smooth)",
-     mujoco_work_new, mujoco_work_free, forward_smooth},
-    {MBD_PLUGIN_ABI, "mujoco-forward",
-     "plugin: mj_forward, MuJoCo's full pipeline (collision, constraints, sensors: none here)",
-     mujoco_work_new, mujoco_work_free, forward_full},
+    {.abi = MBD_PLUGIN_ABI, .name = "mujoco-smooth",
+     .summary = "plugin: MuJoCo's smooth dynamics alone: kinematics, CRB, sparse LDL', RNE, solve (qacc_smooth)",
+     .work_new = mujoco_work_new, .work_free = mujoco_work_free, .forward = forward_smooth},
+    {.abi = MBD_PLUGIN_ABI, .name = "mujoco-forward",
+     .summary = "plugin: mj_forward, MuJoCo's full pipeline (collision, constraints, sensors: none here)",
+     .work_new = mujoco_work_new, .work_free = mujoco_work_free, .forward = forward_full},
 };
 
 const mbd_plugin_solver *mbd_plugin_solvers(int *count)
