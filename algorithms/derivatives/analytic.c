@@ -30,13 +30,6 @@ static void subtract_range(double *restrict row, double l, const double *restric
             row[c] -= l * done[c];
 }
 
-static void scale_range(double *row, double factor, size_t lo, size_t hi)
-{
-    if (row)
-        for (size_t c = lo; c < hi; c++)
-            row[c] *= factor;
-}
-
 /* Hinv = L^-T L^-1: L^-1 (lower) formed in place, row by row (entry (i, j) needs L's
  * entries (i, k >= j) only, so increasing j overwrites none still read), then Hinv as the
  * sum of the outer products of its rows, its lower triangle mirrored: nv^3 / 3
@@ -79,24 +72,31 @@ int inverse_by_factor(const mbd_model *model, mbd_work *work, double *L, double 
 }
 
 /* The analytic method's arrays in one block: the factor's rows (at most nv (nv + 1) / 2),
- * the RNEA derivatives' buffer, then adr, lambda and last (last[k]: the last DOF of k's
- * subtree). */
+ * the RNEA derivatives' buffer, adr and lambda; L by columns for the pass up (below[k] ..
+ * below[k + 1] - 1: the DOFs under k, by their rows, with their entries L_jk); the DOFs
+ * above one (path); last[k], the last DOF of k's subtree. */
 typedef struct {
     tree_factor H;
-    int *last;
     void *buffer;
+    size_t *below;
+    int *under, *path, *last;
+    double *column;
 } analytic_layout;
 
 static int lay_out(const mbd_model *model, mbd_work *work, analytic_layout *out)
 {
-    const size_t n = (size_t)model->nv;
+    const size_t n = (size_t)model->nv, triangle = n * (n + 1) / 2;
     carved_block block = {NULL, 0};
     for (int pass = 0; pass < 2; pass++) { /* measure, then carve the workspace's block */
         block.used = 0;
-        out->H.rows = carve(&block, n * (n + 1) / 2 * sizeof(double));
+        out->H.rows = carve(&block, triangle * sizeof(double));
+        out->column = carve(&block, triangle * sizeof(double));
         out->buffer = carve(&block, rnea_derivatives_bytes(model));
         out->H.adr = carve(&block, (n + 1) * sizeof(size_t));
+        out->below = carve(&block, (n + 1) * sizeof(size_t));
         out->H.lambda = carve(&block, n * sizeof(int));
+        out->under = carve(&block, triangle * sizeof(int));
+        out->path = carve(&block, n * sizeof(int));
         out->last = carve(&block, n * sizeof(int));
         if (!block.base && !(block.base = derivative_scratch(work, block.used)))
             return MBD_ENOMEM;
@@ -104,25 +104,78 @@ static int lay_out(const mbd_model *model, mbd_work *work, analytic_layout *out)
     return MBD_OK;
 }
 
-/* last[k] = the largest DOF of k's subtree (the DOFs of a subtree follow their root). */
-static void subtree_ends(const int *lambda, int nv, int *last)
+/* L's columns (below, under, column) from its rows, and last[k] = the largest DOF of k's
+ * subtree (the DOFs of a subtree follow their root). */
+static void index_columns(const mbd_model *model, const analytic_layout *a)
 {
+    const tree_factor *f = &a->H;
+    const int nv = model->nv;
+    size_t *start = a->below;
+    memset(start, 0, ((size_t)nv + 1) * sizeof *start);
+    for (int k = 0; k < nv; k++) {
+        a->last[k] = k;
+        for (int i = f->lambda[k]; i >= 0; i = f->lambda[i])
+            start[i + 1]++;
+    }
     for (int k = 0; k < nv; k++)
-        last[k] = k;
+        start[k + 1] += start[k];
+    for (int k = 0; k < nv; k++) { /* start[i]: the next free place of column i, for now */
+        const double *L = f->rows + f->adr[k];
+        for (int m = 1, i = f->lambda[k]; i >= 0; m++, i = f->lambda[i]) {
+            a->under[start[i]] = k;
+            a->column[start[i]++] = L[m];
+        }
+    }
+    for (int k = nv; k > 0; k--) /* back to the columns' starts */
+        start[k] = start[k - 1];
+    start[0] = 0;
     for (int k = nv - 1; k >= 0; k--)
-        if (lambda[k] >= 0 && last[k] > last[lambda[k]])
-            last[lambda[k]] = last[k];
+        if (f->lambda[k] >= 0 && a->last[k] > a->last[f->lambda[k]])
+            a->last[f->lambda[k]] = a->last[k];
 }
 
-/* Row r of the row-major n x n A, or NULL without A. */
-static double *row_of(double *A, size_t n, int r)
+/* 8 doubles of a row, at any address. */
+typedef double row_chunk __attribute__((vector_size(64), aligned(8), may_alias));
+
+/* The entries c .. c + 7 of scale row - sum_m l_m row_{from_m} of A (n columns). */
+MBD_INLINE row_chunk combined_chunk(const double *row, double scale, const double *l,
+                                    const int *from, int count, const double *A, size_t n,
+                                    size_t c)
 {
-    return A ? A + n * (size_t)r : NULL;
+    row_chunk sum = scale * *(const row_chunk *)(row + c);
+    for (int m = 0; m < count; m++)
+        sum -= l[m] * *(const row_chunk *)(A + n * (size_t)from[m] + c);
+    return sum;
+}
+
+/* row[lo .. hi) = (scale row - sum_m l_m row_{from_m})[lo .. hi), rows of A (NULL: nothing
+ * to do; row not among the from rows): the sum of each 8 entries in a register, stored
+ * once (the row's last 8, which may overlap the others, computed first and stored last);
+ * under 8 entries, entry by entry. */
+static void combine_rows(double *A, size_t n, size_t r, double scale, const double *l,
+                         const int *from, int count, size_t lo, size_t hi)
+{
+    if (!A)
+        return;
+    double *restrict row = A + n * r;
+    if (hi - lo < 8) {
+        for (size_t c = lo; c < hi; c++)
+            row[c] *= scale;
+        for (int m = 0; m < count; m++)
+            for (size_t c = lo; c < hi; c++)
+                row[c] -= l[m] * A[n * (size_t)from[m] + c];
+        return;
+    }
+    const row_chunk last = combined_chunk(row, scale, l, from, count, A, n, hi - 8);
+    for (size_t c = lo; c + 8 < hi; c += 8)
+        *(row_chunk *)(row + c) = combined_chunk(row, scale, l, from, count, A, n, c);
+    *(row_chunk *)(row + hi - 8) = last;
 }
 
 /* X = -H^-1 X, Y = -H^-1 Y for X, Y of dtau/dx's pattern, and Hinv = H^-1 (each may be
- * NULL), with the factor of H: L^-T and D^-1 from the leaves up (each row final when its
- * turn comes), then L^-1 from the root down, Hinv's upper triangle alone, mirrored. */
+ * NULL), with the factor of H: L^-T from the leaves up, row i from the final rows under it
+ * (L's column i), then -D^-1 (D^-1 for Hinv) and L^-1 from the root down, row k from the
+ * final rows above it (L's row k), Hinv's upper triangle alone, mirrored. */
 static void solve_in_place(const mbd_model *model, const analytic_layout *a, double *X,
                            double *Y, double *Hinv)
 {
@@ -134,28 +187,24 @@ static void solve_in_place(const mbd_model *model, const analytic_layout *a, dou
         for (size_t k = 0; k < n; k++)
             Hinv[k * n + k] = 1.0;
     }
-    for (int k = nv - 1; k >= 0; k--) {
-        const double *L = f->rows + f->adr[k];
-        const size_t len = f->adr[k + 1] - f->adr[k], end = (size_t)a->last[k] + 1, d = (size_t)k;
-        double *x = row_of(X, n, k), *y = row_of(Y, n, k), *h = row_of(Hinv, n, k);
-        for (size_t m = 1, i = (size_t)f->lambda[k]; m < len; m++, i = (size_t)f->lambda[i]) {
-            subtract_range(row_of(X, n, (int)i), L[m], x, 0, end);
-            subtract_range(row_of(Y, n, (int)i), L[m], y, 0, end);
-            subtract_range(row_of(Hinv, n, (int)i), L[m], h, d, end);
-        }
-        scale_range(x, -1.0 / L[0], 0, end);
-        scale_range(y, -1.0 / L[0], 0, end);
-        scale_range(h, 1.0 / L[0], d, end);
+    for (int i = nv - 1; i >= 0; i--) {
+        const size_t at = a->below[i], end = (size_t)a->last[i] + 1, r = (size_t)i;
+        const int count = (int)(a->below[i + 1] - at);
+        const double *l = a->column + at;
+        const int *from = a->under + at;
+        combine_rows(X, n, r, 1.0, l, from, count, 0, end);
+        combine_rows(Y, n, r, 1.0, l, from, count, 0, end);
+        combine_rows(Hinv, n, r, 1.0, l, from, count, r, end);
     }
     for (int k = 0; k < nv; k++) {
         const double *L = f->rows + f->adr[k];
-        const size_t len = f->adr[k + 1] - f->adr[k], d = (size_t)k;
-        double *x = row_of(X, n, k), *y = row_of(Y, n, k), *h = row_of(Hinv, n, k);
-        for (size_t m = 1, i = (size_t)f->lambda[k]; m < len; m++, i = (size_t)f->lambda[i]) {
-            subtract_range(x, L[m], row_of(X, n, (int)i), 0, n);
-            subtract_range(y, L[m], row_of(Y, n, (int)i), 0, n);
-            subtract_range(h, L[m], row_of(Hinv, n, (int)i), d, n);
-        }
+        const int count = (int)(f->adr[k + 1] - f->adr[k]) - 1;
+        for (int m = 0, i = f->lambda[k]; i >= 0; m++, i = f->lambda[i])
+            a->path[m] = i;
+        const size_t r = (size_t)k;
+        combine_rows(X, n, r, -1.0 / L[0], L + 1, a->path, count, 0, n);
+        combine_rows(Y, n, r, -1.0 / L[0], L + 1, a->path, count, 0, n);
+        combine_rows(Hinv, n, r, 1.0 / L[0], L + 1, a->path, count, r, n);
     }
     for (size_t i = 0; Hinv && i < n; i++)
         for (size_t j = 0; j < i; j++)
@@ -179,7 +228,7 @@ static int analytic_forward(const mbd_model *model, mbd_work *work, const double
     if ((status = tree_factor_reduce(model, work, &a.H, qdd)) != MBD_OK)
         return status;
     tree_back_substitute(model, &a.H, qdd);
-    subtree_ends(a.H.lambda, model->nv, a.last);
+    index_columns(model, &a);
     rnea_derivatives_at(model, a.buffer, qd, qdd, dqdd_dq, dqdd_dqd);
     solve_in_place(model, &a, dqdd_dq, dqdd_dqd, dqdd_dtau);
     return MBD_OK;

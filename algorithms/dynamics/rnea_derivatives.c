@@ -257,6 +257,13 @@ static void world_backward(const mbd_model *model, int i, world_body *bodies, wo
         spatial_add_to(&bodies[model->parent[i]].G, &b->G);
 }
 
+/* a . b + c . d, in one horizontal sum */
+static double dot_two(const spatial4 *a, const spatial4 *b, const spatial4 *c, const spatial4 *d)
+{
+    const v4 p = a->w * b->w + a->v * b->v + c->w * d->w + c->v * d->v;
+    return (p[0] + p[2]) + p[1];
+}
+
 /* The entries of the pairs (m of body i, k of i or an ancestor) and (k, m). */
 static void store_pairs(const mbd_model *model, const world_body *bodies,
                         const world_column *cols, int i, double *dq, double *dqd)
@@ -269,12 +276,12 @@ static void store_pairs(const mbd_model *model, const world_body *bodies,
                 const world_column *ck = &cols[k];
                 const size_t below = (size_t)m * nv + (size_t)k, above = (size_t)k * nv + (size_t)m;
                 if (dq) {
-                    dq[below] = dot_spatial(&cm->Is, &ck->y) + dot_spatial(&cm->Bs, &ck->w);
+                    dq[below] = dot_two(&cm->Is, &ck->y, &cm->Bs, &ck->w);
                     if (j != i)
                         dq[above] = dot_spatial(&ck->s, &cm->dF);
                 }
                 if (dqd) {
-                    dqd[below] = dot_spatial(&cm->Is, &ck->rate_y) + dot_spatial(&cm->Bs, &ck->s);
+                    dqd[below] = dot_two(&cm->Is, &ck->rate_y, &cm->Bs, &ck->s);
                     if (j != i)
                         dqd[above] = dot_spatial(&ck->s, &cm->rate_dF);
                 }
