@@ -188,13 +188,35 @@ void reaction_forces_plus_accelerations(const mbd_model *model, mbd_work *work,
                                         const double *qdd, const double (*base)[6]);
 /* CRBA after mbd_kinematics: the lower triangle of the row-major nv x nv H. */
 void crba(const mbd_model *model, mbd_work *work, double *H);
+/* The tree-sparse L^T D L factor of H (solvers/sparse.c; Featherstone, "Efficient
+ * factorization of the joint-space inertia matrix for branched kinematic trees", IJRR
+ * 2005). A multi-DOF joint is a chain of DOFs: lambda[k] is the parent DOF of k (k - 1
+ * inside a joint, else the last DOF of the parent body's, -1 at a root). Row k, at
+ * rows + adr[k], holds H_kj for j = k, lambda(k), lambda^2(k), ... (adr[k + 1] - adr[k] =
+ * depth(k) + 1 entries), and after tree_factor_reduce D_k = H_kk first, then L_kj: H =
+ * L^T D L with L unit lower triangular and no fill-in. */
+typedef struct {
+    size_t *adr;
+    int *lambda;
+    double *rows;
+} tree_factor;
+/* adr (nv + 1) and lambda (nv) of the model; adr[nv] is the rows' size, at most
+ * nv (nv + 1) / 2. */
+void tree_factor_index(const mbd_model *model, size_t *adr, int *lambda);
+/* Factors the rows in place and on the way x = D^-1 L^-T x; MBD_OK, or the status of the
+ * body whose pivot is not positive. */
+int tree_factor_reduce(const mbd_model *model, mbd_work *work, const tree_factor *f, double *x);
+/* x = L^-1 x: with tree_factor_reduce, x = H^-1 x. */
+void tree_back_substitute(const mbd_model *model, const tree_factor *f, double *x);
+
 /* The RNEA derivatives (rnea_derivatives.c) in two steps, in a buffer of
- * rnea_derivatives_bytes(model), after mbd_kinematics: _start at (q, qd) gives the full H
- * and bias = tau at qdd = 0 (each nv x nv row-major or nv, or NULL), so that qdd can be
- * solved for with H; _at then gives dtau/dq and dtau/dqd (nv x nv or NULL) at qdd. */
+ * rnea_derivatives_bytes(model), after mbd_kinematics: _start at (q, qd) gives H in the
+ * rows of the tree-sparse factor (its indexes filled) and bias = tau at qdd = 0 (nv), each
+ * optional (NULL), so that qdd can be solved for with H; _at then gives dtau/dq and
+ * dtau/dqd (nv x nv row-major or NULL) at qdd. */
 size_t rnea_derivatives_bytes(const mbd_model *model);
 void rnea_derivatives_start(const mbd_model *model, const mbd_work *work, void *buffer,
-                            const double *qd, double *H, double *bias);
+                            const double *qd, const tree_factor *H, double *bias);
 void rnea_derivatives_at(const mbd_model *model, void *buffer, const double *qd,
                          const double *qdd, double *dtau_dq, double *dtau_dqd);
 
@@ -300,7 +322,7 @@ void *derivative_scratch(mbd_work *work, size_t bytes);
  * workspace keeps; NULL if it cannot be had. */
 double *passive_jacobians(mbd_work *work, const double *q, const double *qd);
 /* Hinv = H^-1 (nv x nv) after mbd_kinematics, from CRBA's H factored densely in L (nv x nv
- * scratch), as analytic's own (derivatives/analytic.c). */
+ * scratch; derivatives/analytic.c). */
 int inverse_by_factor(const mbd_model *model, mbd_work *work, double *L, double *Hinv);
 
 /* ---- many states at once (batch.c; lane forms in batch_x4.c, batch_x8.c) ---- */

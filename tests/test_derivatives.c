@@ -216,6 +216,58 @@ static void test_exact_methods_agree(void **state)
         }
 }
 
+/* Branched robots on a floating base, whose factor of H is tree-sparse and whose dtau/dx
+ * has zeros between branches that analytic skips: autoTree's trees on a free joint (bodies
+ * breadth-first, so that a subtree's DOFs are not contiguous: binary, four-way, and
+ * branching 1.25, long limbs that fork now and then). analytic against
+ * automatic to 1e-10, against central differences to 1e-6, and dqdd/dtau against
+ * mbd_mass_matrix_inverse, each matrix asked for alone too. */
+static void test_floating_branched(void **state)
+{
+    (void)state;
+    const char *specs[] = {"tree:n=20,branching=2,skew=0.5,base=free",
+                           "tree:n=29,branching=4,skew=0.9,taper=0.95,base=free",
+                           "tree:n=16,branching=1.25,skew=0.2,base=free"};
+    const mbd_derivatives_method *analytic = mbd_derivatives_method_find("analytic"),
+                                 *automatic = mbd_derivatives_method_find("automatic"),
+                                 *fd = mbd_derivatives_method_find("finite-difference");
+    for (size_t m = 0; m < sizeof specs / sizeof specs[0]; m++) {
+        mbd_model *model = NULL;
+        char err[256];
+        assert_int_equal(mbd_model_load(specs[m], NULL, &model, err, sizeof err), MBD_OK);
+        const int nv = mbd_model_nv(model);
+        mbd_work *work;
+        assert_int_equal(mbd_work_new(model, mbd_solver_find("bodies"), &work), MBD_OK);
+        state_buf s = state_new(model, 19);
+        derivatives got = derivatives_new(nv), dual = derivatives_new(nv), ref = derivatives_new(nv);
+        double *Hinv = calloc((size_t)nv * (size_t)nv, sizeof *Hinv);
+        assert_non_null(Hinv);
+        assert_int_equal(forward_derivatives(model, work, &s, analytic, &got), MBD_OK);
+        assert_int_equal(forward_derivatives(model, work, &s, automatic, &dual), MBD_OK);
+        assert_int_equal(forward_derivatives(model, work, &s, fd, &ref), MBD_OK);
+        assert_int_equal(mbd_mass_matrix_inverse(model, work, s.q, Hinv), MBD_OK);
+        assert_close(got.dq, dual.dq, 3 * nv * nv, 1e-10, specs[m]);
+        assert_close(got.dq, ref.dq, nv * nv, 1e-6, specs[m]);
+        assert_close(got.dqd, ref.dqd, nv * nv, 1e-6, specs[m]);
+        assert_close(got.dtau, Hinv, nv * nv, 1e-10, specs[m]);
+        for (int alone = 0; alone < 3; alone++) {
+            double *outputs[3] = {NULL, NULL, NULL}, *want[3] = {got.dq, got.dqd, got.dtau};
+            outputs[alone] = ref.dq + (size_t)alone * (size_t)nv * (size_t)nv;
+            assert_int_equal(mbd_forward_derivatives(model, work, s.q, s.qd, s.tau, analytic,
+                                                     outputs[0], outputs[1], outputs[2]),
+                             MBD_OK);
+            assert_close(outputs[alone], want[alone], nv * nv, 1e-14, specs[m]);
+        }
+        free(Hinv);
+        free(got.dq);
+        free(dual.dq);
+        free(ref.dq);
+        state_free(&s);
+        mbd_work_free(work);
+        mbd_model_free(model);
+    }
+}
+
 /* mbd_inverse_dynamics_derivatives agrees with central differences of the inverse dynamics
  * to 1e-6 relative: every joint type on random trees, mixed joints on chains, binary and
  * random trees. */
@@ -403,6 +455,7 @@ int main(void)
         cmocka_unit_test(test_inverse_mass_matrix),
         cmocka_unit_test(test_against_differences),
         cmocka_unit_test(test_exact_methods_agree),
+        cmocka_unit_test(test_floating_branched),
         cmocka_unit_test(test_inverse_dynamics_derivatives),
         cmocka_unit_test(test_every_solver),
         cmocka_unit_test(test_directions_in_sweeps),

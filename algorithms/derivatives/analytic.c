@@ -4,10 +4,16 @@
  *   dqdd/dx = -H^-1 dtau/dx (x = q, qd) at qdd = FD(q, qd, tau),  dqdd/dtau = H^-1,
  * with dtau/dx by the O(N d) RNEA derivatives (dynamics/rnea_derivatives.c), whose first
  * passes give H (s_k . I^C s_m, as CRBA) and tau at qdd = 0, so that qdd = H^-1 (tau -
- * tau(qdd = 0)) comes from the same factor as the rest, with no forward solve. H = L L^T
- * is factored densely, dtau/dx solved in place by row operations along contiguous rows
- * and H^-1 formed from L^-1: nv^3 / 6 + 2 nv^3 + nv^3 / 3 multiplications, fewer than the O(N^2) articulated-body inverse
- * (dynamics/minverse.c) and the products with it (measured: algorithms/PERFORMANCE.md). */
+ * tau(qdd = 0)) comes from the same factor as the rest, with no forward solve.
+ * H = L^T D L is factored in the tree-sparse form (Featherstone 2005, solvers/sparse.c: no
+ * fill-in, L_ki != 0 only for i an ancestor of k), and H^-1 X = L^-1 D^-1 L^-T X is formed
+ * in place by row operations along contiguous rows (they vectorize), one per nonzero of L
+ * and pass: 2 nnz(L) nv multiplications a matrix instead of the dense factor's 2 nv^3 / 2
+ * (nv^2 (d + 1) on a tree of depth d). The zeros go further: row m of dtau/dx is nonzero
+ * only on the ancestors and the subtree of m, within columns 0 .. last(m) (the subtree's
+ * last DOF), which L^-T (leaves to root) keeps; the identity's row m, on its subtree; and
+ * H^-1 being symmetric, L^-1 forms its upper triangle alone. Measured:
+ * algorithms/PERFORMANCE.md. */
 #include "internal.h"
 
 #include <math.h>
@@ -15,65 +21,13 @@
 
 #include "dynamics/cholesky_kernels.h"
 
-/* row -= l done, along n contiguous doubles (row may be NULL: nothing to do) */
-static void subtract_row(double *restrict row, double l, const double *restrict done, size_t n)
+/* row[lo .. hi) -= l done[lo .. hi) (row may be NULL: nothing to do) */
+static void subtract_range(double *restrict row, double l, const double *restrict done,
+                           size_t lo, size_t hi)
 {
     if (row)
-        for (size_t k = 0; k < n; k++)
-            row[k] -= l * done[k];
-}
-
-static void scale_row(double *row, double factor, size_t n)
-{
-    if (row)
-        for (size_t k = 0; k < n; k++)
-            row[k] *= factor;
-}
-
-/* X = -L^-T L^-1 X in place for the row-major nv x nv X and Y (either may be NULL), in the
- * same passes: each step subtracts whole rows, so the inner loop runs along contiguous
- * memory and vectorizes. */
-static void solve_negated(const double *L, int nv, double *X, double *Y)
-{
-    const size_t n = (size_t)nv;
-    for (size_t r = 0; r < n; r++) { /* L Z = -X */
-        double *x = X ? X + r * n : NULL, *y = Y ? Y + r * n : NULL;
-        scale_row(x, -1.0, n);
-        scale_row(y, -1.0, n);
-        for (size_t c = 0; c < r; c++) {
-            subtract_row(x, L[r * n + c], X ? X + c * n : NULL, n);
-            subtract_row(y, L[r * n + c], Y ? Y + c * n : NULL, n);
-        }
-        scale_row(x, L[r * n + r], n);
-        scale_row(y, L[r * n + r], n);
-    }
-    for (size_t r = n; r-- > 0;) { /* L^T X = Z */
-        double *x = X ? X + r * n : NULL, *y = Y ? Y + r * n : NULL;
-        for (size_t c = r + 1; c < n; c++) {
-            subtract_row(x, L[c * n + r], X ? X + c * n : NULL, n);
-            subtract_row(y, L[c * n + r], Y ? Y + c * n : NULL, n);
-        }
-        scale_row(x, L[r * n + r], n);
-        scale_row(y, L[r * n + r], n);
-    }
-}
-
-/* b = L^-T L^-1 b in place. */
-static void solve_vector(const double *L, int nv, double *b)
-{
-    const size_t n = (size_t)nv;
-    for (size_t r = 0; r < n; r++) {
-        double sum = b[r];
-        for (size_t c = 0; c < r; c++)
-            sum -= L[r * n + c] * b[c];
-        b[r] = sum * L[r * n + r];
-    }
-    for (size_t r = n; r-- > 0;) {
-        double sum = b[r];
-        for (size_t c = r + 1; c < n; c++)
-            sum -= L[c * n + r] * b[c];
-        b[r] = sum * L[r * n + r];
-    }
+        for (size_t c = lo; c < hi; c++)
+            row[c] -= l * done[c];
 }
 
 /* Hinv = L^-T L^-1: L^-1 (lower) formed in place, row by row (entry (i, j) needs L's
@@ -93,13 +47,14 @@ static void inverse_from_factor(double *L, int nv, double *Hinv)
     memset(Hinv, 0, n * n * sizeof *Hinv);
     for (size_t k = 0; k < n; k++)
         for (size_t i = 0; i <= k; i++)
-            subtract_row(Hinv + i * n, -L[k * n + i], L + k * n, i + 1);
+            subtract_range(Hinv + i * n, -L[k * n + i], L + k * n, 0, i + 1);
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < i; j++)
             Hinv[j * n + i] = Hinv[i * n + j];
 }
 
-/* H = L L^T in place (H's lower triangle in L): MBD_OK, or the status of the joint whose
+/* The dense route, for the automatic method's H^-1 (inverse_by_factor): H = L L^T in place
+ * (H's lower triangle in L): MBD_OK, or the status of the joint whose
  * pivot is not positive. */
 static int factor(const mbd_model *model, mbd_work *work, double *L)
 {
@@ -116,34 +71,171 @@ int inverse_by_factor(const mbd_model *model, mbd_work *work, double *L, double 
     return status;
 }
 
+/* The analytic method's arrays in one block: the factor's rows (at most nv (nv + 1) / 2),
+ * the RNEA derivatives' buffer, adr and lambda; L by columns for the pass up (below[k] ..
+ * below[k + 1] - 1: the DOFs under k, by their rows, with their entries L_jk); the DOFs
+ * above one (path); last[k], the last DOF of k's subtree. */
+typedef struct {
+    tree_factor H;
+    void *buffer;
+    size_t *below;
+    int *under, *path, *last;
+    double *column;
+} analytic_layout;
+
+static int lay_out(const mbd_model *model, mbd_work *work, analytic_layout *out)
+{
+    const size_t n = (size_t)model->nv, triangle = n * (n + 1) / 2;
+    carved_block block = {NULL, 0};
+    for (int pass = 0; pass < 2; pass++) { /* measure, then carve the workspace's block */
+        block.used = 0;
+        out->H.rows = carve(&block, triangle * sizeof(double));
+        out->column = carve(&block, triangle * sizeof(double));
+        out->buffer = carve(&block, rnea_derivatives_bytes(model));
+        out->H.adr = carve(&block, (n + 1) * sizeof(size_t));
+        out->below = carve(&block, (n + 1) * sizeof(size_t));
+        out->H.lambda = carve(&block, n * sizeof(int));
+        out->under = carve(&block, triangle * sizeof(int));
+        out->path = carve(&block, n * sizeof(int));
+        out->last = carve(&block, n * sizeof(int));
+        if (!block.base && !(block.base = derivative_scratch(work, block.used)))
+            return MBD_ENOMEM;
+    }
+    return MBD_OK;
+}
+
+/* L's columns (below, under, column) from its rows, and last[k] = the largest DOF of k's
+ * subtree (the DOFs of a subtree follow their root). */
+static void index_columns(const mbd_model *model, const analytic_layout *a)
+{
+    const tree_factor *f = &a->H;
+    const int nv = model->nv;
+    size_t *start = a->below;
+    memset(start, 0, ((size_t)nv + 1) * sizeof *start);
+    for (int k = 0; k < nv; k++) {
+        a->last[k] = k;
+        for (int i = f->lambda[k]; i >= 0; i = f->lambda[i])
+            start[i + 1]++;
+    }
+    for (int k = 0; k < nv; k++)
+        start[k + 1] += start[k];
+    for (int k = 0; k < nv; k++) { /* start[i]: the next free place of column i, for now */
+        const double *L = f->rows + f->adr[k];
+        for (int m = 1, i = f->lambda[k]; i >= 0; m++, i = f->lambda[i]) {
+            a->under[start[i]] = k;
+            a->column[start[i]++] = L[m];
+        }
+    }
+    for (int k = nv; k > 0; k--) /* back to the columns' starts */
+        start[k] = start[k - 1];
+    start[0] = 0;
+    for (int k = nv - 1; k >= 0; k--)
+        if (f->lambda[k] >= 0 && a->last[k] > a->last[f->lambda[k]])
+            a->last[f->lambda[k]] = a->last[k];
+}
+
+/* 8 doubles of a row, at any address. */
+typedef double row_chunk __attribute__((vector_size(64), aligned(8), may_alias));
+
+/* The entries c .. c + 7 of scale row - sum_m l_m row_{from_m} of A (n columns). */
+MBD_INLINE row_chunk combined_chunk(const double *row, double scale, const double *l,
+                                    const int *from, int count, const double *A, size_t n,
+                                    size_t c)
+{
+    row_chunk sum = scale * *(const row_chunk *)(row + c);
+    for (int m = 0; m < count; m++)
+        sum -= l[m] * *(const row_chunk *)(A + n * (size_t)from[m] + c);
+    return sum;
+}
+
+/* row[lo .. hi) = (scale row - sum_m l_m row_{from_m})[lo .. hi), rows of A (NULL: nothing
+ * to do; row not among the from rows): the sum of each 8 entries in a register, stored
+ * once (the row's last 8, which may overlap the others, computed first and stored last);
+ * under 8 entries, entry by entry. */
+static void combine_rows(double *A, size_t n, size_t r, double scale, const double *l,
+                         const int *from, int count, size_t lo, size_t hi)
+{
+    if (!A)
+        return;
+    double *restrict row = A + n * r;
+    if (hi - lo < 8) {
+        for (size_t c = lo; c < hi; c++)
+            row[c] *= scale;
+        for (int m = 0; m < count; m++)
+            for (size_t c = lo; c < hi; c++)
+                row[c] -= l[m] * A[n * (size_t)from[m] + c];
+        return;
+    }
+    const row_chunk last = combined_chunk(row, scale, l, from, count, A, n, hi - 8);
+    for (size_t c = lo; c + 8 < hi; c += 8)
+        *(row_chunk *)(row + c) = combined_chunk(row, scale, l, from, count, A, n, c);
+    *(row_chunk *)(row + hi - 8) = last;
+}
+
+/* X = -H^-1 X, Y = -H^-1 Y for X, Y of dtau/dx's pattern, and Hinv = H^-1 (each may be
+ * NULL), with the factor of H: L^-T from the leaves up, row i from the final rows under it
+ * (L's column i), then -D^-1 (D^-1 for Hinv) and L^-1 from the root down, row k from the
+ * final rows above it (L's row k), Hinv's upper triangle alone, mirrored. */
+static void solve_in_place(const mbd_model *model, const analytic_layout *a, double *X,
+                           double *Y, double *Hinv)
+{
+    const int nv = model->nv;
+    const size_t n = (size_t)nv;
+    const tree_factor *f = &a->H;
+    if (Hinv) {
+        memset(Hinv, 0, n * n * sizeof *Hinv);
+        for (size_t k = 0; k < n; k++)
+            Hinv[k * n + k] = 1.0;
+    }
+    for (int i = nv - 1; i >= 0; i--) {
+        const size_t at = a->below[i], end = (size_t)a->last[i] + 1, r = (size_t)i;
+        const int count = (int)(a->below[i + 1] - at);
+        const double *l = a->column + at;
+        const int *from = a->under + at;
+        combine_rows(X, n, r, 1.0, l, from, count, 0, end);
+        combine_rows(Y, n, r, 1.0, l, from, count, 0, end);
+        combine_rows(Hinv, n, r, 1.0, l, from, count, r, end);
+    }
+    for (int k = 0; k < nv; k++) {
+        const double *L = f->rows + f->adr[k];
+        const int count = (int)(f->adr[k + 1] - f->adr[k]) - 1;
+        for (int m = 0, i = f->lambda[k]; i >= 0; m++, i = f->lambda[i])
+            a->path[m] = i;
+        const size_t r = (size_t)k;
+        combine_rows(X, n, r, -1.0 / L[0], L + 1, a->path, count, 0, n);
+        combine_rows(Y, n, r, -1.0 / L[0], L + 1, a->path, count, 0, n);
+        combine_rows(Hinv, n, r, 1.0 / L[0], L + 1, a->path, count, r, n);
+    }
+    for (size_t i = 0; Hinv && i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            Hinv[i * n + j] = Hinv[j * n + i];
+}
+
 static int analytic_forward(const mbd_model *model, mbd_work *work, const double *q,
                             const double *qd, const double *tau, double *dqdd_dq,
                             double *dqdd_dqd, double *dqdd_dtau)
 {
-    const int nv = model->nv;
     int status = mbd_kinematics(model, work, q);
     if (status || (!dqdd_dq && !dqdd_dqd && !dqdd_dtau))
         return status;
-    const size_t n = (size_t)nv;
-    double *L = derivative_scratch(work, n * n * sizeof *L + rnea_derivatives_bytes(model));
-    if (!L)
-        return MBD_ENOMEM;
-    double *buffer = L + n * n, *qdd = work->jv;
-    rnea_derivatives_start(model, work, buffer, qd, L, qdd);
-    if ((status = factor(model, work, L)) != MBD_OK)
+    analytic_layout a;
+    if ((status = lay_out(model, work, &a)) != MBD_OK)
         return status;
-    for (size_t k = 0; k < n; k++) /* qdd = H^-1 (tau - tau(qdd = 0)) */
+    double *qdd = work->jv;
+    rnea_derivatives_start(model, work, a.buffer, qd, &a.H, qdd);
+    for (int k = 0; k < model->nv; k++) /* qdd = H^-1 (tau - tau(qdd = 0)) */
         qdd[k] = (tau ? tau[k] : 0.0) - qdd[k];
-    solve_vector(L, nv, qdd);
-    rnea_derivatives_at(model, buffer, qd, qdd, dqdd_dq, dqdd_dqd);
-    solve_negated(L, nv, dqdd_dq, dqdd_dqd);
-    if (dqdd_dtau)
-        inverse_from_factor(L, nv, dqdd_dtau);
+    if ((status = tree_factor_reduce(model, work, &a.H, qdd)) != MBD_OK)
+        return status;
+    tree_back_substitute(model, &a.H, qdd);
+    index_columns(model, &a);
+    rnea_derivatives_at(model, a.buffer, qd, qdd, dqdd_dq, dqdd_dqd);
+    solve_in_place(model, &a, dqdd_dq, dqdd_dqd, dqdd_dtau);
     return MBD_OK;
 }
 
 const mbd_derivatives_method mbd_derivatives_analytic = {
     .name = "analytic",
-    .summary = "RNEA derivatives (Carpentier-Mansard) solved with H = L L^T from the same pass",
+    .summary = "RNEA derivatives (Carpentier-Mansard) solved with H's tree-sparse L^T D L from the same pass",
     .forward = analytic_forward,
 };

@@ -82,16 +82,26 @@ double *passive_jacobians(mbd_work *work, const double *q, const double *qd)
     return J && passive_derivatives(model, work, q, qd, J, J + nv * nv) == MBD_OK ? J : NULL;
 }
 
-/* out += A B, all nv x nv row-major. */
+/* out += A B, all nv x nv row-major, B's row k over its span of nonzeros alone: B is a
+ * passive forces' Jacobian, diagonal for joint damping and springs, nonzero on a tendon's
+ * or a gravity-compensated subtree's joints, so that nv^2 multiplications replace nv^3 on
+ * most models. Each entry sums over k in increasing order, as the plain product. */
 static void add_product(double *out, const double *A, const double *B, size_t nv)
 {
-    for (size_t r = 0; r < nv; r++)
-        for (size_t k = 0; k < nv; k++) {
+    for (size_t k = 0; k < nv; k++) {
+        const double *restrict b = B + k * nv;
+        size_t lo = 0, hi = nv;
+        while (lo < hi && b[lo] == 0.0)
+            lo++;
+        while (hi > lo && b[hi - 1] == 0.0)
+            hi--;
+        for (size_t r = 0; lo < hi && r < nv; r++) {
+            double *restrict row = out + r * nv;
             const double a = A[r * nv + k];
-            if (a != 0.0)
-                for (size_t c = 0; c < nv; c++)
-                    out[r * nv + c] += a * B[k * nv + c];
+            for (size_t c = lo; c < hi; c++)
+                row[c] += a * b[c];
         }
+    }
 }
 
 /* The method at tau + tau_p(q, qd), then the chain rule through the passive forces:

@@ -257,6 +257,13 @@ static void world_backward(const mbd_model *model, int i, world_body *bodies, wo
         spatial_add_to(&bodies[model->parent[i]].G, &b->G);
 }
 
+/* a . b + c . d, in one horizontal sum */
+static double dot_two(const spatial4 *a, const spatial4 *b, const spatial4 *c, const spatial4 *d)
+{
+    const v4 p = a->w * b->w + a->v * b->v + c->w * d->w + c->v * d->v;
+    return (p[0] + p[2]) + p[1];
+}
+
 /* The entries of the pairs (m of body i, k of i or an ancestor) and (k, m). */
 static void store_pairs(const mbd_model *model, const world_body *bodies,
                         const world_column *cols, int i, double *dq, double *dqd)
@@ -269,12 +276,12 @@ static void store_pairs(const mbd_model *model, const world_body *bodies,
                 const world_column *ck = &cols[k];
                 const size_t below = (size_t)m * nv + (size_t)k, above = (size_t)k * nv + (size_t)m;
                 if (dq) {
-                    dq[below] = dot_spatial(&cm->Is, &ck->y) + dot_spatial(&cm->Bs, &ck->w);
+                    dq[below] = dot_two(&cm->Is, &ck->y, &cm->Bs, &ck->w);
                     if (j != i)
                         dq[above] = dot_spatial(&ck->s, &cm->dF);
                 }
                 if (dqd) {
-                    dqd[below] = dot_spatial(&cm->Is, &ck->rate_y) + dot_spatial(&cm->Bs, &ck->s);
+                    dqd[below] = dot_two(&cm->Is, &ck->rate_y, &cm->Bs, &ck->s);
                     if (j != i)
                         dqd[above] = dot_spatial(&ck->s, &cm->rate_dF);
                 }
@@ -291,15 +298,18 @@ size_t rnea_derivatives_bytes(const mbd_model *model)
     return (size_t)model->nb * sizeof(world_body) + (size_t)model->nv * sizeof(world_column) + 31;
 }
 
-/* CRBA's H_mk = s_k . I^C_i s_m for the pairs (m of body i, k of i or an ancestor). */
-static void store_mass_matrix(const mbd_model *model, const world_column *cols, int i, double *H)
+/* CRBA's H_mk = s_k . I^C_i s_m (+ armature at k = m) for m of body i and k = m, lambda(m),
+ * lambda^2(m), ...: row m of the tree-sparse H. */
+static void store_mass_matrix(const mbd_model *model, const world_column *cols, int i,
+                              const tree_factor *H)
 {
-    const size_t nv = (size_t)model->nv;
-    for (int m = model->v0[i]; m < model->v0[i] + model->joint[i].nv; m++)
-        for (int j = i; j >= 0; j = model->parent[j])
-            for (int k = model->v0[j]; k < model->v0[j] + model->joint[j].nv; k++)
-                H[(size_t)m * nv + (size_t)k] = H[(size_t)k * nv + (size_t)m] =
-                    dot_spatial(&cols[m].Is, &cols[k].s);
+    for (int m = model->v0[i]; m < model->v0[i] + model->joint[i].nv; m++) {
+        double *restrict row = H->rows + H->adr[m];
+        for (int t = 0, k = m; k >= 0; t++, k = H->lambda[k])
+            row[t] = dot_spatial(&cols[m].Is, &cols[k].s);
+        if (joint_has_armature(model, i))
+            row[0] += model->armature[i];
+    }
 }
 
 /* a_0 = -a_g in the world */
@@ -310,7 +320,7 @@ static spatial4 rest_acceleration(const mbd_model *model)
 }
 
 void rnea_derivatives_start(const mbd_model *model, const mbd_work *work, void *buffer,
-                            const double *qd, double *H, double *bias)
+                            const double *qd, const tree_factor *H, double *bias)
 {
     const int nb = model->nb;
     world_body *bodies = bodies_of(buffer);
@@ -322,12 +332,9 @@ void rnea_derivatives_start(const mbd_model *model, const mbd_work *work, void *
         subtree_sums(model, i, bodies, cols + model->v0[i], bias);
     if (!H)
         return;
-    memset(H, 0, (size_t)model->nv * (size_t)model->nv * sizeof *H);
+    tree_factor_index(model, H->adr, H->lambda);
     for (int i = 0; i < nb; i++)
         store_mass_matrix(model, cols, i, H);
-    for (int i = 0; model->armature && i < nb; i++) /* H + diag(armature) */
-        for (int k = model->v0[i]; k < model->v0[i] + model->joint[i].nv; k++)
-            H[(size_t)k * (size_t)model->nv + (size_t)k] += model->armature[i];
 }
 
 void rnea_derivatives_at(const mbd_model *model, void *buffer, const double *qd,

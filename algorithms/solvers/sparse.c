@@ -57,10 +57,8 @@ typedef struct {
     root_frame_body *body;
     rigid4 *inertia;
     spatial4 *S0;
-    size_t *adr;
-    int *lambda;
     double *vec;
-    double *rows;
+    tree_factor H;
 } sparse_layout;
 
 #define DOUBLES(type) (sizeof(type) / sizeof(double))
@@ -99,21 +97,27 @@ static size_t sparse_scratch(const mbd_model *model)
     return vector_doubles(model) + index_doubles(nv) + nv + factor_size(model);
 }
 
+void tree_factor_index(const mbd_model *model, size_t *adr, int *lambda)
+{
+    adr[0] = 0;
+    for (int i = 0; i < model->nb; i++) {
+        const int p = model->parent[i], v0 = model->v0[i];
+        for (int m = 0; m < model->joint[i].nv; m++) {
+            const int k = v0 + m, up = m > 0 ? k - 1 : p < 0 ? -1 : model->v0[p] + model->joint[p].nv - 1;
+            lambda[k] = up;
+            adr[k + 1] = adr[k] + 1 + (up < 0 ? 0 : adr[up + 1] - adr[up]);
+        }
+    }
+}
+
 /* lambda, the row addresses and the bodies' inertias depend on the model only: they are
  * filled on the first call (the scratch starts zeroed, and the last row address is the
  * factor's size, not 0, once they are). */
 static void fill_model_part(const mbd_model *model, const sparse_layout *s)
 {
-    s->adr[0] = 0;
-    for (int i = 0; i < model->nb; i++) {
-        const int p = model->parent[i], v0 = model->v0[i];
-        for (int m = 0; m < model->joint[i].nv; m++) {
-            const int k = v0 + m, up = m > 0 ? k - 1 : p < 0 ? -1 : model->v0[p] + model->joint[p].nv - 1;
-            s->lambda[k] = up;
-            s->adr[k + 1] = s->adr[k] + 1 + (up < 0 ? 0 : s->adr[up + 1] - s->adr[up]);
-        }
+    tree_factor_index(model, s->H.adr, s->H.lambda);
+    for (int i = 0; i < model->nb; i++)
         rigid4_of(&s->inertia[i], &model->inertia[i]);
-    }
 }
 
 /* Carves the scratch. */
@@ -123,11 +127,11 @@ static sparse_layout layout(const mbd_model *model, mbd_work *work)
     sparse_layout s = {.body = (root_frame_body *)work->scratch};
     s.inertia = (rigid4 *)(s.body + model->nb);
     s.S0 = (spatial4 *)(s.inertia + model->nb);
-    s.adr = (size_t *)(s.S0 + nv);
-    s.lambda = (int *)(s.adr + nv + 1);
-    s.vec = (double *)s.adr + index_doubles(nv);
-    s.rows = s.vec + nv;
-    if (s.adr[nv] == 0)
+    s.H.adr = (size_t *)(s.S0 + nv);
+    s.H.lambda = (int *)(s.H.adr + nv + 1);
+    s.vec = (double *)s.H.adr + index_doubles(nv);
+    s.H.rows = s.vec + nv;
+    if (s.H.adr[nv] == 0)
         fill_model_part(model, &s);
     return s;
 }
@@ -191,9 +195,9 @@ static void backward_step(const mbd_model *model, const sparse_layout *s, double
     const int p = model->parent[i];
     const root_frame_body *b = &s->body[i];
     for (int k = model->v0[i]; k < model->v0[i] + model->joint[i].nv; k++) {
-        double *restrict row = s->rows + s->adr[k];
+        double *restrict row = s->H.rows + s->H.adr[k];
         const spatial4 F = rigid_apply(&b->IC, &s->S0[k]);
-        for (int t = 0, l = k; l >= 0; t++, l = s->lambda[l])
+        for (int t = 0, l = k; l >= 0; t++, l = s->H.lambda[l])
             row[t] = dot_spatial(&s->S0[l], &F);
         if (joint_has_armature(model, i)) /* H_kk of H + diag(armature) */
             row[0] += model->armature[i];
@@ -223,14 +227,14 @@ static void mass_matrix_and_bias(const mbd_model *model, mbd_work *work, const s
  * ancestor, both rows are final and their ancestors are the same, so that the ancestors'
  * rows take a rank-2 update in one sweep): scales row k to L and x_k to z_k, and subtracts
  * L_ki D_k L_kj from H_ij and L_ki y_k from y_i for the ancestors i. */
-MBD_INLINE void eliminate(const sparse_layout *s, double *x, int k, int pair)
+MBD_INLINE void eliminate(const tree_factor *f, double *x, int k, int pair)
 {
-    double *restrict row_k = s->rows + s->adr[k], *restrict row_s = s->rows + s->adr[k - pair];
-    const int len = (int)(s->adr[k + 1] - s->adr[k]);
+    double *restrict row_k = f->rows + f->adr[k], *restrict row_s = f->rows + f->adr[k - pair];
+    const int len = (int)(f->adr[k + 1] - f->adr[k]);
     const double yk = x[k], ys = x[k - pair], inv_dk = 1.0 / row_k[0], inv_ds = 1.0 / row_s[0];
-    int i = s->lambda[k];
-    for (int m = 1; m < len; m++, i = s->lambda[i]) {
-        double *restrict row_i = s->rows + s->adr[i];
+    int i = f->lambda[k];
+    for (int m = 1; m < len; m++, i = f->lambda[i]) {
+        double *restrict row_i = f->rows + f->adr[i];
         const double a = row_k[m] * inv_dk, b = pair ? row_s[m] * inv_ds : 0.0;
         for (int t = 0; t < len - m; t++)
             row_i[t] -= pair ? a * row_k[m + t] + b * row_s[m + t] : a * row_k[m + t];
@@ -249,45 +253,44 @@ MBD_INLINE void eliminate(const sparse_layout *s, double *x, int k, int pair)
 /* H = L^T D L in place, and on the way x = D^-1 L^-T x: when DOF k's turn comes, the DOFs
  * below it are done, so that row k of L and x_k = y_k are final. A pivot not > 0 names its
  * body. */
-static int factor_and_reduce(const mbd_model *model, mbd_work *work, const sparse_layout *s,
-                             double *x)
+int tree_factor_reduce(const mbd_model *model, mbd_work *work, const tree_factor *f, double *x)
 {
     for (int k = model->nv - 1; k >= 0; k--) {
-        const int pair = k > 0 && s->lambda[k - 1] == s->lambda[k];
+        const int pair = k > 0 && f->lambda[k - 1] == f->lambda[k];
         for (int j = 0; j <= pair; j++) {
-            const double d = s->rows[s->adr[k - j]];
+            const double d = f->rows[f->adr[k - j]];
             if (!(d > 0.0) || !isfinite(d))
                 return singular_joint(work, body_of_dof(model, k - j));
         }
         if (pair)
-            eliminate(s, x, k--, 1);
+            eliminate(f, x, k--, 1);
         else
-            eliminate(s, x, k, 0);
+            eliminate(f, x, k, 0);
     }
     return MBD_OK;
 }
 
-/* x = L^-1 x (k = 0 .. n-1: x_k -= L_ki x_i): the rest of H^-1 x after factor_and_reduce. */
-static void back_substitute(const mbd_model *model, const sparse_layout *s, double *x)
+/* x = L^-1 x (k = 0 .. n-1: x_k -= L_ki x_i): the rest of H^-1 x after tree_factor_reduce. */
+void tree_back_substitute(const mbd_model *model, const tree_factor *f, double *x)
 {
     for (int k = 0; k < model->nv; k++) {
-        const double *L = s->rows + s->adr[k];
-        const int len = (int)(s->adr[k + 1] - s->adr[k]);
+        const double *L = f->rows + f->adr[k];
+        const int len = (int)(f->adr[k + 1] - f->adr[k]);
         double xk = x[k];
-        for (int m = 1, i = s->lambda[k]; m < len; m++, i = s->lambda[i])
+        for (int m = 1, i = f->lambda[k]; m < len; m++, i = f->lambda[i])
             xk -= L[m] * x[i];
         x[k] = xk;
     }
 }
 
-/* x = D^-1 L^-T x with the factor that factor_and_reduce left in the rows. */
-static void reduce(const mbd_model *model, const sparse_layout *s, double *x)
+/* x = D^-1 L^-T x with the factor that tree_factor_reduce left in the rows. */
+static void reduce(const mbd_model *model, const tree_factor *f, double *x)
 {
     for (int k = model->nv - 1; k >= 0; k--) {
-        const double *L = s->rows + s->adr[k];
-        const int len = (int)(s->adr[k + 1] - s->adr[k]);
+        const double *L = f->rows + f->adr[k];
+        const int len = (int)(f->adr[k + 1] - f->adr[k]);
         const double xk = x[k];
-        for (int m = 1, i = s->lambda[k]; m < len; m++, i = s->lambda[i])
+        for (int m = 1, i = f->lambda[k]; m < len; m++, i = f->lambda[i])
             x[i] -= L[m] * xk;
         x[k] = xk * (1.0 / L[0]);
     }
@@ -298,8 +301,8 @@ static void sparse_inverse_times(const mbd_model *model, mbd_work *work, const d
 {
     const sparse_layout s = layout(model, work);
     memcpy(x, b, (size_t)model->nv * sizeof *x);
-    reduce(model, &s, x);
-    back_substitute(model, &s, x);
+    reduce(model, &s.H, x);
+    tree_back_substitute(model, &s.H, x);
 }
 
 static int sparse_acc(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
@@ -309,10 +312,10 @@ static int sparse_acc(const mbd_model *model, mbd_work *work, const double *qd, 
     mass_matrix_and_bias(model, work, &s, qd, s.vec);
     for (int k = 0; k < model->nv; k++)
         qdd[k] = (tau ? tau[k] : 0.0) - s.vec[k];
-    int status = factor_and_reduce(model, work, &s, qdd);
+    int status = tree_factor_reduce(model, work, &s.H, qdd);
     if (status)
         return status;
-    back_substitute(model, &s, qdd);
+    tree_back_substitute(model, &s.H, qdd);
     return MBD_OK;
 }
 
@@ -322,10 +325,10 @@ static int sparse_mom(const mbd_model *model, mbd_work *work, const double *p, c
     const sparse_layout s = layout(model, work);
     mass_matrix_and_bias(model, work, &s, NULL, NULL);
     memcpy(qd, p, (size_t)model->nv * sizeof *qd);
-    int status = factor_and_reduce(model, work, &s, qd);
+    int status = tree_factor_reduce(model, work, &s.H, qd);
     if (status)
         return status;
-    back_substitute(model, &s, qd);
+    tree_back_substitute(model, &s.H, qd);
     momentum_rates_from_qd(model, work, qd, tau, pd);
     return MBD_OK;
 }
