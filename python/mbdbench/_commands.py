@@ -1,18 +1,19 @@
-"""The commands mbd and mbd-bench of a pip-installed mbdbench: the programs bundled in
-mbdbench/bin/ (pyproject.toml's [project.scripts]), run in this process's place."""
+"""The commands mbd and mbd-bench of a pip-installed mbdbench (pyproject.toml's
+[project.scripts]): the programs that the wheel bundles in mbdbench/bin/, or, in an
+editable install (pip install -e), the checkout's, run in this process's place."""
 
 import os
 import sys
 
-BIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin")
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _run(program):
-    path = os.path.join(BIN, program)
-    if not os.access(path, os.X_OK):
-        sys.exit(f"{program}: not in this installation ({path}); pip install mbdbench "
-                 "builds it, `make` builds it in a checkout")
-    os.execv(path, [program, *sys.argv[1:]])
+    for path in (os.path.join(HERE, "bin", program), os.path.join(HERE, os.pardir, os.pardir, program)):
+        if os.access(path, os.X_OK):
+            os.execv(path, [program, *sys.argv[1:]])
+    sys.exit(f"{program}: not in this installation ({os.path.join(HERE, 'bin')}); "
+             "pip install . builds it, as make does in a checkout")
 
 
 def mbd():

@@ -2,7 +2,7 @@
 
 The wheel of this checkout is built as `pip install .` builds it (meson-python running
 `make wheel-files`), at -O1 for speed (this tests the packaging, not the optimizer) and in
-build/wheel-test/ so that a second run builds only what changed; it is installed with its
+build/wheel-o1/ so that a second run builds only what changed; it is installed with its
 declared dependencies (numpy, mujoco-core, pinned by python/requirements.txt, from pip's
 cache or PyPI) into a fresh virtual environment, and used from another directory: forward
 against this checkout's extension, an MJCF model (libmujoco found from the installed
@@ -19,7 +19,7 @@ import mbdbench
 from conftest import ROOT, model_path, random_state
 
 REQUIREMENTS = os.path.join(ROOT, "python", "requirements.txt")
-BUILD_DIR = os.path.join(ROOT, "build", "wheel-test")
+BUILD_DIR = os.path.join(ROOT, "build", "wheel-o1")
 
 
 def run(*command, cwd=None, env=None):
@@ -41,11 +41,11 @@ def venv(tmp_path_factory):
     wheel, = (tmp / "dist").glob("mbdbench-*.whl")
     run(sys.executable, "-m", "venv", str(tmp / "venv"))
     bin_dir = tmp / "venv" / "bin"
+    clean = {k: v for k, v in os.environ.items() if k not in ("MBD", "PYTHONPATH")}
     run(str(bin_dir / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-        "-c", REQUIREMENTS, f"{wheel}[examples]")
+        "-c", REQUIREMENTS, f"{wheel}[examples]", env=clean)
     away = tmp / "elsewhere"
     away.mkdir()
-    clean = {k: v for k, v in os.environ.items() if k not in ("MBD", "PYTHONPATH")}
     return bin_dir, away, clean
 
 
