@@ -260,7 +260,8 @@ $(PY_EXT): $(PY_OBJ)
 # this one (WHEEL_MARCH=native, or pip's -Csetup-args=-Dmarch=..., for a wheel of this
 # machine alone), and without MPI (mbd and mbd-bench then run alone). MuJoCo is the one of
 # PYTHON's site-packages (the mujoco-core wheel, a dependency of the package), found by
-# rpath from site-packages/mbdbench/ and its bin/; none where PYTHON has none (Python
+# rpath from site-packages/mbdbench/ and its bin/ (then the build's own, for an editable
+# install, whose extension stays in WHEEL_DIR); none where PYTHON has none (Python
 # < 3.11, which MuJoCo 4 does not support): MJCF models are then refused.
 WHEEL_DIR    ?= $(BUILD)/wheel
 WHEEL_MARCH  ?= x86-64-v3
@@ -272,7 +273,7 @@ WHEEL_FILES   = _mbdbench$(PY_SUFFIX) mbd mbd-bench
 .PHONY: wheel-files
 wheel-files: deps-python
 	$(MAKE) --no-print-directory BUILD=$(WHEEL_BUILD) WHEEL_PIC=1 OPT='$(WHEEL_OPT)' MPI_LIBS= MPI_CFLAGS= \
-	  PYTHON=$(PYTHON) MUJOCO_LIB=$(WHEEL_MUJOCO) MUJOCO_RPATH='$$$$ORIGIN/../mujoco:$$$$ORIGIN/../../mujoco' \
+	  PYTHON=$(PYTHON) MUJOCO_LIB=$(WHEEL_MUJOCO) MUJOCO_RPATH='$$$$ORIGIN/../mujoco:$$$$ORIGIN/../../mujoco:$(dir $(WHEEL_MUJOCO))' \
 	  PY_EXT=$(WHEEL_BUILD)/_mbdbench$(PY_SUFFIX) $(addprefix $(WHEEL_BUILD)/,$(WHEEL_FILES))
 	cp -p $(addprefix $(WHEEL_BUILD)/,$(WHEEL_FILES)) $(WHEEL_DIR)/
 
