@@ -8,7 +8,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _run(program):
+def _run(program: str) -> None:
     for path in (os.path.join(HERE, "bin", program), os.path.join(HERE, os.pardir, os.pardir, program)):
         if os.access(path, os.X_OK):
             os.execv(path, [program, *sys.argv[1:]])
@@ -16,9 +16,9 @@ def _run(program):
              "pip install . builds it, as make does in a checkout")
 
 
-def mbd():
+def mbd() -> None:
     _run("mbd")
 
 
-def mbd_bench():
+def mbd_bench() -> None:
     _run("mbd-bench")

@@ -9,8 +9,10 @@ against this checkout's extension, an MJCF model (libmujoco found from the insta
 mujoco package), the example, and the commands mbd and mbd-bench."""
 
 import os
+import pathlib
 import subprocess
 import sys
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 import pytest
@@ -20,16 +22,18 @@ from conftest import ROOT, model_path, random_state
 
 REQUIREMENTS = os.path.join(ROOT, "python", "requirements.txt")
 BUILD_DIR = os.path.join(ROOT, "build", "wheel-o1")
+Venv = Tuple[pathlib.Path, pathlib.Path, Dict[str, str]]  # its bin/, a directory elsewhere, the environment to run in
 
 
-def run(*command, cwd=None, env=None):
+def run(*command: str, cwd: Optional[pathlib.Path] = None,
+        env: Optional[Dict[str, str]] = None) -> str:
     done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=cwd, env=env)
     assert done.returncode == 0, f"{' '.join(command)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done.stdout
 
 
 @pytest.fixture(scope="module")
-def venv(tmp_path_factory):
+def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
     """A fresh virtual environment with the wheel installed: (its bin/, a directory outside
     the checkout, the environment to run in there: no MBD, no PYTHONPATH)."""
     tmp = tmp_path_factory.mktemp("wheel")
@@ -49,7 +53,7 @@ def venv(tmp_path_factory):
     return bin_dir, away, clean
 
 
-def test_installed_package_agrees_with_the_checkout(venv):
+def test_installed_package_agrees_with_the_checkout(venv: Venv) -> None:
     bin_dir, away, env = venv
     model = mbdbench.Model("chain:n=10,joint=revolute")
     q, qd, tau = random_state(model)
@@ -66,7 +70,7 @@ def test_installed_package_agrees_with_the_checkout(venv):
     assert out[2] == os.path.join(os.path.dirname(out[0]), "bin", "mbd")  # recommend's mbd
 
 
-def test_installed_package_reads_mjcf_with_the_installed_mujoco(venv):
+def test_installed_package_reads_mjcf_with_the_installed_mujoco(venv: Venv) -> None:
     bin_dir, away, env = venv
     path = model_path(os.path.join("mjcf", "arm.xml"))
     out = run(str(bin_dir / "python"), "-c", f"import mbdbench; print(mbdbench.Model({path!r}).nv)",
@@ -74,7 +78,7 @@ def test_installed_package_reads_mjcf_with_the_installed_mujoco(venv):
     assert int(out) == mbdbench.Model(path).nv
 
 
-def test_example_runs_from_another_directory(venv):
+def test_example_runs_from_another_directory(venv: Venv) -> None:
     bin_dir, away, env = venv
     run(str(bin_dir / "python"), os.path.join(ROOT, "python", "examples", "crossover.py"),
         "--out", str(away / "crossover.png"), cwd=away, env=env)
@@ -82,7 +86,7 @@ def test_example_runs_from_another_directory(venv):
 
 
 @pytest.mark.parametrize("command", ["mbd", "mbd-bench"])
-def test_commands_installed(venv, command):
+def test_commands_installed(venv: Venv, command: str) -> None:
     bin_dir, away, env = venv
     out = run(str(bin_dir / command), "--help", cwd=away, env=env)
     assert "usage" in out.lower()
