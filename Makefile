@@ -142,7 +142,7 @@ $(LIB): $(LIB_OBJ)
 $(BUILD)/src/par_mpi.o: CFLAGS += $(MPI_CFLAGS)
 $(CLI_OBJ): $(wildcard src/*.h)
 
-mbd: $(CLI_OBJ) $(LIB)
+mbd $(BUILD)/mbd: $(CLI_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
 
 $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(LIB) | deps-test
@@ -184,8 +184,8 @@ $(BUILD)/api.undefined: $(API_HEADERS)
 	@mkdir -p $(dir $@)
 	@printf -- '-u %s\n' $(API_NAMES) > $@
 $(LIB_OBJ) $(CLI_OBJ) $(BENCH_OBJ): include/mbd_plugin.h
-PLUGIN_HOSTS := mbd mbd-bench $(BUILD)/tests/test_plugins $(BUILD)/tests/test_pinocchio \
-                $(BUILD)/tests/test_mujoco_plugin
+PLUGIN_HOSTS := mbd mbd-bench $(BUILD)/mbd $(BUILD)/mbd-bench $(BUILD)/tests/test_plugins \
+                $(BUILD)/tests/test_pinocchio $(BUILD)/tests/test_mujoco_plugin
 $(PLUGIN_HOSTS): LDLIBS += $(API_EXPORT)
 $(PLUGIN_HOSTS): | $(API_FILES)
 
@@ -228,9 +228,16 @@ PY_SUFFIX      = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_con
 NUMPY_INCLUDE  = $(shell $(PYTHON) -c 'import numpy; print(numpy.get_include())' 2>/dev/null)
 PY_BUILD      := $(BUILD)/python
 PY_EXT_SRC    := $(wildcard python/ext/*.c)
-PY_OBJ        := $(LIB_SRC:%.c=$(PY_BUILD)/%.o) $(LIB_GEN_SRC:%.c=$(PY_BUILD)/%.o) \
-                 $(LIB_CXX_SRC:%.cc=$(PY_BUILD)/%.o) \
-                 $(PY_EXT_SRC:%.c=$(PY_BUILD)/%.o)
+# The wheel (WHEEL_PIC, set by wheel-files) compiles the library once: its objects in
+# $(BUILD) are the extension's (-fPIC, hidden but the API), which mbd and mbd-bench link too.
+ifdef WHEEL_PIC
+PY_LIB_OBJ    := $(LIB_OBJ)
+$(LIB_OBJ): CFLAGS += -fPIC -fvisibility=hidden
+else
+PY_LIB_OBJ    := $(LIB_SRC:%.c=$(PY_BUILD)/%.o) $(LIB_GEN_SRC:%.c=$(PY_BUILD)/%.o) \
+                 $(LIB_CXX_SRC:%.cc=$(PY_BUILD)/%.o)
+endif
+PY_OBJ        := $(PY_LIB_OBJ) $(PY_EXT_SRC:%.c=$(PY_BUILD)/%.o)
 PY_EXT         = python/mbdbench/_mbdbench$(PY_SUFFIX)
 DEPS_PYTHON   := $(DEPS_BUILD) $(DEPS_VENV)
 
@@ -253,6 +260,31 @@ $(PY_OBJ): python/ext/api_visible.h include/mbd_plugin.h
 
 $(PY_EXT): $(PY_OBJ)
 	$(CC) $(CFLAGS) -fPIC -shared $^ $(LDLIBS) -o $@
+
+# ---- the wheel: `pip install .` (pyproject.toml, meson.build; docs/python.md) ----------
+# meson-python's build runs `make wheel-files WHEEL_DIR=its build dir PYTHON=the interpreter
+# it builds for`: this Makefile's flags and rules, in a build of their own (WHEEL_DIR/make;
+# the library compiled once, -fPIC, for the extension and the commands) with WHEEL_OPT for
+# OPT, so for any x86-64-v3 CPU (Haswell, Zen 1 and later) rather than
+# this one (WHEEL_MARCH=native, or pip's -Csetup-args=-Dmarch=..., for a wheel of this
+# machine alone), and without MPI (mbd and mbd-bench then run alone). MuJoCo is the one of
+# PYTHON's site-packages (the mujoco-core wheel, a dependency of the package), found by
+# rpath from site-packages/mbdbench/ and its bin/ (then the build's own, for an editable
+# install, whose extension stays in WHEEL_DIR); none where PYTHON has none (Python
+# < 3.11, which MuJoCo 4 does not support): MJCF models are then refused.
+WHEEL_DIR    ?= $(BUILD)/wheel
+WHEEL_MARCH  ?= x86-64-v3
+WHEEL_OPT    ?= -O3 -march=$(WHEEL_MARCH) -flto=auto
+WHEEL_BUILD   = $(WHEEL_DIR)/make
+WHEEL_MUJOCO  = $(shell $(PYTHON) -c 'import glob, importlib.util, os; s = importlib.util.find_spec("mujoco"); \
+                  print((glob.glob(os.path.join(os.path.dirname(s.origin), "libmujoco.so.*")) + [""])[0] if s else "")')
+WHEEL_FILES   = _mbdbench$(PY_SUFFIX) mbd mbd-bench
+.PHONY: wheel-files
+wheel-files: deps-python
+	$(MAKE) --no-print-directory BUILD=$(WHEEL_BUILD) WHEEL_PIC=1 OPT='$(WHEEL_OPT)' MPI_LIBS= MPI_CFLAGS= \
+	  PYTHON=$(PYTHON) MUJOCO_LIB=$(WHEEL_MUJOCO) MUJOCO_RPATH='$$$$ORIGIN/../mujoco:$$$$ORIGIN/../../mujoco:$(dir $(WHEEL_MUJOCO))' \
+	  PY_EXT=$(WHEEL_BUILD)/_mbdbench$(PY_SUFFIX) $(addprefix $(WHEEL_BUILD)/,$(WHEEL_FILES))
+	cp -p $(addprefix $(WHEEL_BUILD)/,$(WHEEL_FILES)) $(WHEEL_DIR)/
 
 # ---- make install: the library, its header and pkg-config file, mbd and mbd-bench ------
 # Under PREFIX (default /usr/local), staged under DESTDIR if set. libmbd.a holds gcc's LTO
@@ -303,9 +335,11 @@ uninstall:
 # $(BUILD)/mujoco.mk names the library once .venv/ exists; make includes it, making it
 # (and so .venv/) first when it is missing, and then reads this Makefile again, so that
 # every goal of a fresh clone builds against it. Linked by path with an rpath (DT_RPATH,
-# as BLAS_LIBS), so that mbd runs without LD_LIBRARY_PATH.
+# as BLAS_LIBS), so that mbd runs without LD_LIBRARY_PATH. The wheel (wheel-files) names
+# the library of its own build's interpreter on the command line instead, and an rpath
+# relative to the installed package ($ORIGIN).
 MUJOCO_MK := $(BUILD)/mujoco.mk
-ifeq ($(filter clean deps-%,$(MAKECMDGOALS)),)
+ifeq ($(filter clean deps-% wheel-files,$(MAKECMDGOALS))$(filter command line,$(origin MUJOCO_LIB)),)
 include $(MUJOCO_MK)
 endif
 $(MUJOCO_MK): $(VENV_STAMP)
@@ -321,7 +355,8 @@ MUJOCO_DIR   := $(patsubst %/,%,$(dir $(MUJOCO_LIB)))
 MUJOCO_STAMP := $(BUILD)/with-mujoco-$(if $(MUJOCO_LIB),$(notdir $(MUJOCO_LIB)),none)
 ifeq ($(MUJOCO_FOUND),yes)
 MUJOCO_CFLAGS := -I$(MUJOCO_DIR)/include
-LDLIBS += $(MUJOCO_LIB) -Wl,-rpath,$(MUJOCO_DIR)
+MUJOCO_RPATH ?= $(MUJOCO_DIR)
+LDLIBS += $(MUJOCO_LIB) -Wl,-rpath,'$(MUJOCO_RPATH)'
 %/models/model_mjcf.o: CFLAGS += -DMBD_WITH_MUJOCO $(MUJOCO_CFLAGS)
 %/models/model_mjcf.o: ASAN_CFLAGS += -DMBD_WITH_MUJOCO $(MUJOCO_CFLAGS)
 endif

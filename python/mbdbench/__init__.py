@@ -379,12 +379,14 @@ def load_plugin(path: Union[str, "os.PathLike[str]"]) -> List[str]:
 
 
 def _mbd_command() -> str:
-    """The mbd binary: $MBD, else the checkout's (beside python/), else mbd on PATH."""
+    """The mbd binary: $MBD, else the checkout's (beside python/), else the one that pip
+    installed with the package (mbdbench/bin/), else mbd on PATH."""
     if os.environ.get("MBD"):
         return os.environ["MBD"]
-    beside = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "mbd")
-    if os.access(beside, os.X_OK):
-        return os.path.abspath(beside)
+    here = os.path.dirname(__file__)
+    for beside in (os.path.join(here, os.pardir, os.pardir, "mbd"), os.path.join(here, "bin", "mbd")):
+        if os.access(beside, os.X_OK):
+            return os.path.abspath(beside)
     found = shutil.which("mbd")
     if not found:
         raise Error("recommend: the mbd command was not found (set MBD or put mbd on PATH)")
