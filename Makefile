@@ -294,13 +294,17 @@ wheel-files: deps-python
 # examples/batch.c that way. mbd check finds the golden trajectories (and the model files
 # they name) in PREFIX/share/mbdbench, beside PREFIX/bin/mbd.
 PREFIX  ?= /usr/local
-VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-# The library's mbd_version (mbd --version, mbdbench.__version__): the commit (git describe),
-# compiled again when it changes ($(BUILD)/version, rewritten then only), so that mbd and
-# the Python module never name different ones.
-VERSION_STAMP := $(BUILD)/version
-$(shell mkdir -p $(BUILD) && echo '$(VERSION)' | cmp -s - $(VERSION_STAMP) || echo '$(VERSION)' > $(VERSION_STAMP))
-$(BUILD)/models/version.o $(PY_BUILD)/models/version.o: $(VERSION_STAMP)
+# The release, in one place: the file VERSION, which the library's mbd_version (mbd
+# --version, mbdbench.__version__, pkg-config) and the wheel's metadata (meson.build) read.
+# mbd --version adds the commit it was built from (git describe), compiled again when that
+# changes ($(BUILD)/commit, rewritten then only).
+VERSION := $(shell cat VERSION)
+COMMIT  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+COMMIT_STAMP := $(BUILD)/commit
+$(shell mkdir -p $(BUILD) && echo '$(COMMIT)' | cmp -s - $(COMMIT_STAMP) || echo '$(COMMIT)' > $(COMMIT_STAMP))
+$(BUILD)/src/mbd.o: $(COMMIT_STAMP)
+$(BUILD)/src/mbd.o: CFLAGS += -DMBD_COMMIT='"$(COMMIT)"'
+$(BUILD)/models/version.o $(PY_BUILD)/models/version.o: VERSION
 $(BUILD)/models/version.o $(PY_BUILD)/models/version.o: CFLAGS += -DMBD_VERSION='"$(VERSION)"'
 INSTALLED := include/mbd.h include/mbd_plugin.h lib/libmbd.a lib/pkgconfig/mbd.pc bin/mbd bin/mbd-bench
 DATA_DIR   = $(PREFIX)/share/mbdbench

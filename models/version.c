@@ -1,4 +1,4 @@
-/* version.c: mbd_version, the commit that the Makefile names (git describe). */
+/* version.c: mbd_version, the release that the file VERSION names (the Makefile passes it). */
 #include "mbd.h"
 
 #ifndef MBD_VERSION

@@ -5,6 +5,11 @@
 
 #include <string.h>
 
+/* The commit of this build (git describe), from the Makefile. */
+#ifndef MBD_COMMIT
+#define MBD_COMMIT "unknown"
+#endif
+
 typedef struct {
     const char *name;
     int (*run)(const char *cmd, int argc, char **argv);
@@ -123,8 +128,8 @@ static int run_command(int argc, char **argv)
     }
     if (strcmp(argv[1], "--version") == 0) {
         const char *mujoco = mbd_mujoco_version();
-        printf("mbdbench %s\n%s%s\n", mbd_version(), mujoco ? "MuJoCo " : "no MuJoCo (MJCF models unread)",
-               mujoco ? mujoco : "");
+        printf("mbdbench %s\ncommit %s\n%s%s\n", mbd_version(), MBD_COMMIT,
+               mujoco ? "MuJoCo " : "no MuJoCo (MJCF models unread)", mujoco ? mujoco : "");
         return 0;
     }
     const command *cmd = find_command(argv[1]);

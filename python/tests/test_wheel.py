@@ -62,12 +62,14 @@ def test_installed_package_agrees_with_the_checkout(venv: Venv) -> None:
               "q, qd, tau = (np.array(eval(a)) for a in sys.argv[1:4])\n"
               "print(mbdbench.__file__)\n"
               "print(repr(model.forward(q, qd, tau).tolist()))\n"
-              "print(mbdbench._mbd_command())\n")
+              "print(mbdbench._mbd_command())\n"
+              "import importlib.metadata as m; print(m.version('mbdbench'), mbdbench.__version__)\n")
     out = run(str(bin_dir / "python"), "-c", script, *(repr(x.tolist()) for x in (q, qd, tau)),
               cwd=away, env=env).splitlines()
     assert out[0].startswith(str(bin_dir.parent)), out[0]  # the installed copy, not python/
     np.testing.assert_allclose(eval(out[1]), model.forward(q, qd, tau), rtol=1e-10, atol=1e-10)
     assert out[2] == os.path.join(os.path.dirname(out[0]), "bin", "mbd")  # recommend's mbd
+    assert out[3] == f"{mbdbench.__version__} {mbdbench.__version__}"  # the wheel's is the library's
 
 
 def test_installed_package_reads_mjcf_with_the_installed_mujoco(venv: Venv) -> None:
