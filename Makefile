@@ -533,6 +533,7 @@ $(ASAN_LIB): $(LIB_SRC:%.c=$(ASAN_BUILD)/%.o) $(LIB_GEN_SRC:%.c=$(ASAN_BUILD)/%.
 ASAN_MBD_OBJ := $(patsubst $(BUILD)/%,$(ASAN_BUILD)/%,$(CLI_OBJ))
 $(ASAN_BUILD)/src/par_mpi.o: ASAN_CFLAGS += $(MPI_CFLAGS)
 $(ASAN_BUILD)/tests/test_mpi: ASAN_CFLAGS += -DMBD_WITH_MPI=$(if $(MPI_LIBS),1,0)
+$(ASAN_BUILD)/tests/test_gpu: ASAN_CFLAGS += -DMBD_BUILD_FATBIN=$(if $(GPU_PTXAS),1,0)
 $(ASAN_MBD): $(ASAN_MBD_OBJ) $(ASAN_LIB)
 	$(CC) $(ASAN_CFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
 ASAN_PLUGIN_HOSTS := $(ASAN_MBD) $(ASAN_BUILD)/tests/test_plugins $(ASAN_BUILD)/tests/test_pinocchio
