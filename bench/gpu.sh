@@ -135,7 +135,7 @@ if command -v perf > /dev/null; then
         step "perf stat: the CPU batch of bodies on $threads threads" 60 \
             perf stat -e task-clock,cycles,instructions,cache-references,cache-misses,context-switches,cpu-migrations \
             "$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/mbd-bench" --suite batch \
-            --filter "^batch_bodies/" --threads "$threads" --repetitions 1 --json "$out/perf-batch-$threads.json"
+            --batch-n 50 --filter "^batch_bodies.*/autotree-chain/" --threads "$threads" --repetitions 1 --json "$out/perf-batch-$threads.json"
     done
 fi
 [ "$quick" ] && { ls -la "$out"; exit 0; }
