@@ -163,6 +163,9 @@ LIB_OBJ += $(LIB_GEN_SRC:.c=.o)
 # instead of a minute of optimizing the library again at every link. mbd, mbd-bench, the
 # Python module and programs that link the installed library with -flto still get LTO.
 $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_GEN_SRC:.c=.o): CFLAGS += -ffat-lto-objects
+# The fatbin's symbols come from top-level asm, which an LTO object's symbol table leaves
+# out (a link would not take the object from the archive): a plain object.
+$(BUILD)/algorithms/gpu/gpu_fatbin.o: CFLAGS += -fno-lto
 
 # Made anew each time, so that a source moved or removed leaves no stale member behind.
 $(LIB): $(LIB_OBJ)
