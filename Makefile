@@ -122,18 +122,50 @@ $(GPU_PTX): algorithms/gpu/gpu_kernels.c include/mbd.h $(wildcard algorithms/*.h
 $(BUILD)/algorithms/gpu/gpu_ptx.c: $(GPU_PTX)
 	{ echo 'const char mbd_gpu_ptx[] = {'; od -An -v -tx1 $< | sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	  echo '0};'; } > $@
-# The library's generated source: every build of the library (sanitizers, fuzzing, Python)
-# compiles it beside LIB_SRC.
-LIB_GEN_SRC := $(BUILD)/algorithms/gpu/gpu_ptx.c
-$(BUILD)/algorithms/gpu/gpu_ptx.o: $(LIB_GEN_SRC)
+# Where the CUDA toolkit's ptxas is (never needed: without it, or with GPU_PTXAS= for a
+# PTX-only library, the fatbin is empty and the driver compiles the PTX): the PTX assembled
+# for each of GPU_ARCHS, ptxas -v's registers, stack and spills of each kernel kept beside
+# the cubin (.ptxas.txt; a warning where one spills), and the cubins with the PTX in one
+# compressed fatbin, embedded as mbd_gpu_fatbin (.incbin: 2 MB), which the library loads
+# before the PTX (gpu.c: gpu_image). A build that changes GPU_PTXAS needs its own BUILD.
+GPU_PTXAS  ?= $(firstword $(shell command -v ptxas /usr/local/cuda/bin/ptxas 2>/dev/null))
+GPU_ARCHS  := sm_80 sm_90
+GPU_CUBINS := $(GPU_ARCHS:%=$(BUILD)/algorithms/gpu/gpu_kernels.%.cubin)
+GPU_FATBIN := $(BUILD)/algorithms/gpu/gpu_kernels.fatbin
+$(BUILD)/algorithms/gpu/gpu_kernels.%.cubin: $(GPU_PTX)
+	@if [ ! -s $< ]; then : > $@; exit 0; fi; set -x; \
+	$(GPU_PTXAS) -v -O3 --gpu-name $* $< -o $@ 2> $(@:.cubin=.ptxas.txt) || \
+	  { cat $(@:.cubin=.ptxas.txt) >&2; rm -f $@; exit 1; }; \
+	! grep -q '[1-9][0-9]* bytes spill' $(@:.cubin=.ptxas.txt) || \
+	  echo "warning: a GPU kernel spills registers on $* ($(@:.cubin=.ptxas.txt))" >&2
+ifneq ($(GPU_PTXAS),)
+$(GPU_FATBIN): $(GPU_CUBINS) $(GPU_PTX)
+	@if [ ! -s $(GPU_PTX) ]; then : > $@; exit 0; fi; set -x; \
+	$(dir $(GPU_PTXAS))fatbinary --create=$@ --compress-all \
+	  $(foreach a,$(GPU_ARCHS),--image3=kind=elf,sm=$(a:sm_%=%),file=$(BUILD)/algorithms/gpu/gpu_kernels.$(a).cubin) \
+	  --image3=kind=ptx,sm=80,file=$(GPU_PTX)
+else
+$(GPU_FATBIN):
+	@mkdir -p $(dir $@) && : > $@ && echo "no ptxas: the driver will compile the GPU's PTX" >&2
+endif
+$(BUILD)/algorithms/gpu/gpu_fatbin.c: $(GPU_FATBIN)
+	printf '%s\n' '/* $< (empty: none): the bytes from mbd_gpu_fatbin to mbd_gpu_fatbin_end */' \
+	  '__asm__(".section .rodata\n.balign 64\n.globl mbd_gpu_fatbin\nmbd_gpu_fatbin:\n"' \
+	  '        ".incbin \"$(abspath $<)\"\n.globl mbd_gpu_fatbin_end\nmbd_gpu_fatbin_end:\n.previous");' > $@
+# The library's generated sources: every build of the library (sanitizers, fuzzing, Python)
+# compiles them beside LIB_SRC.
+LIB_GEN_SRC := $(BUILD)/algorithms/gpu/gpu_ptx.c $(BUILD)/algorithms/gpu/gpu_fatbin.c
+$(LIB_GEN_SRC:.c=.o): $(BUILD)/algorithms/gpu/%.o: $(BUILD)/algorithms/gpu/%.c
 	$(CC) $(CFLAGS) -c $< -o $@
-LIB_OBJ += $(BUILD)/algorithms/gpu/gpu_ptx.o
+LIB_OBJ += $(LIB_GEN_SRC:.c=.o)
 # The library's C objects carry machine code beside their LTO IR (-ffat-lto-objects), so
 # that the test binaries link without LTO (-fno-lto, their rule below): a second each
 # instead of a minute of optimizing the library again at every link. mbd, mbd-bench, the
 # Python module and programs that link the installed library with -flto still get LTO.
-$(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/algorithms/gpu/gpu_ptx.o: \
-    CFLAGS += -ffat-lto-objects
+$(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_GEN_SRC:.c=.o): CFLAGS += -ffat-lto-objects
+# The fatbin's symbols come from top-level asm, which an LTO object's symbol table leaves
+# out (a link would not take the object from the archive): a plain object.
+$(BUILD)/algorithms/gpu/gpu_fatbin.o: CFLAGS += -fno-lto
 
 # Made anew each time, so that a source moved or removed leaves no stale member behind.
 $(LIB): $(LIB_OBJ)
@@ -152,6 +184,7 @@ $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(LIB) | deps-
 # Runs every test binary, then prints one closing line for all of them. A second make
 # builds them, so that it sees what deps-test installed (Open MPI).
 $(BUILD)/tests/test_mpi: CFLAGS += -DMBD_WITH_MPI=$(if $(MPI_LIBS),1,0)
+$(BUILD)/tests/test_gpu: CFLAGS += -DMBD_BUILD_FATBIN=$(if $(GPU_PTXAS),1,0)
 test: deps-test venv-models
 	@$(MAKE) --no-print-directory -j$$(nproc) test-run
 .PHONY: test-run
@@ -575,6 +608,7 @@ $(ASAN_LIB): $(LIB_SRC:%.c=$(ASAN_BUILD)/%.o) $(LIB_GEN_SRC:%.c=$(ASAN_BUILD)/%.
 ASAN_MBD_OBJ := $(patsubst $(BUILD)/%,$(ASAN_BUILD)/%,$(CLI_OBJ))
 $(ASAN_BUILD)/src/par_mpi.o: ASAN_CFLAGS += $(MPI_CFLAGS)
 $(ASAN_BUILD)/tests/test_mpi: ASAN_CFLAGS += -DMBD_WITH_MPI=$(if $(MPI_LIBS),1,0)
+$(ASAN_BUILD)/tests/test_gpu: ASAN_CFLAGS += -DMBD_BUILD_FATBIN=$(if $(GPU_PTXAS),1,0)
 $(ASAN_MBD): $(ASAN_MBD_OBJ) $(ASAN_LIB)
 	$(CC) $(ASAN_CFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
 ASAN_PLUGIN_HOSTS := $(ASAN_MBD) $(ASAN_BUILD)/tests/test_plugins $(ASAN_BUILD)/tests/test_pinocchio \

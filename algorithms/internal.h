@@ -17,6 +17,10 @@ struct mbd_work {
     int failed_body;           /* body whose joint block was singular in the last solve, or -1 */
     int screw_transforms;      /* the GPU's bodies and poisson-ldlt kernels: X as the lanes
                                   keep it (SCREW_TRANSFORMS, lane.h); else 0 */
+    const double *gpu_q;       /* the GPU's kernels: the state's q, whose cos q and sin q
+                                  the screw kernels form where they read them (SCREW_XFORM) */
+    const double *gpu_qd;      /* and its qd, from which the bodies sweep forms c and p^A
+                                  again (BIAS_FROM_VELOCITY, bodies_kernels.h) */
     mbd_xform *X;              /* (nb) X_i: parent -> body i, valid after mbd_kinematics */
     double *S;                 /* (nv x 6) motion subspace columns, dof j at 6 j */
     double *U;                 /* (nv x 6) U = I^A S */

@@ -9,15 +9,18 @@
 #       and under its own time limit, a failed step not stopping the next: the device
 #       (nvidia-smi, lscpu), the check (test_gpu with MBD_TEST_GPU=1: every kernel against
 #       its CPU solver to 1e-12 relative, every joint type, K not a multiple of the block)
-#       with the driver's PTX compiler at level 4 (MBD_GPU_JIT_LEVEL, docs/gpu.md) and, if
-#       that fails, at level 0 and at 4 under compute-sanitizer, with the workspaces on the
+#       with the build's cubins and with the PTX through the driver's JIT at level 4
+#       (MBD_GPU_IMAGE, MBD_GPU_JIT_LEVEL, docs/gpu.md) and, if
+#       both fail, at level 0 and at 4 under compute-sanitizer, with the workspaces on the
 #       threads' stacks where they fit (the default) and in global memory
 #       (MBD_GPU_WORKSPACE), and bodies' inertia sums in slots (MBD_GPU_INERTIA_SUMS);
 #       then the timings (mbd-gpu-bench: each solver's GPU kernel
 #       alone and with copies at the level that passed, rows ending /jit:4 at level 4, and
 #       the CPU batch on every core, against K, N = 10, 100, 1000), which write
 #       OUT/gpu-<device>.json (default OUT: ./results) after each measurement, and bodies
-#       with its inertia sums in slots at large K into OUT/slots/. Without
+#       with its inertia sums in slots at large K into OUT/slots/, the PTX's code against
+#       the cubins' (OUT/ptx/), and perf stat of the CPU batch on 1 and all threads where
+#       the machine has perf (OUT/perf-batch-*.json, the counts in the log). Without
 #       --quick, then: the same with the workspaces in global memory into OUT/global/, the
 #       stack at 128 and 2048 threads per multiprocessor (OUT/stack-THREADS/), and the CPU batch
 #       suite on one core, half the cores and all of them (mbd-bench --suite batch) into
@@ -82,22 +85,29 @@ libs="$here/lib:${LD_LIBRARY_PATH:-}:/usr/local/nvidia/lib64:/usr/lib/x86_64-lin
 
 step "machine" 15 bash -c 'uname -a; nproc; lscpu; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1 || true'
 test_gpu=("$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/test_gpu")
-# the check: every test of test_gpu through the GPU (cmocka prints each), with the driver's
-# optimisation level 4 (the default), the workspaces on the threads' stacks where they fit
-# (the default) and in global memory; if level 4 fails, level 0 (docs/gpu.md), and level 4
-# under compute-sanitizer where the machine has it (a fault's address and source line)
-step "check: GPU kernels against the CPU solvers, JIT level 4" 100 \
-    env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=4 "${test_gpu[@]}"
-levels=4
-if [ "$step_rc" -ne 0 ]; then
+# the check: every test of test_gpu through the GPU (cmocka prints each), with the build's
+# cubins (the default, where the build had ptxas) and with the PTX through the driver's
+# JIT at optimisation level 4 (MBD_GPU_IMAGE=ptx: a build without the toolkit), the
+# workspaces on the threads' stacks where they fit (the default) and in global memory; if
+# both fail, the PTX at level 0 (docs/gpu.md), and level 4 under compute-sanitizer where
+# the machine has it (a fault's address and source line)
+step "check: GPU kernels against the CPU solvers, the build's cubins" 100 \
+    env MBD_TEST_GPU=1 "${test_gpu[@]}"
+cubin_rc=$step_rc
+step "check: the same from the PTX, JIT level 4" 100 \
+    env MBD_TEST_GPU=1 MBD_GPU_IMAGE=ptx MBD_GPU_JIT_LEVEL=4 "${test_gpu[@]}"
+image=cubin levels=4
+[ "$cubin_rc" -ne 0 ] && image=ptx
+if [ "$cubin_rc" -ne 0 ] && [ "$step_rc" -ne 0 ]; then
     levels=0
-    step "check: the same at JIT level 0" 100 \
-        env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=0 "${test_gpu[@]}"
+    step "check: the PTX at JIT level 0" 100 \
+        env MBD_TEST_GPU=1 MBD_GPU_IMAGE=ptx MBD_GPU_JIT_LEVEL=0 "${test_gpu[@]}"
     sanitizer=$(command -v compute-sanitizer ||
         ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
     [ -n "$sanitizer" ] && step "check: JIT level 4 under compute-sanitizer" 60 \
-        env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=4 "$sanitizer" --print-limit 5 "${test_gpu[@]}"
+        env MBD_TEST_GPU=1 MBD_GPU_IMAGE=ptx MBD_GPU_JIT_LEVEL=4 "$sanitizer" --print-limit 5 "${test_gpu[@]}"
 fi
+export MBD_GPU_IMAGE=$image
 step "check: the workspaces in global memory" 100 \
     env MBD_TEST_GPU=1 MBD_GPU_JIT_LEVEL=$levels MBD_GPU_WORKSPACE=global "${test_gpu[@]}"
 step "check: bodies' inertia sums in slots" 100 \
@@ -105,12 +115,29 @@ step "check: bodies' inertia sums in slots" 100 \
 # the timings: JSON after each measurement, so that a cut-short run keeps its rows
 gpu_bench=("$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/mbd-gpu-bench"
     --min-time 0.02 --jit-levels "$levels")
-step "timings: mbd-gpu-bench, JIT level $levels" 110 \
+step "timings: mbd-gpu-bench, $image, JIT level $levels" 110 \
     "${gpu_bench[@]}" --out "$out" --cpu-threads "$(nproc)" --budget 90
 # bodies with its inertia sums in slots (gpu.h): its large-K rows, beside the default's
 mkdir -p "$out/slots"
 step "timings: bodies' inertia sums in slots" 35 env MBD_GPU_INERTIA_SUMS=slots \
     "${gpu_bench[@]}" --out "$out/slots" --n 10,100 --min-k 65536 --cpu-threads 0 --budget 25
+# the build's cubins against the driver's code from the PTX: N = 100 at large K
+if [ "$image" = cubin ]; then
+    mkdir -p "$out/ptx"
+    step "timings: the PTX through the driver's JIT" 35 env MBD_GPU_IMAGE=ptx \
+        "${gpu_bench[@]}" --out "$out/ptx" --n 100 --min-k 65536 --cpu-threads 0 --budget 25
+fi
+# the CPU batch's scaling (docs/gpu.md: 16 threads 3.0-13.8x one): cycles per second of
+# task clock (each thread's clock) and cache misses on 1 thread and on all, where the
+# machine has perf
+if command -v perf > /dev/null; then
+    for threads in 1 "$(nproc)"; do
+        step "perf stat: the CPU batch of bodies on $threads threads" 60 \
+            perf stat -e task-clock,cycles,instructions,cache-references,cache-misses,context-switches,cpu-migrations \
+            "$here/lib/ld-linux-x86-64.so.2" --library-path "$libs" "$here/bin/mbd-bench" --suite batch \
+            --batch-n 50 --filter "^batch_bodies.*/autotree-chain/" --threads "$threads" --repetitions 1 --json "$out/perf-batch-$threads.json"
+    done
+fi
 [ "$quick" ] && { ls -la "$out"; exit 0; }
 # the workspaces in global memory (N <= 100: beyond, the stack's do not fit)
 mkdir -p "$out/global"

@@ -15,6 +15,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -279,6 +280,47 @@ static void test_ptx_entries(void **state)
     assert_int_equal(GPU_SOLVERS, GPU_KERNEL_COUNT); /* each kernel tested below */
 }
 
+/* The image that a batch loads: the fatbin where the build had ptxas (MBD_BUILD_FATBIN,
+ * the Makefile's GPU_PTXAS) and clang, holding the cubins of sm_80 and sm_90 and the PTX
+ * (its header as CUDA's fatbinary.h has it, 0xBA55ED50; each entry's kind, 1 PTX or 2 ELF,
+ * and its architecture at offset 28, as the toolkit's fatbinary writes them), unless the
+ * PTX is asked for; without the fatbin, the PTX (the driver's JIT). */
+static void test_image_selected(void **state)
+{
+    (void)state;
+    const size_t bytes = gpu_fatbin_bytes();
+    assert_int_equal(bytes > 0, MBD_BUILD_FATBIN && mbd_gpu_ptx[0]);
+    assert_ptr_equal(gpu_image(1), mbd_gpu_ptx);
+    if (!bytes) {
+        assert_ptr_equal(gpu_image(0), mbd_gpu_ptx);
+        return;
+    }
+    assert_ptr_equal(gpu_image(0), mbd_gpu_fatbin);
+    uint32_t magic;
+    uint16_t version, header;
+    uint64_t size;
+    memcpy(&magic, mbd_gpu_fatbin, 4);
+    memcpy(&version, mbd_gpu_fatbin + 4, 2);
+    memcpy(&header, mbd_gpu_fatbin + 6, 2);
+    memcpy(&size, mbd_gpu_fatbin + 8, 8);
+    assert_int_equal(magic, 0xBA55ED50u);
+    assert_int_equal(version, 1);
+    assert_int_equal(header + size, bytes);
+    int images = 0; /* bit 0: ELF sm_80, 1: ELF sm_90, 2: PTX */
+    for (size_t at = header; at < bytes;) {
+        uint16_t kind;
+        uint32_t entry_header, arch;
+        uint64_t payload;
+        memcpy(&kind, mbd_gpu_fatbin + at, 2);
+        memcpy(&entry_header, mbd_gpu_fatbin + at + 4, 4);
+        memcpy(&payload, mbd_gpu_fatbin + at + 8, 8);
+        memcpy(&arch, mbd_gpu_fatbin + at + 28, 4);
+        images |= kind == 2 && arch == 80 ? 1 : kind == 2 && arch == 90 ? 2 : kind == 1 ? 4 : 8;
+        at += entry_header + payload;
+    }
+    assert_int_equal(images, 7);
+}
+
 /* Each thread's workspace lies in its own block: every word of the layout's mbd_work that
  * points into the layout's block points, in a thread's, to the same offset in the thread's
  * block (a pointer missing from MBD_WORK_ARRAYS would still point into the layout's). */
@@ -338,28 +380,62 @@ static void test_zero_quaternion(void **state)
     mbd_model_free(model);
 }
 
-/* Rotors' armature on every joint but free ones (whose translation's is a passive force,
- * which the GPU refuses): the kernels' pivots and their whole I^a (joint_kernels.h,
- * add_armature), against the one-state solvers. */
-static void test_armature(void **state)
+/* The model of random_model(seed, ...) with each body's passive forces set by `passive`
+ * (its index and its joint type). */
+static mbd_model *with_passive(uint64_t seed, int joints, void (*passive)(mbd_passive *, int, int))
 {
-    (void)state;
-    mbd_model *rigid = random_model(77, 11, MIXED_JOINTS, SHAPE_RANDOM);
+    mbd_model *rigid = random_model(seed, 11, joints, SHAPE_RANDOM);
     const int nb = mbd_model_nbodies(rigid);
     mbd_body_def *bodies = calloc((size_t)nb, sizeof *bodies);
+    assert_non_null(bodies);
     for (int i = 0; i < nb; i++) {
         bodies[i] = *mbd_model_body(rigid, i);
-        bodies[i].passive.armature = bodies[i].joint == MBD_FREE ? 0.0 : 0.05 * (1 + i % 4);
+        passive(&bodies[i].passive, i, bodies[i].joint);
     }
     double gravity[3];
     char err[256];
     mbd_model_gravity(rigid, gravity);
-    mbd_model *model = build_tree("rotors", gravity, nb, bodies, err, sizeof err);
+    mbd_model *model = build_tree("passive", gravity, nb, bodies, err, sizeof err);
     assert_non_null(model);
-    run_every_solver(model, on_gpu() ? 1000 : 29, 6, GOOD_STATES, 5);
     free(bodies);
-    mbd_model_free(model);
     mbd_model_free(rigid);
+    return model;
+}
+
+/* Rotors' armature on every joint, a free joint's a passive force on its translation too
+ * (-a w x v: passive_kernels.h). */
+static void rotors(mbd_passive *p, int i, int joint)
+{
+    (void)joint;
+    p->armature = 0.05 * (1 + i % 4);
+}
+
+/* Dampers on every joint, springs on those without a quaternion (the GPU refuses the
+ * others' rotation vectors: no libm there), and some armature. */
+static void dampers_and_springs(mbd_passive *p, int i, int joint)
+{
+    p->damping = 0.1 * (1 + i % 3);
+    p->armature = i % 2 ? 0.02 : 0.0;
+    if (joint == MBD_SPHERICAL || joint == MBD_FREE)
+        return;
+    p->stiffness = 0.5 + i % 5;
+    for (int k = 0; k < 7; k++)
+        p->springref[k] = 0.1 * (k + 1) - 0.05 * i;
+}
+
+/* Armature (the kernels' pivots and their whole I^a: joint_kernels.h, add_armature) and
+ * passive forces (added to tau, or in the momentum form to pd) on every joint type,
+ * against the one-state solvers. */
+static void test_armature_and_passive(void **state)
+{
+    (void)state;
+    void (*const settings[])(mbd_passive *, int, int) = {rotors, dampers_and_springs};
+    for (int m = 0; m < 2; m++) {
+        mbd_model *model = with_passive(77 + (uint64_t)m, MIXED_JOINTS, settings[m]);
+        run_every_solver(model, on_gpu() ? 1000 : 29, 6 + (uint64_t)m, GOOD_STATES, 5);
+        run_every_solver(model, 23, 9 + (uint64_t)m, SINGULAR_AND_NAN, 3);
+        mbd_model_free(model);
+    }
 }
 
 /* K past the GPU's workspaces (threads loop over states), on the benchmark's chain. */
@@ -403,9 +479,17 @@ static void refuse_setting(const mbd_model *model, const char *name, const char 
     free(kept);
 }
 
+/* Springs on ball joints (their rotation vectors: atan2, which the GPU lacks). */
+static void stiff_balls(mbd_passive *p, int i, int joint)
+{
+    (void)joint;
+    p->stiffness = 1.0 + i;
+}
+
 /* Without a driver: MBD_EUNSUPPORTED and "no GPU here" for each GPU solver. Anywhere: the
- * solvers without a kernel and models with friction refused, and a bad MBD_GPU_JIT_LEVEL,
- * MBD_GPU_THREADS_PER_SM, MBD_GPU_WORKSPACE or MBD_GPU_INERTIA_SUMS, each with its reason. */
+ * solvers without a kernel and models with friction or springs on quaternions refused, and a bad MBD_GPU_JIT_LEVEL,
+ * MBD_GPU_THREADS_PER_SM, MBD_GPU_WORKSPACE, MBD_GPU_INERTIA_SUMS or MBD_GPU_IMAGE, each
+ * with its reason. */
 static void test_refusals(void **state)
 {
     (void)state;
@@ -419,22 +503,19 @@ static void test_refusals(void **state)
     mbd_model *friction = load_model("chain:n=4,joint=revolute,friction=0.1");
     assert_int_equal(mbd_gpu_batch_new(friction, mbd_solver_find("bodies"), &batch),
                      MBD_EUNSUPPORTED);
-    assert_non_null(strstr(mbd_gpu_why(), "without friction, loops or passive forces"));
+    assert_non_null(strstr(mbd_gpu_why(), "without friction, loops"));
     mbd_model_free(friction);
-    const char *damped = temp_file_with(
-        "{\"bodies\": [{\"name\": \"a\", \"parent\": \"world\", \"joint\": {\"type\": "
-        "\"revolute\", \"axis\": [0, 0, 1], \"damping\": 0.5}, \"mass\": 1, \"com\": [0.1, 0, 0], "
-        "\"inertia\": [[0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]]}]}", ".json");
-    mbd_model *passive = load_model(damped);
-    assert_int_equal(mbd_gpu_batch_new(passive, mbd_solver_find("bodies"), &batch),
+    mbd_model *sprung = with_passive(5, MBD_SPHERICAL, stiff_balls);
+    assert_int_equal(mbd_gpu_batch_new(sprung, mbd_solver_find("bodies"), &batch),
                      MBD_EUNSUPPORTED);
-    assert_non_null(strstr(mbd_gpu_why(), "passive forces"));
-    mbd_model_free(passive);
+    assert_non_null(strstr(mbd_gpu_why(), "springs on quaternions"));
+    mbd_model_free(sprung);
     refuse_setting(model, "MBD_GPU_JIT_LEVEL", "5");
     refuse_setting(model, "MBD_GPU_THREADS_PER_SM", "100"); /* not whole blocks */
     refuse_setting(model, "MBD_GPU_THREADS_PER_SM", "4096");
     refuse_setting(model, "MBD_GPU_WORKSPACE", "shared");
     refuse_setting(model, "MBD_GPU_INERTIA_SUMS", "shared");
+    refuse_setting(model, "MBD_GPU_IMAGE", "sass");
     assert_int_equal(mbd_gpu_batch_new(NULL, mbd_solver_find("bodies"), &batch), MBD_EINVAL);
     if (!on_gpu()) {
         setenv("MBD_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
@@ -453,10 +534,11 @@ static void test_refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ptx_entries),     cmocka_unit_test(test_thread_work_in_its_block),
+        cmocka_unit_test(test_ptx_entries),     cmocka_unit_test(test_image_selected),
+        cmocka_unit_test(test_thread_work_in_its_block),
         cmocka_unit_test(test_random_models),   cmocka_unit_test(test_bad_states),
         cmocka_unit_test(test_zero_quaternion), cmocka_unit_test(test_long_chain),
-        cmocka_unit_test(test_screw_trees),     cmocka_unit_test(test_armature),
+        cmocka_unit_test(test_screw_trees),     cmocka_unit_test(test_armature_and_passive),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, make_temp_dir, remove_temp_dir);

@@ -17,6 +17,7 @@
  * (2 t sin t)) [r]^2 with t = |r| ([r] the cross-product matrix), and a free joint's force
  * in body axes turns with the body: d(E^T f)/dw = [E^T f]. */
 #include "internal.h"
+#include "dynamics/passive_kernels.h"
 
 #include <math.h>
 #include <string.h>
@@ -59,11 +60,9 @@ static void joint_spring(const mbd_model *model, int i, const double *q, double 
     const size_t nv = (size_t)model->nv;
     double *J = dq ? dq + (size_t)v0 * nv + (size_t)v0 : NULL;
     if (!joint_has_quaternion(joint->type)) {
-        for (int k = 0; k < joint->nv; k++) {
-            tau[v0 + k] -= p->stiffness * (q[q0 + k] - p->springref[k]);
-            if (J)
-                J[(size_t)k * nv + (size_t)k] -= p->stiffness;
-        }
+        linear_spring(p, joint->nv, q + q0, tau + v0);
+        for (int k = 0; k < joint->nv && J; k++)
+            J[(size_t)k * nv + (size_t)k] -= p->stiffness;
         return;
     }
     const int free_joint = joint->type == MBD_FREE, quat = free_joint ? 3 : 0;
@@ -116,10 +115,7 @@ static void free_armature(const mbd_model *model, int i, const double *qd, doubl
                           double *dqd)
 {
     const double a = model->armature[i], *w = qd + model->v0[i], *v = w + 3;
-    double wxv[3];
-    vec3_cross(wxv, w, v);
-    for (int k = 0; k < 3; k++)
-        tau[model->v0[i] + 3 + k] -= a * wxv[k];
+    free_armature_force(a, w, tau + model->v0[i]);
     if (!dqd)
         return;
     const size_t nv = (size_t)model->nv, row = (size_t)model->v0[i] + 3;
@@ -192,8 +188,7 @@ int passive_add(const mbd_model *model, mbd_work *work, const double *q, const d
     }
     for (int i = 0; i < model->nb; i++) {
         const mbd_passive *p = &model->defs[i].passive;
-        for (int k = 0; k < model->joint[i].nv; k++)
-            out[model->v0[i] + k] -= p->damping * qd[model->v0[i] + k];
+        joint_damper(p, model->joint[i].nv, qd + model->v0[i], out + model->v0[i]);
         if (p->stiffness != 0.0)
             joint_spring(model, i, q, out, NULL);
         if (model->joint_type[i] == MBD_FREE && joint_has_armature(model, i))

@@ -3,7 +3,8 @@
  * their documented signatures and looked up under their versioned symbol names where the
  * driver has them (cuCtxCreate_v2, ...), so that neither the build nor a machine without
  * a GPU needs CUDA. The kernels are the PTX of gpu_kernels.c, built into the library
- * (mbd_gpu_ptx), which the driver compiles for its GPU when the batch loads it.
+ * (mbd_gpu_ptx) and, where the build had ptxas, assembled for sm_80 and sm_90 beside it
+ * (mbd_gpu_fatbin): the driver loads the cubin of its GPU, or compiles the PTX.
  *
  * A batch holds a context, the model's arrays in GPU memory (once), one workspace block
  * per GPU thread on its stack or, where it does not fit there, in global memory (as many
@@ -138,6 +139,7 @@ struct mbd_gpu_batch {
     int kernel;
     int momentum;            /* the kernel runs the momentum form (its solver has no other) */
     int jit_level;           /* the driver's optimisation level for the PTX */
+    int ptx_asked;           /* $MBD_GPU_IMAGE=ptx: the PTX, not the build's cubins */
     int threads_per_sm;      /* the workspaces per multiprocessor */
     int on_stack;            /* the kernel's stack entry runs (no blocks in launch.works) */
     CUcontext context;
@@ -188,12 +190,14 @@ mbd_work *gpu_layout(const mbd_model *model, const mbd_solver *solver, gpu_launc
     return layout;
 }
 
-/* The model's arrays that the kernels read, as (address of the pointer in m, bytes). */
+/* The model's arrays that the kernels read, as (address of the pointer in m, entries):
+ * of the bodies' definitions their passive forces alone (gpu_passive_add). */
 #define MODEL_ARRAYS(X, m)                                                                 \
     X(m->parent, m->nb) X(m->last_child, m->nb) X(m->sum_slot, m->nb)                      \
     X(m->motion_slot, m->nb) X(m->q0, m->nb) X(m->v0, m->nb) X(m->d0, m->nb)               \
     X(m->joint, m->nb) X(m->joint_type, m->nb) X(m->Xtree, m->nb) X(m->tree_form, m->nb)   \
-    X(m->inertia, m->nb) X(m->armature, m->armature ? m->nb : 0)
+    X(m->inertia, m->nb) X(m->armature, m->armature ? m->nb : 0)                         \
+    X(m->defs, m->has_passive ? m->nb : 0)
 
 /* The model's arrays into one GPU block, launch->model pointing there; the pointers the
  * kernels do not follow NULL. */
@@ -222,7 +226,8 @@ static int upload_model(mbd_gpu_batch *batch)
     m->name = m->source = NULL;
     m->gravcomp = NULL;
     m->tendons = NULL;
-    m->defs = NULL;
+    if (!m->has_passive)
+        m->defs = NULL;
     m->user_rotation = NULL;
     m->frames = NULL;
     m->loop_defs = NULL;
@@ -283,6 +288,16 @@ static int allocate_works(mbd_gpu_batch *batch)
     return launch_entry(batch, batch->start_works, batch->threads);
 }
 
+size_t gpu_fatbin_bytes(void)
+{
+    return (size_t)((uintptr_t)mbd_gpu_fatbin_end - (uintptr_t)mbd_gpu_fatbin);
+}
+
+const void *gpu_image(int ptx_asked)
+{
+    return gpu_fatbin_bytes() && !ptx_asked ? (const void *)mbd_gpu_fatbin : (const void *)mbd_gpu_ptx;
+}
+
 static int open_batch(mbd_gpu_batch *batch, const mbd_solver *solver)
 {
     CUresult rc = cu.cuCtxCreate(&batch->context, 0, cu.device);
@@ -290,8 +305,9 @@ static int open_batch(mbd_gpu_batch *batch, const mbd_solver *solver)
         return no_gpu("cuCtxCreate", rc);
     int jit_names[] = {CU_JIT_OPTIMIZATION_LEVEL};
     void *jit_values[] = {(void *)(uintptr_t)batch->jit_level};
-    if ((rc = cu.cuModuleLoadDataEx(&batch->module, mbd_gpu_ptx, 1, jit_names, jit_values)))
-        return no_gpu("cuModuleLoadDataEx (the driver could not compile the PTX)", rc);
+    if ((rc = cu.cuModuleLoadDataEx(&batch->module, gpu_image(batch->ptx_asked), 1, jit_names,
+                                    jit_values)))
+        return no_gpu("cuModuleLoadDataEx (the driver could not load the kernels)", rc);
     if (!(batch->layout = gpu_layout(batch->model, solver, &batch->launch)))
         return MBD_ENOMEM;
     batch->on_stack = batch->on_stack && batch->launch.work_bytes <= GPU_LOCAL_BYTES;
@@ -362,11 +378,29 @@ static int workspace_on_stack(void) { return env_choice("MBD_GPU_WORKSPACE", "st
  * bodies_slots kernel, gpu.h; not yet timed on a GPU). */
 static int keep_inertias(void) { return env_choice("MBD_GPU_INERTIA_SUMS", "body", "slots"); }
 
+/* The kernels that the driver loads: $MBD_GPU_IMAGE, "cubin" (the default: the build's
+ * cubins for the GPU's architecture where it made them, gpu_image) or "ptx" (the PTX,
+ * compiled by the driver at $MBD_GPU_JIT_LEVEL, as where the build had no ptxas). */
+static int image_cubins(void) { return env_choice("MBD_GPU_IMAGE", "cubin", "ptx"); }
+
 /* Why the GPU does not take this solver or model; MBD_EUNSUPPORTED. */
 static int refuse(const char *what, const char *name)
 {
     snprintf(why_not, sizeof why_not, "%s%s", what, name);
     return MBD_EUNSUPPORTED;
+}
+
+/* Passive forces that the GPU's kernels lack (they take dampers, springs on joints without
+ * quaternions and free joints' armature: gpu_passive_add). */
+static int passive_beyond_gpu(const mbd_model *model)
+{
+    int beyond = model->gravcomp != NULL;
+    for (int t = 0; t < model->ntendons; t++)
+        beyond |= model->tendons[t].stiffness != 0.0 || model->tendons[t].damping != 0.0;
+    for (int i = 0; i < model->nb && model->has_passive; i++)
+        beyond |= model->defs[i].passive.stiffness != 0.0 &&
+                  joint_has_quaternion(model->joint_type[i]);
+    return beyond;
 }
 
 int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_batch **out)
@@ -379,12 +413,13 @@ int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_
     const int kernel = kernel_of(solver);
     if (kernel < 0)
         return refuse("no GPU kernel for the solver ", mbd_solver_name(solver));
-    if (model->has_friction || model->nloops || model->has_passive)
-        return refuse("the GPU runs models without friction, loops or passive forces, not ",
+    if (model->has_friction || model->nloops || passive_beyond_gpu(model))
+        return refuse("the GPU runs models without friction, loops, gravity compensation, "
+                      "tendons' forces or springs on quaternions, not ",
                       model->name ? model->name : "this model");
     const int level = jit_level(), per_sm = threads_per_sm(), on_stack = workspace_on_stack(),
-              keep = keep_inertias();
-    if (level < 0 || per_sm < 0 || on_stack < 0 || keep < 0)
+              keep = keep_inertias(), cubins = image_cubins();
+    if (level < 0 || per_sm < 0 || on_stack < 0 || keep < 0 || cubins < 0)
         return MBD_EINVAL;
     pthread_once(&driver_once, load_driver_once);
     if (driver_status) {
@@ -398,6 +433,7 @@ int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_
     batch->kernel = kernel == GPU_KERNEL_bodies && !keep ? GPU_KERNEL_bodies_slots : kernel;
     batch->momentum = !(mbd_solver_formulations(solver) & MBD_ACCELERATION);
     batch->jit_level = level;
+    batch->ptx_asked = !cubins;
     batch->threads_per_sm = per_sm;
     batch->on_stack = on_stack;
     const int status = open_batch(batch, solver);

@@ -28,7 +28,7 @@ typedef struct {
  * acceleration form where it has one (bodies, dense), else its momentum form
  * (poisson-ldlt). bodies_slots is the bodies sweep with its inertia sums in shared slots
  * and D^-1 in registers, as the CPU's lanes keep them ($MBD_GPU_INERTIA_SUMS=slots; no
- * solver of its own): 488 instead of 664 bytes per body and state to and from memory on
+ * solver of its own): 320 instead of 496 bytes per body and state to and from memory on
  * the benchmark's chain (bodies_kernels.h's `keep`; counted in bench/gpu/gpu_bench.c), a
  * constant in each entry. */
 #define GPU_KERNEL_LIST(X)                                                                 \
@@ -47,8 +47,18 @@ enum {
     GPU_KERNEL_COUNT
 };
 
-/* The PTX of gpu_kernels.c (NUL-terminated; empty where the build had no clang). */
+/* The PTX of gpu_kernels.c (NUL-terminated; empty where the build had no clang), and the
+ * fatbin of the build's cubins for sm_80 and sm_90 with that PTX, from mbd_gpu_fatbin to
+ * mbd_gpu_fatbin_end (none where the build had no ptxas; the Makefile makes both). */
 extern const char mbd_gpu_ptx[];
+extern const unsigned char mbd_gpu_fatbin[], mbd_gpu_fatbin_end[];
+
+/* The image that a batch hands the driver: the fatbin where the build made one, whose
+ * cubin for the GPU's architecture the driver loads as it is (its PTX where it has none),
+ * unless ptx_asked ($MBD_GPU_IMAGE=ptx); else the PTX, which the driver compiles. */
+const void *gpu_image(int ptx_asked);
+/* The fatbin's bytes (0: none). */
+size_t gpu_fatbin_bytes(void);
 
 /* Kernel `kernel` on the CPU, as `threads` GPU threads would run it (one after the other),
  * on a launch whose pointers are host memory: the tests' view of the GPU's code. Each

@@ -40,6 +40,7 @@
 #include "dynamics/crba_kernels.h"
 #include "dynamics/rnea_kernels.h"
 #include "dynamics/cholesky_kernels.h"
+#include "dynamics/passive_kernels.h"
 
 #ifdef __NVPTX__
 #include "spatial/joints.c" /* joint_coordinates_valid: the library's own, for the GPU */
@@ -85,8 +86,8 @@ MBD_INLINE int gpu_all_finite(const double *x, int n)
 }
 
 /* mbd_forward's checks and start_kinematics (kinematics.c) on the GPU: q finite, its
- * quaternions poses, the sines and cosines of its angles (lane_sincos: the polynomial),
- * then qd and tau finite; the same statuses in the same order. */
+ * quaternions poses, then qd and tau finite; the same statuses in the same order. The
+ * sines and cosines of the angles are body_kinematics' (lane_sincos: the polynomial). */
 MBD_INLINE int gpu_start_state(const mbd_model *model, mbd_work *work, const double *q,
                                const double *x, const double *tau)
 {
@@ -95,12 +96,36 @@ MBD_INLINE int gpu_start_state(const mbd_model *model, mbd_work *work, const dou
     for (int i = 0; i < model->nb; i++)
         if (!joint_coordinates_valid(model->joint_type[i], q + model->q0[i]))
             return MBD_EINVAL;
-    for (int k = model->angles_from; k < model->angles_to; k++)
-        lane_sincos(q[k], work->sin_q + k, work->cos_q + k);
     if (!gpu_all_finite(x, model->nv) || (tau && !gpu_all_finite(tau, model->nv)))
         return MBD_ENONFINITE;
     work->failed_body = -1;
+    work->gpu_q = q;
+    work->gpu_qd = x;
     return MBD_OK;
+}
+
+/* tau + tau_p(q, qd) into out (tau NULL: tau_p alone), as passive_add (passive.c) for the
+ * passive forces that the GPU takes (mbd_gpu_batch_new refuses gravity compensation,
+ * tendons and springs on quaternions): the same statuses, the same sums. */
+MBD_INLINE int gpu_passive_add(const mbd_model *model, const double *q, const double *qd,
+                               const double *tau, double *out)
+{
+    if (!gpu_all_finite(qd, model->nv))
+        return MBD_ENONFINITE;
+    for (int k = 0; k < model->nv; k++)
+        out[k] = 0.0;
+    for (int i = 0; i < model->nb; i++) {
+        const mbd_passive *p = &model->defs[i].passive;
+        const int nv = model->joint[i].nv, v0 = model->v0[i];
+        joint_damper(p, nv, qd + v0, out + v0);
+        if (p->stiffness != 0.0)
+            linear_spring(p, nv, q + model->q0[i], out + v0);
+        if (model->joint_type[i] == MBD_FREE && joint_has_armature(model, i))
+            free_armature_force(model->armature[i], qd + v0, out + v0);
+    }
+    for (int k = 0; k < model->nv && tau; k++)
+        out[k] += tau[k];
+    return gpu_all_finite(out, model->nv) ? MBD_OK : MBD_ENONFINITE;
 }
 
 /* The dense solver's acceleration form (dense.c): H by CRBA into scratch, the bias C
@@ -126,7 +151,9 @@ MBD_INLINE int gpu_dense_solve(const mbd_model *model, mbd_work *work, const dou
 }
 
 /* State s of the launch by kernel `kernel`: mbd_forward with its solver (bodies, dense),
- * or mbd_forward_momentum (poisson-ldlt: x is p, y qd, z pd); the same statuses. */
+ * or mbd_forward_momentum (poisson-ldlt: x is p, y qd, z pd); the same statuses. Passive
+ * forces as there: added to tau (in work->passive_tau), or in the momentum form to pd at
+ * the solve's qd. */
 MBD_INLINE int gpu_state(int kernel, const gpu_launch *launch, mbd_work *work, size_t s)
 {
     const mbd_model *model = &launch->model;
@@ -135,12 +162,21 @@ MBD_INLINE int gpu_state(int kernel, const gpu_launch *launch, mbd_work *work, s
     const double *tau = launch->tau ? launch->tau + s * nv : NULL;
     double *y = launch->y + s * nv, *z = launch->z ? launch->z + s * nv : NULL;
     int status = gpu_start_state(model, work, q, x, tau);
+    if (status == MBD_OK && model->has_passive && !z) {
+        status = gpu_passive_add(model, q, x, tau, work->passive_tau);
+        tau = work->passive_tau;
+    }
     if (status != MBD_OK)
         return status;
     status = kernel == GPU_KERNEL_bodies         ? bodies_sweep(model, work, q, x, tau, y, 1)
              : kernel == GPU_KERNEL_bodies_slots ? bodies_sweep(model, work, q, x, tau, y, 0)
              : kernel == GPU_KERNEL_poisson_ldlt ? ldlt_solve(model, work, q, x, tau, y, z)
                                                  : gpu_dense_solve(model, work, q, x, tau, y);
+    if (status == MBD_OK && model->has_passive && z) {
+        status = gpu_passive_add(model, q, y, NULL, work->passive_tau);
+        for (int k = 0; k < model->nv && status == MBD_OK; k++)
+            z[k] += work->passive_tau[k];
+    }
     const int finite = gpu_all_finite(y, model->nv) && (!z || gpu_all_finite(z, model->nv));
     return status == MBD_OK && !finite ? MBD_ENONFINITE : status;
 }

@@ -37,6 +37,21 @@
  * waits on the chain of accelerations, and W^T a_lambda does not wait on X a_lambda. */
 #define KEEP_UDINV (MBD_LANES > 1)
 
+/* On the GPU the first pass keeps v_i alone (in work->c[i], all 6 rows), and the passes
+ * after form c_i and p^A_i again from v_i and qd (velocity_product, rigid_bias_force;
+ * work->gpu_qd): 6 doubles out and 14 in per body and state instead of c_i and p^A_i's 10
+ * out and 20 in, the bias forces' sums in the sweep's slots (BIAS_SLOT: model->sum_slot,
+ * as the inertias'; each parent's started at its first child's step) instead of per body
+ * (docs/gpu.md, the bytes budget). The CPU keeps c and p^A: to its caches they are not
+ * bytes to memory, and forming them again costs it time. */
+#if defined(MBD_GPU_C) && MBD_LANES == 1
+#define BIAS_FROM_VELOCITY 1
+#define BIAS_SLOT(model, i) ((model)->sum_slot[i])
+#else
+#define BIAS_FROM_VELOCITY 0
+#define BIAS_SLOT(model, i) (i)
+#endif
+
 /* q not NULL (mbd_forward, and the batch's lanes): X_i and S_i from it first
  * (body_kinematics; in W lanes for the solvers' kernels alone), while the body's values
  * are at hand rather than in a pass of their own. */
@@ -49,11 +64,51 @@ MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, 
         LANE_FN(body_kinematics)(model, work, q, i, type);
     LANE_FN(body_velocity)(v, model, work, p < 0 ? v : LANE_FN(motion_of)(model, work->v, p),
                            qd, i, type); /* at a root its own slot, unread */
+#if BIAS_FROM_VELOCITY
+    (void)c;
+    for (int r = 0; r < 6; r++)
+        work->c[i][r] = v[r];
+#else
     LANE_FN(velocity_product)(c, v, model, work, qd, i, type); /* in a local: summed in registers */
     for (int r = 0; r < 6; r++)
         if (!(bias_zero_rows(type) >> r & 1)) /* nor read by the passes after */
             work->c[i][r] = c[r];
     LANE_FN(rigid_bias_force)(work->f[i], &model->inertia[i], v); /* p^A */
+#endif
+}
+
+/* c_i (rows outside bias_zero_rows) where a pass after the first reads it: from v_i and qd
+ * on the GPU (BIAS_FROM_VELOCITY), else kept by the first pass. */
+MBD_INLINE const lane *LANE_FN(bias_acceleration)(lane c[6], const mbd_model *model,
+                                                  const lane_work *work, int i,
+                                                  const mbd_joint_type type)
+{
+#if BIAS_FROM_VELOCITY
+    LANE_FN(velocity_product)(c, work->c[i], model, work, work->gpu_qd, i, type);
+    return c;
+#else
+    (void)c, (void)model, (void)type;
+    return work->c[i];
+#endif
+}
+
+/* On the GPU (BIAS_FROM_VELOCITY), at body i's backward step: its parent's sum of bias
+ * forces starts at its first child (this body where it is the last child), and its own
+ * p^A_i = v_i x* I_i v_i joins its children's (a leaf's starts with it). */
+MBD_INLINE void LANE_FN(start_bias_sum)(const mbd_model *model, lane_work *work, int i)
+{
+#if BIAS_FROM_VELOCITY
+    const int p = model->parent[i];
+    lane pA[6], *sum = work->f[BIAS_SLOT(model, i)];
+    if (p >= 0 && model->last_child[p] == i)
+        for (int r = 0; r < 6; r++)
+            work->f[BIAS_SLOT(model, p)][r] = 0.0;
+    LANE_FN(rigid_bias_force)(pA, &model->inertia[i], work->c[i]);
+    for (int r = 0; r < 6; r++)
+        sum[r] = model->last_child[i] < 0 ? pA[r] : sum[r] + pA[r];
+#else
+    (void)model, (void)work, (void)i;
+#endif
 }
 
 /* u_i = tau_i - S_i^T p_i; work->u keeps D_i^-1 u_i, and p_lambda += X_i^T p_i + W_i u_i
@@ -65,12 +120,12 @@ MBD_INLINE void LANE_FN(bias_force_step)(const mbd_model *model, lane_work *work
                                          int i, const mbd_joint_type type)
 {
     const int parent = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
-    const lane *S = work->S + 6 * v0, *W = work->U + 6 * v0;
+    const lane *S = work->S + 6 * v0, *W = work->U + 6 * v0, *pi = p[BIAS_SLOT(model, i)];
     lane u[MBD_MAX_JOINT_DOF], t[6];
     if (sums_start)
         LANE_FN(start_force_sum)(model, p, i);
     for (int k = 0; k < n; k++)
-        u[k] = (tau ? tau[v0 + k] : LANE_FN(lane_splat)(0.0)) - LANE_FN(column_dot)(type, S, k, p[i]);
+        u[k] = (tau ? tau[v0 + k] : LANE_FN(lane_splat)(0.0)) - LANE_FN(column_dot)(type, S, k, pi);
     for (int k = 0; k < n; k++) {
         work->u[v0 + k] = LANE_FN(lane_splat)(0.0);
         for (int m = 0; m < n; m++)
@@ -81,13 +136,13 @@ MBD_INLINE void LANE_FN(bias_force_step)(const mbd_model *model, lane_work *work
     if (KEEP_UDINV) { /* X^T (p_i + U_i D_i^-1 u_i) */
         lane pu[6];
         for (int r = 0; r < 6; r++) {
-            pu[r] = p[i][r];
+            pu[r] = pi[r];
             for (int k = 0; k < n; k++)
                 pu[r] += W[6 * k + r] * u[k];
         }
         LANE_FN(body_force_t)(t, model, work, i, type, pu);
     } else {
-        LANE_FN(body_force_t)(t, model, work, i, type, p[i]);
+        LANE_FN(body_force_t)(t, model, work, i, type, pi);
         for (int k = 0; k < n; k++)
             for (int r = 0; r < 6; r++)
                 t[r] += W[6 * k + r] * u[k];
@@ -96,7 +151,7 @@ MBD_INLINE void LANE_FN(bias_force_step)(const mbd_model *model, lane_work *work
         LANE_FN(carry_force)(model, p, i, t);
     else
         for (int r = 0; r < 6; r++)
-            p[parent][r] += t[r];
+            p[BIAS_SLOT(model, parent)][r] += t[r];
 }
 
 /* W = X^T, column by column: (row k of E; 0) and (r x row k of E; row k of E). A free
@@ -137,6 +192,9 @@ MBD_INLINE int LANE_FN(articulated_step_as)(const mbd_model *model, lane_work *w
     /* known: I^a_i, D_i^-1 and U_i D_i^-1 (in W) are an earlier sweep's, and still hold */
     const int known = LANE_FN(inertia_known)(work, i);
     const lane (*UD)[6] = known ? (const lane (*)[6])W : (const lane (*)[6])UDinv;
+    lane c_here[6];
+    const lane *c = LANE_FN(bias_acceleration)(c_here, model, work, i, type);
+    LANE_FN(start_bias_sum)(model, work, i);
     lane_inertia *Ia = LANE_FN(inertia_sum)(model, work, i, slots);
     if (!known) {
         LANE_FN(start_inertia_sum)(model, work, i, slots);
@@ -166,18 +224,18 @@ MBD_INLINE int LANE_FN(articulated_step_as)(const mbd_model *model, lane_work *w
                                        zero_rows(type, 1), slots);
         }
         if (rotor)
-            LANE_FN(inertia_apply_skipping)(Iac, Ia, work->c[i], 0, 0, bias_zero_rows(type));
+            LANE_FN(inertia_apply_skipping)(Iac, Ia, c, 0, 0, bias_zero_rows(type));
         else
-            LANE_FN(inertia_apply_skipping)(Iac, Ia, work->c[i], zero_rows(type, 0),
+            LANE_FN(inertia_apply_skipping)(Iac, Ia, c, zero_rows(type, 0),
                                             zero_rows(type, 1), bias_zero_rows(type));
         if (rotor) { /* S^T I^a c != 0: I^a c joins the parent's bias force, not u_i */
             lane t[6];
             LANE_FN(body_force_t)(t, model, work, i, type, Iac);
             for (int r = 0; r < 6; r++)
-                work->f[p][r] += t[r];
+                work->f[BIAS_SLOT(model, p)][r] += t[r];
         } else { /* S^T I^a c = 0: u is the same with it */
             for (int r = 0; r < 6; r++)
-                work->f[i][r] += Iac[r];
+                work->f[BIAS_SLOT(model, i)][r] += Iac[r];
         }
     }
     if (KEEP_UDINV)
@@ -192,7 +250,7 @@ MBD_INLINE int LANE_FN(articulated_step_as)(const mbd_model *model, lane_work *w
     LANE_FN(bias_force_step)(model, work, work->f, Dinv, tau, 0, i, type);
     const unsigned c_rows = 63u & ~bias_zero_rows(type);
     for (int k = 0; k < n; k++)
-        work->u[v0 + k] -= free_joint ? work->c[i][k] : LANE_FN(dot_over)(UD[k], work->c[i], 1, c_rows);
+        work->u[v0 + k] -= free_joint ? c[k] : LANE_FN(dot_over)(UD[k], c, 1, c_rows);
     return MBD_OK;
 }
 
@@ -217,17 +275,19 @@ MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *wo
     const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const lane *W = work->U + 6 * v0;
     const lane *ap = p < 0 ? a0 : LANE_FN(motion_of)(model, work->a, p);
-    lane a[6], qdd_i[MBD_MAX_JOINT_DOF];
+    lane a[6], qdd_i[MBD_MAX_JOINT_DOF], c_here[6];
     LANE_FN(body_motion)(a, model, work, i, type, ap);
     for (int k = 0; k < n; k++)
         qdd[v0 + k] = qdd_i[k] =
             work->u[v0 + k] - (type == MBD_FREE && !joint_has_armature(model, i)
                                    ? a[k]
                                    : LANE_FN(dot6)(W + 6 * k, KEEP_UDINV ? a : ap));
-    if (c)
+    if (c) {
+        const lane *ci = BIAS_FROM_VELOCITY ? LANE_FN(bias_acceleration)(c_here, model, work, i, type) : c[i];
         for (int r = 0; r < 6; r++)
             if (!(bias_zero_rows(type) >> r & 1))
-                a[r] += c[i][r];
+                a[r] += ci[r];
+    }
     for (int k = 0; k < n; k++)
         LANE_FN(column_add)(a, type, work->S + 6 * v0, k, qdd_i[k]);
     lane *out = LANE_FN(motion_of)(model, work->a, i);

@@ -65,6 +65,34 @@ MBD_INLINE void LANE_FN(carry_force)(const mbd_model *model, lane (*f)[6], int i
         f[p][r] = first ? t[r] : f[p][r] + t[r];
 }
 
+/* X_i as the screw kernels read it (spatial_kernels.h: E[0] = cos q and E[3] = -sin q of the
+ * state, E[7], E[8] and r[0] the tree transform's), named `name`: on the GPU, where each
+ * entry of the workspace is bytes to and from memory per body and state, formed where it
+ * is read, cos q and sin q from q (lane_sincos; about 20 operations, 5 times a body) and
+ * the constants from the model, which every thread shares (in cache): 7 doubles per body
+ * and state less than the workspace's X_i (docs/gpu.md, the bytes budget). Elsewhere the
+ * workspace's X_i, which holds them all (body_kinematics, fixed_kinematics). */
+#if defined(MBD_GPU_C) && MBD_LANES == 1
+#ifndef MBD_SCREW_XFORM_1 /* once per translation unit */
+#define MBD_SCREW_XFORM_1
+MBD_INLINE mbd_xform screw_xform(const mbd_model *model, const mbd_work *work, int i)
+{
+    mbd_xform X = model->Xtree[i];
+    double s, c;
+    lane_sincos(work->gpu_q[model->q0[i]], &s, &c);
+    X.E[0] = c;
+    X.E[3] = -s;
+    return X;
+}
+#endif
+#define SCREW_XFORM(name, model, work, i)                                                   \
+    const mbd_xform name##_view = screw_xform(model, work, i), *name = &name##_view
+#define MBD_GPU_SCREW_VIEW 1
+#else
+#define SCREW_XFORM(name, model, work, i) const lane_xform *name = &(work)->X[i]
+#define MBD_GPU_SCREW_VIEW 0
+#endif
+
 /* IA_lambda = sum + X_i^T I X_i (sum NULL: body's blocks), by the form of body i's tree
  * transform. */
 MBD_INLINE void LANE_FN(add_congruence)(const mbd_model *model, lane_work *work, int i,
@@ -73,12 +101,14 @@ MBD_INLINE void LANE_FN(add_congruence)(const mbd_model *model, lane_work *work,
                                         int slots)
 {
     lane_inertia *out = LANE_FN(inertia_sum)(model, work, model->parent[i], slots);
-    if (model->tree_form[i] == TREE_GENERAL)
+    if (model->tree_form[i] == TREE_GENERAL) {
         LANE_FN(inertia_add_congruence)(out, sum, body, &work->X[i], I, zero_a, zero_c);
-    else
-        LANE_FN(inertia_add_screw_congruence)(out, sum, body, &work->X[i],
-                                              model->tree_form[i] == TREE_SCREW ? model->joint[i].twice_twist : NULL,
-                                              I, zero_a, zero_c);
+        return;
+    }
+    SCREW_XFORM(X, model, work, i);
+    LANE_FN(inertia_add_screw_congruence)(out, sum, body, X,
+                                          model->tree_form[i] == TREE_SCREW ? model->joint[i].twice_twist : NULL,
+                                          I, zero_a, zero_c);
 }
 
 /* The form of body i's tree transform, a constant TREE_GENERAL for the joint types that
@@ -97,12 +127,14 @@ MBD_INLINE void LANE_FN(body_transform)(lane *restrict out, const mbd_model *mod
                                         int force, const lane *x)
 {
     const mbd_tree_form form = LANE_FN(tree_form_of)(model, i, type);
-    const lane_xform *X = &work->X[i];
     const int twisted = form == TREE_SCREW;
-    if (form == TREE_GENERAL)
+    if (form == TREE_GENERAL) {
+        const lane_xform *X = &work->X[i];
         force ? LANE_FN(xform_force_t)(out, X, x) : LANE_FN(xform_motion)(out, X, x);
-    else
-        force ? LANE_FN(screw_force_t)(out, X, twisted, x) : LANE_FN(screw_motion)(out, X, twisted, x);
+        return;
+    }
+    SCREW_XFORM(X, model, work, i);
+    force ? LANE_FN(screw_force_t)(out, X, twisted, x) : LANE_FN(screw_motion)(out, X, twisted, x);
 }
 
 /* out = E_i v for a 3-vector v (parent axes -> body i's), or, back set, E_i^T v. In W
@@ -116,9 +148,10 @@ MBD_INLINE void LANE_FN(body_rotate)(lane *restrict out, const mbd_model *model,
 {
     const mbd_tree_form form = LANE_FN(tree_form_of)(model, i, type);
     const lane *E = work->X[i].E;
-    if (SCREW_TRANSFORMS(work) && form != TREE_GENERAL)
-        LANE_FN(screw_rotate)(out, &work->X[i], form == TREE_SCREW, back, v);
-    else
+    if (SCREW_TRANSFORMS(work) && form != TREE_GENERAL) {
+        SCREW_XFORM(X, model, work, i);
+        LANE_FN(screw_rotate)(out, X, form == TREE_SCREW, back, v);
+    } else
         back ? LANE_FN(mat3_apply_t)(out, E, v) : LANE_FN(mat3_apply)(out, E, v);
 }
 
@@ -275,6 +308,8 @@ static inline void LANE_FN(joint_kinematics)(lane_xform *X, lane *S, mbd_joint_t
 {
     switch (type) {
     case MBD_REVOLUTE:
+        if (screw && MBD_GPU_SCREW_VIEW)
+            break; /* formed where it is read (SCREW_XFORM) */
         if (screw) {
             X->E[0] = cos_q[0];
             X->E[3] = -sin_q[0];
@@ -324,9 +359,10 @@ MBD_INLINE void LANE_FN(body_kinematics)(const mbd_model *model, lane_work *work
                                          int i, mbd_joint_type type)
 {
     const int q0 = model->q0[i];
-#if MBD_LANES == 1 /* start_kinematics took the angles' at once, 4 in a vector */
+#if MBD_LANES == 1 && !defined(MBD_GPU_C) /* start_kinematics took the angles' at once, 4 in a vector */
     const lane *sin_q = work->sin_q + q0, *cos_q = work->cos_q + q0;
-#else /* here, while the body's lanes are at hand (zeros, unread, where there are none) */
+#else /* here, while the body's lanes are at hand (zeros, unread, where there are none; on
+       * the GPU 4 doubles per angle less to and from memory than work->sin_q, cos_q) */
     lane sin_q[2] = {LANE_FN(lane_splat)(0.0)}, cos_q[2] = {LANE_FN(lane_splat)(0.0)};
     for (int k = 0; k < joint_angles(type); k++)
         LANE_FN(lane_sincos)(q[q0 + k], sin_q + k, cos_q + k);

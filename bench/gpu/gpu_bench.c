@@ -269,24 +269,25 @@ static void run_n(gpu_bench_run *run, int n)
 
 /* Bytes per body and state that the bodies kernel moves to and from memory on FAMILY's
  * revolute joints (twisted axial screws) when its workspace does not stay in cache (K in
- * the thousands: 65 KB per state at N = 100), counted from bodies_kernels.h pass by pass,
- * in doubles: an entry crosses once for each pass that touches it (one body's step and
- * the next one's, which reads its parent's or child's sums, share the cache; v, a and,
- * in slots, the inertia sums stay there). The joint's sine and cosine out (2), then
- *   root -> leaves: sine, cosine in (2), X's cos q, sin q out (2) and the screw's three
- *                   constants in (3, SCREW_TRANSFORMS in lane.h), c's 4 nonzero rows and
- *                   p^A out (10);
- *   leaves -> root: X in (5), c and p^A in (10), U D^-1 and u out (7), I^a (21) and
- *                   D^-1 (1) out, kept for the reactions;
- *   root -> leaves: X in (5), U D^-1, u and c in (11),
- * and q, qd, tau in and qdd out (4): 83 x 8 = 664; with the inertia sums in slots
- * (MBD_GPU_INERTIA_SUMS=slots: neither I^a nor D^-1 out) 61 x 8 = 488. S's unit column
+ * the thousands: 65 KB per state at N = 100), counted from bodies_kernels.h pass by pass
+ * (docs/gpu.md, "The bytes budget"), in doubles: an entry crosses once for each pass that
+ * reads it and once for each that writes it (one body's step and the next one's, which
+ * reads its parent's or child's sums, share the cache; v, a, the bias forces' sums and,
+ * in slots, the inertia sums stay there). X_i is formed where it is read, cos q and sin q
+ * from q, the screw's constants from the model (SCREW_XFORM, joint_kernels.h), and c and
+ * p^A from v and qd (BIAS_FROM_VELOCITY, bodies_kernels.h); then
+ *   root -> leaves: v out (6);
+ *   leaves -> root: q, qd and v in (8), U D^-1 and u out (7), I^a (21) and D^-1 (1)
+ *                   out, kept for the reactions;
+ *   root -> leaves: q, qd and v in (8), U D^-1 and u in (7),
+ * and q, qd, tau in and qdd out (4): 62 x 8 = 496; with the inertia sums in slots
+ * (MBD_GPU_INERTIA_SUMS=slots: neither I^a nor D^-1 out) 40 x 8 = 320. S's unit column
  * is not read. A thread also writes 96 bytes a body once per launch (gpu_start_work). The
  * context carries the count for report/gpu.sh's memory floor. */
 static int bodies_bytes_per_body(void)
 {
     const char *sums = getenv("MBD_GPU_INERTIA_SUMS");
-    return sums && strcmp(sums, "slots") == 0 ? 488 : 664;
+    return sums && strcmp(sums, "slots") == 0 ? 320 : 496;
 }
 
 /* The device name as a file name: letters and digits, the rest '-'. */
