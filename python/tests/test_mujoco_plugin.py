@@ -5,6 +5,7 @@ coordinates matched), to 1e-10, on the project's MJCF models and the published s
 tests/test_mujoco_plugin.c checks every joint type against dense."""
 
 import os
+from typing import List
 
 import pytest
 
@@ -23,7 +24,7 @@ PROJECT_MJCF = [os.path.join(ROOT, "models", "mjcf", name) for name in
 
 
 @pytest.fixture(scope="module")
-def plugin():
+def plugin() -> List[str]:
     if not os.path.exists(PLUGIN):
         pytest.skip(f"{PLUGIN} not built (no mujoco wheel in .venv/)")
     if SOLVERS[0] not in mbdbench.solvers():
@@ -31,7 +32,7 @@ def plugin():
     return SOLVERS
 
 
-def check_against_mujoco(path):
+def check_against_mujoco(path: str) -> None:
     r = mujoco_models.compare(path, states=3)
     assert r["compile_error"] is None and r["refused"] is None, r
     for solver in SOLVERS:
@@ -39,12 +40,12 @@ def check_against_mujoco(path):
 
 
 @pytest.mark.parametrize("path", PROJECT_MJCF, ids=os.path.basename)
-def test_project_models_give_qacc_smooth(plugin, path):
+def test_project_models_give_qacc_smooth(plugin: List[str], path: str) -> None:
     check_against_mujoco(path)
 
 
 @pytest.mark.skipif(not mujoco_models.installed(),
                     reason="the model packages of python/requirements-models.txt are not installed")
 @pytest.mark.parametrize("path", mujoco_models.SAMPLE)
-def test_published_sample_gives_qacc_smooth(plugin, path):
+def test_published_sample_gives_qacc_smooth(plugin: List[str], path: str) -> None:
     check_against_mujoco(os.path.join(mujoco_models.SITE, path))

@@ -12,13 +12,13 @@ reader keeps in model.damping but its aba leaves out, goes into Pinocchio's tau 
 joint type through the plugin."""
 
 import os
-from typing import List
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
 import pytest
 
 import mbdbench
-from conftest import ROOT, random_state, run_mbd
+from conftest import ROOT, Vector, random_state, run_mbd
 
 PLUGIN = os.path.join(ROOT, "build", "plugins", "pinocchio.so")
 SOLVERS = ["pinocchio-aba", "pinocchio-crba"]
@@ -68,11 +68,11 @@ def test_pinocchio_matches_dense(pinocchio: List[str], path: str, floating: bool
 
 # -- real robots against Pinocchio's own readers ------------------------------------------
 
-def _relative(got, ref):
+def _relative(got: Vector, ref: Vector) -> float:
     return float(np.max(np.abs(got - ref)) / max(np.max(np.abs(ref)), 1e-300))
 
 
-def _builtins():
+def _builtins() -> Tuple[List[str], List[str]]:
     """The built-in solvers and methods: `mbd solvers` and `mbd derivatives` without plugins."""
     solvers = [line.split()[0] for line in run_mbd("solvers").splitlines()]
     return solvers, [m for m in mbdbench.derivative_methods() if m not in mbdbench.solvers()]
@@ -86,10 +86,10 @@ class PinocchioMap:
     (cos, sin)). The tangent steps agree to first order: one map serves velocities, forces,
     accelerations and the columns of d/dq."""
 
-    def __init__(self, pin, pmodel, model):
+    def __init__(self, pin: Any, pmodel: Any, model: mbdbench.Model) -> None:
         assert pmodel.nv == model.nv
         self.v_of = np.empty(model.nv, dtype=int)
-        self.parts = []  # (kind, mbd q index, Pinocchio q index)
+        self.parts: List[Tuple[str, int, int, int]] = []  # (kind, mbd q index, Pinocchio's, its nq)
         for joint in (j for j in model.joints if j["nv"] > 0):
             jid = 1 if joint["type"] == "free" else pmodel.getJointId(joint["name"])
             assert jid < pmodel.njoints, f"Pinocchio has no joint {joint['name']}"
@@ -102,7 +102,7 @@ class PinocchioMap:
             self.parts.append((kind, joint["q_index"], pj.idx_q, pj.nq))
         self.nq = pmodel.nq
 
-    def q(self, q):
+    def q(self, q: Vector) -> Vector:
         out = np.empty(self.nq)
         for kind, at, to, nq in self.parts:
             if kind == "unbounded":
@@ -115,13 +115,13 @@ class PinocchioMap:
                 out[to + quat:to + quat + 4] = x, y, z, w
         return out
 
-    def v(self, x):
+    def v(self, x: Vector) -> Vector:
         out = np.empty_like(x)
         out[self.v_of] = x
         return out
 
 
-def _agreement(model, pmodel, pin, seed=3):
+def _agreement(model: mbdbench.Model, pmodel: Any, pin: Any, seed: int = 3) -> Dict[str, float]:
     """{what: relative error} of the built-ins against Pinocchio at one random state."""
     m = PinocchioMap(pin, pmodel, model)
     data = pmodel.createData()
@@ -135,7 +135,7 @@ def _agreement(model, pmodel, pin, seed=3):
     ddq_dv = data.ddq_dv - minv * damping  # d/dqd of tau - damping qd: - H^-1 diag(damping)
     refs = [np.asarray(D)[np.ix_(m.v_of, m.v_of)] for D in (data.ddq_dq, ddq_dv, minv)]
     solvers, methods = _builtins()
-    errors = {}
+    errors: Dict[str, float] = {}
     for s in solvers:
         try:
             errors[f"qdd {s}"] = _relative(model.forward(q, qd, tau, solver=s), a)
@@ -148,17 +148,17 @@ def _agreement(model, pmodel, pin, seed=3):
     return errors
 
 
-def _check(errors, label):
+def _check(errors: Dict[str, float], label: str) -> None:
     for fd in (False, True):  # pytest -s: the worst of the exact methods, of finite-difference
         mine = {w: e for w, e in errors.items() if ("finite-difference" in w) == fd}
-        worst = max(mine, key=mine.get)
+        worst = max(mine, key=lambda w: mine[w])
         print(f"{label}: worst {worst} {mine[worst]:.1e}")
     for what, err in errors.items():
         assert err <= (1e-7 if "finite-difference" in what else 1e-10), (label, what, err)
 
 
 @pytest.mark.parametrize("path, floating", URDF, ids=[os.path.basename(p) for p, _ in URDF])
-def test_urdf_robots_agree_with_pinocchio(path, floating):
+def test_urdf_robots_agree_with_pinocchio(path: str, floating: bool) -> None:
     pin = pytest.importorskip("pinocchio")
     full = os.path.join(ROBOTS, path)
     if not os.path.exists(full):
@@ -170,7 +170,7 @@ def test_urdf_robots_agree_with_pinocchio(path, floating):
 
 
 @pytest.mark.parametrize("path", MJCF, ids=[p.split("/")[-2] for p in MJCF])
-def test_mjcf_robots_agree_with_pinocchio_and_mujoco(path):
+def test_mjcf_robots_agree_with_pinocchio_and_mujoco(path: str) -> None:
     pin = pytest.importorskip("pinocchio")
     mujoco_models = pytest.importorskip("mujoco_models")
     full = os.path.join(SITE, path)
