@@ -204,6 +204,7 @@ static int register_entries(const mbd_plugin_solver *entries, int count, const c
         free(path_copy);
         return MBD_ENOMEM;
     }
+    int with_derivatives = 0;
     for (int k = 0; k < count; k++) {
         solvers[k] = (mbd_solver){.name = entries[k].name, .summary = entries[k].summary,
                                   .plugin = &entries[k], .plugin_path = path_copy};
@@ -212,8 +213,11 @@ static int register_entries(const mbd_plugin_solver *entries, int count, const c
             own_methods[k] = (mbd_derivatives_method){
                 .name = entries[k].name, .summary = entries[k].summary, .plugin = &solvers[k]};
             methods[method_count++] = &own_methods[k];
+            with_derivatives++;
         }
     }
+    if (!with_derivatives) /* nothing points into it */
+        free(own_methods);
     return MBD_OK;
 }
 
