@@ -1,4 +1,4 @@
-/* mujoco_plugin.c: MuJoCo (Todorov et al., the mujoco wheel of PyPI, its libmujoco.so) as
+/* mujoco_plugin.c: MuJoCo (Todorov, Erez and Tassa, "MuJoCo: A physics engine for model-based control", 2012; the mujoco wheel of PyPI, its libmujoco.so) as
  * two solver plugins (include/mbd_plugin.h, docs/plugins.md), so that mbd and mbd-bench run
  * and time it on the same models and states as our own solvers:
  *
