@@ -1,5 +1,6 @@
-/* mujoco_plugin.c: MuJoCo (Todorov, Erez and Tassa, "MuJoCo: A physics engine for model-based control", 2012; the mujoco wheel of PyPI, its libmujoco.so) as
- * two solver plugins (include/mbd_plugin.h, docs/plugins.md), so that mbd and mbd-bench run
+/* mujoco_plugin.c: MuJoCo (Todorov, Erez and Tassa, "MuJoCo: A physics engine for
+ * model-based control", 2012; the mujoco wheel of PyPI, its libmujoco.so) as two solver
+ * plugins (include/mbd_plugin.h, docs/plugins.md), so that mbd and mbd-bench run
  * and time it on the same models and states as our own solvers:
  *
  *   mujoco-smooth   MuJoCo's smooth forward dynamics and nothing else: mj_kinematics,
