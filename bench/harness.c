@@ -52,14 +52,14 @@ void bench_catch_signals(void)
 const char *bench_suite_name(bench_suite suite)
 {
     static const char *const names[SUITE_COUNT] = {"percall", "phases", "batch", "loops", "scaling",
-                                                   "derivatives", "robots", "robot-derivatives"};
+                                                   "derivatives", "robots", "robot-derivatives", "machine"};
     return names[suite];
 }
 
 void bench_key_name(const bench_key *key, char *out, size_t size)
 {
     static const char *const prefix[SUITE_COUNT] = {"fd", "rk4", "batch", "loops", "scale",
-                                                    "derivatives", "robot", "robot_derivatives"};
+                                                    "derivatives", "robot", "robot_derivatives", "machine"};
     int used = snprintf(out, size, "%s_%s/%s/n:%d", prefix[key->suite], key->variant,
                         key->family, key->n);
     if (key->phase)

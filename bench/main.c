@@ -1,6 +1,7 @@
 /* mbd-bench: flags, context, the run, and the outputs. See bench/README.md. */
 #include "compare.h"
 #include "context.h"
+#include "machine.h"
 #include "ranks.h"
 #include "suite.h"
 
@@ -21,7 +22,8 @@
 static const char usage[] =
     "usage: mbd-bench [flags]\n"
     "  --suite LIST        percall,phases,batch,loops,scaling,derivatives,robots,\n"
-    "                      robot-derivatives (default: all)\n"
+    "                      robot-derivatives,machine (default: all); machine: the FP64\n"
+    "                      peak, memory bandwidth and cache load rates, into the context\n"
     "  --n LIST            percall body counts (default 1,2,3,5,7,10,15,20,30,50,70,100,150,\n"
     "                      200,300,500,700,1000)\n"
     "  --phase-n LIST      phases body counts (default 5,10,20,30,40,50)\n"
@@ -104,7 +106,7 @@ static int suite_list(const cli_flag *flags, unsigned *suites)
                 *suites |= 1u << s, found = 1;
         if (!found) {
             fprintf(stderr, "mbd %s: --suite: unknown suite '%.*s' (percall, phases, batch, loops, scaling, derivatives, "
-                    "robots, robot-derivatives)\n",
+                    "robots, robot-derivatives, machine)\n",
                     CMD, (int)len, p);
             return CLI_USAGE_ERROR;
         }
@@ -281,7 +283,11 @@ static int run_bench(int argc, char **argv)
     bench_context_print(context, stderr);
     bench_catch_signals();
     bench_results results = {0};
-    int failed = bench_run(&config, &results);
+    int failed = 0;
+    if (config.suites & (1u << SUITE_MACHINE)) /* before the rest, whose targets are ratios to it */
+        failed |= bench_machine_measure(&config.timing, json_object_get(context, "caches"),
+                                        config.threads.value[config.threads.count - 1], context);
+    failed |= bench_run(&config, &results);
     json_object_set_new(context, "ranks", json_integer(config.ranks));
     json_object_set_new(context, "partial", json_boolean(par_sum(bench_stop != 0) > 0));
     if (bench_stop)

@@ -171,6 +171,7 @@ static int measure(const bench_config *config, const bench_job *job, const workl
         return rk4_measure(w, job->phase, &options, step, result);
     case SUITE_BATCH:
         return step(&options, workload_batch_body, (void *)w, result);
+    case SUITE_MACHINE: /* no measurement of its own: machine.c, into the context */
     case SUITE_COUNT:
         break;
     }
