@@ -20,7 +20,28 @@ load_average() { awk '/^    "load_avg"/ { getline a; getline b; getline c; print
 # The tables summary.awk reads, those that this run wrote.
 tables() { for t in percall ratio phases batch crossover scaling flops mujoco derivatives; do
                [ ! -f "$dat/$t.dat" ] || echo "$dat/$t.dat"; done; }
-summary() { tables | xargs awk -v section="$1" -v mhz="$(field mhz_per_cpu)" -v cpu="$(field cpu_model)" -v lanes="$(field simd_lanes)" -f report/summary.awk; }
+# A rate that the machine suite measured (bench/machine.c): kernel, then gflops or
+# gbytes_per_second; empty where the run has none.
+rate() { jq -r --arg k "$1" --arg r "$2" '.context.machine[$k][$r] // empty' "$json"; }
+summary() { tables | xargs awk -v section="$1" -v mhz="$(field mhz_per_cpu)" -v cpu="$(field cpu_model)" -v lanes="$(field simd_lanes)" \
+                -v fp64_scalar="$(rate fp64_scalar gflops)" -v fp64_simd="$(rate fp64_simd gflops)" \
+                -v triad_one="$(rate triad gbytes_per_second)" -v triad_all="$(rate triad_all_threads gbytes_per_second)" \
+                -f report/summary.awk; }
+# The machine suite's rates as one sentence, or why there are none.
+machine_rates() {
+    if [ -z "$(rate fp64_simd gflops)" ]; then
+        echo "This run did not measure the machine's rates (no \`machine\` suite): the targets that are ratios to them read n/a."
+        return
+    fi
+    jq -r '.context.machine as $m | def r(k; u): $m[k][u] * 10 | round / 10 | tostring;
+        "The machine: one-thread FP64 peak " + r("fp64_scalar"; "gflops") + " GFLOP/s scalar and "
+        + r("fp64_simd"; "gflops") + " GFLOP/s in \($m.fp64_simd.lanes)-lane vectors (fused multiply-adds on "
+        + "independent chains); STREAM triad " + r("triad"; "gbytes_per_second") + " GB/s on one thread and "
+        + r("triad_all_threads"; "gbytes_per_second") + " GB/s on \($m.triad_all_threads.threads) (copy "
+        + r("copy"; "gbytes_per_second") + " and " + r("copy_all_threads"; "gbytes_per_second") + " GB/s; arrays of "
+        + "\($m.triad.elements * 8 / 1048576 | round) MiB, bytes counted as STREAM counts them); loads from L1 "
+        + r("l1_load"; "gbytes_per_second") + " GB/s, from L2 " + r("l2_load"; "gbytes_per_second") + " GB/s."' "$json"
+}
 # The robot suites' rows of the targets table (report/robots.awk), where they ran.
 robot_targets() {
     [ -f "$dat/robots.dat" ] || return 0
@@ -73,7 +94,17 @@ when the run started: $(load_average) (other load inflates real time and the spr
 
 ## Performance targets
 
-Checked against this run's medians (report/summary.awk), never as timed unit tests.
+Checked against this run's medians (report/summary.awk), never as timed unit tests. Each
+PASS or MISS is a ratio measured in this run, so that it says something about the code
+whatever the CPU: to Pinocchio and MuJoCo, between solvers, N, thread counts and lane
+widths, and to the machine's own rates, which the run measures first (\`mbd-bench --suite
+machine\`, bench/machine.c). $(machine_rates) A solver's *flop rate* is its double-precision
+operations per body (counted under Valgrind: below, "Near the hardware?") over its median ns
+per body; the *scalar peak* is the ceiling of scalar code, the *SIMD peak* that of the
+widest vectors the build targets. A batch's *state traffic* is the least that each state
+moves (q, q̇ and τ read, q̈ written) times the states per second: a small share of the
+bandwidth means the batch is compute-bound, so that its time is the solver's arithmetic.
+Absolute times stay in the table as information (info).
 
 $(summary targets)
 $(robot_targets)

@@ -1,12 +1,16 @@
 # summary.awk: the numbers that report/README.md quotes, read from mbd-bench's tables.
 #
-#   awk -v section=S [-v mhz=F] -f report/summary.awk DAT/percall.dat DAT/ratio.dat \
+#   awk -v section=S [-v mhz=F] [-v fp64_scalar=G -v fp64_simd=G -v triad_one=B -v triad_all=B] \
+#       -f report/summary.awk DAT/percall.dat DAT/ratio.dat \
 #       DAT/phases.dat DAT/batch.dat DAT/crossover.dat DAT/scaling.dat [DAT/flops.dat] \
 #       [DAT/mujoco.dat] [DAT/derivatives.dat]
 #
 # S is one of targets, percall, ratio, phases, batch, crossover, friction, scaling, flops,
 # derivatives;
 # each prints Markdown. mhz (the clock that flops per cycle assume) is for flops.
+# fp64_scalar and fp64_simd (GFLOP/s, one thread), triad_one and triad_all (GB/s, one
+# thread and all) are the machine's rates that mbd-bench's machine suite measured in the
+# same run (bench/machine.c): the targets that are ratios to them read n/a without them.
 # Times in the tables are medians in ns. The targets are checked here, against the
 # measurements, never in timed unit tests.
 
@@ -45,6 +49,7 @@ function frictionless(family) { return family !~ /-friction$/ }
 FILENAME ~ /percall\.dat$/ {
     call[$1, $2, $3] = $6
     per_body[$1, $2, $3] = $8
+    dofs_of[$1, $3] = $5
     remember(families, "family", $1)
     remember(variants, "variant", $2)
     remember(ns, "n", $3)
@@ -306,12 +311,99 @@ function friction_target(n, limit,    v, a, b, r, worst, where) {
                worst < 0 ? "n/a" : worst <= limit ? "PASS" : "MISS")
 }
 
+# ---- ratios to the machine's own rates (bench/machine.c) --------------------------------
+
+# The shares that the targets below ask for, properties of the code rather than of the CPU
+# (docs/performance.md, "Ratios to the machine"): set from this build on AMD EPYC (Zen 4),
+# less a margin for the run's noise; -v sets them otherwise (tests/test_bench.c).
+BEGIN {
+    if (BODIES_SCALAR_SHARE == "") BODIES_SCALAR_SHARE = 0.7
+    if (SIMD_PEAK_SHARE == "") SIMD_PEAK_SHARE = 0.95
+    if (BATCH_BANDWIDTH_SHARE == "") BATCH_BANDWIDTH_SHARE = 0.5
+    # all threads stream at least what one does: where other load slowed them, one's rate
+    bandwidth = triad_all + 0 > triad_one + 0 ? triad_all + 0 : triad_one + 0
+}
+
+# Counted flops per ns (GFLOP/s) of variant's one-state calls at flops.dat's N, over the
+# one-thread FP64 peak (peak, GFLOP/s): the smallest over the frictionless families, or -1.
+function flop_share(variant, peak,    f, fkey, key, r, worst) {
+    worst = -1
+    for (f = 1; f <= count["family"]; f++) {
+        fkey = families[f] SUBSEP variant
+        key = fkey SUBSEP flops_n[fkey]
+        if (!(fkey in flops_per_body) || !(key in per_body) || !frictionless(families[f])) continue
+        r = flops_per_body[fkey] / per_body[key] / peak
+        if (worst < 0 || r < worst) { worst = r; share_where = sprintf("%s, N = %d: %.1f GFLOP/s", families[f], flops_n[fkey], r * peak) }
+    }
+    return worst
+}
+
+# A target of a share (measured, -1: not measured; missing: why there is no peak) against
+# limit, at least (low) or at most.
+function share_row(what, measured_share, limit, low, missing) {
+    target_row(what, missing != "" ? missing : measured_share < 0 ? "not measured" :
+                     sprintf("worst %.2f (%s)", measured_share, share_where),
+               missing != "" || measured_share < 0 ? "n/a" :
+               (low ? measured_share >= limit : measured_share <= limit) ? "PASS" : "MISS")
+}
+
+function no_rate(rate) { return rate > 0 ? "" : "not measured (no machine suite in this run)" }
+
+# bodies, one state: mostly scalar code, so against the scalar peak (two FMAs a cycle on
+# any x86 core since 2013); information: its share of the SIMD peak.
+function bodies_flops_target(limit,    share) {
+    share = fp64_scalar > 0 ? flop_share("bodies", fp64_scalar) : -1
+    share_row(sprintf("`bodies`' flop rate ≥ %.2f × the scalar FP64 peak, one thread, every frictionless family", limit),
+              share, limit, 1, no_rate(fp64_scalar))
+    share = fp64_simd > 0 ? flop_share("bodies", fp64_simd) : -1
+    target_row("`bodies`' flop rate over the SIMD FP64 peak, one thread (information)",
+               no_rate(fp64_simd) != "" ? no_rate(fp64_simd) : share < 0 ? "not measured" : sprintf("worst %.2f (%s)", share, share_where),
+               "info")
+}
+
+# bodies-simd on one thread: bodies' counted flops per body and state (flops.dat, N = 100,
+# the same arithmetic in every lane) over its ns per body per state, at N >= 10, against
+# the SIMD peak; the smallest share over the batch families and N.
+function simd_flops_target(limit,    f, i, key, fkey, r, worst) {
+    worst = -1
+    for (f = 1; f <= count["batch_family"] && fp64_simd > 0; f++) {
+        fkey = batch_families[f] SUBSEP "bodies"
+        for (i = 1; i <= count["batch_n"]; i++) {
+            key = batch_families[f] SUBSEP "bodies-simd" SUBSEP batch_ns[i] SUBSEP 1
+            if (batch_ns[i] < 10 || !(fkey in flops_per_body) || !(key in per_body_state) || !measured(per_body_state[key])) continue
+            r = flops_per_body[fkey] / per_body_state[key] / fp64_simd
+            if (worst < 0 || r < worst) { worst = r; share_where = sprintf("%s, N = %d: %.1f GFLOP/s", batch_families[f], batch_ns[i], r * fp64_simd) }
+        }
+    }
+    share_row(sprintf("bodies-simd's flop rate per state ≥ %.2f × the SIMD FP64 peak, one thread, N ≥ 10", limit),
+              worst, limit, 1, no_rate(fp64_simd))
+}
+
+# The batches on all threads: the bytes a state moves at the least (q, q̇ and τ read, q̈
+# written: 4 nv doubles; nq = nv on the batch families) times the states per second, over
+# the triad bandwidth; the largest share over every variant, family and N. Their states
+# stay in cache from one timed batch to the next; an application's would come from
+# memory, and at a share near 1 the batch would wait for them.
+function batch_memory_target(limit,    key, e, bytes, r, worst) {
+    worst = -1
+    for (key in rate) {
+        split(key, e, SUBSEP)
+        if (bandwidth <= 0 || e[4] != max_threads || !measured(rate[key]) || !((e[1], e[3]) in dofs_of)) continue
+        bytes = 4 * 8 * dofs_of[e[1], e[3]]
+        r = bytes * rate[key] / 1e9 / bandwidth
+        if (r > worst) { worst = r; share_where = sprintf("%s on %s, N = %d: %.2f GB/s", e[2], e[1], e[3], r * bandwidth) }
+    }
+    share_row(sprintf("batches' state traffic ≤ %.2f × the triad bandwidth, all %d threads, K = %d (compute-bound)",
+                      limit, max_threads, batch_k), worst, limit, 0, no_rate(bandwidth))
+}
+
 function print_targets() {
     print "| target | measured | result |"
     print "|---|---|---|"
     peer_target("pinocchio-aba", 3.5)
     per_body_info("bodies", "^(chain-revolute|autotree-chain|autotree-binary)$", "1-DOF joints")
     per_body_info("bodies", "^(chain-cylindrical|chain-cardan)$", "2-DOF joints")
+    bodies_flops_target(BODIES_SCALAR_SHARE)
     within_target("poisson-ldlt", 1.25)
     within_target("poisson-sweep", 1.8)
     mujoco_target(0.3)
@@ -325,6 +417,8 @@ function print_targets() {
     efficiency_target("^dense", 1, "every variant but dense")
     efficiency_target("^dense", 0, "dense (inside: OpenBLAS's dpotrf and dpotrs, see section 4)")
     simd_targets()
+    simd_flops_target(SIMD_PEAK_SHARE)
+    batch_memory_target(BATCH_BANDWIDTH_SHARE)
     friction_target(100, 3)
     method_ratio_target("analytic", "finite-difference", 30, "chain-revolute", 0.2)
     forward_multiple_target("analytic", "arm7", 5)
