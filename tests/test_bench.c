@@ -3,13 +3,17 @@
  * repetitions with one iteration count, and an interleaved run stopped by a signal writes
  * what it has, whole and marked partial; -h and --help print the flags. `mbd-bench compare`
  * judges each row against the noise of both runs, lists the rows of one run only, exits 2
- * on bad input naming the file, and 1 under --fail-on-slower when a row is slower. */
+ * on bad input naming the file, and 1 under --fail-on-slower when a row is slower. The
+ * machine suite's rates are in the context, positive, with STREAM's byte counts, and the
+ * report's targets that are ratios to them read PASS or MISS as the ratio says. */
 #include "support.h"
 
 #include <dirent.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define REPETITIONS 3
 #define SMALL_RUN "./mbd-bench --suite percall,batch --n 2,5 --batch-n 4 --threads 1,2 --batch-k 16 " \
@@ -216,6 +220,108 @@ static void test_robot_suites(void **unused)
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, ":2: expected NAME fixed|floating|file PATH"));
     cli_result_free(&r);
+}
+
+/* The rate of a machine kernel: work (flops or bytes) per iteration over its seconds. */
+static double kernel_rate(const json_t *machine, const char *kernel, const char *work, const char *rate)
+{
+    const json_t *k = json_object_get(machine, kernel);
+    if (!k)
+        print_error("no machine kernel '%s'", kernel);
+    assert_non_null(k);
+    const double seconds = json_number_value(json_object_get(k, "seconds"));
+    const double value = json_number_value(json_object_get(k, rate));
+    assert_true(isfinite(value) && value > 0.0 && isfinite(seconds) && seconds > 0.0);
+    assert_float_equal(value, json_number_value(json_object_get(k, work)) / seconds / 1e9, 1e-9 * value);
+    return value;
+}
+
+static double kernel_number(const json_t *machine, const char *kernel, const char *key)
+{
+    return json_number_value(json_object_get(json_object_get(machine, kernel), key));
+}
+
+/* --suite machine: no rows, the rates in the context's "machine", each positive and finite
+ * and its work over its time; the SIMD kernel's flops those of the scalar one times its
+ * lanes; copy and triad count 16 and 24 bytes an element (STREAM's), on arrays at least 4
+ * times the largest cache (or a sixteenth of the memory), on one thread and on one per core. */
+static void test_machine_suite(void **unused)
+{
+    (void)unused;
+    json_t *root = bench_json("./mbd-bench --suite machine --min-time 0.002 --repetitions 2", "machine.json", 0);
+    assert_int_equal(json_array_size(json_object_get(root, "benchmarks")), 0);
+    const json_t *context = json_object_get(root, "context");
+    const json_t *machine = json_object_get(context, "machine");
+    assert_non_null(machine);
+    kernel_rate(machine, "fp64_scalar", "flops", "gflops");
+    kernel_rate(machine, "fp64_simd", "flops", "gflops");
+    const double lanes = kernel_number(machine, "fp64_simd", "lanes");
+    assert_true(lanes >= 2);
+    assert_float_equal(kernel_number(machine, "fp64_simd", "flops"), lanes * kernel_number(machine, "fp64_scalar", "flops"), 0);
+    static const char *const streams[] = {"copy", "triad", "copy_all_threads", "triad_all_threads"};
+    double largest_cache = 0;
+    size_t index;
+    json_t *cache;
+    json_array_foreach(json_object_get(context, "caches"), index, cache)
+        largest_cache = fmax(largest_cache, (double)json_integer_value(json_object_get(cache, "size")));
+    for (int k = 0; k < 4; k++) {
+        kernel_rate(machine, streams[k], "bytes", "gbytes_per_second");
+        const double elements = kernel_number(machine, streams[k], "elements");
+        const double memory = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+        assert_true(8 * elements >= fmin(4 * largest_cache, memory / 16) - 512);
+        assert_float_equal(kernel_number(machine, streams[k], "bytes"), (k % 2 ? 24 : 16) * elements, 0);
+        /* all threads: one per core, as the batch suite's default --threads */
+        const json_int_t cores = json_integer_value(json_object_get(context, "num_cpus"));
+        assert_int_equal(kernel_number(machine, streams[k], "threads"), k < 2 ? 1 : cores < 64 ? cores : 64);
+    }
+    kernel_rate(machine, "l1_load", "bytes", "gbytes_per_second");
+    kernel_rate(machine, "l2_load", "bytes", "gbytes_per_second");
+    json_decref(root);
+}
+
+/* The report's targets that are ratios to the machine's rates (report/summary.awk), on
+ * made-up tables: bodies does 600 flops per body in 50 ns (12 GFLOP/s), bodies-simd in 10
+ * ns per body and state (60 GFLOP/s), and the batch on 2 threads moves 4 x 8 x 50 bytes
+ * a state at 10^6 states/s (1.6 GB/s). Against limits 0.5, 0.5 and 0.25, rates that make
+ * the shares 0.6, 0.6 and 0.1 PASS; rates that make them 0.4, 0.4 and 0.4 MISS. */
+static void test_summary_machine_targets(void **unused)
+{
+    (void)unused;
+    write_text(temp_path(0, "percall.dat"), "# family variant n bodies dofs median_ns cv ns_per_body\n"
+               "chain-revolute bodies 50 50 50 2500 0.01 50\nchain-revolute bodies 100 100 100 5000 0.01 50\n");
+    write_text(temp_path(1, "flops.dat"), "# family variant n flops_per_call flops_per_body\n"
+               "chain-revolute bodies 100 60000 600\n");
+    write_text(temp_path(2, "batch.dat"), "# family variant n k threads median_ns states_per_second efficiency ns_per_body_state\n"
+               "chain-revolute bodies-simd 50 1024 1 512000 2e6 1 10\n"
+               "chain-revolute bodies 50 1024 2 1024000 1e6 0.9 20\n");
+    static const struct {
+        const char *rates, *verdict;
+    } runs[] = {{"-v fp64_scalar=20 -v fp64_simd=100 -v triad_all=16", "PASS"},
+                {"-v fp64_scalar=30 -v fp64_simd=150 -v triad_all=4", "MISS"}};
+    static const char *const rows[] = {"the scalar FP64 peak", "the SIMD FP64 peak, one thread, N",
+                                       "the triad bandwidth"};
+    static const char *const shares[2][3] = {{"worst 0.60", "worst 0.60", "worst 0.10"},
+                                             {"worst 0.40", "worst 0.40", "worst 0.40"}};
+    for (int run = 0; run < 2; run++) {
+        char command[1024];
+        snprintf(command, sizeof command, "awk -v section=targets %s -v BODIES_SCALAR_SHARE=0.5 "
+                 "-v SIMD_PEAK_SHARE=0.5 -v BATCH_BANDWIDTH_SHARE=0.25 -f report/summary.awk %s %s %s",
+                 runs[run].rates, temp_path(0, "percall.dat"), temp_path(1, "flops.dat"), temp_path(2, "batch.dat"));
+        cli_result r = shell_run(command);
+        assert_int_equal(r.status, 0);
+        for (int k = 0; k < 3; k++) {
+            const char *line = strstr(r.out, rows[k]);
+            if (!line)
+                print_error("no row '%s' in\n%s", rows[k], r.out);
+            assert_non_null(line);
+            const char *end = strchr(line, '\n');
+            const char *share = strstr(line, shares[run][k]), *verdict = strstr(line, runs[run].verdict);
+            if (!share || share > end || !verdict || verdict > end)
+                print_error("expected '%s' and %s in: %.*s\n", shares[run][k], runs[run].verdict, (int)(end - line), line);
+            assert_true(share && share < end && verdict && verdict < end);
+        }
+        cli_result_free(&r);
+    }
 }
 
 /* -h and --help, with other flags or alone, print the flags and exit 0 without a run. */
@@ -443,6 +549,8 @@ int main(void)
         cmocka_unit_test(test_interleaved_stop_writes_partial),
         cmocka_unit_test(test_derivatives_suite),
         cmocka_unit_test(test_robot_suites),
+        cmocka_unit_test(test_machine_suite),
+        cmocka_unit_test(test_summary_machine_targets),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_compare_verdicts),
         cmocka_unit_test(test_compare_html),
