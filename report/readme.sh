@@ -42,6 +42,13 @@ machine_rates() {
         + "\($m.triad.elements * 8 / 1048576 | round) MiB, bytes counted as STREAM counts them); loads from L1 "
         + r("l1_load"; "gbytes_per_second") + " GB/s, from L2 " + r("l2_load"; "gbytes_per_second") + " GB/s."' "$json"
 }
+# The scalar FP64 peak per reported cycle, the ceiling of the flops table's last column.
+scalar_ceiling() {
+    local gflops
+    gflops=$(rate fp64_scalar gflops)
+    [ -z "$gflops" ] || awk -v g="$gflops" -v mhz="$(field mhz_per_cpu)" 'BEGIN {
+        printf "The machine suite'"'"'s scalar multiply-adds reach %.1f operations per reported cycle: the ceiling of the last column on this machine.", 1000 * g / mhz }'
+}
 # The robot suites' rows of the targets table (report/robots.awk), where they ran.
 robot_targets() {
     [ -f "$dat/robots.dat" ] || return 0
@@ -138,7 +145,7 @@ the build targets AVX2 (the joints' sines and cosines, and the inertia congruenc
 X^T I X across general tree transforms: [algorithms/PERFORMANCE.md](../algorithms/PERFORMANCE.md),
 steps 32 and 34), which the scalar build counts as scalar operations: 4 per cycle is
 their ceiling but for those kernels, whose share is largest on the general chains.
-OpenBLAS's factorization in \`dense\` is vectorized.
+OpenBLAS's factorization in \`dense\` is vectorized. $(scalar_ceiling)
 
 $(summary flops)
 

@@ -319,7 +319,7 @@ function friction_target(n, limit,    v, a, b, r, worst, where) {
 BEGIN {
     if (BODIES_SCALAR_SHARE == "") BODIES_SCALAR_SHARE = 0.7
     if (SIMD_PEAK_SHARE == "") SIMD_PEAK_SHARE = 0.95
-    if (BATCH_BANDWIDTH_SHARE == "") BATCH_BANDWIDTH_SHARE = 0.5
+    if (BATCH_BANDWIDTH_SHARE == "") BATCH_BANDWIDTH_SHARE = 0.6
     # all threads stream at least what one does: where other load slowed them, one's rate
     bandwidth = triad_all + 0 > triad_one + 0 ? triad_all + 0 : triad_one + 0
 }
