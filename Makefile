@@ -463,6 +463,7 @@ check-menagerie: deps-test venv-models
 
 report-mujoco: deps-report $(PEER_MUJOCO)
 	bench/mujoco.sh
+report report-mujoco: export PEER_MUJOCO := $(PEER_MUJOCO)
 
 # ---- the GPU against the CPU batch (bench/gpu/, bench/gpu.sh) ------------------------
 # build/mbd-gpu-bench times the GPU batch; `make gpu-bundle` packs it, build/tests/test_gpu,

@@ -36,7 +36,8 @@ done
 
 mkdir -p "$dat" report
 # shellcheck disable=SC2086 # one argument per model and timing flag
-build/peer-mujoco time $models $timing --json "$results/mujoco.json" --dat "$dat/mujoco.dat"
+# the peer of the build that make names (PEER_MUJOCO: BUILD=... builds it elsewhere)
+"${PEER_MUJOCO:-build/peer-mujoco}" time $models $timing --json "$results/mujoco.json" --dat "$dat/mujoco.dat"
 
 variants=$(awk '!/^#/ && NF && !seen[$2]++ { print $2 }' "$dat/mujoco.dat" | tr '\n' ' ')
 for ext in svg png; do
