@@ -72,14 +72,15 @@ int inverse_by_factor(const mbd_model *model, mbd_work *work, double *L, double 
 }
 
 /* The analytic method's arrays in one block: the factor's rows (at most nv (nv + 1) / 2),
- * the RNEA derivatives' buffer, adr and lambda; L by columns for the pass up (below[k] ..
- * below[k + 1] - 1: the DOFs under k, by their rows, with their entries L_jk); the DOFs
- * above one (path); last[k], the last DOF of k's subtree. */
+ * the RNEA derivatives' buffer, adr and lambda; the DOF of each entry of the rows (chain:
+ * row k's are k, lambda(k), lambda^2(k), ...); L by columns for the pass up (below[k] ..
+ * below[k + 1] - 1: the DOFs under k, by their rows, with their entries L_jk); last[k],
+ * the last DOF of k's subtree. */
 typedef struct {
     tree_factor H;
     void *buffer;
     size_t *below;
-    int *under, *path, *last;
+    int *chain, *under, *last;
     double *column;
 } analytic_layout;
 
@@ -95,13 +96,27 @@ static int lay_out(const mbd_model *model, mbd_work *work, analytic_layout *out)
         out->H.adr = carve(&block, (n + 1) * sizeof(size_t));
         out->below = carve(&block, (n + 1) * sizeof(size_t));
         out->H.lambda = carve(&block, n * sizeof(int));
+        out->chain = carve(&block, triangle * sizeof(int));
         out->under = carve(&block, triangle * sizeof(int));
-        out->path = carve(&block, n * sizeof(int));
         out->last = carve(&block, n * sizeof(int));
         if (!block.base && !(block.base = derivative_scratch(work, block.used)))
             return MBD_ENOMEM;
     }
     return MBD_OK;
+}
+
+/* The chain of each row: k, then its parent's row's chain (a copy, parents first: no walk
+ * up lambda, whose loads wait on one another). */
+static void index_chains(const mbd_model *model, const analytic_layout *a)
+{
+    const tree_factor *f = &a->H;
+    for (int k = 0; k < model->nv; k++) {
+        int *chain = a->chain + f->adr[k];
+        const int up = f->lambda[k];
+        chain[0] = k;
+        if (up >= 0)
+            memcpy(chain + 1, a->chain + f->adr[up], (f->adr[up + 1] - f->adr[up]) * sizeof *chain);
+    }
 }
 
 /* L's columns (below, under, column) from its rows, and last[k] = the largest DOF of k's
@@ -114,18 +129,17 @@ static void index_columns(const mbd_model *model, const analytic_layout *a)
     memset(start, 0, ((size_t)nv + 1) * sizeof *start);
     for (int k = 0; k < nv; k++) {
         a->last[k] = k;
-        for (int i = f->lambda[k]; i >= 0; i = f->lambda[i])
-            start[i + 1]++;
+        for (size_t e = f->adr[k] + 1; e < f->adr[k + 1]; e++)
+            start[a->chain[e] + 1]++;
     }
     for (int k = 0; k < nv; k++)
         start[k + 1] += start[k];
-    for (int k = 0; k < nv; k++) { /* start[i]: the next free place of column i, for now */
-        const double *L = f->rows + f->adr[k];
-        for (int m = 1, i = f->lambda[k]; i >= 0; m++, i = f->lambda[i]) {
+    for (int k = 0; k < nv; k++) /* start[i]: the next free place of column i, for now */
+        for (size_t e = f->adr[k] + 1; e < f->adr[k + 1]; e++) {
+            const int i = a->chain[e];
             a->under[start[i]] = k;
-            a->column[start[i]++] = L[m];
+            a->column[start[i]++] = f->rows[e];
         }
-    }
     for (int k = nv; k > 0; k--) /* back to the columns' starts */
         start[k] = start[k - 1];
     start[0] = 0;
@@ -137,21 +151,26 @@ static void index_columns(const mbd_model *model, const analytic_layout *a)
 /* 8 doubles of a row, at any address. */
 typedef double row_chunk __attribute__((vector_size(64), aligned(8), may_alias));
 
-/* The entries c .. c + 7 of scale row - sum_m l_m row_{from_m} of A (n columns). */
-MBD_INLINE row_chunk combined_chunk(const double *row, double scale, const double *l,
-                                    const int *from, int count, const double *A, size_t n,
-                                    size_t c)
+/* The entries c .. c + 8 chunks - 1 of scale row - sum_m l_m row_{from_m} of A (n columns),
+ * into sum: chunks independent sums, so that the multiply-adds of one m do not wait on one
+ * another, with the row index and l_m loaded once for all (chunks a constant: unrolled). */
+MBD_INLINE void combined_chunks(row_chunk *sum, int chunks, const double *row, double scale,
+                                const double *l, const int *from, int count, const double *A,
+                                size_t n, size_t c)
 {
-    row_chunk sum = scale * *(const row_chunk *)(row + c);
-    for (int m = 0; m < count; m++)
-        sum -= l[m] * *(const row_chunk *)(A + n * (size_t)from[m] + c);
-    return sum;
+    for (int j = 0; j < chunks; j++)
+        sum[j] = scale * *(const row_chunk *)(row + c + 8 * (size_t)j);
+    for (int m = 0; m < count; m++) {
+        const double *other = A + n * (size_t)from[m] + c;
+        for (int j = 0; j < chunks; j++)
+            sum[j] -= l[m] * *(const row_chunk *)(other + 8 * (size_t)j);
+    }
 }
 
 /* row[lo .. hi) = (scale row - sum_m l_m row_{from_m})[lo .. hi), rows of A (NULL: nothing
- * to do; row not among the from rows): the sum of each 8 entries in a register, stored
- * once (the row's last 8, which may overlap the others, computed first and stored last);
- * under 8 entries, entry by entry. */
+ * to do; row not among the from rows): each 8 entries summed in a register, 32 at a time,
+ * stored once (the row's last 8, which may overlap the others, computed first and stored
+ * last); under 8 entries, entry by entry. */
 static void combine_rows(double *A, size_t n, size_t r, double scale, const double *l,
                          const int *from, int count, size_t lo, size_t hi)
 {
@@ -166,9 +185,18 @@ static void combine_rows(double *A, size_t n, size_t r, double scale, const doub
                 row[c] -= l[m] * A[n * (size_t)from[m] + c];
         return;
     }
-    const row_chunk last = combined_chunk(row, scale, l, from, count, A, n, hi - 8);
-    for (size_t c = lo; c + 8 < hi; c += 8)
-        *(row_chunk *)(row + c) = combined_chunk(row, scale, l, from, count, A, n, c);
+    row_chunk last, four[4];
+    combined_chunks(&last, 1, row, scale, l, from, count, A, n, hi - 8);
+    size_t c = lo;
+    for (; c + 32 < hi; c += 32) {
+        combined_chunks(four, 4, row, scale, l, from, count, A, n, c);
+        for (int j = 0; j < 4; j++)
+            *(row_chunk *)(row + c + 8 * (size_t)j) = four[j];
+    }
+    for (; c + 8 < hi; c += 8) {
+        combined_chunks(four, 1, row, scale, l, from, count, A, n, c);
+        *(row_chunk *)(row + c) = four[0];
+    }
     *(row_chunk *)(row + hi - 8) = last;
 }
 
@@ -198,13 +226,12 @@ static void solve_in_place(const mbd_model *model, const analytic_layout *a, dou
     }
     for (int k = 0; k < nv; k++) {
         const double *L = f->rows + f->adr[k];
+        const int *path = a->chain + f->adr[k] + 1;
         const int count = (int)(f->adr[k + 1] - f->adr[k]) - 1;
-        for (int m = 0, i = f->lambda[k]; i >= 0; m++, i = f->lambda[i])
-            a->path[m] = i;
         const size_t r = (size_t)k;
-        combine_rows(X, n, r, -1.0 / L[0], L + 1, a->path, count, 0, n);
-        combine_rows(Y, n, r, -1.0 / L[0], L + 1, a->path, count, 0, n);
-        combine_rows(Hinv, n, r, 1.0 / L[0], L + 1, a->path, count, r, n);
+        combine_rows(X, n, r, -1.0 / L[0], L + 1, path, count, 0, n);
+        combine_rows(Y, n, r, -1.0 / L[0], L + 1, path, count, 0, n);
+        combine_rows(Hinv, n, r, 1.0 / L[0], L + 1, path, count, r, n);
     }
     for (size_t i = 0; Hinv && i < n; i++)
         for (size_t j = 0; j < i; j++)
@@ -228,6 +255,7 @@ static int analytic_forward(const mbd_model *model, mbd_work *work, const double
     if ((status = tree_factor_reduce(model, work, &a.H, qdd)) != MBD_OK)
         return status;
     tree_back_substitute(model, &a.H, qdd);
+    index_chains(model, &a);
     index_columns(model, &a);
     rnea_derivatives_at(model, a.buffer, qd, qdd, dqdd_dq, dqdd_dqd);
     solve_in_place(model, &a, dqdd_dq, dqdd_dqd, dqdd_dtau);
