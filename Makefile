@@ -110,7 +110,7 @@ $(BUILD)/%.o: %.cc include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | d
 # embedded in the library as mbd_gpu_ptx; without clang, an empty one (no GPU kernels).
 CUDA_CLANG ?= $(firstword $(shell command -v clang clang-14 2>/dev/null))
 GPU_PTX    := $(BUILD)/algorithms/gpu/gpu_kernels.ptx
-GPU_ENTRIES = $(shell sed -n 's/.*X([a-z_]*, \(mbd_gpu_[a-z_]*\), \(mbd_gpu_[a-z_]*\)).*/\1 \2/p' \
+GPU_ENTRIES = $(shell sed -n 's/.*X([a-z_]*, [A-Z_]*, \(mbd_gpu_[a-z_]*\), \(mbd_gpu_[a-z_]*\)).*/\1 \2/p' \
                 algorithms/gpu/gpu.h)
 $(GPU_PTX): algorithms/gpu/gpu_kernels.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h algorithms/*/*.c)
 	@mkdir -p $(dir $@)
@@ -185,6 +185,10 @@ $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(LIB) | deps-
 # builds them, so that it sees what deps-test installed (Open MPI).
 $(BUILD)/tests/test_mpi: CFLAGS += -DMBD_WITH_MPI=$(if $(MPI_LIBS),1,0)
 $(BUILD)/tests/test_gpu: CFLAGS += -DMBD_BUILD_FATBIN=$(if $(GPU_PTXAS),1,0)
+# test_gpu reads bench/gpu.sh's settings as mbd-gpu-bench does (bench/gpu/gpu_env.c)
+GPU_ENV := bench/gpu/gpu_env.c bench/gpu/gpu_env.h
+$(BUILD)/tests/test_gpu: TEST_SUPPORT += bench/gpu/gpu_env.c
+$(BUILD)/tests/test_gpu: $(GPU_ENV)
 test: deps-test venv-models
 	@$(MAKE) --no-print-directory -j$$(nproc) test-run
 .PHONY: test-run
@@ -472,7 +476,7 @@ report-mujoco: deps-report $(PEER_MUJOCO)
 # bench/gpu.sh (it says how).
 MBD_GPU_BENCH := $(BUILD)/mbd-gpu-bench
 $(BUILD)/bench/gpu/gpu_bench.o: $(wildcard bench/*.h) $(wildcard src/*.h)
-$(MBD_GPU_BENCH): $(addprefix $(BUILD)/bench/,gpu/gpu_bench.o context.o harness.o json.o) \
+$(MBD_GPU_BENCH): $(addprefix $(BUILD)/bench/,gpu/gpu_bench.o gpu/gpu_env.o context.o harness.o json.o) \
                   $(SRC_SHARED_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 test-run: $(MBD_GPU_BENCH)
@@ -609,6 +613,8 @@ ASAN_MBD_OBJ := $(patsubst $(BUILD)/%,$(ASAN_BUILD)/%,$(CLI_OBJ))
 $(ASAN_BUILD)/src/par_mpi.o: ASAN_CFLAGS += $(MPI_CFLAGS)
 $(ASAN_BUILD)/tests/test_mpi: ASAN_CFLAGS += -DMBD_WITH_MPI=$(if $(MPI_LIBS),1,0)
 $(ASAN_BUILD)/tests/test_gpu: ASAN_CFLAGS += -DMBD_BUILD_FATBIN=$(if $(GPU_PTXAS),1,0)
+$(ASAN_BUILD)/tests/test_gpu: TEST_SUPPORT += bench/gpu/gpu_env.c
+$(ASAN_BUILD)/tests/test_gpu: $(GPU_ENV)
 $(ASAN_MBD): $(ASAN_MBD_OBJ) $(ASAN_LIB)
 	$(CC) $(ASAN_CFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
 ASAN_PLUGIN_HOSTS := $(ASAN_MBD) $(ASAN_BUILD)/tests/test_plugins $(ASAN_BUILD)/tests/test_pinocchio \

@@ -104,6 +104,10 @@ typedef enum { LANES_NONE, LANES_BODIES, LANES_POISSON_LDLT, LANES_POISSON_SWEEP
  * forming and factoring H, or by the bodies sweep's factorization, O(N) per column. */
 typedef enum { LOOPS_NONE, LOOPS_DENSE, LOOPS_BODIES } mbd_loop_route;
 
+/* The kernel that runs a solver's states on the GPU (gpu/gpu.h, GPU_KERNEL_LIST), if any:
+ * its acceleration form where it has one, else its momentum form. */
+typedef enum { GPU_NONE, GPU_BODIES, GPU_POISSON_LDLT, GPU_DENSE } mbd_gpu_kernels;
+
 /* One row of the solver table. Each solve function runs after mbd_kinematics(q). */
 struct mbd_solver {
     const char *name;
@@ -121,6 +125,7 @@ struct mbd_solver {
     mbd_solve_reactions_fn solve_reactions; /* may be NULL: solve_acc, then RNEA */
     mbd_lane_kernels lane_kernels;   /* its lane forms (batch.c); LANES_NONE: one state only */
     mbd_loop_route loop_route;       /* LOOPS_NONE: it does not close loops */
+    mbd_gpu_kernels gpu_kernels;     /* GPU_NONE: not on the GPU (gpu.c) */
     const mbd_plugin_solver *plugin; /* a plugin's solver (plugin.c), else NULL */
     const char *plugin_path;         /* its library's file */
 };
