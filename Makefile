@@ -56,7 +56,7 @@ TEST_SUPPORT := $(filter-out tests/test_%.c,$(wildcard tests/*.c))
 # Debian packages each goal needs; installed only when missing.
 DEPS_BUILD  := gcc g++ clang-14 make pkg-config libopenblas-dev libopenblas0-openmp liblapacke-dev libjansson-dev \
                libsundials-dev libxml2-dev
-DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev libopenmpi-dev openmpi-bin $(DEPS_VENV)
+DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev libopenmpi-dev openmpi-bin universal-ctags $(DEPS_VENV)
 DEPS_REPORT := $(DEPS_BUILD) gnuplot-nox hyperfine jq valgrind gawk bc libopenmpi-dev openmpi-bin
 DEPS_BROWSER := chromium python3-websocket
 
@@ -189,12 +189,14 @@ $(BUILD)/tests/test_gpu: CFLAGS += -DMBD_BUILD_FATBIN=$(if $(GPU_PTXAS),1,0)
 GPU_ENV := bench/gpu/gpu_env.c bench/gpu/gpu_env.h
 $(BUILD)/tests/test_gpu: TEST_SUPPORT += bench/gpu/gpu_env.c
 $(BUILD)/tests/test_gpu: $(GPU_ENV)
+# Scripts that check the sources themselves: tests/test_tags.py (ctags, .ctags.d/).
+TEST_SCRIPTS := tests/test_tags.py
 test: deps-test venv-models
 	@$(MAKE) --no-print-directory -j$$(nproc) test-run
 .PHONY: test-run
 test-run: mbd mbd-bench $(TEST_BIN) python-ext
 	@pass=0; fail=0; \
-	for t in $(TEST_BIN); do \
+	for t in $(TEST_BIN) $(TEST_SCRIPTS); do \
 	  if MBD=./mbd $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t" >&2; fi; \
 	done; \
 	if MBD=./mbd PYTHONPATH=python $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
