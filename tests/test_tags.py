@@ -17,6 +17,7 @@ import subprocess
 import sys
 from collections import deque
 from functools import lru_cache
+from typing import Dict, List, Optional, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = "algorithms/solvers/bodies_kernels.h"
@@ -27,12 +28,15 @@ ROW_CALL = re.compile(r"->(\w+)\s*\(")
 ROW_FIELD = re.compile(r"\.(\w+)\s*=\s*(\w+)")
 
 
-def definitions():
+Definition = Tuple[str, int, int]  # path, first line, last line
+
+
+def definitions() -> Dict[str, List[Definition]]:
     """name -> [(path, first line, last line)] of every function and variable tagged."""
     tags = subprocess.run(["ctags", "-R", "--output-format=json", "--fields=+nKe", "-f", "-",
                            "algorithms", "include"], cwd=ROOT, check=True,
                           capture_output=True, text=True).stdout
-    found = {}
+    found: Dict[str, List[Definition]] = {}
     for line in tags.splitlines():
         tag = json.loads(line)
         if tag.get("kind") in ("function", "variable") and "end" in tag:
@@ -41,16 +45,16 @@ def definitions():
 
 
 @lru_cache(maxsize=None)
-def text_of(definition):
+def text_of(definition: Definition) -> str:
     path, first, last = definition
     with open(os.path.join(ROOT, path), encoding="utf-8") as source:
         return "".join(source.readlines()[first - 1:last])
 
 
-def walk(found):
+def walk(found: Dict[str, List[Definition]]) -> Dict[Definition, Optional[Definition]]:
     """Each definition reached from mbd_forward's -> the hop that reached it."""
     row = dict(ROW_FIELD.findall(text_of(found[ROW][0])))
-    came_from = {d: None for d in found["mbd_forward"]}
+    came_from: Dict[Definition, Optional[Definition]] = {d: None for d in found["mbd_forward"]}
     todo = deque(came_from)
     while todo:
         caller = todo.popleft()
@@ -65,11 +69,11 @@ def walk(found):
     return came_from
 
 
-def name_at(found, definition):
+def name_at(found: Dict[str, List[Definition]], definition: Definition) -> str:
     return next(n for n, ds in found.items() if definition in ds)
 
 
-def main():
+def main() -> int:
     found = definitions()
     came_from = walk(found)
     failed = 0
@@ -80,7 +84,8 @@ def main():
                   f"(is .ctags.d/mbd.ctags there?)", file=sys.stderr)
             failed += 1
             continue
-        path, at = [], target
+        path: List[str] = []
+        at: Optional[Definition] = target
         while at:
             path.append(f"{name_at(found, at)} ({at[0]}:{at[1]})")
             at = came_from[at]
