@@ -56,7 +56,7 @@ TEST_SUPPORT := $(filter-out tests/test_%.c,$(wildcard tests/*.c))
 # Debian packages each goal needs; installed only when missing.
 DEPS_BUILD  := gcc g++ clang-14 make pkg-config libopenblas-dev libopenblas0-openmp liblapacke-dev libjansson-dev \
                libsundials-dev libxml2-dev
-DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev libopenmpi-dev openmpi-bin $(DEPS_VENV)
+DEPS_TEST   := $(DEPS_BUILD) libcmocka-dev libopenmpi-dev openmpi-bin universal-ctags $(DEPS_VENV)
 DEPS_REPORT := $(DEPS_BUILD) gnuplot-nox hyperfine jq valgrind gawk bc libopenmpi-dev openmpi-bin
 DEPS_BROWSER := chromium python3-websocket
 
@@ -110,7 +110,7 @@ $(BUILD)/%.o: %.cc include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h) | d
 # embedded in the library as mbd_gpu_ptx; without clang, an empty one (no GPU kernels).
 CUDA_CLANG ?= $(firstword $(shell command -v clang clang-14 2>/dev/null))
 GPU_PTX    := $(BUILD)/algorithms/gpu/gpu_kernels.ptx
-GPU_ENTRIES = $(shell sed -n 's/.*X([a-z_]*, \(mbd_gpu_[a-z_]*\), \(mbd_gpu_[a-z_]*\)).*/\1 \2/p' \
+GPU_ENTRIES = $(shell sed -n 's/.*X([a-z_]*, [A-Z_]*, \(mbd_gpu_[a-z_]*\), \(mbd_gpu_[a-z_]*\)).*/\1 \2/p' \
                 algorithms/gpu/gpu.h)
 $(GPU_PTX): algorithms/gpu/gpu_kernels.c include/mbd.h $(wildcard algorithms/*.h algorithms/*/*.h algorithms/*/*.c)
 	@mkdir -p $(dir $@)
@@ -185,12 +185,18 @@ $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(LIB) | deps-
 # builds them, so that it sees what deps-test installed (Open MPI).
 $(BUILD)/tests/test_mpi: CFLAGS += -DMBD_WITH_MPI=$(if $(MPI_LIBS),1,0)
 $(BUILD)/tests/test_gpu: CFLAGS += -DMBD_BUILD_FATBIN=$(if $(GPU_PTXAS),1,0)
+# test_gpu reads bench/gpu.sh's settings as mbd-gpu-bench does (bench/gpu/gpu_env.c)
+GPU_ENV := bench/gpu/gpu_env.c bench/gpu/gpu_env.h
+$(BUILD)/tests/test_gpu: TEST_SUPPORT += bench/gpu/gpu_env.c
+$(BUILD)/tests/test_gpu: $(GPU_ENV)
+# Scripts that check the sources themselves: tests/test_tags.py (ctags, .ctags.d/).
+TEST_SCRIPTS := tests/test_tags.py
 test: deps-test venv-models
 	@$(MAKE) --no-print-directory -j$$(nproc) test-run
 .PHONY: test-run
 test-run: mbd mbd-bench $(TEST_BIN) python-ext
 	@pass=0; fail=0; \
-	for t in $(TEST_BIN); do \
+	for t in $(TEST_BIN) $(TEST_SCRIPTS); do \
 	  if MBD=./mbd $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t" >&2; fi; \
 	done; \
 	if MBD=./mbd PYTHONPATH=python $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
@@ -473,7 +479,7 @@ report report-mujoco: export PEER_MUJOCO := $(PEER_MUJOCO)
 # bench/gpu.sh (it says how).
 MBD_GPU_BENCH := $(BUILD)/mbd-gpu-bench
 $(BUILD)/bench/gpu/gpu_bench.o: $(wildcard bench/*.h) $(wildcard src/*.h)
-$(MBD_GPU_BENCH): $(addprefix $(BUILD)/bench/,gpu/gpu_bench.o context.o harness.o json.o) \
+$(MBD_GPU_BENCH): $(addprefix $(BUILD)/bench/,gpu/gpu_bench.o gpu/gpu_env.o context.o harness.o json.o) \
                   $(SRC_SHARED_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 test-run: $(MBD_GPU_BENCH)
@@ -613,6 +619,8 @@ ASAN_MBD_OBJ := $(patsubst $(BUILD)/%,$(ASAN_BUILD)/%,$(CLI_OBJ))
 $(ASAN_BUILD)/src/par_mpi.o: ASAN_CFLAGS += $(MPI_CFLAGS)
 $(ASAN_BUILD)/tests/test_mpi: ASAN_CFLAGS += -DMBD_WITH_MPI=$(if $(MPI_LIBS),1,0)
 $(ASAN_BUILD)/tests/test_gpu: ASAN_CFLAGS += -DMBD_BUILD_FATBIN=$(if $(GPU_PTXAS),1,0)
+$(ASAN_BUILD)/tests/test_gpu: TEST_SUPPORT += bench/gpu/gpu_env.c
+$(ASAN_BUILD)/tests/test_gpu: $(GPU_ENV)
 $(ASAN_MBD): $(ASAN_MBD_OBJ) $(ASAN_LIB)
 	$(CC) $(ASAN_CFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
 ASAN_PLUGIN_HOSTS := $(ASAN_MBD) $(ASAN_BUILD)/tests/test_plugins $(ASAN_BUILD)/tests/test_pinocchio \

@@ -61,14 +61,22 @@ struct mbd_work {
 
 #define JV_COUNT 6
 
+/* The per-state arrays that the lane-generic kernels read (spatial/lane.h: the bodies
+ * sweep and the spatial and joint kernels it calls), in their order, each as (field,
+ * entries of *field) for model m: the one list that every workspace of those kernels
+ * carves first, one state's (MBD_WORK_ARRAYS), the lanes' (batch_lanes.h) and the dual
+ * numbers' (automatic.cc), so that a new array is in each. */
+#define MBD_LANE_ARRAYS(ARRAY, m)                                                                  \
+    ARRAY(X, (m)->nb) ARRAY(IA, (m)->nb) ARRAY(S, 6 * (m)->nv) ARRAY(U, 6 * (m)->nv)               \
+    ARRAY(D, (m)->ndd) ARRAY(u, (m)->nv) ARRAY(v, (m)->nb) ARRAY(c, (m)->nb) ARRAY(a, (m)->nb)     \
+    ARRAY(f, (m)->nb)
+
 /* The arrays carved from work->block, in their order, each as (field, element count) for
  * model m and the solver's scratch and loop_scratch doubles: the one list that lays out
  * the block (solvers.c) and moves it (the GPU's threads, gpu_kernels.c), so that a new
  * array is in both. */
 #define MBD_WORK_ARRAYS(ARRAY, m, scratch_doubles, loop_doubles)                                   \
-    ARRAY(X, (m)->nb) ARRAY(S, 6 * (m)->nv) ARRAY(U, 6 * (m)->nv) ARRAY(D, (m)->ndd)               \
-    ARRAY(u, (m)->nv) ARRAY(v, (m)->nb) ARRAY(c, (m)->nb) ARRAY(a, (m)->nb) ARRAY(f, (m)->nb)      \
-    ARRAY(mass_moments, (m)->nb) ARRAY(IA, (m)->nb) ARRAY(sin_q, (m)->nq)                          \
+    MBD_LANE_ARRAYS(ARRAY, m) ARRAY(mass_moments, (m)->nb) ARRAY(sin_q, (m)->nq)                   \
     ARRAY(cos_q, (m)->nq) ARRAY(scratch, scratch_doubles) ARRAY(jv, JV_COUNT * (m)->nv)            \
     ARRAY(loop_scratch, loop_doubles) ARRAY(friction_scratch, friction_scratch_doubles(m))       \
     ARRAY(passive_tau, (m)->has_passive ? 2 * (m)->nv : 0)                                         \
@@ -104,6 +112,10 @@ typedef enum { LANES_NONE, LANES_BODIES, LANES_POISSON_LDLT, LANES_POISSON_SWEEP
  * forming and factoring H, or by the bodies sweep's factorization, O(N) per column. */
 typedef enum { LOOPS_NONE, LOOPS_DENSE, LOOPS_BODIES } mbd_loop_route;
 
+/* The kernel that runs a solver's states on the GPU (gpu/gpu.h, GPU_KERNEL_LIST), if any:
+ * its acceleration form where it has one, else its momentum form. */
+typedef enum { GPU_NONE, GPU_BODIES, GPU_POISSON_LDLT, GPU_DENSE } mbd_gpu_kernels;
+
 /* One row of the solver table. Each solve function runs after mbd_kinematics(q). */
 struct mbd_solver {
     const char *name;
@@ -121,6 +133,7 @@ struct mbd_solver {
     mbd_solve_reactions_fn solve_reactions; /* may be NULL: solve_acc, then RNEA */
     mbd_lane_kernels lane_kernels;   /* its lane forms (batch.c); LANES_NONE: one state only */
     mbd_loop_route loop_route;       /* LOOPS_NONE: it does not close loops */
+    mbd_gpu_kernels gpu_kernels;     /* GPU_NONE: not on the GPU (gpu.c) */
     const mbd_plugin_solver *plugin; /* a plugin's solver (plugin.c), else NULL */
     const char *plugin_path;         /* its library's file */
 };
@@ -144,6 +157,11 @@ static inline void *carve(carved_block *block, size_t bytes)
     block->used += (bytes + 63) & ~(size_t)63;
     return at;
 }
+
+/* work->field, `count` entries of its type, carved from the block: the ARRAY of the lists
+ * above. */
+#define CARVE_ARRAY(block, work, field, count)                                             \
+    ((work)->field = (__typeof__((work)->field))carve(block, (size_t)(count) * sizeof *(work)->field))
 
 /* ---- joints and joint-space blocks: the one-state kernels (see joint_kernels.h) ---- */
 #define MBD_LANES 1

@@ -9,8 +9,7 @@
  * may the solver table (mbd_solver) and every function that takes no handle. An mbd_work,
  * an mbd_batch and an mbd_gpu_batch each serve one thread at a time: two threads calling
  * with the same one at once race (an mbd_batch spreads each of its calls over OpenMP
- * threads of its own; give each calling thread its own batch). mbd_gpu_why() reads the last
- * reason recorded, for messages only.
+ * threads of its own; give each calling thread its own batch).
  *
  * Conventions: spatial vectors in body coordinates, motion (w; v_O), force (n_O; f).
  * Generalized coordinates are ordered by body, then by the joint's own order.
@@ -390,23 +389,35 @@ int mbd_batch_forward_momentum(const mbd_model *model, mbd_batch *batch, int K,
 /* The batch's forward dynamics on an NVIDIA GPU, one GPU thread per state, by the same
  * kernel source as the CPU solvers (built into the library as PTX; no CUDA toolkit is
  * needed to build, and the driver compiles the PTX for its GPU). The CUDA driver
- * (libcuda.so.1, or the file $MBD_CUDA_DRIVER names) is loaded at run time: without it or
- * without a GPU, mbd_gpu_batch_new returns MBD_EUNSUPPORTED and mbd_gpu_why() says why.
- * Solvers: bodies and dense (acceleration form), poisson-ldlt (momentum form); models
- * without friction or loops (else MBD_EUNSUPPORTED, and mbd_gpu_why() says why). The
- * driver compiles the PTX at the level $MBD_GPU_JIT_LEVEL sets (0 to 4, default 4), and
- * $MBD_GPU_WORKSPACE where each thread's workspace lies ("stack", the default, where it
- * fits, else global memory; or "global"), $MBD_GPU_THREADS_PER_SM the threads per
- * multiprocessor (128 to 2048 in steps of 128; default 512 on the stack, 128 in global
- * memory), $MBD_GPU_INERTIA_SUMS where bodies keeps its inertia sums ("body", the default,
- * or "slots"); another value: MBD_EINVAL (docs/gpu.md). Angles beyond 1e5 rad lose digits
- * in the GPU's sine and cosine. Experimental (docs/gpu.md says where it stands). */
+ * (libcuda.so.1) is loaded at run time: without it or without a GPU, mbd_gpu_batch_new
+ * returns MBD_EUNSUPPORTED and says why in `error`. Solvers: bodies and dense
+ * (acceleration form), poisson-ldlt (momentum form); models without friction or loops
+ * (else MBD_EUNSUPPORTED, and `error` says why). Angles beyond 1e5 rad lose digits in the
+ * GPU's sine and cosine. Experimental (docs/gpu.md says where it stands and measures each
+ * option). */
 typedef struct mbd_gpu_batch mbd_gpu_batch;
 typedef unsigned long long mbd_gpu_ptr; /* an address in GPU memory */
-int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_batch **out);
+/* How a GPU batch runs; mbd_gpu_default_options fills the defaults. */
+typedef struct {
+    int jit_level;      /* the driver's optimisation level for the PTX, 0 to 4 (default 4) */
+    int ptx;            /* nonzero: the driver compiles the PTX; 0 (default): the build's
+                           cubin for the GPU's architecture where it made one */
+    int global_works;   /* nonzero: each thread's workspace in global memory; 0 (default):
+                           on its stack where it fits, else in global memory */
+    int threads_per_sm; /* workspaces per multiprocessor, 128 to 2048 in steps of 128; 0
+                           (default): 512 on the stack, 128 in global memory */
+    int inertia_slots;  /* bodies: nonzero: its inertia sums in shared slots, D^-1 in
+                           registers; 0 (default): per body in the workspace */
+} mbd_gpu_options;
+void mbd_gpu_default_options(mbd_gpu_options *options);
+/* options NULL: the defaults; one out of range: MBD_EINVAL, `error` names it. error (may
+ * be NULL) receives "GPU: <device>", or the reason for a status other than MBD_OK. */
+int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver,
+                      const mbd_gpu_options *options, mbd_gpu_batch **out, char *error,
+                      size_t error_size);
 void mbd_gpu_batch_free(mbd_gpu_batch *batch);
-/* "no GPU here: ..." with the reason, or "GPU: <device>". */
-const char *mbd_gpu_why(void);
+/* Why a call on the batch last failed in the driver ("" where none has). */
+const char *mbd_gpu_batch_error(const mbd_gpu_batch *batch);
 const char *mbd_gpu_device(const mbd_gpu_batch *batch);
 /* The GPU threads that a call runs at most (each takes every threads-th state). */
 int mbd_gpu_batch_threads(const mbd_gpu_batch *batch);

@@ -6,15 +6,18 @@
  * poisson-ldlt) with the same solver on random models of every joint type and shape, K
  * not a multiple of the thread count, tau NULL, and a singular, a NaN and a
  * zero-quaternion state among good ones; without a driver, mbd_gpu_batch_new says "no GPU
- * here", and it refuses other solvers, friction and a bad MBD_GPU_JIT_LEVEL,
- * MBD_GPU_THREADS_PER_SM, MBD_GPU_WORKSPACE or MBD_GPU_INERTIA_SUMS with a reason.
- * With MBD_TEST_GPU=1 (bench/gpu.sh, on a GPU machine), the same comparisons through the
- * GPU itself, from host arrays and from arrays already on the GPU. */
+ * here", and it refuses other solvers, friction and options out of range with a reason in
+ * the caller's buffer. With MBD_TEST_GPU=1 (bench/gpu.sh, on a GPU machine), the same
+ * comparisons through the GPU itself, from host arrays and from arrays already on the GPU,
+ * with the options that bench/gpu.sh sets in the environment (gpu_env.h). */
+#include "../bench/gpu/gpu_env.h"
 #include "gpu/gpu.h"
 #include "support.h"
 
+#include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +27,8 @@
 /* The GPU's kernels (gpu.h) and their solvers, whether a kernel runs its solver's momentum
  * form, and the most states a test gives it: dense's check on the CPU (LAPACK, O(N^3), and
  * cond(H) where 1e-12 does not hold: check_states) takes milliseconds a state at N = 100.
- * On the GPU the batch takes bodies' kernel from $MBD_GPU_INERTIA_SUMS (bench/gpu.sh runs
- * the test with each): the other's row is left out there (batch_takes). */
+ * On the GPU the batch takes bodies' kernel from the options' inertia_slots (bench/gpu.sh
+ * runs the test with each): the other's row is left out there (batch_takes). */
 static const struct {
     const char *name;
     int kernel, momentum, max_k;
@@ -37,18 +40,20 @@ static const struct {
 };
 #define GPU_SOLVERS ((int)(sizeof gpu_solvers / sizeof gpu_solvers[0]))
 
+/* The GPU batches' options, from the environment (main). */
+static mbd_gpu_options gpu_options;
+
 static int on_gpu(void)
 {
     const char *flag = getenv("MBD_TEST_GPU");
     return flag && strcmp(flag, "1") == 0;
 }
 
-/* Whether a batch of the row's solver runs the row's kernel ($MBD_GPU_INERTIA_SUMS picks
- * bodies' kernel, gpu.c). */
+/* Whether a batch of the row's solver runs the row's kernel (inertia_slots picks bodies'
+ * kernel, gpu.c). */
 static int batch_takes(int solver)
 {
-    const char *sums = getenv("MBD_GPU_INERTIA_SUMS");
-    const int slots = sums && strcmp(sums, "slots") == 0, kernel = gpu_solvers[solver].kernel;
+    const int slots = gpu_options.inertia_slots, kernel = gpu_solvers[solver].kernel;
     return !(kernel == GPU_KERNEL_bodies && slots) && !(kernel == GPU_KERNEL_bodies_slots && !slots);
 }
 
@@ -218,9 +223,13 @@ static void run_on_gpu_arrays(const mbd_model *model, mbd_gpu_batch *batch, gpu_
 static void run_on_gpu(const mbd_model *model, gpu_states *b, int with_tau)
 {
     mbd_gpu_batch *batch;
-    const int rc = mbd_gpu_batch_new(model, mbd_solver_find(gpu_solvers[b->solver].name), &batch);
+    char why[256];
+    const int rc = mbd_gpu_batch_new(model, mbd_solver_find(gpu_solvers[b->solver].name),
+                                     &gpu_options, &batch, why, sizeof why);
     if (rc)
-        fail_msg("mbd_gpu_batch_new: %s (%s)", mbd_strerror(rc), mbd_gpu_why());
+        fail_msg("mbd_gpu_batch_new: %s (%s)", mbd_strerror(rc), why);
+    assert_non_null(strstr(why, "GPU: "));
+    assert_string_equal(mbd_gpu_batch_error(batch), "");
     const double *tau = with_tau ? b->tau : NULL;
     if (gpu_solvers[b->solver].momentum) {
         mbd_gpu_batch_forward_momentum(model, batch, b->K, b->q, b->x, tau, b->y, b->z, b->status);
@@ -271,7 +280,7 @@ static void test_ptx_entries(void **state)
         skip(); /* built without clang */
     assert_non_null(strstr(mbd_gpu_ptx, ".target sm_80"));
 #define CHECK_ENTRY(entry) assert_non_null(strstr(mbd_gpu_ptx, ".visible .entry " #entry "("));
-#define CHECK_ENTRIES(solver, entry, local_entry) CHECK_ENTRY(entry) CHECK_ENTRY(local_entry)
+#define CHECK_ENTRIES(kernel, solvers, entry, local_entry) CHECK_ENTRY(entry) CHECK_ENTRY(local_entry)
     CHECK_ENTRY(mbd_gpu_start_works)
     GPU_KERNEL_LIST(CHECK_ENTRIES)
 #undef CHECK_ENTRIES
@@ -460,18 +469,41 @@ static void test_screw_trees(void **state)
     }
 }
 
-/* A batch of `model` with environment variable `name` set to `text`: MBD_EINVAL, and
- * mbd_gpu_why names the setting; the variable's value before (bench/gpu.sh's) kept. */
-static void refuse_setting(const mbd_model *model, const char *name, const char *text)
+/* A batch of `model` and `solver` with options `options`: `status`, no batch, and a
+ * reason that holds `expected`. */
+static void refuse_options(const mbd_model *model, const char *solver,
+                           const mbd_gpu_options *options, int status, const char *expected)
+{
+    mbd_gpu_batch *batch = (mbd_gpu_batch *)1;
+    char why[256] = "";
+    assert_int_equal(mbd_gpu_batch_new(model, mbd_solver_find(solver), options, &batch, why,
+                                       sizeof why),
+                     status);
+    assert_null(batch);
+    if (!strstr(why, expected))
+        fail_msg("\"%s\" does not say \"%s\"", why, expected);
+}
+
+/* An option out of its range: MBD_EINVAL, the reason naming the option and its value. */
+static void refuse_option(const mbd_model *model, size_t option, int value, const char *expected)
+{
+    mbd_gpu_options options;
+    mbd_gpu_default_options(&options);
+    *(int *)((char *)&options + option) = value;
+    refuse_options(model, "bodies", &options, MBD_EINVAL, expected);
+}
+
+/* gpu_options_from_env with environment variable `name` set to `text`: -1, and the reason
+ * names the variable and its text; the variable's value before (bench/gpu.sh's) kept. */
+static void refuse_setting(const char *name, const char *text)
 {
     const char *value = getenv(name);
-    char *kept = value ? strdup(value) : NULL, expected[64];
+    char *kept = value ? strdup(value) : NULL, expected[64], why[256] = "";
     setenv(name, text, 1);
-    mbd_gpu_batch *batch = (mbd_gpu_batch *)1;
-    assert_int_equal(mbd_gpu_batch_new(model, mbd_solver_find("bodies"), &batch), MBD_EINVAL);
-    assert_null(batch);
+    mbd_gpu_options options;
+    assert_int_equal(gpu_options_from_env(&options, why, sizeof why), -1);
     snprintf(expected, sizeof expected, "%s=%s", name, text);
-    assert_non_null(strstr(mbd_gpu_why(), expected));
+    assert_non_null(strstr(why, expected));
     if (kept)
         setenv(name, kept, 1);
     else
@@ -487,52 +519,61 @@ static void stiff_balls(mbd_passive *p, int i, int joint)
 }
 
 /* Without a driver: MBD_EUNSUPPORTED and "no GPU here" for each GPU solver. Anywhere: the
- * solvers without a kernel and models with friction or springs on quaternions refused, and a bad MBD_GPU_JIT_LEVEL,
- * MBD_GPU_THREADS_PER_SM, MBD_GPU_WORKSPACE, MBD_GPU_INERTIA_SUMS or MBD_GPU_IMAGE, each
- * with its reason. */
+ * solvers without a kernel (chosen by the row's gpu_kernels, not its name) and models with
+ * friction or springs on quaternions refused, and options out of range (in the struct
+ * and in the environment's text), each with its reason in the caller's buffer. */
 static void test_refusals(void **state)
 {
     (void)state;
     mbd_model *model = load_model("chain:n=4,joint=revolute");
     mbd_gpu_batch *batch = (mbd_gpu_batch *)1;
-    assert_int_equal(mbd_gpu_batch_new(model, mbd_solver_find("poisson-sweep"), &batch),
+    char why[256];
+    assert_int_equal(mbd_gpu_batch_new(model, mbd_solver_find("poisson-sweep"), NULL, &batch,
+                                       why, sizeof why),
                      MBD_EUNSUPPORTED);
     assert_null(batch);
-    assert_non_null(strstr(mbd_gpu_why(), "no GPU kernel for the solver poisson-sweep"));
-    assert_int_equal(mbd_gpu_batch_new(model, mbd_solver_find("sparse"), &batch), MBD_EUNSUPPORTED);
-    mbd_model *friction = load_model("chain:n=4,joint=revolute,friction=0.1");
-    assert_int_equal(mbd_gpu_batch_new(friction, mbd_solver_find("bodies"), &batch),
+    assert_non_null(strstr(why, "no GPU kernel for the solver poisson-sweep"));
+    assert_int_equal(mbd_gpu_batch_new(model, mbd_solver_find("sparse"), NULL, &batch, NULL, 0),
                      MBD_EUNSUPPORTED);
-    assert_non_null(strstr(mbd_gpu_why(), "without friction, loops"));
+    mbd_solver renamed = mbd_solver_sparse; /* sparse's row named bodies: no kernel still */
+    renamed.name = "bodies";
+    assert_int_equal(mbd_gpu_batch_new(model, &renamed, NULL, &batch, why, sizeof why),
+                     MBD_EUNSUPPORTED);
+    assert_non_null(strstr(why, "no GPU kernel for the solver bodies"));
+    mbd_model *friction = load_model("chain:n=4,joint=revolute,friction=0.1");
+    refuse_options(friction, "bodies", NULL, MBD_EUNSUPPORTED, "without friction, loops");
     mbd_model_free(friction);
     mbd_model *sprung = with_passive(5, MBD_SPHERICAL, stiff_balls);
-    assert_int_equal(mbd_gpu_batch_new(sprung, mbd_solver_find("bodies"), &batch),
-                     MBD_EUNSUPPORTED);
-    assert_non_null(strstr(mbd_gpu_why(), "springs on quaternions"));
+    refuse_options(sprung, "bodies", NULL, MBD_EUNSUPPORTED, "springs on quaternions");
     mbd_model_free(sprung);
-    refuse_setting(model, "MBD_GPU_JIT_LEVEL", "5");
-    refuse_setting(model, "MBD_GPU_THREADS_PER_SM", "100"); /* not whole blocks */
-    refuse_setting(model, "MBD_GPU_THREADS_PER_SM", "4096");
-    refuse_setting(model, "MBD_GPU_WORKSPACE", "shared");
-    refuse_setting(model, "MBD_GPU_INERTIA_SUMS", "shared");
-    refuse_setting(model, "MBD_GPU_IMAGE", "sass");
-    assert_int_equal(mbd_gpu_batch_new(NULL, mbd_solver_find("bodies"), &batch), MBD_EINVAL);
-    if (!on_gpu()) {
-        setenv("MBD_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
-        for (int solver = 0; solver < GPU_SOLVERS; solver++) {
-            assert_int_equal(mbd_gpu_batch_new(model, mbd_solver_find(gpu_solvers[solver].name),
-                                               &batch),
-                             MBD_EUNSUPPORTED);
-            assert_null(batch);
-            assert_non_null(strstr(mbd_gpu_why(), "no GPU here"));
-            mbd_gpu_batch_new(model, mbd_solver_find("sparse"), &batch); /* another reason */
-        }
-    }
+    refuse_option(model, offsetof(mbd_gpu_options, jit_level), 5, "jit_level 5");
+    refuse_option(model, offsetof(mbd_gpu_options, jit_level), -1, "jit_level -1");
+    refuse_option(model, offsetof(mbd_gpu_options, threads_per_sm), 100, "threads_per_sm 100");
+    refuse_option(model, offsetof(mbd_gpu_options, threads_per_sm), 4096, "threads_per_sm 4096");
+    refuse_setting("MBD_GPU_JIT_LEVEL", "four");
+    refuse_setting("MBD_GPU_THREADS_PER_SM", "-128");
+    refuse_setting("MBD_GPU_WORKSPACE", "shared");
+    refuse_setting("MBD_GPU_INERTIA_SUMS", "shared");
+    refuse_setting("MBD_GPU_IMAGE", "sass");
+    assert_int_equal(mbd_gpu_batch_new(NULL, mbd_solver_find("bodies"), NULL, &batch, why,
+                                       sizeof why),
+                     MBD_EINVAL);
+    void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (driver)
+        dlclose(driver);
+    for (int solver = 0; solver < GPU_SOLVERS && !driver; solver++)
+        refuse_options(model, gpu_solvers[solver].name, &gpu_options, MBD_EUNSUPPORTED,
+                       "no GPU here");
     mbd_model_free(model);
 }
 
 int main(void)
 {
+    char why[256];
+    if (gpu_options_from_env(&gpu_options, why, sizeof why)) {
+        fprintf(stderr, "test_gpu: %s\n", why);
+        return 1;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ptx_entries),     cmocka_unit_test(test_image_selected),
         cmocka_unit_test(test_thread_work_in_its_block),

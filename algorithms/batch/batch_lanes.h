@@ -7,26 +7,18 @@
  * returns the block's bytes. */
 static size_t LANE_FN(lay_out)(lane_work *work, char *base, const mbd_model *model, size_t scratch)
 {
-    const size_t nb = (size_t)model->nb, nq = (size_t)model->nq, nv = (size_t)model->nv;
-    const size_t l = sizeof(lane);
+    const size_t nq = (size_t)model->nq, nv = (size_t)model->nv;
     carved_block block = {.base = base};
-    work->X = carve(&block, nb * sizeof(lane_xform));
-    work->IA = carve(&block, nb * sizeof(lane_inertia));
-    work->S = carve(&block, 6 * nv * l);
-    work->U = carve(&block, 6 * nv * l);
-    work->D = carve(&block, (size_t)model->ndd * l);
-    work->u = carve(&block, nv * l);
-    work->v = carve(&block, 6 * nb * l);
-    work->c = carve(&block, 6 * nb * l);
-    work->a = carve(&block, 6 * nb * l);
-    work->f = carve(&block, 6 * nb * l);
-    work->mass_moments = carve(&block, 6 * nb * l);
-    work->scratch = carve(&block, scratch * l);
-    work->q = carve(&block, nq * l);
-    work->x = carve(&block, nv * l);
-    work->tau = carve(&block, nv * l);
-    work->y = carve(&block, nv * l);
-    work->z = carve(&block, nv * l);
+#define CARVE_LANE_ARRAY(field, count) CARVE_ARRAY(&block, work, field, count);
+    MBD_LANE_ARRAYS(CARVE_LANE_ARRAY, model)
+    CARVE_LANE_ARRAY(mass_moments, model->nb)
+    CARVE_LANE_ARRAY(scratch, scratch)
+    CARVE_LANE_ARRAY(q, nq)
+    CARVE_LANE_ARRAY(x, nv)
+    CARVE_LANE_ARRAY(tau, nv)
+    CARVE_LANE_ARRAY(y, nv)
+    CARVE_LANE_ARRAY(z, nv)
+#undef CARVE_LANE_ARRAY
     return block.used;
 }
 

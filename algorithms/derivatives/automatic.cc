@@ -55,27 +55,18 @@ typedef struct {
 static size_t lay_out(dual_sweep *sweep, char *base, const mbd_model *model)
 {
     const size_t nb = (size_t)model->nb, nq = (size_t)model->nq, nv = (size_t)model->nv;
-    const size_t d = sizeof(mbd_dual);
-    mbd_dual_work *work = &sweep->work;
     carved_block block = {base, 0};
-    work->X = (mbd_dual_xform *)carve(&block, nb * sizeof(mbd_dual_xform));
-    work->IA = (mbd_dual_inertia *)carve(&block, nb * sizeof(mbd_dual_inertia));
-    work->S = (mbd_dual *)carve(&block, 6 * nv * d);
-    work->U = (mbd_dual *)carve(&block, 6 * nv * d);
-    work->D = (mbd_dual *)carve(&block, (size_t)model->ndd * d);
-    work->u = (mbd_dual *)carve(&block, nv * d);
-    work->v = (mbd_dual(*)[6])carve(&block, 6 * nb * d);
-    work->c = (mbd_dual(*)[6])carve(&block, 6 * nb * d);
-    work->a = (mbd_dual(*)[6])carve(&block, 6 * nb * d);
-    work->f = (mbd_dual(*)[6])carve(&block, 6 * nb * d);
-    sweep->q = (mbd_dual *)carve(&block, nq * d);
-    sweep->qd = (mbd_dual *)carve(&block, nv * d);
-    sweep->tau = (mbd_dual *)carve(&block, nv * d);
-    sweep->qdd = (mbd_dual *)carve(&block, nv * d);
-    sweep->moved = (unsigned char *)carve(&block, nb);
-    sweep->known = (unsigned char *)carve(&block, nb);
-    sweep->L = (double *)carve(&block, nv <= DENSE_INVERSE_MAX_NV ? nv * nv * sizeof(double) : 0);
-    work->known = sweep->known;
+#define CARVE_DUAL_ARRAY(field, count) CARVE_ARRAY(&block, &sweep->work, field, count);
+    MBD_LANE_ARRAYS(CARVE_DUAL_ARRAY, model)
+#undef CARVE_DUAL_ARRAY
+    CARVE_ARRAY(&block, sweep, q, nq);
+    CARVE_ARRAY(&block, sweep, qd, nv);
+    CARVE_ARRAY(&block, sweep, tau, nv);
+    CARVE_ARRAY(&block, sweep, qdd, nv);
+    CARVE_ARRAY(&block, sweep, moved, nb);
+    CARVE_ARRAY(&block, sweep, known, nb);
+    CARVE_ARRAY(&block, sweep, L, nv <= DENSE_INVERSE_MAX_NV ? nv * nv : 0);
+    sweep->work.known = sweep->known;
     return block.used;
 }
 

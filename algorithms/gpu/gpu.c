@@ -1,5 +1,5 @@
 /* gpu.c: batches on an NVIDIA GPU (mbd_gpu_*), host side. The CUDA driver is loaded at run
- * time (dlopen of libcuda.so.1, or $MBD_CUDA_DRIVER), its functions declared here with
+ * time (dlopen of libcuda.so.1), its functions declared here with
  * their documented signatures and looked up under their versioned symbol names where the
  * driver has them (cuCtxCreate_v2, ...), so that neither the build nor a machine without
  * a GPU needs CUDA. The kernels are the PTX of gpu_kernels.c, built into the library
@@ -8,7 +8,7 @@
  *
  * A batch holds a context, the model's arrays in GPU memory (once), one workspace block
  * per GPU thread on its stack or, where it does not fit there, in global memory (as many
- * threads as fit in a share of the free memory, up to $MBD_GPU_THREADS_PER_SM per
+ * threads as fit in a share of the free memory, up to mbd_gpu_options.threads_per_sm per
  * multiprocessor; each thread takes every threads-th state),
  * and, for host arrays, GPU buffers for the states, grown as K needs. */
 #include "gpu/gpu.h"
@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,54 +72,66 @@ static struct {
     char device_name[128];
 } cu;
 
-static char why_not[256] = "the CUDA driver was not tried yet";
+/* The driver, loaded once per process: its status, and why it failed ("GPU: <device>"
+ * where it did not), both set once and then only read. */
 static int driver_status = MBD_EUNSUPPORTED;
-static char driver_why[256]; /* why_not after loading the driver, said again when it failed */
+static char driver_why[256];
 static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
 
-const char *mbd_gpu_why(void) { return why_not; }
-
-/* Records why the GPU is not used; MBD_EUNSUPPORTED. */
-static int no_gpu(const char *what, CUresult error)
+/* The message into error (error_size bytes; NULL: none); returns status. */
+static int say(char *error, size_t error_size, int status, const char *format, ...)
 {
-    const char *text = NULL;
-    if (error && cu.cuGetErrorString)
-        cu.cuGetErrorString(error, &text);
-    snprintf(why_not, sizeof why_not, "no GPU here: %s%s%s", what, text ? ": " : "", text ? text : "");
-    return MBD_EUNSUPPORTED;
+    if (error && error_size) {
+        va_list args;
+        va_start(args, format);
+        vsnprintf(error, error_size, format, args);
+        va_end(args);
+    }
+    return status;
 }
 
-static int load_driver(void)
+/* The driver's text for rc ("" for none). */
+static const char *driver_text(CUresult rc)
+{
+    const char *text = NULL;
+    if (rc && cu.cuGetErrorString)
+        cu.cuGetErrorString(rc, &text);
+    return text ? text : "";
+}
+
+/* Why the GPU is not used, into error: what, and the driver's text for rc;
+ * MBD_EUNSUPPORTED. */
+static int no_gpu(char *error, size_t error_size, const char *what, CUresult rc)
+{
+    return say(error, error_size, MBD_EUNSUPPORTED, "no GPU here: %s%s%s", what, rc ? ": " : "",
+               driver_text(rc));
+}
+
+static int load_driver(char *why, size_t why_size)
 {
     if (!mbd_gpu_ptx[0])
-        return no_gpu("this build has no GPU kernels (no clang at build time)", 0);
-    const char *path = getenv("MBD_CUDA_DRIVER");
-    void *driver = dlopen(path && *path ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+        return no_gpu(why, why_size, "this build has no GPU kernels (no clang at build time)", 0);
+    void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!driver)
-        return no_gpu(dlerror(), 0);
+        return no_gpu(why, why_size, dlerror(), 0);
 #define CUDA_LOOKUP(name, symbol, parameters)                                              \
     if (!(*(void **)&cu.name = dlsym(driver, symbol)))                                     \
-        return no_gpu("the CUDA driver lacks " symbol, 0);
+        return no_gpu(why, why_size, "the CUDA driver lacks " symbol, 0);
     CUDA_FUNCTIONS(CUDA_LOOKUP)
 #undef CUDA_LOOKUP
     CUresult rc = cu.cuInit(0);
     if (rc)
-        return no_gpu("cuInit", rc);
+        return no_gpu(why, why_size, "cuInit", rc);
     if ((rc = cu.cuDeviceGet(&cu.device, 0)))
-        return no_gpu("cuDeviceGet", rc);
+        return no_gpu(why, why_size, "cuDeviceGet", rc);
     cu.cuDeviceGetName(cu.device_name, sizeof cu.device_name, cu.device);
     if ((rc = cu.cuDeviceGetAttribute(&cu.multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
                                       cu.device)))
-        return no_gpu("cuDeviceGetAttribute", rc);
-    snprintf(why_not, sizeof why_not, "GPU: %s", cu.device_name);
-    return MBD_OK;
+        return no_gpu(why, why_size, "cuDeviceGetAttribute", rc);
+    return say(why, why_size, MBD_OK, "GPU: %s", cu.device_name);
 }
 
-static void load_driver_once(void)
-{
-    driver_status = load_driver();
-    snprintf(driver_why, sizeof driver_why, "%s", why_not);
-}
+static void load_driver_once(void) { driver_status = load_driver(driver_why, sizeof driver_why); }
 
 /* Threads per block; workspaces come in whole blocks. */
 #define GPU_BLOCK 128
@@ -136,12 +149,12 @@ static int placement_threads_per_sm(int on_stack) { return on_stack ? 4 * GPU_BL
 
 struct mbd_gpu_batch {
     const mbd_model *model;
+    mbd_gpu_options options;
     int kernel;
     int momentum;            /* the kernel runs the momentum form (its solver has no other) */
-    int jit_level;           /* the driver's optimisation level for the PTX */
-    int ptx_asked;           /* $MBD_GPU_IMAGE=ptx: the PTX, not the build's cubins */
     int threads_per_sm;      /* the workspaces per multiprocessor */
     int on_stack;            /* the kernel's stack entry runs (no blocks in launch.works) */
+    char error[256];         /* why the last call failed in the driver, or "" */
     CUcontext context;
     CUmodule module;
     CUfunction function, start_works;
@@ -155,23 +168,17 @@ struct mbd_gpu_batch {
     double kernel_seconds;
 };
 
-/* Whether the solver's name is the kernel's ('-' written '_'). */
-static int names_kernel(const char *solver_name, const char *kernel_name)
+/* The kernel of the solver's row (its gpu_kernels), bodies' as the options keep its
+ * inertia sums, or -1. */
+static int kernel_of(const mbd_solver *solver, const mbd_gpu_options *options)
 {
-    for (; *solver_name && *kernel_name; solver_name++, kernel_name++)
-        if (*solver_name != *kernel_name && !(*solver_name == '-' && *kernel_name == '_'))
-            return 0;
-    return *solver_name == *kernel_name;
-}
-
-/* The kernel of the solver, or -1. */
-static int kernel_of(const mbd_solver *solver)
-{
-#define GPU_SOLVER(solver_name, entry, local_entry)                                        \
-    if (names_kernel(mbd_solver_name(solver), #solver_name))                               \
-        return GPU_KERNEL_##solver_name;
-    GPU_KERNEL_LIST(GPU_SOLVER)
-#undef GPU_SOLVER
+    if (solver->gpu_kernels == GPU_BODIES && options->inertia_slots)
+        return GPU_KERNEL_bodies_slots;
+#define GPU_SOLVER_KERNEL(kernel, solvers, entry, local_entry)                             \
+    if (solver->gpu_kernels != GPU_NONE && solver->gpu_kernels == (solvers))               \
+        return GPU_KERNEL_##kernel;
+    GPU_KERNEL_LIST(GPU_SOLVER_KERNEL)
+#undef GPU_SOLVER_KERNEL
     return -1;
 }
 
@@ -238,7 +245,8 @@ static int upload_model(mbd_gpu_batch *batch)
 }
 
 /* Launches an entry on `threads` threads (whole blocks) with the batch's launch, which
- * it first copies to the GPU, and waits for it: MBD_OK, or MBD_EIO (mbd_gpu_why says why). */
+ * it first copies to the GPU, and waits for it: MBD_OK, or MBD_EIO (batch->error says
+ * why). */
 static int launch_entry(mbd_gpu_batch *batch, CUfunction entry, int threads)
 {
     CUresult rc = cu.cuMemcpyHtoD(batch->launch_on_gpu, &batch->launch, sizeof batch->launch);
@@ -252,10 +260,9 @@ static int launch_entry(mbd_gpu_batch *batch, CUfunction entry, int threads)
         rc = cu.cuEventRecord(batch->end, NULL);
     if (!rc)
         rc = cu.cuEventSynchronize(batch->end);
-    if (rc) {
-        no_gpu("a kernel failed", rc);
-        return MBD_EIO;
-    }
+    if (rc)
+        return say(batch->error, sizeof batch->error, MBD_EIO, "a kernel failed: %s",
+                   driver_text(rc));
     float ms = 0;
     cu.cuEventElapsedTime(&ms, batch->start, batch->end);
     batch->kernel_seconds = ms * 1e-3;
@@ -298,96 +305,62 @@ const void *gpu_image(int ptx_asked)
     return gpu_fatbin_bytes() && !ptx_asked ? (const void *)mbd_gpu_fatbin : (const void *)mbd_gpu_ptx;
 }
 
+/* The batch's context, kernels, model and workspaces; why not in batch->error. */
 static int open_batch(mbd_gpu_batch *batch, const mbd_solver *solver)
 {
+    char *const error = batch->error;
     CUresult rc = cu.cuCtxCreate(&batch->context, 0, cu.device);
     if (rc)
-        return no_gpu("cuCtxCreate", rc);
+        return no_gpu(error, sizeof batch->error, "cuCtxCreate", rc);
     int jit_names[] = {CU_JIT_OPTIMIZATION_LEVEL};
-    void *jit_values[] = {(void *)(uintptr_t)batch->jit_level};
-    if ((rc = cu.cuModuleLoadDataEx(&batch->module, gpu_image(batch->ptx_asked), 1, jit_names,
+    void *jit_values[] = {(void *)(uintptr_t)batch->options.jit_level};
+    if ((rc = cu.cuModuleLoadDataEx(&batch->module, gpu_image(batch->options.ptx), 1, jit_names,
                                     jit_values)))
-        return no_gpu("cuModuleLoadDataEx (the driver could not load the kernels)", rc);
+        return no_gpu(error, sizeof batch->error,
+                      "cuModuleLoadDataEx (the driver could not load the kernels)", rc);
     if (!(batch->layout = gpu_layout(batch->model, solver, &batch->launch)))
-        return MBD_ENOMEM;
-    batch->on_stack = batch->on_stack && batch->launch.work_bytes <= GPU_LOCAL_BYTES;
-    if (!batch->threads_per_sm)
-        batch->threads_per_sm = placement_threads_per_sm(batch->on_stack);
+        return say(error, sizeof batch->error, MBD_ENOMEM, "no memory for the workspace");
+    batch->on_stack = !batch->options.global_works && batch->launch.work_bytes <= GPU_LOCAL_BYTES;
+    batch->threads_per_sm = batch->options.threads_per_sm
+                                ? batch->options.threads_per_sm
+                                : placement_threads_per_sm(batch->on_stack);
     const char *const entries[][2] = {
-#define GPU_ENTRY_NAMES(solver_name, entry, local_entry) {#entry, #local_entry},
+#define GPU_ENTRY_NAMES(kernel, solvers, entry, local_entry) {#entry, #local_entry},
         GPU_KERNEL_LIST(GPU_ENTRY_NAMES)
 #undef GPU_ENTRY_NAMES
     };
     const char *entry = entries[batch->kernel][batch->on_stack];
     if ((rc = cu.cuModuleGetFunction(&batch->function, batch->module, entry)) ||
         (rc = cu.cuModuleGetFunction(&batch->start_works, batch->module, "mbd_gpu_start_works")))
-        return no_gpu("cuModuleGetFunction", rc);
+        return no_gpu(error, sizeof batch->error, "cuModuleGetFunction", rc);
     if (cu.cuEventCreate(&batch->start, 0) || cu.cuEventCreate(&batch->end, 0))
-        return no_gpu("cuEventCreate", 0);
-    const int status = upload_model(batch);
-    return status ? status : allocate_works(batch);
+        return no_gpu(error, sizeof batch->error, "cuEventCreate", 0);
+    int status = upload_model(batch);
+    if (!status)
+        status = allocate_works(batch);
+    if (status == MBD_ENOMEM)
+        say(error, sizeof batch->error, status, "no GPU memory for the model or workspaces");
+    return status;
 }
 
-/* The integer that environment variable `name` sets, from lo to hi in steps of `step`, or
- * `fallback` where it is unset; -1, with mbd_gpu_why saying why, for any other text. */
-static int env_setting(const char *name, int lo, int hi, int step, int fallback)
+void mbd_gpu_default_options(mbd_gpu_options *options)
 {
-    const char *text = getenv(name);
-    if (!text || !*text)
-        return fallback;
-    char *end;
-    const long value = strtol(text, &end, 10);
-    if (!*end && value >= lo && value <= hi && value % step == 0)
-        return (int)value;
-    snprintf(why_not, sizeof why_not, "%s=%.64s: not one of %d, %d, ... %d", name, text, lo,
-             lo + step, hi);
-    return -1;
+    /* level 4: the driver's own default (level 0's code is 2-9 times slower, docs/gpu.md) */
+    *options = (mbd_gpu_options){.jit_level = 4};
 }
 
-/* The driver's optimisation level for the PTX: $MBD_GPU_JIT_LEVEL, 0 to 4, by default 4
- * (the driver's own default; level 0's code is 2-9 times slower, docs/gpu.md). */
-static int jit_level(void) { return env_setting("MBD_GPU_JIT_LEVEL", 0, 4, 1, 4); }
-
-/* Workspaces per multiprocessor: $MBD_GPU_THREADS_PER_SM, whole blocks up to 2048, or 0
- * where it is unset: then the placement's own (placement_threads_per_sm). */
-static int threads_per_sm(void)
+/* MBD_OK, or MBD_EINVAL with the option out of range named in error. */
+static int check_options(const mbd_gpu_options *options, char *error, size_t error_size)
 {
-    return env_setting("MBD_GPU_THREADS_PER_SM", GPU_BLOCK, GPU_MAX_THREADS_PER_SM, GPU_BLOCK, 0);
-}
-
-/* $name's choice: 1 for `first` (also where it is unset), 0 for `second`, -1 (mbd_gpu_why
- * says why) for any other text. */
-static int env_choice(const char *name, const char *first, const char *second)
-{
-    const char *text = getenv(name);
-    if (!text || !*text || strcmp(text, first) == 0)
-        return 1;
-    if (strcmp(text, second) == 0)
-        return 0;
-    snprintf(why_not, sizeof why_not, "%s=%.64s: not %s or %s", name, text, first, second);
-    return -1;
-}
-
-/* Where the threads' workspaces lie: $MBD_GPU_WORKSPACE, "stack" (the default: each
- * thread's stack, where the workspace fits in GPU_LOCAL_BYTES, else global memory) or
- * "global" (blocks side by side in global memory, 2.6-4.7x slower at large K). */
-static int workspace_on_stack(void) { return env_choice("MBD_GPU_WORKSPACE", "stack", "global"); }
-
-/* Where the bodies kernel keeps its inertia sums and D^-1: $MBD_GPU_INERTIA_SUMS, "body"
- * (the default: per body in the workspace, as one state on the CPU) or "slots" (the
- * bodies_slots kernel, gpu.h; not yet timed on a GPU). */
-static int keep_inertias(void) { return env_choice("MBD_GPU_INERTIA_SUMS", "body", "slots"); }
-
-/* The kernels that the driver loads: $MBD_GPU_IMAGE, "cubin" (the default: the build's
- * cubins for the GPU's architecture where it made them, gpu_image) or "ptx" (the PTX,
- * compiled by the driver at $MBD_GPU_JIT_LEVEL, as where the build had no ptxas). */
-static int image_cubins(void) { return env_choice("MBD_GPU_IMAGE", "cubin", "ptx"); }
-
-/* Why the GPU does not take this solver or model; MBD_EUNSUPPORTED. */
-static int refuse(const char *what, const char *name)
-{
-    snprintf(why_not, sizeof why_not, "%s%s", what, name);
-    return MBD_EUNSUPPORTED;
+    if (options->jit_level < 0 || options->jit_level > 4)
+        return say(error, error_size, MBD_EINVAL, "GPU option jit_level %d: not 0 to 4",
+                   options->jit_level);
+    const int per_sm = options->threads_per_sm;
+    if (per_sm && (per_sm < GPU_BLOCK || per_sm > GPU_MAX_THREADS_PER_SM || per_sm % GPU_BLOCK))
+        return say(error, error_size, MBD_EINVAL,
+                   "GPU option threads_per_sm %d: not 0 (the placement's) or one of %d, %d, ... %d",
+                   per_sm, GPU_BLOCK, 2 * GPU_BLOCK, GPU_MAX_THREADS_PER_SM);
+    return MBD_OK;
 }
 
 /* Passive forces that the GPU's kernels lack (they take dampers, springs on joints without
@@ -403,45 +376,48 @@ static int passive_beyond_gpu(const mbd_model *model)
     return beyond;
 }
 
-int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver, mbd_gpu_batch **out)
+int mbd_gpu_batch_new(const mbd_model *model, const mbd_solver *solver,
+                      const mbd_gpu_options *options, mbd_gpu_batch **out, char *error,
+                      size_t error_size)
 {
     if (!out)
-        return MBD_EINVAL;
+        return say(error, error_size, MBD_EINVAL, "no place for the batch (out is NULL)");
     *out = NULL;
     if (!model || !solver)
-        return MBD_EINVAL;
-    const int kernel = kernel_of(solver);
+        return say(error, error_size, MBD_EINVAL, "a GPU batch needs a model and a solver");
+    mbd_gpu_options defaults;
+    mbd_gpu_default_options(&defaults);
+    if (!options)
+        options = &defaults;
+    const int kernel = kernel_of(solver, options);
     if (kernel < 0)
-        return refuse("no GPU kernel for the solver ", mbd_solver_name(solver));
+        return say(error, error_size, MBD_EUNSUPPORTED, "no GPU kernel for the solver %s",
+                   mbd_solver_name(solver));
     if (model->has_friction || model->nloops || passive_beyond_gpu(model))
-        return refuse("the GPU runs models without friction, loops, gravity compensation, "
-                      "tendons' forces or springs on quaternions, not ",
-                      model->name ? model->name : "this model");
-    const int level = jit_level(), per_sm = threads_per_sm(), on_stack = workspace_on_stack(),
-              keep = keep_inertias(), cubins = image_cubins();
-    if (level < 0 || per_sm < 0 || on_stack < 0 || keep < 0 || cubins < 0)
-        return MBD_EINVAL;
+        return say(error, error_size, MBD_EUNSUPPORTED,
+                   "the GPU runs models without friction, loops, gravity compensation, "
+                   "tendons' forces or springs on quaternions, not %s",
+                   model->name ? model->name : "this model");
+    const int checked = check_options(options, error, error_size);
+    if (checked)
+        return checked;
     pthread_once(&driver_once, load_driver_once);
-    if (driver_status) {
-        snprintf(why_not, sizeof why_not, "%s", driver_why);
-        return driver_status;
-    }
+    if (driver_status)
+        return say(error, error_size, driver_status, "%s", driver_why);
     mbd_gpu_batch *batch = calloc(1, sizeof *batch);
     if (!batch)
-        return MBD_ENOMEM;
+        return say(error, error_size, MBD_ENOMEM, "no memory for a GPU batch");
     batch->model = model;
-    batch->kernel = kernel == GPU_KERNEL_bodies && !keep ? GPU_KERNEL_bodies_slots : kernel;
+    batch->options = *options;
+    batch->kernel = kernel;
     batch->momentum = !(mbd_solver_formulations(solver) & MBD_ACCELERATION);
-    batch->jit_level = level;
-    batch->ptx_asked = !cubins;
-    batch->threads_per_sm = per_sm;
-    batch->on_stack = on_stack;
     const int status = open_batch(batch, solver);
+    say(error, error_size, status, "%s", status ? batch->error : driver_why);
+    batch->error[0] = 0;
     if (status) {
         mbd_gpu_batch_free(batch);
         return status;
     }
-    snprintf(why_not, sizeof why_not, "GPU: %s", cu.device_name);
     *out = batch;
     return MBD_OK;
 }
@@ -463,6 +439,8 @@ const char *mbd_gpu_device(const mbd_gpu_batch *batch)
 }
 
 int mbd_gpu_batch_threads(const mbd_gpu_batch *batch) { return batch->threads; }
+
+const char *mbd_gpu_batch_error(const mbd_gpu_batch *batch) { return batch->error; }
 
 double mbd_gpu_batch_kernel_seconds(const mbd_gpu_batch *batch) { return batch->kernel_seconds; }
 

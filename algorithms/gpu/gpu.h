@@ -22,26 +22,26 @@ typedef struct {
     int *status;         /* (K) each state's */
 } gpu_launch;
 
-/* The kernels, one per solver (its name with '_' for '-'), one a line (the Makefile
- * reads the entries): their entry names in the PTX, on workspaces in global memory and
- * on the threads' stacks, and their index in gpu_run_on_cpu. Each runs its solver's
+/* The kernels: their names, the solvers' (gpu_kernels in the solver's row) that each
+ * runs, their entry names in the PTX, on workspaces in global memory and on the threads'
+ * stacks, one a line (the Makefile reads the entries). Each runs its solver's
  * acceleration form where it has one (bodies, dense), else its momentum form
  * (poisson-ldlt). bodies_slots is the bodies sweep with its inertia sums in shared slots
- * and D^-1 in registers, as the CPU's lanes keep them ($MBD_GPU_INERTIA_SUMS=slots; no
- * solver of its own): 320 instead of 496 bytes per body and state to and from memory on
- * the benchmark's chain (bodies_kernels.h's `keep`; counted in bench/gpu/gpu_bench.c), a
- * constant in each entry. */
+ * and D^-1 in registers, as the CPU's lanes keep them (mbd_gpu_options.inertia_slots):
+ * 320 instead of 496 bytes per body and state to and from memory on the benchmark's
+ * chain (bodies_kernels.h's `keep`; counted in bench/gpu/gpu_bench.c), a constant in each
+ * entry. */
 #define GPU_KERNEL_LIST(X)                                                                 \
-    X(bodies, mbd_gpu_bodies, mbd_gpu_bodies_local)                                        \
-    X(bodies_slots, mbd_gpu_bodies_slots, mbd_gpu_bodies_slots_local)                      \
-    X(poisson_ldlt, mbd_gpu_poisson_ldlt, mbd_gpu_poisson_ldlt_local)                      \
-    X(dense, mbd_gpu_dense, mbd_gpu_dense_local)
+    X(bodies, GPU_BODIES, mbd_gpu_bodies, mbd_gpu_bodies_local)                            \
+    X(bodies_slots, GPU_BODIES, mbd_gpu_bodies_slots, mbd_gpu_bodies_slots_local)          \
+    X(poisson_ldlt, GPU_POISSON_LDLT, mbd_gpu_poisson_ldlt, mbd_gpu_poisson_ldlt_local)    \
+    X(dense, GPU_DENSE, mbd_gpu_dense, mbd_gpu_dense_local)
 /* The largest workspace that the stack entries take (each thread's stack frame: the
  * driver keeps this much local memory for every thread the GPU can hold, 22 GB on an
  * H100 or H200): `bodies` and `poisson-ldlt` up to about 120 bodies, `dense` 65. */
 #define GPU_LOCAL_BYTES (80 * 1024)
 enum {
-#define GPU_KERNEL_ENUM(solver, entry, local_entry) GPU_KERNEL_##solver,
+#define GPU_KERNEL_ENUM(kernel, solvers, entry, local_entry) GPU_KERNEL_##kernel,
     GPU_KERNEL_LIST(GPU_KERNEL_ENUM)
 #undef GPU_KERNEL_ENUM
     GPU_KERNEL_COUNT
@@ -55,7 +55,7 @@ extern const unsigned char mbd_gpu_fatbin[], mbd_gpu_fatbin_end[];
 
 /* The image that a batch hands the driver: the fatbin where the build made one, whose
  * cubin for the GPU's architecture the driver loads as it is (its PTX where it has none),
- * unless ptx_asked ($MBD_GPU_IMAGE=ptx); else the PTX, which the driver compiles. */
+ * unless ptx_asked (mbd_gpu_options.ptx); else the PTX, which the driver compiles. */
 const void *gpu_image(int ptx_asked);
 /* The fatbin's bytes (0: none). */
 size_t gpu_fatbin_bytes(void);

@@ -226,15 +226,15 @@ extern "C" __attribute__((global)) void mbd_gpu_start_works(const gpu_launch *la
     gpu_start_work(&work, launch, gpu_thread_block(launch, GPU_THREAD));
 }
 
-#define GPU_ENTRY(solver, entry, local_entry)                                              \
+#define GPU_ENTRY(kernel, solvers, entry, local_entry)                                     \
     extern "C" __attribute__((global)) void entry(const gpu_launch *launch)                \
     {                                                                                      \
-        gpu_thread_states_global(GPU_KERNEL_##solver, launch, GPU_THREAD, GPU_THREADS);    \
+        gpu_thread_states_global(GPU_KERNEL_##kernel, launch, GPU_THREAD, GPU_THREADS);    \
     }                                                                                      \
     extern "C" __attribute__((global)) void local_entry(const gpu_launch *launch)          \
     {                                                                                      \
         double block[GPU_LOCAL_BYTES / sizeof(double)] __attribute__((aligned(64)));     \
-        gpu_thread_states_local(GPU_KERNEL_##solver, launch, block, GPU_THREAD, GPU_THREADS); \
+        gpu_thread_states_local(GPU_KERNEL_##kernel, launch, block, GPU_THREAD, GPU_THREADS); \
     }
 GPU_KERNEL_LIST(GPU_ENTRY)
 

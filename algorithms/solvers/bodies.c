@@ -135,4 +135,5 @@ const mbd_solver mbd_solver_bodies = {
     .solve_reactions = bodies_acc_reactions,
     .lane_kernels = LANES_BODIES,
     .loop_route = LOOPS_BODIES,
+    .gpu_kernels = GPU_BODIES,
 };

@@ -69,4 +69,5 @@ const mbd_solver mbd_solver_dense = {
     .solve_mom = dense_mom,
     .inverse_times = dense_inverse_times,
     .loop_route = LOOPS_DENSE,
+    .gpu_kernels = GPU_DENSE,
 };

@@ -62,4 +62,5 @@ const mbd_solver mbd_solver_poisson_ldlt = {
     .inverse_times = ldlt_inverse_times,
     .inverse_reactions = ldlt_inverse_reactions,
     .lane_kernels = LANES_POISSON_LDLT,
+    .gpu_kernels = GPU_POISSON_LDLT,
 };

@@ -56,9 +56,9 @@ static size_t work_layout(mbd_work *w, const mbd_model *m, size_t scratch, size_
                           char *base)
 {
     carved_block block = {.base = base};
-#define CARVE_ARRAY(field, count) w->field = carve(&block, (size_t)(count) * sizeof *w->field);
-    MBD_WORK_ARRAYS(CARVE_ARRAY, m, scratch, loop_scratch)
-#undef CARVE_ARRAY
+#define CARVE_WORK_ARRAY(field, count) CARVE_ARRAY(&block, w, field, count);
+    MBD_WORK_ARRAYS(CARVE_WORK_ARRAY, m, scratch, loop_scratch)
+#undef CARVE_WORK_ARRAY
     return block.used;
 }
 

@@ -8,8 +8,9 @@
  *   gpu_S-copies/autotree-chain/n:N/k:K     with the copies in and out (host arrays)
  *   batch_S/autotree-chain/n:N/k:K/threads:T the CPU batch (mbd_batch, T threads)
  *
- * the GPU's rows once per driver optimisation level of --jit-levels (default 4; the
- * MBD_GPU_JIT_LEVEL it sets), those of a level L other than 0 with /jit:L at the end.
+ * the GPU's rows once per driver optimisation level of --jit-levels (default 4; its
+ * jit_level), those of a level L other than 0 with /jit:L at the end. The GPU's other
+ * options come from the environment variables that bench/gpu.sh sets (gpu_env.h).
  *
  * Real time per call (the GPU calls return once the kernel is done); Google Benchmark's
  * schema with the counters bodies, ns_per_body (per state) and states_per_second, the
@@ -17,6 +18,7 @@
  * measurement, so that a run cut short keeps what it measured. */
 #include "../context.h"
 #include "../harness.h"
+#include "gpu_env.h"
 #include "mbd.h"
 
 #include <ctype.h>
@@ -41,6 +43,7 @@ typedef struct {
     double max_bodies; /* N K at most */
     double budget;     /* seconds: no new measurement after */
     timing_options timing;
+    mbd_gpu_options gpu; /* jit_level set per batch */
 } gpu_bench_config;
 
 /* The solvers with a GPU kernel; momentum: the kernel runs that form (x is p, y qd, z
@@ -126,7 +129,8 @@ static void measure(gpu_bench_run *run, const char *name, timing_body body, gpu_
     timing_result result;
     const int rc = timing_measure(&run->config->timing, body, w, &result);
     if (rc) {
-        fprintf(stderr, "mbd-gpu-bench: %s: %s (%s)\n", name, mbd_strerror(rc), mbd_gpu_why());
+        fprintf(stderr, "mbd-gpu-bench: %s: %s (%s)\n", name, mbd_strerror(rc),
+                body != cpu_body && w->gpu ? mbd_gpu_batch_error(w->gpu) : "the CPU batch");
         return;
     }
     bench_key key = {.suite = SUITE_BATCH, .family = FAMILY, .n = mbd_model_nbodies(w->model),
@@ -182,18 +186,18 @@ static void release(gpu_bench_work *w)
     memset(w->on_gpu, 0, sizeof w->on_gpu);
 }
 
-/* A GPU batch of the model and solver at the driver's optimisation level `level`, or NULL
- * (said on stderr). */
-static mbd_gpu_batch *gpu_batch_at(const mbd_model *model, const mbd_solver *solver, int level)
+/* A GPU batch of the model and solver with the options at the driver's optimisation level
+ * `level`, or NULL (said on stderr). */
+static mbd_gpu_batch *gpu_batch_at(const mbd_model *model, const mbd_solver *solver,
+                                   mbd_gpu_options options, int level)
 {
-    char text[16];
-    snprintf(text, sizeof text, "%d", level);
-    setenv("MBD_GPU_JIT_LEVEL", text, 1);
+    options.jit_level = level;
     mbd_gpu_batch *gpu = NULL;
-    const int rc = mbd_gpu_batch_new(model, solver, &gpu);
+    char why[256];
+    const int rc = mbd_gpu_batch_new(model, solver, &options, &gpu, why, sizeof why);
     if (rc)
         fprintf(stderr, "mbd-gpu-bench: %s, n %d, level %d: %s (%s)\n", mbd_solver_name(solver),
-                mbd_model_nbodies(model), level, mbd_strerror(rc), mbd_gpu_why());
+                mbd_model_nbodies(model), level, mbd_strerror(rc), why);
     return gpu;
 }
 
@@ -211,7 +215,7 @@ static void run_solver(gpu_bench_run *run, gpu_bench_work *w, int solver, int ma
     w->momentum = gpu_solvers[solver].momentum;
     mbd_gpu_batch *gpus[8] = {NULL};
     for (int l = 0; l < config->jit_levels.count; l++)
-        gpus[l] = gpu_batch_at(w->model, row, config->jit_levels.at[l]);
+        gpus[l] = gpu_batch_at(w->model, row, config->gpu, config->jit_levels.at[l]);
     if (!config->cpu_threads ||
         mbd_batch_new(w->model, row, config->cpu_threads, 0, &w->cpu) == MBD_OK)
         for (int K = config->min_k; K <= max_k && K * cost <= config->max_bodies && !bench_stop;
@@ -281,13 +285,12 @@ static void run_n(gpu_bench_run *run, int n)
  *                   out, kept for the reactions;
  *   root -> leaves: q, qd and v in (8), U D^-1 and u in (7),
  * and q, qd, tau in and qdd out (4): 62 x 8 = 496; with the inertia sums in slots
- * (MBD_GPU_INERTIA_SUMS=slots: neither I^a nor D^-1 out) 40 x 8 = 320. S's unit column
+ * (inertia_slots: neither I^a nor D^-1 out) 40 x 8 = 320. S's unit column
  * is not read. A thread also writes 96 bytes a body once per launch (gpu_start_work). The
  * context carries the count for report/gpu.sh's memory floor. */
-static int bodies_bytes_per_body(void)
+static int bodies_bytes_per_body(const mbd_gpu_options *options)
 {
-    const char *sums = getenv("MBD_GPU_INERTIA_SUMS");
-    return sums && strcmp(sums, "slots") == 0 ? 320 : 496;
+    return options->inertia_slots ? 320 : 496;
 }
 
 /* The device name as a file name: letters and digits, the rest '-'. */
@@ -367,6 +370,11 @@ int main(int argc, char **argv)
                                .budget = 150,
                                .timing = {.min_time = 0.05, .repetitions = 3, .max_total = 5,
                                           .cpu_clock = CLOCK_PROCESS_CPUTIME_ID}};
+    char err[256], slug[128];
+    if (gpu_options_from_env(&config.gpu, err, sizeof err)) {
+        fprintf(stderr, "mbd-gpu-bench: %s\n", err);
+        return 2;
+    }
     if (parse(&config, argc, argv)) {
         fputs(usage, stderr);
         return 2;
@@ -374,29 +382,28 @@ int main(int argc, char **argv)
     gpu_bench_run run = {.config = &config, .start = now()};
     run.context = bench_context_collect(argv[0]);
     /* the device: a batch on a one-body model opens the driver */
-    char err[256], slug[128];
+    char why[256] = "no model to open the GPU with";
     mbd_model *probe;
     mbd_model_load("chain:n=1,joint=revolute", NULL, &probe, err, sizeof err);
     mbd_gpu_batch *gpu = NULL;
     if (probe)
-        mbd_gpu_batch_new(probe, mbd_solver_find("bodies"), &gpu);
+        mbd_gpu_batch_new(probe, mbd_solver_find("bodies"), &config.gpu, &gpu, why, sizeof why);
     const char *device = gpu ? mbd_gpu_device(gpu) : "none";
     json_object_set_new(run.context, "gpu_device", json_string(device));
-    json_object_set_new(run.context, "gpu_status", json_string(mbd_gpu_why()));
+    json_object_set_new(run.context, "gpu_status", json_string(why));
     json_object_set_new(run.context, "gpu_threads", json_integer(gpu ? mbd_gpu_batch_threads(gpu) : 0));
     json_object_set_new(run.context, "cpu_batch_threads", json_integer(config.cpu_threads));
-    const char *workspace = getenv("MBD_GPU_WORKSPACE");
     json_object_set_new(run.context, "gpu_workspace",
-                        json_string(workspace && *workspace ? workspace : "stack"));
+                        json_string(config.gpu.global_works ? "global" : "stack"));
     json_object_set_new(run.context, "family", json_string(FAMILY_SPEC));
-    json_object_set_new(run.context, "bodies_bytes_per_body", json_integer(bodies_bytes_per_body()));
+    json_object_set_new(run.context, "bodies_bytes_per_body", json_integer(bodies_bytes_per_body(&config.gpu)));
     json_t *levels = json_array();
     for (int l = 0; l < config.jit_levels.count; l++)
         json_array_append_new(levels, json_integer(config.jit_levels.at[l]));
     json_object_set_new(run.context, "gpu_jit_levels", levels);
     device_slug(slug, sizeof slug, device);
     snprintf(run.path, sizeof run.path, "%s/gpu-%s.json", config.out_dir, slug);
-    fprintf(stderr, "mbd-gpu-bench: %s; writing %s\n", mbd_gpu_why(), run.path);
+    fprintf(stderr, "mbd-gpu-bench: %s; writing %s\n", why, run.path);
     mbd_gpu_batch_free(gpu);
     mbd_model_free(probe);
     bench_catch_signals();
