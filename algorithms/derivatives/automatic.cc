@@ -22,14 +22,14 @@
 #include <string.h>
 
 extern "C" {
-#include "internal.h"
+#include "derivatives/derivatives.h"
 }
 
 #define MBD_LANES MBD_LANES_DUAL
 #include "spatial/lane.h"
 #include "derivatives/dual.h"
 #include "spatial/spatial_kernels.h"
-#include "spatial/joint_kernels.h"
+#include "dynamics/joint_kernels.h"
 #include "solvers/bodies_kernels.h"
 #include "spatial/lane_end.h"
 

@@ -1,26 +1,8 @@
-/* kinematics.c: position and velocity kinematics (X_i, S_i, v_i), and the checks that
- * every entry point shares. RNEA is in rnea.c, CRBA in crba.c, the momentum passes in
- * momentum.c. */
-#include "internal.h"
+/* kinematics.c: position and velocity kinematics (X_i, S_i, v_i). RNEA is in rnea.c, CRBA
+ * in crba.c, the momentum passes in momentum.c. */
+#include "dynamics/dynamics.h"
 
 #include <math.h>
-
-/* No early exit: inputs are normally finite, and the loop then vectorizes. */
-int check_finite(const double *x, int n)
-{
-    int bad = 0;
-    for (int k = 0; k < n; k++)
-        bad |= !isfinite(x[k]);
-    return bad ? MBD_ENONFINITE : MBD_OK;
-}
-
-double vector_norm(const double *x, int n)
-{
-    double sum = 0.0;
-    for (int k = 0; k < n; k++)
-        sum += x[k] * x[k];
-    return sqrt(sum);
-}
 
 /* s[k] = sin q[k], c[k] = cos q[k] for n coordinates (the angles' are read), 4 in a
  * 256-bit vector where the CPU has AVX2 and FMA: 7% off a call on a 10-body revolute
