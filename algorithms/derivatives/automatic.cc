@@ -50,7 +50,7 @@ typedef struct {
     int formed;                   /* a sweep at this q has formed every body's */
 } dual_sweep;
 
-/* Points the arrays into base (NULL: only measures; carve, internal.h); returns the
+/* Points the arrays into base (NULL: only measures; carve, dynamics.h); returns the
  * block's bytes. */
 static size_t lay_out(dual_sweep *sweep, char *base, const mbd_model *model)
 {

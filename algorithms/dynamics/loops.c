@@ -38,7 +38,7 @@
 static size_t lwork_size(int m) { return 1 + 6 * (size_t)m + 2 * (size_t)m * (size_t)m; }
 static size_t liwork_size(int m) { return 3 + 5 * (size_t)m; }
 
-/* Points b's buffers into base (NULL: only measures; carve, internal.h); returns the
+/* Points b's buffers into base (NULL: only measures; carve, dynamics.h); returns the
  * doubles used. */
 static size_t layout(const mbd_model *model, int dense, double *base, loop_buffers *b)
 {
