@@ -33,7 +33,7 @@ typedef int (*mbd_forward_mom_fn)(const mbd_model *model, mbd_work *work, const 
  * bodies sweep's in the acceleration form, the Poisson solvers' in the momentum form. */
 typedef enum { LANES_NONE, LANES_BODIES, LANES_POISSON_LDLT, LANES_POISSON_SWEEP } mbd_lane_kernels;
 
-/* How constrained forward dynamics (loops.c) takes H^-1 from a solver, if it can: by
+/* How constrained forward dynamics (constrained.c) takes H^-1 from a solver, if it can: by
  * forming and factoring H, or by the bodies sweep's factorization, O(N) per column. */
 typedef enum { LOOPS_NONE, LOOPS_DENSE, LOOPS_BODIES } mbd_loop_route;
 
