@@ -43,8 +43,8 @@ struct mbd_work {
     double *sin_q, *cos_q;     /* (nq) of the coordinates angles_from to angles_to - 1,
                                   from start_kinematics (read where one is an angle) */
     double *scratch;           /* solver-specific, solver->scratch_doubles(model) */
-    double *jv;                /* (JV_COUNT x nv) joint-space vectors of the friction iteration and
-                                  coefficients.c, vector k at k nv */
+    double *jv;                /* (JV_COUNT x nv) joint-space vectors of the friction
+                                  iteration and coefficients.c, vector k at k nv */
     int friction_iterations;   /* of the last forward call's friction solve */
     double *loop_scratch;      /* loops_scratch_doubles(model, solver); models with loops */
     double *friction_scratch;  /* friction_scratch_doubles(model); models with Coulomb friction */
