@@ -24,8 +24,8 @@
  * Redundant equations make K singular. K = V diag(k) V^T (LAPACK dsyevd); eigenvalues at or
  * below RANK_TOL times the largest are dropped, so lambda = K^+ (rhs - Phi_q qdd0) is the
  * minimum-norm multiplier (qdd is unique all the same). A right-hand side with a part in
- * the dropped eigenspace larger than CONSISTENCY_TOL (constrained.c) of its size asks for an acceleration
- * that does not exist: MBD_EINCONSISTENT. */
+ * the dropped eigenspace larger than CONSISTENCY_TOL (constrained.c) of its size asks for
+ * an acceleration that does not exist: MBD_EINCONSISTENT. */
 #include "dynamics/dynamics.h"
 
 #include <lapacke.h>
