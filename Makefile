@@ -194,7 +194,7 @@ TEST_SCRIPTS := tests/test_tags.py
 test: deps-test venv-models
 	@$(MAKE) --no-print-directory -j$$(nproc) test-run
 .PHONY: test-run
-test-run: mbd mbd-bench $(TEST_BIN) python-ext
+test-run: floors mbd mbd-bench $(TEST_BIN) python-ext
 	@pass=0; fail=0; \
 	for t in $(TEST_BIN) $(TEST_SCRIPTS); do \
 	  if MBD=./mbd $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t" >&2; fi; \
@@ -202,6 +202,12 @@ test-run: mbd mbd-bench $(TEST_BIN) python-ext
 	if MBD=./mbd PYTHONPATH=python $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
 	then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: python/tests" >&2; fi; \
 	echo "binaries: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
+
+# The floors of algorithms/ (its README.md): from the library's objects' symbols, no call
+# from a folder to one not below it.
+.PHONY: floors
+floors: $(LIB)
+	@sh algorithms/floors.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) mbd mbd-bench python/mbdbench/_mbdbench.*.so

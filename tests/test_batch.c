@@ -4,7 +4,7 @@
  * models of every joint type and shape, K = 1, W - 1, W + 1, 1000, unaligned rows,
  * threads 1..4 bit-identical, a singular and a NaN lane among good ones; the lanes' sine
  * and cosine against libm. */
-#include "internal.h"
+#include "batch/batch.h"
 #include "support.h"
 
 #include <math.h>

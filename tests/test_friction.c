@@ -3,7 +3,7 @@
  * dissipation along a simulated trajectory, the frictionless path unchanged, the Painleve
  * failure and the model-file checks. Joint frames are turned and axes oblique throughout,
  * so that a reaction or an axis taken in the wrong frame shows. */
-#include "internal.h"
+#include "solvers/solvers.h"
 #include "support.h"
 
 #include <math.h>

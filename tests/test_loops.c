@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "solvers/solvers.h"
 
 static const double g0 = 9.81;
 static const char *const routes[] = {"dense", "bodies"};

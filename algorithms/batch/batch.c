@@ -3,7 +3,7 @@
  * has one, else state by state by the one-state solver; one workspace per thread. States
  * that a lane group could not solve (non-finite, singular) are solved again one at a
  * time, so that each gets its own status and the others keep their lane results. */
-#include "internal.h"
+#include "batch/batch.h"
 
 #include <omp.h>
 #include <stdlib.h>

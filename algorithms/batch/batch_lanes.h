@@ -1,9 +1,9 @@
 /* batch_lanes.h: a lane group of a batch, W states in lockstep (one per lane): the
  * workspace, the transposition of the group's rows into lanes and back, and the lane forms
- * of the solvers (mbd_lane_form, internal.h). Instantiated by batch_x4.c and batch_x8.c
+ * of the solvers (mbd_lane_form, batch.h). Instantiated by batch_x4.c and batch_x8.c
  * between lane.h and lane_end.h, after the kernel headers. */
 
-/* Points work's arrays into base (NULL: only measures; carve, internal.h), X first;
+/* Points work's arrays into base (NULL: only measures; carve, dynamics.h), X first;
  * returns the block's bytes. */
 static size_t LANE_FN(lay_out)(lane_work *work, char *base, const mbd_model *model, size_t scratch)
 {

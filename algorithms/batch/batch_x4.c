@@ -1,54 +1,23 @@
 /* batch_x4.c: the lane forms of bodies, poisson-ldlt and poisson-sweep over 4 lanes
- * (AVX2 and FMA), from the same kernel sources as the one-state solvers, and the one-state
- * kinematics' sines and cosines 4 at a time. Compiled for that target by the pragma below
- * whatever the build's -march, so that one binary carries every width; batch.c and
- * kinematics.c call it only where the CPU has it (cpu_runs_lanes). */
-#include "internal.h"
+ * (AVX2 and FMA, avx2_begin.h), from the same kernel sources as the one-state solvers;
+ * batch.c calls it only where the CPU has it (cpu_runs_lanes). */
+#include "batch/batch.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
-#else
-#pragma GCC target("avx2,fma")
-#endif
+#include "spatial/avx2_begin.h"
 
 #define MBD_LANES 4
 #include "spatial/lane.h"
 #include "spatial/spatial_kernels.h"
-#include "spatial/joint_kernels.h"
+#include "dynamics/joint_kernels.h"
 #include "solvers/bodies_kernels.h"
 #include "solvers/momentum_kernels.h"
 #include "solvers/poisson_ldlt_kernels.h"
 #include "solvers/poisson_sweep_kernels.h"
 #include "batch/batch_lanes.h"
 
-/* The one-state kinematics' sines and cosines, all coordinates in one pass (kinematics.c).
- * 4 lanes, not 8, though the CPU may have them: with 512-bit vectors in a one-state call
- * the whole call ran 3% slower (the core's AVX-512 clock), with 256-bit ones 7% faster
- * than a libm call per angle. */
-void sincos_x4(const double *x, int n, double *s, double *c)
-{
-    typedef LANE_FN(row_chunk) chunk;
-    lane sin_x, cos_x;
-    int j = 0;
-    for (; j + MBD_LANES <= n; j += MBD_LANES) {
-        LANE_FN(lane_sincos)(*(const chunk *)(x + j), &sin_x, &cos_x);
-        *(chunk *)(s + j) = sin_x;
-        *(chunk *)(c + j) = cos_x;
-    }
-    if (j < n) { /* the last n - j, the other lanes zeros */
-        const size_t bytes = (size_t)(n - j) * sizeof(double);
-        lane tail = LANE_FN(lane_splat)(0.0);
-        memcpy(&tail, x + j, bytes);
-        LANE_FN(lane_sincos)(tail, &sin_x, &cos_x);
-        memcpy(s + j, &sin_x, bytes);
-        memcpy(c + j, &cos_x, bytes);
-    }
-}
 #include "spatial/lane_end.h"
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#endif
+#include "spatial/avx2_end.h"

@@ -2,7 +2,7 @@
  * (AVX-512 (F) and FMA), from the same kernel sources as the one-state solvers. Compiled
  * for that target by the pragma below whatever the build's -march, so that one binary
  * carries every width; batch.c calls it only where the CPU has it (cpu_runs_lanes). */
-#include "internal.h"
+#include "batch/batch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,7 @@
 #define MBD_LANES 8
 #include "spatial/lane.h"
 #include "spatial/spatial_kernels.h"
-#include "spatial/joint_kernels.h"
+#include "dynamics/joint_kernels.h"
 #include "solvers/bodies_kernels.h"
 #include "solvers/momentum_kernels.h"
 #include "solvers/poisson_ldlt_kernels.h"

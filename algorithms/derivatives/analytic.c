@@ -14,7 +14,7 @@
  * last DOF), which L^-T (leaves to root) keeps; the identity's row m, on its subtree; and
  * H^-1 being symmetric, L^-1 forms its upper triangle alone. Measured:
  * algorithms/PERFORMANCE.md. */
-#include "internal.h"
+#include "derivatives/derivatives.h"
 
 #include <math.h>
 #include <string.h>

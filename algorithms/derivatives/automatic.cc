@@ -22,14 +22,14 @@
 #include <string.h>
 
 extern "C" {
-#include "internal.h"
+#include "derivatives/derivatives.h"
 }
 
 #define MBD_LANES MBD_LANES_DUAL
 #include "spatial/lane.h"
 #include "derivatives/dual.h"
 #include "spatial/spatial_kernels.h"
-#include "spatial/joint_kernels.h"
+#include "dynamics/joint_kernels.h"
 #include "solvers/bodies_kernels.h"
 #include "spatial/lane_end.h"
 
@@ -50,7 +50,7 @@ typedef struct {
     int formed;                   /* a sweep at this q has formed every body's */
 } dual_sweep;
 
-/* Points the arrays into base (NULL: only measures; carve, internal.h); returns the
+/* Points the arrays into base (NULL: only measures; carve, dynamics.h); returns the
  * block's bytes. */
 static size_t lay_out(dual_sweep *sweep, char *base, const mbd_model *model)
 {

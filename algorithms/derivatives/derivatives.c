@@ -1,7 +1,7 @@
 /* derivatives.c: the derivatives of the forward dynamics qdd = FD(q, qd, tau), by the
  * methods of one table (each in a file of its own), and the positions step q (+) v that
  * the derivatives with respect to q are taken along. */
-#include "internal.h"
+#include "derivatives/derivatives.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -51,35 +51,6 @@ const char *mbd_derivatives_method_name(const mbd_derivatives_method *method)
 const char *mbd_derivatives_method_summary(const mbd_derivatives_method *method)
 {
     return method->summary;
-}
-
-/* *block of at least bytes, grown as needed (its size in *size). */
-static void *grown_block(void **block, size_t *size, size_t bytes)
-{
-    if (bytes > *size) {
-        const size_t rounded = (bytes + 63) / 64 * 64; /* aligned_alloc's size: a multiple */
-        void *grown = aligned_alloc(64, rounded);
-        if (!grown)
-            return NULL;
-        free(*block);
-        *block = grown;
-        *size = rounded;
-    }
-    return *block;
-}
-
-void *derivative_scratch(mbd_work *work, size_t bytes)
-{
-    return grown_block(&work->derivative_scratch, &work->derivative_scratch_bytes, bytes);
-}
-
-double *passive_jacobians(mbd_work *work, const double *q, const double *qd)
-{
-    const mbd_model *model = work->model;
-    const size_t nv = (size_t)model->nv;
-    double *J = grown_block(&work->passive_scratch, &work->passive_scratch_bytes,
-                            (3 * nv * nv + nv) * sizeof *J);
-    return J && passive_derivatives(model, work, q, qd, J, J + nv * nv) == MBD_OK ? J : NULL;
 }
 
 /* out += A B, all nv x nv row-major, B's row k over its span of nonzeros alone: B is a

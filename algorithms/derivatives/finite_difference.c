@@ -4,7 +4,7 @@
  * the step that balances the truncation error (h^2) against the rounding (eps / h); q moves
  * along q (+) h e_j (mbd_integrate_positions). 2 nv bodies calls per matrix; the error is
  * about eps^(2/3) ~ 1e-11 relative on smooth problems. */
-#include "internal.h"
+#include "derivatives/derivatives.h"
 
 #include <float.h>
 #include <math.h>

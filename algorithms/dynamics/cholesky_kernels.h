@@ -1,6 +1,6 @@
 /* cholesky_kernels.h: the dense factor H = L L^T, one state, for the analytic derivatives
  * (derivatives/analytic.c) and the GPU's dense kernel (gpu_kernels.c, where no LAPACK
- * runs), which include it after internal.h. Row-major n x n, in place on the lower
+ * runs), which include it after dynamics.h. Row-major n x n, in place on the lower
  * triangle, each entry of L from contiguous rows:
  *   L_jj = sqrt(H_jj - sum_k<j L_jk^2),  L_ij = (H_ij - sum_k<j L_ik L_jk) / L_jj  (i > j),
  * L's diagonal stored as reciprocals 1/L_jj, so that small_forward_subst and

@@ -15,7 +15,7 @@
  *
  * with s = max_k |qd_k|, so that the two terms are of the size of h(qd): 2 nv RNEA passes,
  * O(N^2). C(q, 0) = 0 exactly. C qd is the product of the C returned, so that it checks C. */
-#include "internal.h"
+#include "dynamics/dynamics.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* crba_kernels.h: the composite-rigid-body algorithm (RBDA section 6.2), one state, for
- * crba.c and the GPU's dense kernel (gpu_kernels.c), which include it after internal.h:
+ * crba.c and the GPU's dense kernel (gpu_kernels.c), which include it after dynamics.h:
  * the joint-space mass matrix H.
  *
  *   leaves -> root:  I^C_i = I_i + sum_children X_j^T I^C_j X_j,

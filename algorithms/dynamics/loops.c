@@ -6,10 +6,8 @@
  *   [ Phi_q  0       ] [ -lambda ] = [ gamma - 2 alpha dPhi/dt - beta^2 Phi ],
  *   gamma = -(Phi_q qd)_q qd,
  *
- * solved through the Schur complement: qdd0 = H^-1 (tau - C), Y = H^-1 Phi_q^T,
- * K = Phi_q Y, K lambda = rhs - Phi_q qdd0, qdd = qdd0 + Y lambda. The dense route forms
- * H (CRBA) and factors it (LAPACK dpotrf); the bodies route takes qdd0 from the O(N) sweep
- * and each column of Y from bodies_inverse_times, O(N) per equation.
+ * solved by a solver through the Schur complement (solvers/constrained.c). Here: the
+ * equations, their terms and the queries on them.
  *
  * Equations of one cut joint, world coordinates, frame a in body A, frame b in body B:
  *   3 point rows  Phi = x_a - x_b, x = p_body + R_body point;
@@ -26,36 +24,21 @@
  * Redundant equations make K singular. K = V diag(k) V^T (LAPACK dsyevd); eigenvalues at or
  * below RANK_TOL times the largest are dropped, so lambda = K^+ (rhs - Phi_q qdd0) is the
  * minimum-norm multiplier (qdd is unique all the same). A right-hand side with a part in
- * the dropped eigenspace larger than CONSISTENCY_TOL of its size asks for an acceleration
- * that does not exist: MBD_EINCONSISTENT. */
-#include "internal.h"
+ * the dropped eigenspace larger than CONSISTENCY_TOL (constrained.c) of its size asks for
+ * an acceleration that does not exist: MBD_EINCONSISTENT. */
+#include "dynamics/dynamics.h"
 
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
 #define RANK_TOL 1e-10
-#define CONSISTENCY_TOL 1e-8
 #define PROJECTION_ITERATIONS 50
-
-/* The loop scratch, carved from work->loop_scratch by layout(). */
-typedef struct {
-    double *J;            /* m x nv, row-major: Phi_q */
-    double *Y;            /* m columns of nv: H^-1 Phi_q^T */
-    double *K;            /* m x m; its eigenvectors after pseudo_solve */
-    double *eig, *lwork;  /* dsyevd's eigenvalues (m) and workspace */
-    lapack_int *iwork;
-    double *phi, *phid, *gamma, *rhs, *y; /* m each */
-    double *zero, *tau;   /* nv each */
-    double *pose;         /* nb x 12: R (world <- body, row-major), then the origin p */
-    double (*vel)[6], (*acc)[6]; /* nb: world coordinates, about the world origin */
-    double *H;            /* nv x nv, dense route only */
-} loop_buffers;
 
 static size_t lwork_size(int m) { return 1 + 6 * (size_t)m + 2 * (size_t)m * (size_t)m; }
 static size_t liwork_size(int m) { return 3 + 5 * (size_t)m; }
 
-/* Points b's buffers into base (NULL: only measures; carve, internal.h); returns the
+/* Points b's buffers into base (NULL: only measures; carve, dynamics.h); returns the
  * doubles used. */
 static size_t layout(const mbd_model *model, int dense, double *base, loop_buffers *b)
 {
@@ -67,7 +50,7 @@ static size_t layout(const mbd_model *model, int dense, double *base, loop_buffe
     b->K = carve(&block, m * m * d);
     b->eig = carve(&block, m * d);
     b->lwork = carve(&block, lwork_size(model->nc) * d);
-    b->iwork = carve(&block, liwork_size(model->nc) * sizeof(lapack_int));
+    b->iwork = carve(&block, liwork_size(model->nc) * sizeof *b->iwork);
     b->phi = carve(&block, m * d);
     b->phid = carve(&block, m * d);
     b->gamma = carve(&block, m * d);
@@ -82,21 +65,16 @@ static size_t layout(const mbd_model *model, int dense, double *base, loop_buffe
     return block.used / d;
 }
 
-static int is_dense(const mbd_solver *solver)
-{
-    return solver && solver->loop_route == LOOPS_DENSE;
-}
-
-size_t loops_scratch_doubles(const mbd_model *model, const mbd_solver *solver)
+size_t loops_scratch_doubles(const mbd_model *model, int dense)
 {
     loop_buffers b;
-    return model->nloops > 0 ? layout(model, is_dense(solver), NULL, &b) : 0;
+    return model->nloops > 0 ? layout(model, dense, NULL, &b) : 0;
 }
 
-static loop_buffers buffers_of(const mbd_model *model, mbd_work *work)
+loop_buffers loops_buffers_of(const mbd_model *model, mbd_work *work, int dense)
 {
     loop_buffers b;
-    layout(model, is_dense(work->solver), work->loop_scratch, &b);
+    layout(model, dense, work->loop_scratch, &b);
     return b;
 }
 
@@ -239,9 +217,8 @@ static void loop_terms(const mbd_model *model, const mbd_work *work, loop_buffer
     }
 }
 
-/* Kinematics at q, then Phi (and with qd dPhi/dt and gamma; with_J Phi_q) of every loop. */
-static int constraint_terms(const mbd_model *model, mbd_work *work, loop_buffers *b,
-                            const double *q, const double *qd, int with_J)
+int constraint_terms(const mbd_model *model, mbd_work *work, loop_buffers *b, const double *q,
+                     const double *qd, int with_J)
 {
     int status = mbd_kinematics(model, work, q);
     if (status)
@@ -254,11 +231,8 @@ static int constraint_terms(const mbd_model *model, mbd_work *work, loop_buffers
     return MBD_OK;
 }
 
-/* out = K^+ s for the symmetric positive semidefinite m x m K in b->K (overwritten by its
- * eigenvectors): eigenvalues at or below RANK_TOL of the largest are dropped. Returns the
- * rank; *residual is the size of the part of s in the dropped eigenspace. */
-static int pseudo_solve(const loop_buffers *b, int m, const double *s, double *out,
-                        double *residual)
+int loops_pseudo_solve(const loop_buffers *b, int m, const double *s, double *out,
+                       double *residual)
 {
     lapack_int info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'U', m, b->K, m, b->eig,
                                           b->lwork, (lapack_int)lwork_size(m), b->iwork,
@@ -287,8 +261,7 @@ static int pseudo_solve(const loop_buffers *b, int m, const double *s, double *o
     return rank;
 }
 
-/* K = A B^T for two m x nv row-major blocks, made exactly symmetric. */
-static void gram(double *K, const double *A, const double *B, int m, int nv)
+void loops_gram(double *K, const double *A, const double *B, int m, int nv)
 {
     for (int r = 0; r < m; r++)
         for (int c = 0; c < m; c++) {
@@ -302,8 +275,7 @@ static void gram(double *K, const double *A, const double *B, int m, int nv)
             K[(size_t)r * m + c] = K[(size_t)c * m + r] = 0.5 * (K[(size_t)r * m + c] + K[(size_t)c * m + r]);
 }
 
-/* y = J x, J m x nv row-major. */
-static void times(double *y, const double *J, const double *x, int m, int nv)
+void loops_times(double *y, const double *J, const double *x, int m, int nv)
 {
     for (int r = 0; r < m; r++) {
         y[r] = 0.0;
@@ -320,93 +292,13 @@ static void add_transposed(double *x, const double *J, const double *y, int m, i
             x[j] += sign * J[(size_t)r * nv + j] * y[r];
 }
 
-/* Dense route: H by CRBA, H = R^T R (dpotrf), qdd0 = H^-1 (tau - C), Y = H^-1 Phi_q^T. */
-static int dense_route(const mbd_model *model, mbd_work *work, loop_buffers *b,
-                       const double *qd, const double *tau, double *qdd)
-{
-    const int nv = model->nv, m = model->nc;
-    rnea(model, work, qd, b->zero, 1, b->tau);
-    for (int k = 0; k < nv; k++)
-        qdd[k] = (tau ? tau[k] : 0.0) - b->tau[k];
-    crba(model, work, b->H);
-    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', nv, b->H, nv);
-    if (info != 0)
-        return singular_joint(work, body_of_dof(model, (int)info - 1));
-    memcpy(b->Y, b->J, (size_t)m * nv * sizeof *b->Y);
-    info = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', nv, 1, b->H, nv, qdd, nv);
-    if (info == 0)
-        info = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', nv, m, b->H, nv, b->Y, nv);
-    return info == 0 ? MBD_OK : MBD_EINVAL;
-}
-
-/* O(N) route: qdd0 from the bodies sweep, then each column of Y from its factorization. */
-static int bodies_route(const mbd_model *model, mbd_work *work, loop_buffers *b,
-                        const double *qd, const double *tau, double *qdd)
-{
-    int status = work->solver->solve_acc(model, work, qd, tau, qdd);
-    for (int r = 0; status == MBD_OK && r < model->nc; r++)
-        bodies_inverse_times(model, work, b->J + (size_t)r * model->nv,
-                             b->Y + (size_t)r * model->nv);
-    return status;
-}
-
-int mbd_solver_closes_loops(const mbd_solver *solver)
-{
-    return solver && solver->loop_route != LOOPS_NONE;
-}
-
-int mbd_forward_constrained(const mbd_model *model, mbd_work *work, const double *q,
-                            const double *qd, const double *tau, const mbd_baumgarte *stab,
-                            double *qdd, double *lambda)
-{
-    if (!work || work->model != model || !work->solver)
-        return MBD_EINVAL;
-    if (model->nloops == 0)
-        return mbd_forward(model, work, q, qd, tau, qdd);
-    if (!mbd_solver_closes_loops(work->solver))
-        return MBD_EUNSUPPORTED;
-    const int dense = is_dense(work->solver);
-    const double alpha = stab ? stab->alpha : 0.0, beta = stab ? stab->beta : 0.0;
-    if (!isfinite(alpha) || !isfinite(beta) || (tau && check_finite(tau, model->nv)))
-        return MBD_ENONFINITE;
-    const int m = model->nc, nv = model->nv;
-    loop_buffers b = buffers_of(model, work);
-    work->failed_body = -1;
-    int status = constraint_terms(model, work, &b, q, qd, 1);
-    if (status == MBD_OK && model->has_passive) { /* tau + tau_p, at its kinematics */
-        status = passive_add(model, work, q, qd, tau, work->passive_tau);
-        tau = work->passive_tau;
-    }
-    if (status == MBD_OK)
-        status = dense ? dense_route(model, work, &b, qd, tau, qdd)
-                       : bodies_route(model, work, &b, qd, tau, qdd);
-    if (status)
-        return status;
-    times(b.y, b.J, qdd, m, nv);
-    for (int r = 0; r < m; r++)
-        b.rhs[r] = b.gamma[r] - 2.0 * alpha * b.phid[r] - beta * beta * b.phi[r] - b.y[r];
-    const double scale = vector_norm(b.rhs, m) + vector_norm(b.y, m);
-    gram(b.K, b.J, b.Y, m, nv);
-    double residual;
-    if (pseudo_solve(&b, m, b.rhs, b.y, &residual) < 0)
-        return MBD_EINVAL;
-    if (residual > CONSISTENCY_TOL * scale)
-        return MBD_EINCONSISTENT;
-    for (int r = 0; r < m; r++) /* qdd = qdd0 + Y lambda */
-        for (int j = 0; j < nv; j++)
-            qdd[j] += b.Y[(size_t)r * nv + j] * b.y[r];
-    if (lambda)
-        memcpy(lambda, b.y, (size_t)m * sizeof *lambda);
-    return check_finite(qdd, nv) || check_finite(b.y, m) ? MBD_ENONFINITE : MBD_OK;
-}
-
 /* The start of the queries below: the checks, then the terms at (q, qd) into b. */
 static int query_terms(const mbd_model *model, mbd_work *work, loop_buffers *b, const double *q,
                        const double *qd, int with_J)
 {
     if (!work || work->model != model)
         return MBD_EINVAL;
-    *b = buffers_of(model, work);
+    *b = loops_buffers_of(model, work, 0);
     return constraint_terms(model, work, b, q, qd, with_J);
 }
 
@@ -447,7 +339,7 @@ static int constraint_gram(const mbd_model *model, mbd_work *work, loop_buffers 
 {
     int status = constraint_terms(model, work, b, q, NULL, 1);
     if (status == MBD_OK)
-        gram(b->K, b->J, b->J, model->nc, model->nv);
+        loops_gram(b->K, b->J, b->J, model->nc, model->nv);
     return status;
 }
 
@@ -458,11 +350,11 @@ int mbd_constraint_rank(const mbd_model *model, mbd_work *work, const double *q,
     *rank = 0;
     if (model->nloops == 0)
         return MBD_OK;
-    loop_buffers b = buffers_of(model, work);
+    loop_buffers b = loops_buffers_of(model, work, 0);
     int status = constraint_gram(model, work, &b, q);
     if (status)
         return status;
-    *rank = pseudo_solve(&b, model->nc, b.phi, b.y, NULL);
+    *rank = loops_pseudo_solve(&b, model->nc, b.phi, b.y, NULL);
     return *rank < 0 ? MBD_EINVAL : MBD_OK;
 }
 
@@ -470,7 +362,7 @@ int mbd_constraint_rank(const mbd_model *model, mbd_work *work, const double *q,
  * (b->K holds the Gram matrix). */
 static int minimum_norm_step(const mbd_model *model, loop_buffers *b, const double *s, double *x)
 {
-    if (pseudo_solve(b, model->nc, s, b->y, NULL) < 0)
+    if (loops_pseudo_solve(b, model->nc, s, b->y, NULL) < 0)
         return MBD_EINVAL;
     add_transposed(x, b->J, b->y, model->nc, model->nv, -1.0);
     return MBD_OK;
@@ -483,7 +375,7 @@ int mbd_project_constraints(const mbd_model *model, mbd_work *work, double *q, d
         return MBD_EINVAL;
     if (model->nloops == 0)
         return MBD_OK;
-    loop_buffers b = buffers_of(model, work);
+    loop_buffers b = loops_buffers_of(model, work, 0);
     int status = MBD_OK, iteration = 0;
     while (!(status = constraint_gram(model, work, &b, q)) && vector_norm(b.phi, model->nc) > tol) {
         if (++iteration > PROJECTION_ITERATIONS)
@@ -493,7 +385,7 @@ int mbd_project_constraints(const mbd_model *model, mbd_work *work, double *q, d
     }
     if (status || !qd)
         return status;
-    times(b.rhs, b.J, qd, model->nc, model->nv);
+    loops_times(b.rhs, b.J, qd, model->nc, model->nv);
     return minimum_norm_step(model, &b, b.rhs, qd);
 }
 

@@ -13,7 +13,7 @@
  * (bodies up to b) are then final; the others follow by symmetry. The
  * pass up is O(d), the pass down O(N): O(N^2) in all, against O(N^2 d) by nv solves with
  * the tree-sparse factor (O(N^3) on a chain). */
-#include "internal.h"
+#include "dynamics/dynamics.h"
 
 #include <string.h>
 

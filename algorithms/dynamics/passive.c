@@ -16,7 +16,7 @@
  * inverse right Jacobian of SO(3), J_r^-1(r) = 1 + [r]/2 + (1/t^2 - (1 + cos t) /
  * (2 t sin t)) [r]^2 with t = |r| ([r] the cross-product matrix), and a free joint's force
  * in body axes turns with the body: d(E^T f)/dw = [E^T f]. */
-#include "internal.h"
+#include "dynamics/dynamics.h"
 #include "dynamics/passive_kernels.h"
 
 #include <math.h>

@@ -5,7 +5,7 @@
 #ifndef MBD_PASSIVE_KERNELS_H
 #define MBD_PASSIVE_KERNELS_H
 
-#include "internal.h"
+#include "dynamics/dynamics.h"
 
 /* out -= damping qd over the joint's nv velocities (qd, out at the joint's first). */
 MBD_INLINE void joint_damper(const mbd_passive *p, int nv, const double *qd, double *out)

@@ -2,7 +2,7 @@
  * GPU's dense kernel shares): inverse dynamics, with the joint reactions left in work->f
  * (friction.c reads them). And the change in the reaction forces that a change in qdd
  * alone makes, for the friction iteration. */
-#include "internal.h"
+#include "dynamics/dynamics.h"
 #include "dynamics/rnea_kernels.h"
 
 void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double *qdd,

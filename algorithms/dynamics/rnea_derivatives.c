@@ -30,7 +30,7 @@
  * The passes run first at qdd = 0 (rnea_derivatives_start: H and tau(qdd = 0), from which
  * the forward derivatives solve qdd with the factor they need anyway), then add what qdd
  * changes, a_i by S qdd along the path and F_i by the subtree's I da (rnea_derivatives_at). */
-#include "internal.h"
+#include "dynamics/dynamics.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* rnea_kernels.h: the recursive Newton-Euler algorithm's passes (RBDA section 5.3), one
  * state, for rnea.c and the GPU's dense kernel (gpu_kernels.c), which include it after
- * internal.h:
+ * dynamics.h:
  *
  *   root -> leaves:  v_i = X_i v_lambda + S_i qd_i,
  *                    a_i = X_i a_lambda + S_i qdd_i + c_J + v_i x S_i qd_i  (a_0 = -a_g),
@@ -45,7 +45,7 @@ MBD_INLINE void rnea_backward_step(const mbd_model *model, mbd_work *work, doubl
     }
 }
 
-/* rnea (internal.h): gravity enters as a_0 = -a_g. */
+/* rnea (dynamics.h): gravity enters as a_0 = -a_g. */
 MBD_INLINE void rnea_passes(const mbd_model *model, mbd_work *work, const double *qd,
                             const double *qdd, int with_gravity, double *tau)
 {

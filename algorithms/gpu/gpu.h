@@ -5,7 +5,7 @@
 #ifndef MBD_GPU_H
 #define MBD_GPU_H
 
-#include "internal.h"
+#include "batch/batch.h"
 
 /* One launch's arguments, in GPU memory, read by every thread. */
 typedef struct {

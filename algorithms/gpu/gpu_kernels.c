@@ -43,7 +43,7 @@
 #include "dynamics/passive_kernels.h"
 
 #ifdef __NVPTX__
-#include "spatial/joints.c" /* joint_coordinates_valid: the library's own, for the GPU */
+#include "dynamics/joints.c" /* joint_coordinates_valid: the library's own, for the GPU */
 #endif
 
 /* The workspace on the block at `base`: the layout of launch->work moved there. */

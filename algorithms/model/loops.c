@@ -228,7 +228,7 @@ void model_free_loops(mbd_model *model)
 /* Whether the model's tree can take loops: MBD_OK or MBD_EUNSUPPORTED after a message. */
 static int check_tree_for_loops(const mbd_model *model, char *err, size_t err_size)
 {
-    if (mbd_model_has_friction(model)) { /* the constrained solve has no friction */
+    if (model->has_friction) { /* the constrained solve has no friction */
         model_error(err, err_size, "loops: joint friction in a model with loops is not supported");
         return MBD_EUNSUPPORTED;
     }

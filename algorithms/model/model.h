@@ -4,6 +4,8 @@
 #ifndef MBD_MODEL_H
 #define MBD_MODEL_H
 
+#include <stdio.h>
+
 #include "mbd.h"
 #include "spatial/spatial.h"
 
@@ -98,5 +100,9 @@ static inline int joint_has_armature(const mbd_model *model, int i)
 {
     return model->armature && model->armature[i] != 0.0;
 }
+
+/* mbd_model_print with the rank of Phi_q at q = 0 that a floor above computes (print.c; -1:
+ * unavailable). */
+void model_print(const mbd_model *model, int loop_rank, FILE *out);
 
 #endif

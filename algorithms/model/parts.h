@@ -4,7 +4,8 @@
 
 #include <stdio.h>
 
-#include "internal.h"
+#include "model/model.h"
+#include "spatial/joint_space.h"
 #include "model/build.h"
 
 static inline int joint_type_valid(mbd_joint_type type)

@@ -1,6 +1,5 @@
-/* print.c: mbd_model_print: a built model described, one line per body, frame and loop. */
-#include <stdlib.h>
-
+/* print.c: mbd_model_print's text (solvers/workspace.c gives it the loops' rank): a built
+ * model described, one line per body, frame and loop. */
 #include "model/parts.h"
 
 static const char *body_name(const mbd_model *model, int body)
@@ -8,18 +7,10 @@ static const char *body_name(const mbd_model *model, int body)
     return body < 0 ? "world" : model->defs[body].name;
 }
 
-static void print_loops(const mbd_model *model, FILE *out)
+static void print_loops(const mbd_model *model, int rank, FILE *out)
 {
     if (model->nloops == 0)
         return;
-    int rank = -1;
-    double *q = calloc((size_t)model->nq, sizeof *q);
-    mbd_work *work = NULL;
-    if (!q || mbd_work_new(model, NULL, &work) != MBD_OK ||
-        mbd_constraint_rank(model, work, q, &rank) != MBD_OK)
-        rank = -1;
-    mbd_work_free(work);
-    free(q);
     fprintf(out, "%d loops, %d constraint equations", model->nloops, model->nc);
     if (rank >= 0)
         fprintf(out, "; at q = 0 Phi_q has rank %d: %d DOF (nv - rank)\n", rank,
@@ -51,7 +42,7 @@ static void print_passive(const mbd_passive *p, int nq, FILE *out)
                 p->actuator_gravcomp ? " (the joint's share by its actuator)" : "");
 }
 
-void mbd_model_print(const mbd_model *model, FILE *out)
+void model_print(const mbd_model *model, int loop_rank, FILE *out)
 {
     char text[3][200];
     model_format_values(text[0], sizeof text[0], 6, model->gravity, 1, 3);
@@ -90,7 +81,7 @@ void mbd_model_print(const mbd_model *model, FILE *out)
                 fr->joint_name ? fr->joint_name : fr->name,
                 fr->body < 0 ? "world" : model->defs[fr->body].name, text[0]);
     }
-    print_loops(model, out);
+    print_loops(model, loop_rank, out);
     for (int t = 0; t < model->ntendons; t++) {
         const mbd_tendon_def *tendon = &model->tendons[t];
         fprintf(out, "tendon %s: %d joints, stiffness %g, damping %g, spring length [%g, %g]\n",

@@ -20,7 +20,8 @@
  * history), so the steps taken, and the counts, do not depend on the sampling; t1 is a
  * stop time, so the last state is that of a step.
  */
-#include "internal.h"
+#include "mbd.h"
+#include "spatial/spatial.h"
 
 #include <arkode/arkode_arkstep.h>
 #include <arkode/arkode_erkstep.h>

@@ -1,6 +1,6 @@
 /* bodies.c: the separate-bodies solver, one state at a time (the recurrence and its steps:
  * bodies_kernels.h), and H^-1 b from its last two passes for closed loops. */
-#include "internal.h"
+#include "solvers/solvers.h"
 
 #define MBD_LANES 1
 #include "spatial/lane.h"

@@ -1,30 +1,15 @@
 /* dense.c: the dense baseline. H by CRBA, C by RNEA with qdd = 0, then LAPACK's
- * Cholesky: H = R^T R (dpotrf), qdd = H^-1 (tau - C) (dpotrs). O(N^2) to build H,
+ * Cholesky: H = R^T R (dpotrf), qdd = H^-1 (tau - C) (dpotrs), as dense_factor and
+ * dense_solve (dynamics/crba.c) do for the loops' dense route too. O(N^2) to build H,
  * O(N^3) to factor it. The momentum form reuses the factor: qd = H^-1 p, and pd from the
- * subtree momenta (momentum_rates). The _work LAPACKE calls allocate nothing. */
-#include "internal.h"
+ * subtree momenta (momentum_rates). */
+#include "solvers/solvers.h"
 
-#include <lapacke.h>
 #include <string.h>
 
 static size_t dense_scratch(const mbd_model *model)
 {
     return (size_t)model->nv * (size_t)model->nv + (size_t)model->nv;
-}
-
-/* H into scratch, factorized in place (CRBA fills the column-major upper triangle). */
-static int factor_mass_matrix(const mbd_model *model, mbd_work *work)
-{
-    crba(model, work, work->scratch);
-    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', model->nv, work->scratch, model->nv);
-    return info == 0 ? MBD_OK : singular_joint(work, body_of_dof(model, (int)info - 1));
-}
-
-static int solve_in_place(const mbd_model *model, mbd_work *work, double *x)
-{
-    lapack_int info = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', model->nv, 1, work->scratch,
-                                          model->nv, x, model->nv);
-    return info == 0 ? MBD_OK : MBD_EINVAL;
 }
 
 static int dense_acc(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
@@ -36,18 +21,18 @@ static int dense_acc(const mbd_model *model, mbd_work *work, const double *qd, c
     rnea(model, work, qd, qdd, 1, C);
     for (int k = 0; k < nv; k++)
         qdd[k] = (tau ? tau[k] : 0.0) - C[k];
-    int status = factor_mass_matrix(model, work);
-    return status ? status : solve_in_place(model, work, qdd);
+    int status = dense_factor(model, work, work->scratch);
+    return status ? status : dense_solve(model, work->scratch, 1, qdd);
 }
 
 static int dense_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
                      double *qd, double *pd)
 {
-    int status = factor_mass_matrix(model, work);
+    int status = dense_factor(model, work, work->scratch);
     if (status)
         return status;
     memcpy(qd, p, (size_t)model->nv * sizeof *qd);
-    status = solve_in_place(model, work, qd);
+    status = dense_solve(model, work->scratch, 1, qd);
     if (status)
         return status;
     momentum_rates_from_qd(model, work, qd, tau, pd);
@@ -58,7 +43,7 @@ static int dense_mom(const mbd_model *model, mbd_work *work, const double *p, co
 static void dense_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x)
 {
     memcpy(x, b, (size_t)model->nv * sizeof *x);
-    solve_in_place(model, work, x);
+    dense_solve(model, work->scratch, 1, x);
 }
 
 const mbd_solver mbd_solver_dense = {

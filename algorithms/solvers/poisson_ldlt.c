@@ -1,6 +1,6 @@
 /* poisson_ldlt.c: the Poisson-impulse block LDL^T solver, one state at a time (the
  * recurrence and its steps: poisson_ldlt_kernels.h). */
-#include "internal.h"
+#include "solvers/solvers.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* poisson_sweep.c: the Poisson-impulse sweep solver, one state at a time (the recurrence
  * and its steps: poisson_sweep_kernels.h). */
-#include "internal.h"
+#include "solvers/solvers.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* cpu.c: what the CPU runs, asked in this one place: the lane widths of lane.h (batch.c
  * chooses its lane form by it, kinematics.c its sines and cosines, the tests their
  * expectations). */
-#include "internal.h"
+#include "spatial/spatial.h"
 
 int cpu_runs_lanes(int lanes)
 {

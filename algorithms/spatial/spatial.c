@@ -1,4 +1,4 @@
-/* spatial.c: the spatial-algebra kernels too long to inline. */
+/* spatial.c: the spatial-algebra kernels too long to inline, and a vector norm. */
 #include "spatial/spatial.h"
 
 #include <math.h>
@@ -15,4 +15,12 @@ void rigid_inertia(mbd_rigid *out, double m, const double c[3], const double Ic[
     for (int k = 0; k < 3; k++)
         out->h[k] = m * c[k];
     out->m = m;
+}
+
+double vector_norm(const double *x, int n)
+{
+    double sum = 0.0;
+    for (int k = 0; k < n; k++)
+        sum += x[k] * x[k];
+    return sqrt(sum);
 }

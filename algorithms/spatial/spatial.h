@@ -102,4 +102,16 @@ static inline void xform_compose(mbd_xform *restrict out, const mbd_xform *A, co
  * [Ic - m cx cx, m cx; -m cx, m 1]. */
 void rigid_inertia(mbd_rigid *out, double m, const double c[3], const double Ic[9]);
 
+/* ---- for the floors above: the entry points' checks (status.c), a norm and the CPU's
+ * lane widths (cpu.c) ---- */
+
+/* MBD_ENONFINITE if one of x[0 .. n - 1] is not finite, else MBD_OK. */
+int check_finite(const double *x, int n);
+/* The Euclidean norm of x[0 .. n - 1]. */
+double vector_norm(const double *x, int n);
+/* The CPU runs the lane form of this width (4: AVX2 and FMA, 8: AVX-512; cpu.c, the one
+ * place that asks the CPU). */
+int cpu_runs_lanes(int lanes);
+#define MBD_MAX_LANES 8
+
 #endif

@@ -424,7 +424,7 @@ MBD_INLINE void LANE_FN(inertia_add_congruence)(lane_inertia *out, const lane_in
 }
 #endif
 
-/* ---- the congruence across an axial screw (TREE_OFFSET, TREE_SCREW in internal.h) ----
+/* ---- the congruence across an axial screw (TREE_OFFSET, TREE_SCREW in model/model.h) ----
  * A turn R about coordinate axis k, with (i, j, k) cyclic: R e_i = c e_i - s e_j,
  * R e_j = s e_i + c e_j (Featherstone's rotx, roty, rotz), touches rows and columns i and
  * j only. */

@@ -1,6 +1,6 @@
 /* joint_kernels.h: joint transforms and motion subspaces, and the n_i x n_i joint-space
  * blocks (n_i <= 6), written once over the lane type of lane.h (no include guard: included
- * once per width, between lane.h and lane_end.h; internal.h instantiates one state).
+ * once per width, between lane.h and lane_end.h; dynamics.h instantiates one state).
  * Always inline, so that a solver that calls them with a constant joint type gets them
  * unrolled and folded (DISPATCH_JOINT). S and U are n_i columns of 6 lanes; blocks
  * row-major.

@@ -1,8 +1,9 @@
 /* joints.c: what a joint's coordinates mean beyond the kinematics kernels (those are in
- * joint_kernels.h, shared by one state and the SIMD lanes): whether q is a pose, and the
- * position rates qd = G(q) v of the joints whose velocities are not derivatives of their
- * coordinates (spherical, free: q holds a quaternion, v the body's own velocity). */
-#include "internal.h"
+ * joint_kernels.h, shared by one state and the SIMD lanes): whether q is a pose,
+ * and the position rates qd = G(q) v of the joints whose velocities are not derivatives
+ * of their coordinates (spherical, free: q holds a quaternion, v the body's own velocity).
+ * The GPU's kernels include this file (gpu_kernels.c). */
+#include "dynamics/dynamics.h"
 
 #include <math.h>
 #include <string.h>

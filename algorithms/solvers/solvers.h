@@ -1,0 +1,146 @@
+/* solvers.h: the solver table's row (struct mbd_solver), the built-in and plugin solvers,
+ * the workspace's layout, and the forward entry points' parts: the friction iteration
+ * around a solver. What the floors above may call. Not installed. */
+#ifndef MBD_SOLVERS_H
+#define MBD_SOLVERS_H
+
+#include "mbd_plugin.h"
+#include "dynamics/dynamics.h"
+
+typedef size_t (*mbd_scratch_fn)(const mbd_model *model);
+typedef int (*mbd_solve_acc_fn)(const mbd_model *model, mbd_work *work, const double *qd,
+                                const double *tau, double *qdd);
+typedef int (*mbd_solve_mom_fn)(const mbd_model *model, mbd_work *work, const double *p,
+                                const double *tau, double *qd, double *pd);
+typedef int (*mbd_forward_acc_fn)(const mbd_model *model, mbd_work *work, const double *q,
+                                  const double *qd, const double *tau, double *qdd);
+/* x = H^-1 b at the kinematics and factorization that the solver's last solve left in
+ * work: no velocity or gravity terms, O(its back substitution). */
+typedef void (*mbd_inverse_times_fn)(const mbd_model *model, mbd_work *work, const double *b,
+                                     double *x);
+/* x = H^-1 b as mbd_inverse_times_fn, and the force parts of work->f = those of base + the
+ * reactions of accelerations x alone (reaction_forces_plus_accelerations), from its passes. */
+typedef void (*mbd_inverse_reactions_fn)(const mbd_model *model, mbd_work *work,
+                                         const double *b, double *x, const double (*base)[6]);
+/* qdd as mbd_solve_acc_fn (tau not NULL), and the force parts of work->f = the reactions of
+ * RNEA at qd and qdd, from the solve's own passes. */
+typedef int (*mbd_solve_reactions_fn)(const mbd_model *model, mbd_work *work, const double *qd,
+                                      const double *tau, double *qdd);
+typedef int (*mbd_forward_mom_fn)(const mbd_model *model, mbd_work *work, const double *q,
+                                  const double *p, const double *tau, double *qd, double *pd);
+
+/* The lane kernels that solve a solver's states W at a time (batch_lanes.h), if any: the
+ * bodies sweep's in the acceleration form, the Poisson solvers' in the momentum form. */
+typedef enum { LANES_NONE, LANES_BODIES, LANES_POISSON_LDLT, LANES_POISSON_SWEEP } mbd_lane_kernels;
+
+/* How constrained forward dynamics (constrained.c) takes H^-1 from a solver, if it can: by
+ * forming and factoring H, or by the bodies sweep's factorization, O(N) per column. */
+typedef enum { LOOPS_NONE, LOOPS_DENSE, LOOPS_BODIES } mbd_loop_route;
+
+/* The kernel that runs a solver's states on the GPU (gpu/gpu.h, GPU_KERNEL_LIST), if any:
+ * its acceleration form where it has one, else its momentum form. */
+typedef enum { GPU_NONE, GPU_BODIES, GPU_POISSON_LDLT, GPU_DENSE } mbd_gpu_kernels;
+
+/* One row of the solver table. Each solve function runs after mbd_kinematics(q). */
+struct mbd_solver {
+    const char *name;
+    const char *summary;
+    mbd_scratch_fn scratch_doubles;  /* may be NULL: no scratch */
+    mbd_solve_acc_fn solve_acc;      /* NULL if the acceleration form is not offered */
+    mbd_solve_mom_fn solve_mom;      /* NULL if the momentum form is not offered */
+    /* May be NULL: solve_acc and solve_mom with each body's X_i and S_i formed in their
+     * first pass, after start_kinematics(q) (mbd_forward, mbd_forward_momentum), instead
+     * of in a pass of their own: at N = 10 000 X then stays in L1 between the two. */
+    mbd_forward_acc_fn forward_acc;
+    mbd_forward_mom_fn forward_mom;
+    mbd_inverse_times_fn inverse_times; /* may be NULL: friction re-solves in full */
+    mbd_inverse_reactions_fn inverse_reactions; /* may be NULL: inverse_times, then RNEA's */
+    mbd_solve_reactions_fn solve_reactions; /* may be NULL: solve_acc, then RNEA */
+    mbd_lane_kernels lane_kernels;   /* its lane forms (batch.c); LANES_NONE: one state only */
+    mbd_loop_route loop_route;       /* LOOPS_NONE: it does not close loops */
+    mbd_gpu_kernels gpu_kernels;     /* GPU_NONE: not on the GPU (gpu.c) */
+    const mbd_plugin_solver *plugin; /* a plugin's solver (plugin.c), else NULL */
+    const char *plugin_path;         /* its library's file */
+};
+
+/* The arrays carved from work->block, in their order, each as (field, element count) for
+ * model m and the solver's scratch and loop_scratch doubles: the one list that lays out
+ * the block (workspace.c) and moves it (the GPU's threads, gpu_kernels.c), so that a new
+ * array is in both. */
+#define MBD_WORK_ARRAYS(ARRAY, m, scratch_doubles, loop_doubles)                                   \
+    MBD_LANE_ARRAYS(ARRAY, m) ARRAY(mass_moments, (m)->nb) ARRAY(sin_q, (m)->nq)                   \
+    ARRAY(cos_q, (m)->nq) ARRAY(scratch, scratch_doubles) ARRAY(jv, JV_COUNT * (m)->nv)            \
+    ARRAY(loop_scratch, loop_doubles) ARRAY(friction_scratch, friction_scratch_doubles(m))       \
+    ARRAY(passive_tau, (m)->has_passive ? 2 * (m)->nv : 0)                                         \
+    ARRAY(rest_rates, (m)->has_passive ? (m)->nv : 0) ARRAY(gravcomp_f, (m)->gravcomp ? (m)->nb : 0)
+
+
+/* ---- friction (friction.c): the iteration around the work's solver ---- */
+
+/* The solve phase of mbd_solve / mbd_solve_momentum for a model with friction, after
+ * mbd_kinematics: the work's solver inside the friction iteration. */
+int friction_solve_acc(const mbd_model *model, mbd_work *work, const double *qd,
+                       const double *tau, double *qdd);
+int friction_solve_mom(const mbd_model *model, mbd_work *work, const double *p,
+                       const double *tau, double *qd, double *pd);
+/* The workspace doubles that the friction iteration needs beyond work->jv; 0 without
+ * Coulomb friction. */
+size_t friction_scratch_doubles(const mbd_model *model);
+
+/* After a bodies solve at the current kinematics: x = H^-1 b in O(N), reusing the
+ * articulated inertias and joint blocks that solve left in work (no bias terms). */
+void bodies_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x);
+
+/* Whether a solver's constrained forward dynamics (constrained.c) forms and factors H. */
+static inline int closes_loops_densely(const mbd_solver *solver)
+{
+    return solver && solver->loop_route == LOOPS_DENSE;
+}
+
+/* ---- solvers (one file each) ---- */
+extern const mbd_solver mbd_solver_dense;
+extern const mbd_solver mbd_solver_bodies;
+extern const mbd_solver mbd_solver_poisson_sweep;
+extern const mbd_solver mbd_solver_poisson_ldlt;
+extern const mbd_solver mbd_solver_sparse;
+
+/* ---- plugin solvers (plugin.c), after the built-in ones in the table ---- */
+
+/* Appends a library's checked entries (plugins/load.c; the registry then owns them) to the
+ * registry, and the methods of those with forward_derivatives to theirs, all or none;
+ * path: the library's file. MBD_OK or MBD_ENOMEM. */
+int plugin_register(const mbd_plugin_solver *entries, int count, const char *path);
+int plugin_solver_count(void);
+const mbd_solver *plugin_solver_at(int index);
+/* mbd_forward of a plugin solver (any model; MBD_EUNSUPPORTED with friction). */
+int plugin_forward(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+                   const double *tau, double *qdd);
+/* The derivatives methods of plugin solvers with forward_derivatives, after the built-in
+ * ones in their table; each named and summarized as its solver. */
+int plugin_method_count(void);
+const mbd_derivatives_method *plugin_method_at(int index);
+/* mbd_forward_derivatives of a plugin's method, after the checks common to every method. */
+int plugin_forward_derivatives(const mbd_model *model, mbd_work *work,
+                               const mbd_solver *solver, const double *q, const double *qd,
+                               const double *tau, double *dqdd_dq, double *dqdd_dqd,
+                               double *dqdd_dtau);
+/* Frees the work that a plugin's derivatives method made for this work (if any). */
+void plugin_derivative_work_free(mbd_work *work);
+
+/* ---- one row of the derivatives methods' table (derivatives/), here as a plugin
+ * registers one beside its solver's row (plugin.c) ---- */
+
+/* dqdd/dq, dqdd/dqd, dqdd/dtau (each may be NULL) of a model without friction or loops,
+ * after mbd_forward_derivatives has checked the arguments. */
+typedef int (*mbd_derivatives_fn)(const mbd_model *model, mbd_work *work, const double *q,
+                                  const double *qd, const double *tau, double *dqdd_dq,
+                                  double *dqdd_dqd, double *dqdd_dtau);
+
+struct mbd_derivatives_method {
+    const char *name;
+    const char *summary;
+    mbd_derivatives_fn forward;   /* a built-in method's, else NULL */
+    const mbd_solver *plugin;     /* a plugin's method: the solver it differentiates */
+};
+
+#endif
