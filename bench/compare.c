@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 
 #define CMD "bench compare"
-#define NOISE_FLOOR 0.02  /* medians within 2 % are alike, however steady both runs */
-#define NOISE_SIGMAS 3.0  /* and within three combined relative spreads */
+#define NOISE_FLOOR 0.02 /* medians within 2 % are alike, however steady both runs */
+#define NOISE_SIGMAS 3.0 /* and within three combined relative spreads */
 
 static const char usage[] =
     "usage: mbd-bench compare A.json B.json [--html OUT.html] [--fail-on-slower]\n"
@@ -59,8 +59,10 @@ static int by_name_then_order(const void *x, const void *y)
 
 static double unit_in_ns(const char *unit)
 {
-    static const struct { const char *name; double ns; } units[] = {
-        {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+    static const struct {
+        const char *name;
+        double ns;
+    } units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
     for (size_t k = 0; k < sizeof units / sizeof *units; k++)
         if (strcmp(unit, units[k].name) == 0)
             return units[k].ns;
@@ -72,7 +74,9 @@ static const json_t *time_field(const json_t *row, const char *name)
 {
     const char *first = strncmp(name, "batch_", 6) == 0 ? "real_time" : "cpu_time";
     const json_t *value = json_object_get(row, first);
-    return json_is_number(value) ? value : json_object_get(row, strcmp(first, "cpu_time") ? "cpu_time" : "real_time");
+    return json_is_number(value)
+               ? value
+               : json_object_get(row, strcmp(first, "cpu_time") ? "cpu_time" : "real_time");
 }
 
 /* Row k of the benchmarks array as a sample; 0 and *use = 0 for rows that carry no time
@@ -102,8 +106,9 @@ static int read_sample(const json_t *row, size_t k, const char *label, sample *s
     const char *unit = json_string_value(json_object_get(row, "time_unit"));
     const double scale = s->kind == SAMPLE_CV ? 1 : unit ? unit_in_ns(unit) : 1;
     if (scale == 0) {
-        snprintf(err, err_size, "%s: benchmarks[%zu] (%.80s): time_unit '%.20s' is none of ns, us, ms, s",
-                 label, k, name, unit);
+        snprintf(err, err_size,
+                 "%s: benchmarks[%zu] (%.80s): time_unit '%.20s' is none of ns, us, ms, s", label,
+                 k, name, unit);
         return CLI_USAGE_ERROR;
     }
     s->value = scale * json_number_value(time);
@@ -275,8 +280,7 @@ static void pair_rows(compare_result *r, const compare_row **sorted_b)
     r->geomean = r->npairs ? exp(log_sum / (double)r->npairs) : NAN;
 }
 
-int compare_runs(compare_run *a, compare_run *b, compare_result *result, char *err,
-                 size_t err_size)
+int compare_runs(compare_run *a, compare_run *b, compare_result *result, char *err, size_t err_size)
 {
     *result = (compare_result){.a = *a, .b = *b};
     *a = *b = (compare_run){0};
@@ -350,10 +354,11 @@ void compare_print(FILE *out, const compare_result *r)
         fprintf(out, "only in %s: %s\n", r->a.label, r->only_a[k]->name);
     for (size_t k = 0; k < r->nonly_b; k++)
         fprintf(out, "only in %s: %s\n", r->b.label, r->only_b[k]->name);
-    fprintf(out, "%zu rows in both: %zu faster, %zu slower, %zu within noise; geometric mean of "
-            "B/A %.4f; %zu only in %s, %zu only in %s\n", r->npairs, r->count[VERDICT_FASTER],
-            r->count[VERDICT_SLOWER], r->count[VERDICT_NOISE], r->geomean, r->nonly_a, r->a.label,
-            r->nonly_b, r->b.label);
+    fprintf(out,
+            "%zu rows in both: %zu faster, %zu slower, %zu within noise; geometric mean of "
+            "B/A %.4f; %zu only in %s, %zu only in %s\n",
+            r->npairs, r->count[VERDICT_FASTER], r->count[VERDICT_SLOWER], r->count[VERDICT_NOISE],
+            r->geomean, r->nonly_a, r->a.label, r->nonly_b, r->b.label);
 }
 
 /* ---- the subcommand ----------------------------------------------------------------- */

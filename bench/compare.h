@@ -30,12 +30,12 @@ typedef struct {
 
 typedef struct {
     compare_run a, b;
-    compare_pair *pairs;                 /* in A's order */
+    compare_pair *pairs; /* in A's order */
     size_t npairs;
     const compare_row **only_a, **only_b; /* rows present in one run only */
     size_t nonly_a, nonly_b;
-    size_t count[3];                     /* pairs per verdict */
-    double geomean;                      /* of the pairs' ratios */
+    size_t count[3]; /* pairs per verdict */
+    double geomean;  /* of the pairs' ratios */
 } compare_result;
 
 /* The verdict on ratio = B / A given both relative spreads; *threshold set. */

@@ -25,21 +25,22 @@ static json_t *pairs(const compare_result *r)
     json_t *list = json_array();
     for (size_t k = 0; k < r->npairs; k++) {
         const compare_pair *p = &r->pairs[k];
-        json_array_append_new(list, json_pack("[s, o, o, o, o, s, o, o]", p->a->name,
-            number(p->a->median), number(p->b->median), number(p->ratio), number(p->threshold),
-            compare_verdict_name(p->verdict), number(p->a->cv), number(p->b->cv)));
+        json_array_append_new(
+            list, json_pack("[s, o, o, o, o, s, o, o]", p->a->name, number(p->a->median),
+                            number(p->b->median), number(p->ratio), number(p->threshold),
+                            compare_verdict_name(p->verdict), number(p->a->cv), number(p->b->cv)));
     }
     return list;
 }
 
 static json_t *compare_json(const compare_result *r)
 {
-    return json_pack("{s:s, s:s, s:o, s:o, s:o, s:{s:I, s:I, s:I, s:o}}", "a", r->a.label,
-                     "b", r->b.label, "pairs", pairs(r), "only_a", names(r->only_a, r->nonly_a),
-                     "only_b", names(r->only_b, r->nonly_b), "summary",
-                     "faster", (json_int_t)r->count[VERDICT_FASTER],
-                     "slower", (json_int_t)r->count[VERDICT_SLOWER],
-                     "noise", (json_int_t)r->count[VERDICT_NOISE], "geomean", number(r->geomean));
+    return json_pack("{s:s, s:s, s:o, s:o, s:o, s:{s:I, s:I, s:I, s:o}}", "a", r->a.label, "b",
+                     r->b.label, "pairs", pairs(r), "only_a", names(r->only_a, r->nonly_a),
+                     "only_b", names(r->only_b, r->nonly_b), "summary", "faster",
+                     (json_int_t)r->count[VERDICT_FASTER], "slower",
+                     (json_int_t)r->count[VERDICT_SLOWER], "noise",
+                     (json_int_t)r->count[VERDICT_NOISE], "geomean", number(r->geomean));
 }
 
 int compare_write_html(FILE *out, void *result)
@@ -50,12 +51,15 @@ int compare_write_html(FILE *out, void *result)
     json_decref(data);
     if (!text)
         return -1;
-    const int rc = fprintf(out, "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        "<title>mbd-bench compare</title>\n<style>\n%s</style>\n</head>\n<body>\n"
-        "<main id=\"page\"></main>\n<script>\n%s</script>\n"
-        "<script>mbdPage.compare(document.getElementById(\"page\"), %s);</script>\n"
-        "</body>\n</html>\n", bench_page_css, bench_page_js, text) < 0;
+    const int rc =
+        fprintf(out,
+                "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                "<title>mbd-bench compare</title>\n<style>\n%s</style>\n</head>\n<body>\n"
+                "<main id=\"page\"></main>\n<script>\n%s</script>\n"
+                "<script>mbdPage.compare(document.getElementById(\"page\"), %s);</script>\n"
+                "</body>\n</html>\n",
+                bench_page_css, bench_page_js, text) < 0;
     free(text);
     return rc;
 }

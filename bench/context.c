@@ -40,7 +40,8 @@ static const char *openblas_threading(void)
 static const char *openblas_library(void)
 {
     Dl_info info;
-    return dladdr((void *)openblas_get_config, &info) && info.dli_fname ? info.dli_fname : "unknown";
+    return dladdr((void *)openblas_get_config, &info) && info.dli_fname ? info.dli_fname
+                                                                        : "unknown";
 }
 
 /* The first line of a small text file, without its newline; "" if unreadable. */
@@ -104,7 +105,9 @@ static json_t *cache_entry(int index)
     read_line(path, size, sizeof size);
     snprintf(path, sizeof path, CACHE_DIR "/index%d/shared_cpu_list", index);
     read_line(path, shared, sizeof shared);
-    long bytes = strtol(size, NULL, 10) * (strchr(size, 'M') ? 1 << 20 : strchr(size, 'K') ? 1 << 10 : 1);
+    long bytes = strtol(size, NULL, 10) * (strchr(size, 'M')   ? 1 << 20
+                                           : strchr(size, 'K') ? 1 << 10
+                                                               : 1);
     return json_pack("{s:s, s:i, s:I, s:i}", "type", type, "level", atoi(level), "size",
                      (json_int_t)bytes, "num_sharing", count_cpu_list(shared));
 }
@@ -162,10 +165,10 @@ json_t *bench_context_collect(const char *executable)
                      (int)sysconf(_SC_NPROCESSORS_ONLN), "mhz_per_cpu", (int)(atof(mhz) + 0.5),
                      "cpu_model", model, "cpu_scaling_enabled", scaling_enabled(), "caches",
                      caches(), "load_avg", load_average(), "library_build_type", build_type,
-                     "compiler", MBD_BENCH_CC, "compiler_version", __VERSION__,
-                     "compiler_flags", MBD_BENCH_CFLAGS, "git_commit", MBD_GIT_COMMIT,
-                     "openblas_config", openblas_get_config(), "openblas_threading",
-                     openblas_threading(), "openblas_library", openblas_library(), "omp_max_threads",
+                     "compiler", MBD_BENCH_CC, "compiler_version", __VERSION__, "compiler_flags",
+                     MBD_BENCH_CFLAGS, "git_commit", MBD_GIT_COMMIT, "openblas_config",
+                     openblas_get_config(), "openblas_threading", openblas_threading(),
+                     "openblas_library", openblas_library(), "omp_max_threads",
                      omp_get_max_threads(), "omp_wait_policy", wait_policy ? wait_policy : "unset",
                      "json_schema_version", 1, "simd_lanes", /* the W of bodies-simd here */
                      mbd_solver_lanes(mbd_solver_find("bodies"), MBD_ACCELERATION));
@@ -187,11 +190,13 @@ void bench_context_print(const json_t *context, FILE *out)
             text(context, "cpu_model"));
     size_t index;
     json_t *cache;
-    json_array_foreach(json_object_get(context, "caches"), index, cache) {
+    json_array_foreach(json_object_get(context, "caches"), index, cache)
+    {
         json_int_t size = json_integer_value(json_object_get(cache, "size"));
         fprintf(out, "  L%d %-11s %6lld KiB (shared by %d)\n",
                 (int)json_integer_value(json_object_get(cache, "level")), text(cache, "type"),
-                (long long)(size >> 10), (int)json_integer_value(json_object_get(cache, "num_sharing")));
+                (long long)(size >> 10),
+                (int)json_integer_value(json_object_get(cache, "num_sharing")));
     }
     json_t *load = json_object_get(context, "load_avg");
     fprintf(out, "Load Average: %.2f, %.2f, %.2f\n", json_real_value(json_array_get(load, 0)),

@@ -37,10 +37,9 @@ static int write_calls(FILE *out, const bench_results *results, bench_suite suit
     for (int k = 0; k < results->count; k++) {
         const bench_record *r = &results->records[k];
         if (r->key.suite == suite)
-            fprintf(out, "%s %s %d %d %d %.6g %.4f %.6g\n", r->key.family, r->key.variant,
-                    r->key.n, r->bodies, r->dofs, 1e9 * bench_time_stat(r, STAT_MEDIAN),
-                    bench_time_stat(r, STAT_CV),
-                    bench_counter_median(r, "ns_per_body"));
+            fprintf(out, "%s %s %d %d %d %.6g %.4f %.6g\n", r->key.family, r->key.variant, r->key.n,
+                    r->bodies, r->dofs, 1e9 * bench_time_stat(r, STAT_MEDIAN),
+                    bench_time_stat(r, STAT_CV), bench_counter_median(r, "ns_per_body"));
     }
     return ferror(out);
 }
@@ -90,7 +89,8 @@ static int write_phases(FILE *out, void *ctx)
     fputc('\n', out);
     for (int k = 0; k < results->count; k++) {
         const bench_record *r = &results->records[k];
-        if (r->key.suite != SUITE_PHASES || strcmp(r->key.phase, rk4_phase_name(PHASE_INTEGRATOR)) != 0)
+        if (r->key.suite != SUITE_PHASES ||
+            strcmp(r->key.phase, rk4_phase_name(PHASE_INTEGRATOR)) != 0)
             continue;
         fprintf(out, "%s %s %d", r->key.family, r->key.variant, r->key.n);
         bench_key key = r->key;
@@ -112,7 +112,8 @@ static int write_ratio(FILE *out, void *ctx)
             RATIO_DENOMINATOR);
     for (int k = 0; k < results->count; k++) {
         const bench_record *r = &results->records[k];
-        if (r->key.suite != SUITE_PHASES || strcmp(r->key.phase, rk4_phase_name(PHASE_SOLVE)) != 0 ||
+        if (r->key.suite != SUITE_PHASES ||
+            strcmp(r->key.phase, rk4_phase_name(PHASE_SOLVE)) != 0 ||
             strcmp(r->key.variant, RATIO_DENOMINATOR) != 0)
             continue;
         bench_key sweep = r->key, call = r->key;
@@ -132,7 +133,9 @@ static int write_ratio(FILE *out, void *ctx)
 static int write_batch(FILE *out, void *ctx)
 {
     const bench_results *results = ctx;
-    fprintf(out, "# family variant n k threads median_ns states_per_second efficiency ns_per_body_state\n");
+    fprintf(
+        out,
+        "# family variant n k threads median_ns states_per_second efficiency ns_per_body_state\n");
     for (int k = 0; k < results->count; k++) {
         const bench_record *r = &results->records[k];
         if (r->key.suite != SUITE_BATCH)
@@ -189,7 +192,8 @@ static int write_robots(FILE *out, void *ctx)
             continue;
         const double median = bench_time_stat(r, STAT_MEDIAN);
         fprintf(out, "%s %s %d %d %.6g %.4f %.4f\n", r->key.family, r->key.variant, r->dofs,
-                r->bodies, 1e9 * median, bench_time_stat(r, STAT_CV), median / fastest_at(results, r));
+                r->bodies, 1e9 * median, bench_time_stat(r, STAT_CV),
+                median / fastest_at(results, r));
     }
     return ferror(out);
 }
@@ -200,10 +204,14 @@ int bench_write_dat(const bench_results *results, const char *dir)
         const char *file;
         int (*write)(FILE *, void *);
     } tables[] = {
-        {"percall.dat", write_percall}, {"ratio.dat", write_ratio},
-        {"phases.dat", write_phases},   {"batch.dat", write_batch},
-        {"crossover.dat", write_crossover}, {"scaling.dat", write_scaling},
-        {"derivatives.dat", write_derivatives}, {"robots.dat", write_robots},
+        {"percall.dat", write_percall},
+        {"ratio.dat", write_ratio},
+        {"phases.dat", write_phases},
+        {"batch.dat", write_batch},
+        {"crossover.dat", write_crossover},
+        {"scaling.dat", write_scaling},
+        {"derivatives.dat", write_derivatives},
+        {"robots.dat", write_robots},
         {"robot_derivatives.dat", write_robot_derivatives},
     };
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {

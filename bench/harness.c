@@ -51,17 +51,19 @@ void bench_catch_signals(void)
 
 const char *bench_suite_name(bench_suite suite)
 {
-    static const char *const names[SUITE_COUNT] = {"percall", "phases", "batch", "loops", "scaling",
-                                                   "derivatives", "robots", "robot-derivatives", "machine"};
+    static const char *const names[SUITE_COUNT] = {
+        "percall",           "phases", "batch", "loops", "scaling", "derivatives", "robots",
+        "robot-derivatives", "machine"};
     return names[suite];
 }
 
 void bench_key_name(const bench_key *key, char *out, size_t size)
 {
-    static const char *const prefix[SUITE_COUNT] = {"fd", "rk4", "batch", "loops", "scale",
-                                                    "derivatives", "robot", "robot_derivatives", "machine"};
-    int used = snprintf(out, size, "%s_%s/%s/n:%d", prefix[key->suite], key->variant,
-                        key->family, key->n);
+    static const char *const prefix[SUITE_COUNT] = {
+        "fd",     "rk4", "batch", "loops", "scale", "derivatives", "robot", "robot_derivatives",
+        "machine"};
+    int used =
+        snprintf(out, size, "%s_%s/%s/n:%d", prefix[key->suite], key->variant, key->family, key->n);
     if (key->phase)
         used += snprintf(out + used, size - (size_t)used, "/phase:%s", key->phase);
     if (key->k)
@@ -210,8 +212,7 @@ void bench_print_record(FILE *out, const bench_record *record)
     fprintf(out, "%-*s", NAME_WIDTH, record->name);
     print_time(out, bench_median_real(record));
     print_time(out, timing_statistic(STAT_MEDIAN, t->cpu, t->repetitions));
-    fprintf(out, " %11ld %6.2f%% %11.2f\n", t->iterations,
-            100 * bench_time_stat(record, STAT_CV),
+    fprintf(out, " %11ld %6.2f%% %11.2f\n", t->iterations, 100 * bench_time_stat(record, STAT_CV),
             bench_counter_median(record, "ns_per_body"));
     fflush(out);
 }

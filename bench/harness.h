@@ -10,8 +10,16 @@
 #include <stdio.h>
 
 typedef enum {
-    SUITE_PERCALL, SUITE_PHASES, SUITE_BATCH, SUITE_LOOPS, SUITE_SCALING, SUITE_DERIVATIVES,
-    SUITE_ROBOTS, SUITE_ROBOT_DERIVATIVES, SUITE_MACHINE, SUITE_COUNT
+    SUITE_PERCALL,
+    SUITE_PHASES,
+    SUITE_BATCH,
+    SUITE_LOOPS,
+    SUITE_SCALING,
+    SUITE_DERIVATIVES,
+    SUITE_ROBOTS,
+    SUITE_ROBOT_DERIVATIVES,
+    SUITE_MACHINE,
+    SUITE_COUNT
 } bench_suite;
 
 /* What one measurement is; its name is built from this alone. */
@@ -41,7 +49,7 @@ typedef struct {
                            rank 0 puts every rank's records back in that order */
     int instance_index; /* within the family, in order of appearance */
     int bodies, dofs;
-    int states;         /* evaluated per iteration; 0: none (a phase of a step) */
+    int states; /* evaluated per iteration; 0: none (a phase of a step) */
     timing_result timing;
     int ncounters;
     bench_counter counter[BENCH_MAX_COUNTERS];

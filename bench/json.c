@@ -15,9 +15,9 @@ static json_t *number(double x) { return isfinite(x) ? json_real(x) : json_null(
 static json_t *common_fields(const bench_record *record, const char *name, const char *run_type)
 {
     return json_pack("{s:s, s:i, s:i, s:s, s:s, s:i}", "name", name, "family_index",
-                     record->family_index, "per_family_instance_index",
-                     record->instance_index, "run_name", record->name, "run_type", run_type,
-                     "repetitions", record->timing.repetitions);
+                     record->family_index, "per_family_instance_index", record->instance_index,
+                     "run_name", record->name, "run_type", run_type, "repetitions",
+                     record->timing.repetitions);
 }
 
 /* iterations, times and counters; value(x, n, arg) reduces a per-repetition array, and
@@ -64,7 +64,8 @@ static json_t *aggregate_row(const bench_record *record, timing_stat stat)
     snprintf(name, sizeof name, "%s_%s", record->name, timing_stat_name(stat));
     json_t *row = common_fields(record, name, "aggregate");
     json_object_set_new(row, "aggregate_name", json_string(timing_stat_name(stat)));
-    json_object_set_new(row, "aggregate_unit", json_string(stat == STAT_CV ? "percentage" : "time"));
+    json_object_set_new(row, "aggregate_unit",
+                        json_string(stat == STAT_CV ? "percentage" : "time"));
     add_measures(row, record, record->timing.repetitions, statistic, (int)stat,
                  stat == STAT_CV ? 1 : 1e9);
     return row;
@@ -100,8 +101,7 @@ static int dump(FILE *out, void *root)
 int bench_write_json(const bench_results *results, const json_t *context, const char *paths)
 {
     const char *host = json_string_value(json_object_get(context, "host_name"));
-    return bench_write_json_rows(bench_json_rows(results, host ? host : "unknown"), context,
-                                 paths);
+    return bench_write_json_rows(bench_json_rows(results, host ? host : "unknown"), context, paths);
 }
 
 /* Calls each(path, ctx) on each comma-separated path, an empty one included, until one

@@ -41,19 +41,19 @@ typedef double lanes_t __attribute__((vector_size(LANES * sizeof(double))));
  * where the target has FMA (-ffp-contract=fast); m < 1 keeps a finite and normal. Each
  * chain starts elsewhere (the compiler would merge equal ones), and their sum goes to
  * sink, so that none is dropped. */
-#define FMA_KERNEL(name, T)                                                                  \
-    static int name(void *sink, long iterations)                                             \
-    {                                                                                        \
-        const T m = (T){0} + 0.999999, c = (T){0} + 1e-3;                                    \
-        T a0 = c, a1 = 2 * c, a2 = 3 * c, a3 = 4 * c, a4 = 5 * c, a5 = 6 * c, a6 = 7 * c,     \
-          a7 = 8 * c, a8 = 9 * c, a9 = 10 * c, a10 = 11 * c, a11 = 12 * c;                   \
-        for (long i = 0; i < iterations; i++)                                                \
-            for (int s = 0; s < FMA_STEPS; s++) {                                            \
-                EACH_CHAIN(FMA_STEP)                                                         \
-            }                                                                                \
-        const T sum = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11;          \
-        memcpy(sink, &sum, sizeof sum);                                                      \
-        return 0;                                                                            \
+#define FMA_KERNEL(name, T)                                                                        \
+    static int name(void *sink, long iterations)                                                   \
+    {                                                                                              \
+        const T m = (T){0} + 0.999999, c = (T){0} + 1e-3;                                          \
+        T a0 = c, a1 = 2 * c, a2 = 3 * c, a3 = 4 * c, a4 = 5 * c, a5 = 6 * c, a6 = 7 * c,          \
+          a7 = 8 * c, a8 = 9 * c, a9 = 10 * c, a10 = 11 * c, a11 = 12 * c;                         \
+        for (long i = 0; i < iterations; i++)                                                      \
+            for (int s = 0; s < FMA_STEPS; s++) {                                                  \
+                EACH_CHAIN(FMA_STEP)                                                               \
+            }                                                                                      \
+        const T sum = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11;                 \
+        memcpy(sink, &sum, sizeof sum);                                                            \
+        return 0;                                                                                  \
     }
 FMA_KERNEL(fma_scalar, double)
 FMA_KERNEL(fma_lanes, lanes_t)
@@ -144,9 +144,10 @@ static json_t *measure_kernel(const timing_options *options, const machine_kerne
     if (k->flops && ghz > 0)
         fprintf(stderr, " (%.1f flops per cycle at %.2f GHz)", rate / ghz, ghz);
     fprintf(stderr, ", cv %.3f\n", timing_statistic(STAT_CV, quoted, t.repetitions));
-    json_t *entry = json_pack("{s:i, s:f, s:f, s:f, s:i}", "threads", k->threads, k->flops ? "flops" : "bytes",
-                              k->work, "seconds", seconds, k->flops ? "gflops" : "gbytes_per_second", rate,
-                              "repetitions", t.repetitions);
+    json_t *entry =
+        json_pack("{s:i, s:f, s:f, s:f, s:i}", "threads", k->threads, k->flops ? "flops" : "bytes",
+                  k->work, "seconds", seconds, k->flops ? "gflops" : "gbytes_per_second", rate,
+                  "repetitions", t.repetitions);
     if (k->lanes)
         json_object_set_new(entry, "lanes", json_integer(k->lanes));
     if (k->elements)
@@ -161,13 +162,16 @@ static double cache_bytes(const json_t *caches, int level, int total, double fal
     size_t index;
     json_t *cache;
     double bytes = 0;
-    json_array_foreach(caches, index, cache) {
+    json_array_foreach(caches, index, cache)
+    {
         const char *type = json_string_value(json_object_get(cache, "type"));
-        if (json_integer_value(json_object_get(cache, "level")) != level || !type || !strcmp(type, "Instruction"))
+        if (json_integer_value(json_object_get(cache, "level")) != level || !type ||
+            !strcmp(type, "Instruction"))
             continue;
         const double size = (double)json_integer_value(json_object_get(cache, "size"));
         const double sharing = (double)json_integer_value(json_object_get(cache, "num_sharing"));
-        bytes = total && sharing > 0 ? size * ceil((double)sysconf(_SC_NPROCESSORS_ONLN) / sharing) : size;
+        bytes = total && sharing > 0 ? size * ceil((double)sysconf(_SC_NPROCESSORS_ONLN) / sharing)
+                                     : size;
     }
     return bytes > 0 ? bytes : fallback;
 }
@@ -177,7 +181,8 @@ static int last_cache_level(const json_t *caches)
     size_t index;
     json_t *cache;
     int level = 0;
-    json_array_foreach(caches, index, cache) {
+    json_array_foreach(caches, index, cache)
+    {
         const int l = (int)json_integer_value(json_object_get(cache, "level"));
         level = l > level ? l : level;
     }
@@ -213,13 +218,16 @@ static void add(json_t *machine, const timing_options *options, const machine_ke
         *failed = 1;
 }
 
-static int measure_memory(json_t *machine, const timing_options *options, const json_t *caches, int all)
+static int measure_memory(json_t *machine, const timing_options *options, const json_t *caches,
+                          int all)
 {
     const long n = stream_elements(caches);
-    stream_arrays s = {aligned_alloc(64, (size_t)n * sizeof(double)), aligned_alloc(64, (size_t)n * sizeof(double)),
+    stream_arrays s = {aligned_alloc(64, (size_t)n * sizeof(double)),
+                       aligned_alloc(64, (size_t)n * sizeof(double)),
                        aligned_alloc(64, (size_t)n * sizeof(double)), n, 1};
     if (!s.a || !s.b || !s.c) {
-        fprintf(stderr, "machine: no memory for STREAM's 3 arrays of %ld doubles: no bandwidth\n", n);
+        fprintf(stderr, "machine: no memory for STREAM's 3 arrays of %ld doubles: no bandwidth\n",
+                n);
         free(s.a), free(s.b), free(s.c);
         return 1;
     }
@@ -235,8 +243,10 @@ static int measure_memory(json_t *machine, const timing_options *options, const 
     const machine_kernel kernels[] = {
         {"copy", "copy, 1 thread", copy_body, &one, 1, 0, (double)n * MACHINE_COPY_BYTES, 0, n},
         {"triad", "triad, 1 thread", triad_body, &one, 1, 0, (double)n * MACHINE_TRIAD_BYTES, 0, n},
-        {"copy_all_threads", label_copy, copy_body, &every, all, 0, (double)n * MACHINE_COPY_BYTES, 0, n},
-        {"triad_all_threads", label_triad, triad_body, &every, all, 0, (double)n * MACHINE_TRIAD_BYTES, 0, n},
+        {"copy_all_threads", label_copy, copy_body, &every, all, 0, (double)n * MACHINE_COPY_BYTES,
+         0, n},
+        {"triad_all_threads", label_triad, triad_body, &every, all, 0,
+         (double)n * MACHINE_TRIAD_BYTES, 0, n},
     };
     int failed = 0;
     for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++)
@@ -258,8 +268,10 @@ static int measure_loads(json_t *machine, const timing_options *options, const j
     load_array in_l1 = {x, l1, {0}}, in_l2 = {x, l2, {0}};
     const double bytes = sizeof *x;
     const machine_kernel kernels[] = {
-        {"l1_load", "L1-resident loads, 1 thread", load_body, &in_l1, 1, LANES, bytes * l1, 0, l1 * LANES},
-        {"l2_load", "L2-resident loads, 1 thread", load_body, &in_l2, 1, LANES, bytes * l2, 0, l2 * LANES},
+        {"l1_load", "L1-resident loads, 1 thread", load_body, &in_l1, 1, LANES, bytes * l1, 0,
+         l1 * LANES},
+        {"l2_load", "L2-resident loads, 1 thread", load_body, &in_l2, 1, LANES, bytes * l2, 0,
+         l2 * LANES},
     };
     int failed = 0;
     for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++)

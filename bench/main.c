@@ -59,7 +59,8 @@ static const char usage[] =
     "Under mpirun -n P the ranks share the measurements (one node per rank keeps timings\n"
     "clean); rank 0 writes the one JSON, each row with its \"host\" (no --dat: chart from it).\n";
 
-static const bench_list default_ns = {{1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000}, 18};
+static const bench_list default_ns = {
+    {1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000}, 18};
 static const bench_list default_phase_ns = {{5, 10, 20, 30, 40, 50}, 6};
 static const bench_list default_batch_ns = {{10, 50, 200}, 3};
 static const bench_list default_loops_k = {{64, 16, 4, 1}, 4};
@@ -79,8 +80,10 @@ static int int_list(const cli_flag *flags, const char *name, int lo, int hi, ben
         long value = strtol(p, &end, 10);
         if (end == p || (*end && *end != ',') || errno || value < lo || value > hi ||
             list->count == BENCH_MAX_LIST) {
-            fprintf(stderr, "mbd %s: %s: expected up to %d comma-separated integers in [%d, %d], got '%.60s'\n",
-                    CMD, name, BENCH_MAX_LIST, lo, hi, text);
+            fprintf(
+                stderr,
+                "mbd %s: %s: expected up to %d comma-separated integers in [%d, %d], got '%.60s'\n",
+                CMD, name, BENCH_MAX_LIST, lo, hi, text);
             return CLI_USAGE_ERROR;
         }
         list->value[list->count++] = (int)value;
@@ -105,9 +108,11 @@ static int suite_list(const cli_flag *flags, unsigned *suites)
                 strncmp(p, bench_suite_name((bench_suite)s), len) == 0)
                 *suites |= 1u << s, found = 1;
         if (!found) {
-            fprintf(stderr, "mbd %s: --suite: unknown suite '%.*s' (percall, phases, batch, loops, scaling, derivatives, "
-                    "robots, robot-derivatives, machine)\n",
-                    CMD, (int)len, p);
+            fprintf(
+                stderr,
+                "mbd %s: --suite: unknown suite '%.*s' (percall, phases, batch, loops, scaling, derivatives, "
+                "robots, robot-derivatives, machine)\n",
+                CMD, (int)len, p);
             return CLI_USAGE_ERROR;
         }
         if (!p[len])
@@ -121,14 +126,16 @@ static int number_flags(const cli_flag *flags, bench_config *config)
     double min_time, repetitions, batch_k, dense_max_n, seed;
     int rc;
     if ((rc = cli_number(CMD, flags, "--min-time", 1e-6, 3600, 0.05, &min_time)) ||
-        (rc = cli_number(CMD, flags, "--repetitions", 1, TIMING_MAX_REPETITIONS, 5, &repetitions)) ||
+        (rc =
+             cli_number(CMD, flags, "--repetitions", 1, TIMING_MAX_REPETITIONS, 5, &repetitions)) ||
         (rc = cli_number(CMD, flags, "--batch-k", 1, 1 << 24, 1024, &batch_k)) ||
         (rc = cli_number(CMD, flags, "--dense-max-n", 0, INT_MAX, DENSE_MAX_N, &dense_max_n)) ||
         (rc = cli_number(CMD, flags, "--seed", 0, 4294967295.0, 1, &seed)))
         return rc;
     if (repetitions != (int)repetitions || batch_k != (int)batch_k ||
         dense_max_n != (int)dense_max_n || seed != (unsigned long)seed) {
-        fprintf(stderr, "mbd %s: --repetitions, --batch-k, --dense-max-n and --seed take integers\n", CMD);
+        fprintf(stderr,
+                "mbd %s: --repetitions, --batch-k, --dense-max-n and --seed take integers\n", CMD);
         return CLI_USAGE_ERROR;
     }
     config->timing.min_time = min_time;
@@ -164,8 +171,10 @@ static int parse_flags(cli_flag *flags, bench_config *config, regex_t *filter)
     config->rank = par_rank();
     config->ranks = par_size();
     if (config->ranks > 1 && cli_get(flags, "--dat")) {
-        fprintf(stderr, "mbd %s: --dat: not over MPI ranks (each holds a share of the results): "
-                "--json, then chart from it\n", CMD);
+        fprintf(stderr,
+                "mbd %s: --dat: not over MPI ranks (each holds a share of the results): "
+                "--json, then chart from it\n",
+                CMD);
         return CLI_USAGE_ERROR;
     }
     /* the outputs checked before the run, not found unusable after it */
@@ -174,7 +183,8 @@ static int parse_flags(cli_flag *flags, bench_config *config, regex_t *filter)
         return CLI_USAGE_ERROR;
     const char *pattern = cli_get(flags, "--filter");
     if (pattern && regcomp(filter, pattern, REG_EXTENDED | REG_NOSUB) != 0) {
-        fprintf(stderr, "mbd %s: --filter: not a valid regular expression: '%.60s'\n", CMD, pattern);
+        fprintf(stderr, "mbd %s: --filter: not a valid regular expression: '%.60s'\n", CMD,
+                pattern);
         return CLI_USAGE_ERROR;
     }
     config->filter = pattern ? filter : NULL;
@@ -190,8 +200,10 @@ static int load_robots(const cli_flag *flags, bench_config *config, bench_robots
         return 0;
     const char *list = cli_get(flags, "--robots");
     if (!list && access(DEFAULT_ROBOTS, R_OK) != 0) {
-        fprintf(stderr, "mbd-bench: no %s here (run in the repository, or give --robots): the "
-                "robot suites measure nothing\n", DEFAULT_ROBOTS);
+        fprintf(stderr,
+                "mbd-bench: no %s here (run in the repository, or give --robots): the "
+                "robot suites measure nothing\n",
+                DEFAULT_ROBOTS);
         return 0;
     }
     const int rc = bench_robots_load(list ? list : DEFAULT_ROBOTS, robots);
@@ -207,18 +219,22 @@ static void add_settings(json_t *context, const bench_config *config, int blas_d
         if (config->suites & (1u << s))
             json_array_append_new(suites, json_string(bench_suite_name((bench_suite)s)));
     char note[256];
-    snprintf(note, sizeof note, "dense (O(N^3)), sparse on chains (O(N^3) there) and plugins "
+    snprintf(note, sizeof note,
+             "dense (O(N^3)), sparse on chains (O(N^3) there) and plugins "
              "(cost unknown) are timed up to N = %d only: beyond it a cubic cost makes it "
-             "pointless", config->dense_max_n);
-    json_object_update_new(context, json_pack(
-        "{s:o, s:o, s:f, s:i, s:b, s:I, s:i, s:i, s:s, s:i, s:i, s:s}", "suites", suites,
-        "families", bench_families_json(), "min_time", config->timing.min_time,
-        "repetitions", config->timing.repetitions, "interleaved", config->interleave, "seed",
-        (json_int_t)config->seed, "batch_k", config->batch_k, "dense_max_n", config->dense_max_n,
-        "dense_note", note, "openblas_threads", openblas_get_num_threads(),
-        "openblas_threads_default", blas_default, "openblas_note",
-        "OpenBLAS pinned to 1 thread (openblas_set_num_threads(1)) for every measurement: "
-        "threads:1 means one thread, and a batch runs one LAPACK thread per OpenMP thread"));
+             "pointless",
+             config->dense_max_n);
+    json_object_update_new(
+        context,
+        json_pack(
+            "{s:o, s:o, s:f, s:i, s:b, s:I, s:i, s:i, s:s, s:i, s:i, s:s}", "suites", suites,
+            "families", bench_families_json(), "min_time", config->timing.min_time, "repetitions",
+            config->timing.repetitions, "interleaved", config->interleave, "seed",
+            (json_int_t)config->seed, "batch_k", config->batch_k, "dense_max_n",
+            config->dense_max_n, "dense_note", note, "openblas_threads", openblas_get_num_threads(),
+            "openblas_threads_default", blas_default, "openblas_note",
+            "OpenBLAS pinned to 1 thread (openblas_set_num_threads(1)) for every measurement: "
+            "threads:1 means one thread, and a batch runs one LAPACK thread per OpenMP thread"));
 }
 
 /* Over ranks (collective): every rank's rows to rank 0, which writes them. */
@@ -244,12 +260,24 @@ static int write_outputs(const bench_results *results, const json_t *context, co
 
 static int run_bench(int argc, char **argv)
 {
-    cli_flag flags[] = {{"--suite", NULL, 0},       {"--n", NULL, 0},          {"--phase-n", NULL, 0},
-                        {"--batch-n", NULL, 0},     {"--threads", NULL, 0},    {"--batch-k", NULL, 0},
-                        {"--loops-k", NULL, 0},     {"--scaling-n", NULL, 0},  {"--derivatives-n", NULL, 0},
-                        {"--dense-max-n", NULL, 0}, {"--min-time", NULL, 0},   {"--repetitions", NULL, 0},
-                        {"--seed", NULL, 0},        {"--filter", NULL, 0},     {"--json", NULL, 0},
-                        {"--dat", NULL, 0},         {"--interleave", NULL, 1}, {"--robots", NULL, 0},
+    cli_flag flags[] = {{"--suite", NULL, 0},
+                        {"--n", NULL, 0},
+                        {"--phase-n", NULL, 0},
+                        {"--batch-n", NULL, 0},
+                        {"--threads", NULL, 0},
+                        {"--batch-k", NULL, 0},
+                        {"--loops-k", NULL, 0},
+                        {"--scaling-n", NULL, 0},
+                        {"--derivatives-n", NULL, 0},
+                        {"--dense-max-n", NULL, 0},
+                        {"--min-time", NULL, 0},
+                        {"--repetitions", NULL, 0},
+                        {"--seed", NULL, 0},
+                        {"--filter", NULL, 0},
+                        {"--json", NULL, 0},
+                        {"--dat", NULL, 0},
+                        {"--interleave", NULL, 1},
+                        {"--robots", NULL, 0},
                         {NULL, NULL, 0}};
     bench_config config = {0};
     bench_robots robots = {0};
@@ -291,8 +319,10 @@ static int run_bench(int argc, char **argv)
     json_object_set_new(context, "ranks", json_integer(config.ranks));
     json_object_set_new(context, "partial", json_boolean(par_sum(bench_stop != 0) > 0));
     if (bench_stop)
-        fprintf(stderr, "\nmbd-bench: stopped by signal %d: writing the %d finished measurements, "
-                "marked partial\n", (int)bench_stop, results.count);
+        fprintf(stderr,
+                "\nmbd-bench: stopped by signal %d: writing the %d finished measurements, "
+                "marked partial\n",
+                (int)bench_stop, results.count);
     rc = write_outputs(&results, context, flags);
     bench_results_free(&results);
     bench_robots_free(&robots);

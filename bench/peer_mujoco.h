@@ -23,11 +23,11 @@ typedef struct {
 typedef struct {
     mjModel *m;
     mjData *d;
-    int nq, nv;      /* ours, equal to MuJoCo's */
-    int *qpos_of;    /* (nq) our coordinate k -> MuJoCo's qpos index */
-    int *dof_of;     /* (nv) our velocity k -> MuJoCo's dof index */
-    mjtNum *force;   /* (nv, MuJoCo's order) qfrc_applied (+ qfrc_passive) - qfrc_bias */
-    int passive;     /* the model has armature or passive forces (peer_forward_path) */
+    int nq, nv;    /* ours, equal to MuJoCo's */
+    int *qpos_of;  /* (nq) our coordinate k -> MuJoCo's qpos index */
+    int *dof_of;   /* (nv) our velocity k -> MuJoCo's dof index */
+    mjtNum *force; /* (nv, MuJoCo's order) qfrc_applied (+ qfrc_passive) - qfrc_bias */
+    int passive;   /* the model has armature or passive forces (peer_forward_path) */
     free_joint *free_joints;
     int nfree;
 } peer;

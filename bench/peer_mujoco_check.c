@@ -26,7 +26,7 @@
 
 typedef struct {
     double forward[MAX_VARIANTS]; /* max ||qacc - qdd|| / ||qdd||, per variant */
-    double mass;      /* max |H_mj - H|_ij / sqrt(H_ii H_jj) */
+    double mass;                  /* max |H_mj - H|_ij / sqrt(H_ii H_jj) */
     double bias;      /* max ||D^-1/2 (C_mj - C)||_inf / max(||D^-1/2 C||_inf, ||D^-1/2 tau||_inf),
                          D = diag(H) */
     double path;      /* max relative difference of the staged path from mj_forward */
@@ -38,10 +38,10 @@ typedef struct {
 typedef struct {
     const mbd_model *model;
     peer *p;
-    mbd_work *aux;   /* inverse dynamics and H */
-    double *H;       /* nv x nv, ours */
-    double *H_mj;    /* nv x nv, MuJoCo's, in its order */
-    double *H_ours;  /* nv x nv, MuJoCo's in our coordinates */
+    mbd_work *aux;                                     /* inverse dynamics and H */
+    double *H;                                         /* nv x nv, ours */
+    double *H_mj;                                      /* nv x nv, MuJoCo's, in its order */
+    double *H_ours;                                    /* nv x nv, MuJoCo's in our coordinates */
     double *qacc, *path, *bias, *zero, *eig, *bias_mj; /* nv each; bias_mj ours, from MuJoCo */
 } checker;
 
@@ -178,8 +178,7 @@ static int judge(const char *cmd, const char *spec, const check_stats *stats)
         double error;
     } terms[] = {{"H", stats->mass}, {"C", stats->bias}, {"staged path", stats->path}};
     if (stats->failed) {
-        fprintf(stderr,
-                "mbd %s: %s: qdd differs by more than max(%.0e, 4 eps cond(H)) %d times\n",
+        fprintf(stderr, "mbd %s: %s: qdd differs by more than max(%.0e, 4 eps cond(H)) %d times\n",
                 cmd, spec, stats->tolerance, stats->failed);
         return CLI_RUNTIME_ERROR;
     }
@@ -247,7 +246,7 @@ static int run_check(const char *cmd, const mbd_model *model, const char *spec,
 int peer_check_main(int argc, char **argv)
 {
     cli_flag flags[] = {{"--states", NULL, 0}, {"--seed", NULL, 0}, {"--tolerance", NULL, 0},
-                        SWITCH("--direct"), CLI_FLOATING_BASE, {NULL, NULL, 0}};
+                        SWITCH("--direct"),    CLI_FLOATING_BASE,   {NULL, NULL, 0}};
     const char *spec[1];
     double states, seed, tolerance;
     int npos, rc = cli_parse(CHECK_CMD, argc, argv, 2, flags, spec, 1, &npos);
@@ -266,4 +265,3 @@ int peer_check_main(int argc, char **argv)
     mbd_model_free(model);
     return rc;
 }
-

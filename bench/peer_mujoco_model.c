@@ -77,13 +77,26 @@ static mjModel *export_and_load(const mbd_model *model, char *err, size_t err_si
 static int expected_joints(mbd_joint_type type, int types[2])
 {
     switch (type) {
-    case MBD_REVOLUTE: types[0] = mjJNT_HINGE; return 1;
-    case MBD_PRISMATIC: types[0] = mjJNT_SLIDE; return 1;
-    case MBD_CYLINDRICAL: types[0] = mjJNT_HINGE, types[1] = mjJNT_SLIDE; return 2;
-    case MBD_CARDAN: types[0] = types[1] = mjJNT_HINGE; return 2;
-    case MBD_SPHERICAL: types[0] = mjJNT_BALL; return 1;
-    case MBD_FREE: types[0] = mjJNT_FREE; return 1;
-    default: return 0;
+    case MBD_REVOLUTE:
+        types[0] = mjJNT_HINGE;
+        return 1;
+    case MBD_PRISMATIC:
+        types[0] = mjJNT_SLIDE;
+        return 1;
+    case MBD_CYLINDRICAL:
+        types[0] = mjJNT_HINGE, types[1] = mjJNT_SLIDE;
+        return 2;
+    case MBD_CARDAN:
+        types[0] = types[1] = mjJNT_HINGE;
+        return 2;
+    case MBD_SPHERICAL:
+        types[0] = mjJNT_BALL;
+        return 1;
+    case MBD_FREE:
+        types[0] = mjJNT_FREE;
+        return 1;
+    default:
+        return 0;
     }
 }
 
@@ -102,14 +115,15 @@ static void map_joint(peer *p, mbd_joint_type type, int q, int v, int adr, int d
  * our joints; an unnamed one (an MJCF <freejoint/>) by its place, since our bodies of an
  * MJCF file are its joints in MuJoCo's order. -1 after a message unless it has njoints
  * joints there. */
-static int first_joint(const mbd_model *model, int i, const peer *p, int by_joint_name,
-                       int njoints, char *err, size_t err_size)
+static int first_joint(const mbd_model *model, int i, const peer *p, int by_joint_name, int njoints,
+                       char *err, size_t err_size)
 {
     const mbd_body_def *b = mbd_model_body(model, i);
     if (by_joint_name) {
         const int named = b->joint_name != NULL;
-        const int joint = named ? mj_name2id(p->m, mjOBJ_JOINT, b->joint_name)
-                                : i < p->m->njnt ? i : -1;
+        const int joint = named            ? mj_name2id(p->m, mjOBJ_JOINT, b->joint_name)
+                          : i < p->m->njnt ? i
+                                           : -1;
         if (joint < 0 || njoints != 1)
             snprintf(err, err_size, "joint \"%s\": %s in MuJoCo's model",
                      mbd_model_joint_name(model, i), joint < 0 ? "missing" : "not one joint");
@@ -166,8 +180,7 @@ void peer_close(peer *p)
 }
 
 /* direct: the file MuJoCo reads itself, or NULL: our export of model. */
-int peer_open(const mbd_model *model, const char *direct, peer *p, char *err,
-                     size_t err_size)
+int peer_open(const mbd_model *model, const char *direct, peer *p, char *err, size_t err_size)
 {
     memset(p, 0, sizeof *p);
     p->nq = mbd_model_nq(model);
@@ -177,8 +190,8 @@ int peer_open(const mbd_model *model, const char *direct, peer *p, char *err,
                         : export_and_load(model, err, err_size)))
         return -1;
     if (p->m->nq != p->nq || p->m->nv != p->nv) {
-        snprintf(err, err_size, "MuJoCo has nq %d, nv %d; mbd has %d, %d", (int)p->m->nq, (int)p->m->nv,
-                 p->nq, p->nv);
+        snprintf(err, err_size, "MuJoCo has nq %d, nv %d; mbd has %d, %d", (int)p->m->nq,
+                 (int)p->m->nv, p->nq, p->nv);
         peer_close(p);
         return -1;
     }
@@ -274,7 +287,7 @@ void free_joint_terms(const peer *p, double *H, double *C)
 }
 
 void peer_set_state(peer *p, const mbd_model *model, const double *q, const double *qd,
-                           const double *tau)
+                    const double *tau)
 {
     for (int k = 0; k < p->nq; k++)
         p->d->qpos[p->qpos_of[k]] = q[k];
@@ -313,7 +326,7 @@ void peer_forward_path(peer *p)
         mj_rne(p->m, d, 0, d->qfrc_bias);
     }
     for (int k = 0; k < p->nv; k++)
-        p->force[k] = d->qfrc_applied[k] + (p->passive ? d->qfrc_passive[k] : 0.0) -
-                      d->qfrc_bias[k];
+        p->force[k] =
+            d->qfrc_applied[k] + (p->passive ? d->qfrc_passive[k] : 0.0) - d->qfrc_bias[k];
     mj_solveM(p->m, d, d->qacc, p->force, 1);
 }

@@ -73,19 +73,19 @@ static const char *family_of(const char *arg, const mbd_model *model, char *out,
     for (const char *token = mbd_model_name(model); *token;) {
         const size_t len = strcspn(token, "-");
         if (!(len == strlen(count) && strncmp(token, count, len) == 0) && used + len + 2 < size)
-            used += (size_t)snprintf(out + used, size - used, "%s%.*s", used ? "-" : "",
-                                     (int)len, token);
+            used += (size_t)snprintf(out + used, size - used, "%s%.*s", used ? "-" : "", (int)len,
+                                     token);
         token += len + (token[len] == '-');
     }
     return arg;
 }
 
-static int add_record(time_run *run, bench_key *key, const char *variant,
-                      const mbd_model *model, const timing_result *timing)
+static int add_record(time_run *run, bench_key *key, const char *variant, const mbd_model *model,
+                      const timing_result *timing)
 {
     snprintf(key->variant, sizeof key->variant, "%s", variant);
-    bench_record *record = bench_add(&run->results, key, mbd_model_nbodies(model),
-                                     mbd_model_nv(model), 0, timing);
+    bench_record *record =
+        bench_add(&run->results, key, mbd_model_nbodies(model), mbd_model_nv(model), 0, timing);
     if (!record)
         return cli_fail(TIME_CMD, "results", MBD_ENOMEM);
     bench_print_record(stdout, record);
@@ -167,8 +167,8 @@ static int write_dat(FILE *out, void *ctx)
         const bench_record *r = &results->records[k];
         if (strncmp(r->key.variant, MUJOCO_PATH, strlen(MUJOCO_PATH)) == 0)
             continue;
-        fprintf(out, "%s %s %d %d %d %.6g %.4f", r->key.family, r->key.variant, r->key.n,
-                r->bodies, r->dofs, 1e9 * bench_time_stat(r, STAT_MEDIAN),
+        fprintf(out, "%s %s %d %d %d %.6g %.4f", r->key.family, r->key.variant, r->key.n, r->bodies,
+                r->dofs, 1e9 * bench_time_stat(r, STAT_MEDIAN),
                 timing_statistic(STAT_CV, r->timing.real, r->timing.repetitions));
         put(out, median_ns(results, &r->key, MUJOCO_PATH));
         put(out, median_ns(results, &r->key, MUJOCO_FACTOR_SOLVE));
@@ -207,14 +207,16 @@ static int time_models(time_run *run, const char **args, int nargs)
 static json_t *run_context(const char *executable, const time_run *run, int blas_default)
 {
     json_t *context = bench_context_collect(executable);
-    json_object_update_new(context, json_pack(
-        "{s:s, s:f, s:i, s:i, s:i, s:i, s:s}", "mujoco_version", mj_versionString(),
-        "min_time", run->options.min_time, "repetitions", run->options.repetitions,
-        "dense_max_n", run->dense_max_n, "openblas_threads", openblas_get_num_threads(),
-        "openblas_threads_default", blas_default, "mujoco_note",
-        "mujoco: mj_kinematics, mj_comPos, mj_crb, mj_factorM, mj_comVel, mj_rne, mj_solveM "
-        "(what mj_forward does with only rigid-body dynamics enabled); mujoco-factor-solve: "
-        "mj_factorM + mj_solveM alone"));
+    json_object_update_new(
+        context,
+        json_pack(
+            "{s:s, s:f, s:i, s:i, s:i, s:i, s:s}", "mujoco_version", mj_versionString(), "min_time",
+            run->options.min_time, "repetitions", run->options.repetitions, "dense_max_n",
+            run->dense_max_n, "openblas_threads", openblas_get_num_threads(),
+            "openblas_threads_default", blas_default, "mujoco_note",
+            "mujoco: mj_kinematics, mj_comPos, mj_crb, mj_factorM, mj_comVel, mj_rne, mj_solveM "
+            "(what mj_forward does with only rigid-body dynamics enabled); mujoco-factor-solve: "
+            "mj_factorM + mj_solveM alone"));
     return context;
 }
 
@@ -253,9 +255,9 @@ static int time_options(const cli_flag *flags, time_run *run)
 
 int peer_time_main(int argc, char **argv)
 {
-    cli_flag flags[] = {{"--min-time", NULL, 0}, {"--repetitions", NULL, 0},
+    cli_flag flags[] = {{"--min-time", NULL, 0},    {"--repetitions", NULL, 0},
                         {"--dense-max-n", NULL, 0}, {"--json", NULL, 0},
-                        {"--dat", NULL, 0},      {NULL, NULL, 0}};
+                        {"--dat", NULL, 0},         {NULL, NULL, 0}};
     const char **args = malloc((size_t)argc * sizeof *args);
     time_run run = {0};
     int nargs = 0, rc = args ? cli_parse(TIME_CMD, argc, argv, 2, flags, args, argc, &nargs)
@@ -272,8 +274,8 @@ int peer_time_main(int argc, char **argv)
     if (!rc && !(run.families = calloc((size_t)nargs, sizeof *run.families)))
         rc = cli_fail(TIME_CMD, "arguments", MBD_ENOMEM);
     if (!rc)
-        rc = run_time(&run, args, nargs, cli_get(flags, "--json"), cli_get(flags, "--dat"),
-                      argv[0]);
+        rc =
+            run_time(&run, args, nargs, cli_get(flags, "--json"), cli_get(flags, "--dat"), argv[0]);
     bench_results_free(&run.results);
     free(run.families);
     free(args);

@@ -15,12 +15,12 @@
 
 typedef struct {
     const workload *w;
-    int n;          /* nq = nv */
-    double *y0;     /* (2n) */
-    double *Y[4];   /* (2n each) stage states; Y[0] = y0 */
-    double *K[4];   /* (2n each) stage derivatives */
-    double *y1;     /* (2n) */
-    double *block;  /* the one allocation */
+    int n;         /* nq = nv */
+    double *y0;    /* (2n) */
+    double *Y[4];  /* (2n each) stage states; Y[0] = y0 */
+    double *K[4];  /* (2n each) stage derivatives */
+    double *y1;    /* (2n) */
+    double *block; /* the one allocation */
 } rk4;
 
 const char *rk4_phase_name(rk4_phase phase)
@@ -140,8 +140,8 @@ static int phase_body(void *ctx, long iterations)
     return MBD_OK;
 }
 
-int rk4_measure(const workload *w, rk4_phase phase, const timing_options *options,
-                timing_step step, timing_result *result)
+int rk4_measure(const workload *w, rk4_phase phase, const timing_options *options, timing_step step,
+                timing_result *result)
 {
     if (mbd_model_nq(w->model) != mbd_model_nv(w->model))
         return MBD_EUNSUPPORTED;

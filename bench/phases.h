@@ -14,7 +14,7 @@ const char *rk4_phase_name(rk4_phase phase);
  * one of its parts): 4 kinematics calls, 4 solves, or the stage and final updates;
  * PHASE_STEP is the whole step, to check that the parts add up. Needs nq == nv (the
  * update treats q as a vector). Returns 0 or a status. */
-int rk4_measure(const workload *w, rk4_phase phase, const timing_options *options,
-                timing_step step, timing_result *result);
+int rk4_measure(const workload *w, rk4_phase phase, const timing_options *options, timing_step step,
+                timing_result *result);
 
 #endif

@@ -14,7 +14,8 @@ static void renumber_families(json_t *rows)
     json_t *families = json_object(), *instances = json_object();
     size_t k;
     json_t *row;
-    json_array_foreach(rows, k, row) {
+    json_array_foreach(rows, k, row)
+    {
         const char *run = json_string_value(json_object_get(row, "run_name"));
         const char *cut = run ? strstr(run, "/n:") : NULL;
         char *family = run ? strndup(run, cut ? (size_t)(cut - run) : strlen(run)) : NULL;
@@ -26,7 +27,8 @@ static void renumber_families(json_t *rows)
         if (!json_object_get(members, run))
             json_object_set_new(members, run, json_integer((json_int_t)json_object_size(members)));
         if (!json_object_get(instances, family))
-            json_object_set_new(instances, family, json_integer((json_int_t)json_object_size(instances)));
+            json_object_set_new(instances, family,
+                                json_integer((json_int_t)json_object_size(instances)));
         json_object_set(row, "family_index", json_object_get(instances, family));
         json_object_set(row, "per_family_instance_index", json_object_get(members, run));
         free(family);
@@ -41,8 +43,8 @@ static char *records_text(const bench_results *results, const char *host)
     json_t *records = json_array();
     for (int k = 0; k < results->count; k++) {
         const bench_results one = {.records = &results->records[k], .count = 1};
-        json_array_append_new(records, json_pack("[i, o]", results->records[k].group,
-                                                 bench_json_rows(&one, host)));
+        json_array_append_new(
+            records, json_pack("[i, o]", results->records[k].group, bench_json_rows(&one, host)));
     }
     char *text = json_dumps(records, JSON_COMPACT);
     json_decref(records);

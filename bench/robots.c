@@ -63,7 +63,8 @@ static int read_line(bench_robots *robots, const char *list, int number, char *l
     int fields = sscanf(line, "%63s %15s %4095s", name, base, pattern);
     if (fields <= 0)
         return 0;
-    if (fields != 3 || (strcmp(base, "fixed") && strcmp(base, "floating") && strcmp(base, "file"))) {
+    if (fields != 3 ||
+        (strcmp(base, "fixed") && strcmp(base, "floating") && strcmp(base, "file"))) {
         fprintf(stderr, "mbd bench: %s:%d: expected NAME fixed|floating|file PATH, got '%.80s'\n",
                 list, number, line);
         return -1;

@@ -17,15 +17,18 @@
 
 /* The autoTree families with skew 0.5, so that gravity loads every joint. */
 static const bench_family families[] = {
-    {"autotree-chain", "tree:n=%d,branching=1,skew=0.5", PERCALL | SUITE_BIT(SUITE_BATCH), 1, 0, NULL},
+    {"autotree-chain", "tree:n=%d,branching=1,skew=0.5", PERCALL | SUITE_BIT(SUITE_BATCH), 1, 0,
+     NULL},
     {"autotree-binary", "tree:n=%d,branching=2,skew=0.5", PERCALL, 0, 0, NULL},
     /* the same tree on a floating base (a free joint at the root: nq = N + 6, nv = N + 5) */
     {"autotree-binary-free", "tree:n=%d,branching=2,skew=0.5,base=free", PERCALL, 0, 0, NULL},
     {"chain-revolute", "chain:n=%d,joint=revolute", PERCALL | SUITE_BIT(SUITE_PHASES), 1, 0, NULL},
     {"chain-cylindrical", "chain:n=%d,joint=cylindrical", PERCALL, 1, 0, NULL},
-    {"chain-cardan", "chain:n=%d,joint=cardan", PERCALL | SUITE_BIT(SUITE_PHASES) | SUITE_BIT(SUITE_BATCH), 1, 0, NULL},
+    {"chain-cardan", "chain:n=%d,joint=cardan",
+     PERCALL | SUITE_BIT(SUITE_PHASES) | SUITE_BIT(SUITE_BATCH), 1, 0, NULL},
     /* chain-revolute with Coulomb friction 0.2 on every joint: what friction costs */
-    {"chain-revolute-friction", "chain:n=%d,joint=revolute,friction=0.2", SUITE_BIT(SUITE_PERCALL), 1, 0, NULL},
+    {"chain-revolute-friction", "chain:n=%d,joint=revolute,friction=0.2", SUITE_BIT(SUITE_PERCALL),
+     1, 0, NULL},
     /* Closed loops: both constrained routes against the number of loops, 64/k rungs on two
      * rails of 64 rods (128 + 64/k bodies), and the parallel five-bar (4 bodies, 1 loop). */
     {"ladder-64", "ladder:n=64,k=%d", SUITE_BIT(SUITE_LOOPS), 0, 0, NULL},
@@ -96,19 +99,21 @@ static int for_each_job(const bench_config *config, job_fn fn, void *ctx)
         if (!(config->suites & SUITE_BIT(suite)))
             continue;
         const int derivatives = suite == SUITE_DERIVATIVES || suite == SUITE_ROBOT_DERIVATIVES;
-        const int nvariants =
-            suite == SUITE_BATCH ? workload_batch_variants(variants, MAX_VARIANTS)
-            : derivatives        ? workload_derivative_variants(variants, MAX_VARIANTS)
-                                 : workload_variants(variants, MAX_VARIANTS);
+        const int nvariants = suite == SUITE_BATCH ? workload_batch_variants(variants, MAX_VARIANTS)
+                              : derivatives ? workload_derivative_variants(variants, MAX_VARIANTS)
+                                            : workload_variants(variants, MAX_VARIANTS);
         const int robots = suite == SUITE_ROBOTS || suite == SUITE_ROBOT_DERIVATIVES;
         const int nfamilies = robots ? (config->robots ? config->robots->count : 0) : FAMILY_COUNT;
         for (int f = 0; f < nfamilies; f++) {
-            const bench_family *family = robots ? bench_robot_family(config->robots, f) : &families[f];
+            const bench_family *family =
+                robots ? bench_robot_family(config->robots, f) : &families[f];
             if (!(family->suites & SUITE_BIT(suite)))
                 continue;
             const int count = family->fixed_n > 0 ? 1 : config->ns[suite].count;
             for (int v = 0; v < nvariants; v++)
-                for (int i = 0; i < count && (suite != SUITE_LOOPS || workload_variant_closes_loops(&variants[v])); i++) {
+                for (int i = 0; i < count && (suite != SUITE_LOOPS ||
+                                              workload_variant_closes_loops(&variants[v]));
+                     i++) {
                     if (group++ % config->ranks != config->rank)
                         continue;
                     bench_job job = {.variant = &variants[v], .family = family, .group = group - 1};
@@ -157,8 +162,8 @@ static int measure(const bench_config *config, const bench_job *job, const workl
                    timing_step step, timing_result *result)
 {
     timing_options options = config->timing;
-    options.cpu_clock = job->key.suite == SUITE_BATCH ? CLOCK_PROCESS_CPUTIME_ID
-                                                      : CLOCK_THREAD_CPUTIME_ID;
+    options.cpu_clock =
+        job->key.suite == SUITE_BATCH ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID;
     switch (job->key.suite) {
     case SUITE_PERCALL:
     case SUITE_SCALING:
@@ -214,9 +219,7 @@ static void show_progress(const run_state *state, const bench_job *job)
 /* States per iteration: the batch's K, one call, or none for a phase of a step. */
 static int states_per_iteration(const bench_key *key)
 {
-    return key->suite == SUITE_BATCH    ? key->k
-           : key->suite == SUITE_PHASES ? 0
-                                        : 1;
+    return key->suite == SUITE_BATCH ? key->k : key->suite == SUITE_PHASES ? 0 : 1;
 }
 
 static int is_derivatives(bench_suite suite)
@@ -266,8 +269,8 @@ static double derivative_deviation(const workload *w)
     const size_t nn = (size_t)mbd_model_nv(w->model) * (size_t)mbd_model_nv(w->model);
     double *ref = reference ? malloc(3 * nn * sizeof *ref) : NULL;
     if (!ref || workload_eval(w, w->works[0], 0) != MBD_OK ||
-        mbd_forward_derivatives(w->model, w->works[0], w->q, w->v, w->tau, reference, ref,
-                                ref + nn, ref + 2 * nn) != MBD_OK) {
+        mbd_forward_derivatives(w->model, w->works[0], w->q, w->v, w->tau, reference, ref, ref + nn,
+                                ref + 2 * nn) != MBD_OK) {
         free(ref);
         return NAN;
     }
@@ -292,7 +295,8 @@ static double forward_seconds(const bench_config *config, run_state *state, cons
     for (int k = 0; k < state->nforward; k++)
         if (state->forward[k].family == job->family && state->forward[k].n == job->key.n)
             return state->forward[k].seconds;
-    const workload_variant bodies = {mbd_solver_find("bodies"), MBD_ACCELERATION, 1, "bodies", NULL};
+    const workload_variant bodies = {mbd_solver_find("bodies"), MBD_ACCELERATION, 1, "bodies",
+                                     NULL};
     timing_options options = config->timing;
     options.cpu_clock = CLOCK_THREAD_CPUTIME_ID;
     workload w;
@@ -367,7 +371,9 @@ static int run_job(const bench_config *config, const bench_job *job, void *ctx)
     if (!model)
         return 1;
     const int batch = job->key.suite == SUITE_BATCH;
-    const int nstates = batch ? config->batch_k : job->key.suite == SUITE_PHASES ? 1 : WORKLOAD_CALL_STATES;
+    const int nstates = batch                            ? config->batch_k
+                        : job->key.suite == SUITE_PHASES ? 1
+                                                         : WORKLOAD_CALL_STATES;
     const timing_step step = state->pass < 0    ? timing_measure
                              : state->pass == 0 ? timing_calibrate
                                                 : timing_rerun;

@@ -50,18 +50,18 @@ const bench_family *bench_robot_family(const bench_robots *robots, int index);
 void bench_robots_free(bench_robots *robots);
 
 typedef struct {
-    unsigned suites;              /* bit 1 << bench_suite for each suite to run */
-    bench_list ns[SUITE_COUNT];   /* body counts of each suite */
-    bench_list threads;           /* thread counts of the batch suite */
-    int batch_k;                  /* states per batch */
-    int dense_max_n;              /* dense, and sparse on chains (both O(N^3)), run up to this N only */
+    unsigned suites;            /* bit 1 << bench_suite for each suite to run */
+    bench_list ns[SUITE_COUNT]; /* body counts of each suite */
+    bench_list threads;         /* thread counts of the batch suite */
+    int batch_k;                /* states per batch */
+    int dense_max_n; /* dense, and sparse on chains (both O(N^3)), run up to this N only */
     unsigned long seed;
-    timing_options timing;        /* cpu_clock is chosen per suite */
-    int interleave;               /* repetition r of every measurement before r + 1 of any */
-    const regex_t *filter;        /* only names that match; NULL: all */
-    const bench_robots *robots;   /* of the robot suites */
-    int rank, ranks;              /* MPI: this rank makes the measurements of every ranks-th
-                                     (suite, family, variant, n), all its instances (1, 0 alone) */
+    timing_options timing;      /* cpu_clock is chosen per suite */
+    int interleave;             /* repetition r of every measurement before r + 1 of any */
+    const regex_t *filter;      /* only names that match; NULL: all */
+    const bench_robots *robots; /* of the robot suites */
+    int rank, ranks;            /* MPI: this rank makes the measurements of every ranks-th
+                                   (suite, family, variant, n), all its instances (1, 0 alone) */
 } bench_config;
 
 /* {family name: generator spec (%d the body count)} of every family, for the context. */

@@ -10,8 +10,8 @@ static void replay_every_solver(const mbd_cases *cases, const mbd_model *model)
     for (int s = 0; s < mbd_solver_count(); s++) {
         char err[512] = "";
         mbd_cases_worst worst;
-        const int status = mbd_cases_replay(cases, model, mbd_solver_at(s), &worst, err,
-                                            sizeof err);
+        const int status =
+            mbd_cases_replay(cases, model, mbd_solver_at(s), &worst, err, sizeof err);
         fuzz_require(fuzz_status_valid(status), "mbd_cases_replay status");
         if (status != MBD_OK) {
             fuzz_check_load_message(err);

@@ -23,9 +23,8 @@
 /* The command that the argv runs; 0 where it would read a file or build a large model. */
 static int run_command(const uint8_t first, int argc, char **argv)
 {
-    static int (*const commands[])(const char *, int, char **) = {cmd_fd, cmd_id, cmd_coeffs,
-                                                                  cmd_minv, cmd_info,
-                                                                  cmd_derivatives};
+    static int (*const commands[])(const char *, int, char **) = {
+        cmd_fd, cmd_id, cmd_coeffs, cmd_minv, cmd_info, cmd_derivatives};
     static const char *const names[] = {"fd", "id", "coeffs", "minv", "info", "derivatives"};
     for (int k = 2; k < argc; k++)
         if (strchr(argv[k], '/') || fuzz_spec_too_large(argv[k], CLI_MAX_BODIES))

@@ -126,8 +126,8 @@ static inline int fuzz_spec_skipped(const char *spec)
 /* A model with loops: the constrained solve (only dense and bodies have a route), the
  * violation, the rank and the loop wrenches. */
 static inline void fuzz_exercise_loops(const mbd_model *model, mbd_work *work,
-                                       const mbd_solver *solver, const double *q,
-                                       const double *qd, const double *tau, double *qdd)
+                                       const mbd_solver *solver, const double *q, const double *qd,
+                                       const double *tau, double *qdd)
 {
     const int m = mbd_model_nconstraints(model), nloops = mbd_model_nloops(model);
     double *buf = calloc((size_t)(3 * m + 6 * nloops), sizeof *buf);
@@ -184,8 +184,8 @@ static inline void fuzz_exercise_batch(const mbd_model *model, const mbd_solver 
                          "mbd_batch_forward returned OK with a non-finite qdd");
     }
     if (forms & MBD_MOMENTUM) { /* the velocities serve as momenta */
-        const int first = mbd_batch_forward_momentum(model, batch, K, qs, qds, taus, out, pd,
-                                                     status);
+        const int first =
+            mbd_batch_forward_momentum(model, batch, K, qs, qds, taus, out, pd, status);
         fuzz_require(fuzz_status_valid(first), "mbd_batch_forward_momentum status");
         for (int k = 0; k < K * nv; k++)
             fuzz_require(status[k / nv] != MBD_OK || (isfinite(out[k]) && isfinite(pd[k])),
@@ -258,7 +258,8 @@ static inline void fuzz_exercise_model(const mbd_model *model)
         status = mbd_mass_matrix_inverse(model, work, q, H); /* MBD_EINVAL but for sparse */
         fuzz_require(fuzz_status_valid(status), "mbd_mass_matrix_inverse status");
         for (int k = 0; status == MBD_OK && k < nv * nv; k++)
-            fuzz_require(isfinite(H[k]), "mbd_mass_matrix_inverse returned OK with a non-finite entry");
+            fuzz_require(isfinite(H[k]),
+                         "mbd_mass_matrix_inverse returned OK with a non-finite entry");
         double kinetic, potential;
         status = mbd_energy(model, work, q, qd, &kinetic, &potential);
         fuzz_require(fuzz_status_valid(status), "mbd_energy status");

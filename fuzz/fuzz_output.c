@@ -30,9 +30,8 @@ static const struct {
     const char *name;
     mode_t kind;
 } fixed[] = {
-    {"file", S_IFREG},        {"read-only", S_IFREG},  {"link", S_IFLNK},
-    {"link-read-only", S_IFLNK}, {"dangling", S_IFLNK}, {"fifo", S_IFIFO},
-    {"null", S_IFLNK},        {"dir", S_IFDIR},
+    {"file", S_IFREG},     {"read-only", S_IFREG}, {"link", S_IFLNK}, {"link-read-only", S_IFLNK},
+    {"dangling", S_IFLNK}, {"fifo", S_IFIFO},      {"null", S_IFLNK}, {"dir", S_IFDIR},
 };
 
 static int is_fixed(const char *name)
@@ -69,10 +68,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     write_file("file", EARLIER, 0644);
     write_file("read-only", EARLIER, 0444);
     fuzz_require(symlink("file", in_scratch(0, "link")) == 0 &&
-                 symlink("read-only", in_scratch(0, "link-read-only")) == 0 &&
-                 symlink("nothing", in_scratch(0, "dangling")) == 0 &&
-                 symlink("/dev/null", in_scratch(0, "null")) == 0 &&
-                 mkfifo(in_scratch(0, "fifo"), 0644) == 0 && mkdir(in_scratch(0, "dir"), 0755) == 0,
+                     symlink("read-only", in_scratch(0, "link-read-only")) == 0 &&
+                     symlink("nothing", in_scratch(0, "dangling")) == 0 &&
+                     symlink("/dev/null", in_scratch(0, "null")) == 0 &&
+                     mkfifo(in_scratch(0, "fifo"), 0644) == 0 &&
+                     mkdir(in_scratch(0, "dir"), 0755) == 0,
                  "scratch entries");
     /* a reader, so that opening the FIFO to write never waits */
     fifo_reader = open(in_scratch(0, "fifo"), O_RDONLY | O_NONBLOCK);
@@ -115,7 +115,8 @@ static void check_fixed_entries(int succeeded)
     for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++) {
         struct stat info;
         fuzz_require(lstat(in_scratch(0, fixed[k].name), &info) == 0 &&
-                     (info.st_mode & S_IFMT) == fixed[k].kind, "a fixed entry changed kind");
+                         (info.st_mode & S_IFMT) == fixed[k].kind,
+                     "a fixed entry changed kind");
     }
     if (succeeded)
         return;
@@ -179,11 +180,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const bytes b = {data, data[1] < size ? data[1] : size};
     int rc;
     switch (data[0] % 5) {
-    case 0: rc = cli_check_output("fuzz", path); break;
-    case 1: rc = cli_check_output_dir("fuzz", path); break;
-    case 2: rc = cli_write_atomic("fuzz", path, write_bytes, (void *)&b); break;
-    case 3: rc = write_stepwise(path, &b, 0); break;
-    default: rc = write_stepwise(path, &b, CLI_RUNTIME_ERROR); break;
+    case 0:
+        rc = cli_check_output("fuzz", path);
+        break;
+    case 1:
+        rc = cli_check_output_dir("fuzz", path);
+        break;
+    case 2:
+        rc = cli_write_atomic("fuzz", path, write_bytes, (void *)&b);
+        break;
+    case 3:
+        rc = write_stepwise(path, &b, 0);
+        break;
+    default:
+        rc = write_stepwise(path, &b, CLI_RUNTIME_ERROR);
+        break;
     }
     fuzz_require(rc == 0 || rc == CLI_USAGE_ERROR || rc == CLI_RUNTIME_ERROR, "status");
     clean_up(scratch, 1);

@@ -23,9 +23,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_write_model_file(data + 1, size - 1);
     char runs[8];
     snprintf(runs, sizeof runs, "%d", 1 + ((data[0] >> 2) & 15));
-    char *argv[] = {"mbd", "simulate", (char *)models[data[0] & 3], "--integrator", "rk4",
-                    "--t1", "0.02", "--dt", "0.01", "--solver", (char *)solvers[data[0] >> 6],
-                    "--ensemble", runs, "--states", fuzz_model_path, NULL};
+    char *argv[] = {"mbd",
+                    "simulate",
+                    (char *)models[data[0] & 3],
+                    "--integrator",
+                    "rk4",
+                    "--t1",
+                    "0.02",
+                    "--dt",
+                    "0.01",
+                    "--solver",
+                    (char *)solvers[data[0] >> 6],
+                    "--ensemble",
+                    runs,
+                    "--states",
+                    fuzz_model_path,
+                    NULL};
     const int rc = cmd_simulate("simulate", (int)(sizeof argv / sizeof argv[0]) - 1, argv);
     fuzz_require(rc == 0 || rc == CLI_USAGE_ERROR || rc == CLI_RUNTIME_ERROR, "exit status");
     return 0;

@@ -26,18 +26,18 @@ extern "C" {
 #endif
 
 /* One list yields both the enum and the messages of mbd_strerror(). */
-#define MBD_STATUS_LIST(X)                                                     \
-    X(MBD_OK, 0, "success")                                                    \
-    X(MBD_ENOMEM, -1, "out of memory")                                         \
-    X(MBD_EIO, -2, "cannot read or write file")                                \
-    X(MBD_EPARSE, -3, "malformed model")                                       \
-    X(MBD_EINVAL, -4, "invalid argument")                                      \
-    X(MBD_ENONFINITE, -5, "NaN or Inf in input or result")                     \
-    X(MBD_ESINGULAR, -6, "singular joint-space inertia")                       \
-    X(MBD_EUNSUPPORTED, -7, "formulation not supported by this solver")        \
-    X(MBD_ELIMIT, -8, "model exceeds a size limit")                            \
-    X(MBD_EINTEGRATE, -9, "time integration failed (step too small or too many steps)") \
-    X(MBD_EFRICTION, -10, "friction iteration did not converge")                \
+#define MBD_STATUS_LIST(X)                                                                         \
+    X(MBD_OK, 0, "success")                                                                        \
+    X(MBD_ENOMEM, -1, "out of memory")                                                             \
+    X(MBD_EIO, -2, "cannot read or write file")                                                    \
+    X(MBD_EPARSE, -3, "malformed model")                                                           \
+    X(MBD_EINVAL, -4, "invalid argument")                                                          \
+    X(MBD_ENONFINITE, -5, "NaN or Inf in input or result")                                         \
+    X(MBD_ESINGULAR, -6, "singular joint-space inertia")                                           \
+    X(MBD_EUNSUPPORTED, -7, "formulation not supported by this solver")                            \
+    X(MBD_ELIMIT, -8, "model exceeds a size limit")                                                \
+    X(MBD_EINTEGRATE, -9, "time integration failed (step too small or too many steps)")            \
+    X(MBD_EFRICTION, -10, "friction iteration did not converge")                                   \
     X(MBD_EINCONSISTENT, -11, "inconsistent loop constraints (no acceleration satisfies them)")
 
 typedef enum {
@@ -51,20 +51,20 @@ const char *mbd_strerror(int status);
 /* ---- model ---------------------------------------------------------------------- */
 
 typedef enum {
-    MBD_REVOLUTE,    /* 1 DOF: rotation about axis */
-    MBD_PRISMATIC,   /* 1 DOF: slide along axis */
-    MBD_CYLINDRICAL, /* 2 DOF: rotation about axis, then slide along it */
-    MBD_CARDAN,      /* 2 DOF: R = Rot(a1, q1) Rot(a2, q2) */
-    MBD_SPHERICAL,   /* 3 DOF, nq 4: q the unit quaternion (w, x, y, z) of R; v the angular
-                        velocity relative to the joint frame, in the body frame */
-    MBD_FREE,        /* 6 DOF, nq 7: q the body origin's position in the joint frame (the
-                        parent frame unless the joint has an origin or rotation), then the
-                        quaternion; v the body's spatial velocity relative to the joint frame
-                        (w; v_O) in body coordinates, qdd its derivative in those coordinates,
-                        tau the spatial force (n_O; f) on the body in them */
+    MBD_REVOLUTE,         /* 1 DOF: rotation about axis */
+    MBD_PRISMATIC,        /* 1 DOF: slide along axis */
+    MBD_CYLINDRICAL,      /* 2 DOF: rotation about axis, then slide along it */
+    MBD_CARDAN,           /* 2 DOF: R = Rot(a1, q1) Rot(a2, q2) */
+    MBD_SPHERICAL,        /* 3 DOF, nq 4: q the unit quaternion (w, x, y, z) of R; v the angular
+                             velocity relative to the joint frame, in the body frame */
+    MBD_FREE,             /* 6 DOF, nq 7: q the body origin's position in the joint frame (the
+                             parent frame unless the joint has an origin or rotation), then the
+                             quaternion; v the body's spatial velocity relative to the joint frame
+                             (w; v_O) in body coordinates, qdd its derivative in those coordinates,
+                             tau the spatial force (n_O; f) on the body in them */
     MBD_JOINT_TYPE_COUNT, /* the solvers' joint types end here */
-    MBD_FIXED        /* model input only: no coordinates; mbd_model_build merges the body
-                        into its parent (a named frame), so no built model has one */
+    MBD_FIXED             /* model input only: no coordinates; mbd_model_build merges the body
+                             into its parent (a named frame), so no built model has one */
 } mbd_joint_type;
 
 typedef struct mbd_model mbd_model;
@@ -94,34 +94,34 @@ typedef struct {
     double armature;
     double damping;
     double stiffness;
-    double springref[7];     /* the joint's coordinates (nq) at rest; a zero quaternion: 1 */
+    double springref[7]; /* the joint's coordinates (nq) at rest; a zero quaternion: 1 */
     double gravcomp;
-    int actuator_gravcomp;   /* the joint's share of gravity compensation is its actuator's,
-                                in tau (MuJoCo's actuatorgravcomp), not a passive force */
+    int actuator_gravcomp; /* the joint's share of gravity compensation is its actuator's,
+                              in tau (MuJoCo's actuatorgravcomp), not a passive force */
 } mbd_passive;
 
 /* Description of one body, as a model file gives it. */
 typedef struct {
     const char *name;
-    int parent;              /* index of an earlier body, or -1 for the world */
+    int parent; /* index of an earlier body, or -1 for the world */
     mbd_joint_type joint;
-    double axes[2][3];       /* axis (revolute, prismatic, cylindrical) or Cardan axes */
-    double origin[3];        /* joint frame origin in the parent frame */
-    double rotation[3][3];   /* x_parent = origin + rotation x_joint */
+    double axes[2][3];     /* axis (revolute, prismatic, cylindrical) or Cardan axes */
+    double origin[3];      /* joint frame origin in the parent frame */
+    double rotation[3][3]; /* x_parent = origin + rotation x_joint */
     double mass;
-    double com[3];           /* centre of mass in the body frame */
-    double inertia[3][3];    /* about the centre of mass, body axes */
-    mbd_friction friction;   /* of the joint; all zero: frictionless */
-    const char *joint_name;  /* NULL: the joint is named after the body */
-    mbd_passive passive;     /* of the joint and body; all zero: none */
+    double com[3];          /* centre of mass in the body frame */
+    double inertia[3][3];   /* about the centre of mass, body axes */
+    mbd_friction friction;  /* of the joint; all zero: frictionless */
+    const char *joint_name; /* NULL: the joint is named after the body */
+    mbd_passive passive;    /* of the joint and body; all zero: none */
 } mbd_body_def;
 
 /* A frame fixed in a body: what a body joined by an MBD_FIXED joint becomes (a sensor, a
  * flange). x_body = origin + rotation x_frame. */
 typedef struct {
-    const char *name;        /* the merged body's */
-    const char *joint_name;  /* its fixed joint's */
-    int body;                /* the moving body it is fixed in, or -1: the world */
+    const char *name;       /* the merged body's */
+    const char *joint_name; /* its fixed joint's */
+    int body;               /* the moving body it is fixed in, or -1: the world */
     double origin[3];
     double rotation[3][3];
 } mbd_frame_def;
@@ -140,10 +140,10 @@ typedef enum {
 typedef struct {
     const char *name;
     mbd_loop_type type;
-    int body_a, body_b;        /* body indices; body_b may be -1 (the world) */
+    int body_a, body_b; /* body indices; body_b may be -1 (the world) */
     double origin_a[3], rotation_a[3][3];
     double origin_b[3], rotation_b[3][3];
-    double axis[3];            /* revolute: in frame a (and frame b); else unused */
+    double axis[3]; /* revolute: in frame a (and frame b); else unused */
 } mbd_loop_def;
 
 /* A fixed tendon (MuJoCo's <fixed>): the length L = sum coef_k q_k over 1-DOF joints (by
@@ -153,8 +153,8 @@ typedef struct {
 typedef struct {
     const char *name;
     int ncoef;
-    const int *bodies;       /* (ncoef) bodies whose joint (revolute or prismatic) it sums */
-    const double *coef;      /* (ncoef) */
+    const int *bodies;  /* (ncoef) bodies whose joint (revolute or prismatic) it sums */
+    const double *coef; /* (ncoef) */
     double stiffness, damping;
     double length_spring[2];
 } mbd_tendon_def;
@@ -203,8 +203,8 @@ typedef struct {
  * Returns MBD_OK, MBD_EIO (a file that cannot be read), MBD_ELIMIT, MBD_ENOMEM, or a
  * status of mbd_model_build (MBD_EPARSE for a malformed file or spec); on failure *model
  * is NULL and err holds one line naming the file, field and value. */
-int mbd_model_load(const char *path_or_spec, const mbd_load_options *options,
-                   mbd_model **model, char *err, size_t err_size);
+int mbd_model_load(const char *path_or_spec, const mbd_load_options *options, mbd_model **model,
+                   char *err, size_t err_size);
 
 /* Loads a model from the text of a model file (NUL-terminated), told apart as
  * mbd_model_load tells files: JSON, URDF, or MJCF (compiled by MuJoCo from memory: its
@@ -219,8 +219,8 @@ int mbd_model_load_text(const char *text, const char *name, const mbd_load_optio
  * read as an MJCF file's compiled model is (the same refusals, q = qpos). name stands for
  * the file in messages and names the model where MuJoCo's does not.
  * Returns a status as mbd_model_load's (MBD_EUNSUPPORTED in a build without MuJoCo). */
-int mbd_model_from_mujoco(const void *mujoco_model, const char *name, mbd_model **model,
-                          char *err, size_t err_size);
+int mbd_model_from_mujoco(const void *mujoco_model, const char *name, mbd_model **model, char *err,
+                          size_t err_size);
 
 /* What the model file describes that the dynamics leave out (an MJCF model's contacts,
  * limits, equality constraints, actuators, ...), as "; "-separated counts, or NULL. */
@@ -335,16 +335,16 @@ int mbd_forward(const mbd_model *model, mbd_work *work, const double *q, const d
                 const double *tau, double *qdd);
 
 /* Momentum form: from (q, p) the rates qd = H^-1 p and pd = Q + dT/dq. */
-int mbd_forward_momentum(const mbd_model *model, mbd_work *work, const double *q,
-                         const double *p, const double *tau, double *qd, double *pd);
+int mbd_forward_momentum(const mbd_model *model, mbd_work *work, const double *q, const double *p,
+                         const double *tau, double *qd, double *pd);
 
 /* The two phases of mbd_forward / mbd_forward_momentum, for timing them apart:
  * position kinematics (transforms and motion subspaces), then the solve. */
 int mbd_kinematics(const mbd_model *model, mbd_work *work, const double *q);
 int mbd_solve(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
               double *qdd);
-int mbd_solve_momentum(const mbd_model *model, mbd_work *work, const double *p,
-                       const double *tau, double *qd, double *pd);
+int mbd_solve_momentum(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
+                       double *qd, double *pd);
 
 /* ---- many states at once -------------------------------------------------------- */
 
@@ -380,9 +380,9 @@ int mbd_solver_lanes(const mbd_solver *solver, mbd_formulation form);
 int mbd_batch_forward(const mbd_model *model, mbd_batch *batch, int K, const double *q,
                       const double *qd, const double *tau, double *qdd, int *status);
 /* The momentum form over K states: rows of p, tau (nv), results qd, pd (nv). */
-int mbd_batch_forward_momentum(const mbd_model *model, mbd_batch *batch, int K,
-                               const double *q, const double *p, const double *tau,
-                               double *qd, double *pd, int *status);
+int mbd_batch_forward_momentum(const mbd_model *model, mbd_batch *batch, int K, const double *q,
+                               const double *p, const double *tau, double *qd, double *pd,
+                               int *status);
 
 /* ---- many states on a GPU ------------------------------------------------------- */
 
@@ -427,15 +427,15 @@ int mbd_gpu_batch_forward(const mbd_model *model, mbd_gpu_batch *batch, int K, c
                           const double *qd, const double *tau, double *qdd, int *status);
 /* The same on arrays in GPU memory (mbd_gpu_alloc; tau may be 0), nothing copied:
  * MBD_OK once the kernel has run, each state's status left in status (K ints). */
-int mbd_gpu_batch_forward_on_gpu(const mbd_model *model, mbd_gpu_batch *batch, int K,
-                                 mbd_gpu_ptr q, mbd_gpu_ptr qd, mbd_gpu_ptr tau, mbd_gpu_ptr qdd,
+int mbd_gpu_batch_forward_on_gpu(const mbd_model *model, mbd_gpu_batch *batch, int K, mbd_gpu_ptr q,
+                                 mbd_gpu_ptr qd, mbd_gpu_ptr tau, mbd_gpu_ptr qdd,
                                  mbd_gpu_ptr status);
 /* The momentum form (mbd_batch_forward_momentum) on a poisson-ldlt batch, from host
  * arrays and from arrays in GPU memory; a state's results are mbd_forward_momentum's to
  * round-off. Each form on a batch of the other's solver: MBD_EUNSUPPORTED. */
 int mbd_gpu_batch_forward_momentum(const mbd_model *model, mbd_gpu_batch *batch, int K,
-                                   const double *q, const double *p, const double *tau,
-                                   double *qd, double *pd, int *status);
+                                   const double *q, const double *p, const double *tau, double *qd,
+                                   double *pd, int *status);
 int mbd_gpu_batch_forward_momentum_on_gpu(const mbd_model *model, mbd_gpu_batch *batch, int K,
                                           mbd_gpu_ptr q, mbd_gpu_ptr p, mbd_gpu_ptr tau,
                                           mbd_gpu_ptr qd, mbd_gpu_ptr pd, mbd_gpu_ptr status);
@@ -485,8 +485,8 @@ int mbd_constraint_rank(const mbd_model *model, mbd_work *work, const double *q,
 
 /* The wrench (n; f) that each cut joint's body b exerts on body a, at q with the
  * multipliers lambda: about frame a's origin, in frame a's axes (nloops x 6). */
-int mbd_loop_wrenches(const mbd_model *model, mbd_work *work, const double *q,
-                      const double *lambda, double *wrenches);
+int mbd_loop_wrenches(const mbd_model *model, mbd_work *work, const double *q, const double *lambda,
+                      double *wrenches);
 
 /* Gauss-Newton projection onto the constraint manifold: q <- q - Phi_q^+ Phi until
  * |Phi| <= tol (at most 50 iterations), then qd <- qd - Phi_q^+ Phi_q qd (qd may be NULL).
@@ -499,16 +499,16 @@ int mbd_project_constraints(const mbd_model *model, mbd_work *work, double *q, d
 /* tau_p(q, qd): the passive forces (springs, dampers, gravity compensation, tendons) that
  * every forward call adds to tau; zero for a model without them. Any workspace of the
  * model. */
-int mbd_passive_forces(const mbd_model *model, mbd_work *work, const double *q,
-                       const double *qd, double *tau_p);
+int mbd_passive_forces(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+                       double *tau_p);
 
 /* Inverse dynamics (RNEA): tau, and if reactions != NULL the wrench (n; f) that each joint
  * transmits from parent to child, in the child body frame about its origin (nbodies x 6).
  * With friction, tau is the actuator force: what the joint transmits along its axes
  * (S^T f) minus the friction that the reactions and qd give, so that mbd_forward(tau)
  * returns qdd again. No iteration: the reactions follow from qdd directly. */
-int mbd_inverse_dynamics(const mbd_model *model, mbd_work *work, const double *q,
-                         const double *qd, const double *qdd, double *tau, double *reactions);
+int mbd_inverse_dynamics(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+                         const double *qdd, double *tau, double *reactions);
 
 /* qdot = G(q) v: the rates of the nq position coordinates from the nv velocities (qdot = v
  * for every joint but spherical and free ones, whose quaternion moves as 1/2 quat (0, w)
@@ -578,8 +578,8 @@ const char *mbd_derivatives_method_summary(const mbd_derivatives_method *method)
  * MBD_EUNSUPPORTED. Otherwise as mbd_forward: MBD_EINVAL, MBD_ENONFINITE, MBD_ESINGULAR. */
 int mbd_forward_derivatives(const mbd_model *model, mbd_work *work, const double *q,
                             const double *qd, const double *tau,
-                            const mbd_derivatives_method *method, double *dqdd_dq,
-                            double *dqdd_dqd, double *dqdd_dtau);
+                            const mbd_derivatives_method *method, double *dqdd_dq, double *dqdd_dqd,
+                            double *dqdd_dtau);
 
 /* dtau/dq and dtau/dqd of the inverse dynamics tau = ID(q, qd, qdd) (rigid bodies; dtau/dqdd
  * is H, mbd_mass_matrix's): nv x nv each, row-major, q's columns along q (+) delta as
@@ -610,12 +610,12 @@ int mbd_integrator_find(const char *name);
 typedef struct {
     mbd_formulation formulation; /* acceleration: state (q, qd); momentum: state (q, p) */
     mbd_integrator integrator;
-    double t1;         /* integrate over [0, t1] */
-    double dt;         /* rk4's step */
-    double rtol, atol; /* dopri5's and adams' error tolerances */
-    double sample;     /* > 0: report t = 0, sample, 2 sample, ..., t1 exactly, from the
-                          integrator's dense output (the steps do not depend on it);
-                          0: report t = 0 and every step the integrator takes */
+    double t1;               /* integrate over [0, t1] */
+    double dt;               /* rk4's step */
+    double rtol, atol;       /* dopri5's and adams' error tolerances */
+    double sample;           /* > 0: report t = 0, sample, 2 sample, ..., t1 exactly, from the
+                                integrator's dense output (the steps do not depend on it);
+                                0: report t = 0 and every step the integrator takes */
     mbd_baumgarte baumgarte; /* models with loops: stabilization (zero: none) */
 } mbd_sim_options;
 
@@ -656,9 +656,9 @@ typedef struct {
  * if a right-hand side fails (MBD_ESINGULAR, MBD_ENONFINITE, ...), MBD_EINTEGRATE if the
  * integrator gives up, or the callback's nonzero return. stats may be NULL; otherwise it
  * is filled whatever the outcome. */
-int mbd_simulate(const mbd_model *model, const mbd_solver *solver,
-                 const mbd_sim_options *options, const double *q0, const double *qd0,
-                 mbd_sim_callback callback, void *ctx, mbd_sim_stats *stats);
+int mbd_simulate(const mbd_model *model, const mbd_solver *solver, const mbd_sim_options *options,
+                 const double *q0, const double *qd0, mbd_sim_callback callback, void *ctx,
+                 mbd_sim_stats *stats);
 
 /* ---- reference data (mbd cases; docs/reference-data.md) ------------------------- */
 
@@ -713,7 +713,7 @@ int mbd_cases_replay(const mbd_cases *cases, const mbd_model *model, const mbd_s
  * m = 1..M, M = ceil(t1 / dt); t_m = m dt, the last step shortened to end at t1. */
 typedef struct {
     double t1, dt;
-    long report_every; /* report t = 0, every this many steps (>= 1) and t1 */
+    long report_every;  /* report t = 0, every this many steps (>= 1) and t1 */
     int threads, lanes; /* the batch's */
 } mbd_ensemble_options;
 

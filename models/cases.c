@@ -19,9 +19,8 @@
 /* The numbers of one case, in this order in the block: every file's, then the derivatives
  * that files have from `mbd cases` with derivatives (F_DQ on: in all cases or none). */
 enum { F_Q, F_QD, F_TAU, F_QDD, F_H, F_BIAS, F_REACTIONS, F_DQ, F_DQD, F_DTAU, F_COUNT };
-static const char *const field_names[F_COUNT + 1] = {"q", "qd", "tau", "qdd", "H", "bias",
-                                                     "reactions", "dqdd_dq", "dqdd_dqd",
-                                                     "dqdd_dtau", NULL};
+static const char *const field_names[F_COUNT + 1] = {
+    "q", "qd", "tau", "qdd", "H", "bias", "reactions", "dqdd_dq", "dqdd_dqd", "dqdd_dtau", NULL};
 
 struct mbd_cases {
     char *path;
@@ -62,7 +61,8 @@ static int object_of(const reader *rd, const char *where, json_t *object,
         return reject(rd, where, "expected an object", object);
     const char *key;
     json_t *value;
-    json_object_foreach(object, key, value) {
+    json_object_foreach(object, key, value)
+    {
         int known = 0;
         for (const char *const *a = allowed; *a && !known; a++)
             known = strcmp(*a, key) == 0;
@@ -89,8 +89,8 @@ static json_t *member(const reader *rd, const char *where, json_t *object, const
 
 /* ---- the coordinate map ---- */
 
-static const char *const joint_fields[] = {"name", "type", "body", "q_index", "v_index", "nq",
-                                           "nv", NULL};
+static const char *const joint_fields[] = {"name",    "type", "body", "q_index",
+                                           "v_index", "nq",   "nv",   NULL};
 
 /* Checks joints[k]'s fields and types; adds its coordinates to the sizes. */
 static int read_joint(const reader *rd, size_t k, json_t *joint, mbd_cases *c)
@@ -127,7 +127,8 @@ static int read_joints(const reader *rd, json_t *joints, mbd_cases *c)
         return reject(rd, "joints", "expected an array of joints (mbd info --json)", joints);
     size_t k;
     json_t *joint;
-    json_array_foreach(joints, k, joint) {
+    json_array_foreach(joints, k, joint)
+    {
         if (read_joint(rd, k, joint, c) < 0)
             return -1;
     }
@@ -198,7 +199,8 @@ static int read_cases(const reader *rd, const mbd_cases *c, json_t *cases, doubl
     allowed[c->nfields] = NULL;
     size_t i;
     json_t *item;
-    json_array_foreach(cases, i, item) {
+    json_array_foreach(cases, i, item)
+    {
         char where[48];
         snprintf(where, sizeof where, "cases[%zu]", i);
         if (object_of(rd, where, item, allowed) < 0)
@@ -214,8 +216,8 @@ static int read_cases(const reader *rd, const mbd_cases *c, json_t *cases, doubl
 
 static int read_header(const reader *rd, json_t *root, mbd_cases *c)
 {
-    static const char *const fields[] = {"schema", "model", "floating_base", "seed", "ranges",
-                                         "joints", "cases", NULL};
+    static const char *const fields[] = {"schema", "model",  "floating_base", "seed",
+                                         "ranges", "joints", "cases",         NULL};
     if (object_of(rd, "", root, fields) < 0)
         return -1;
     for (int f = 0; fields[f]; f++)
@@ -294,15 +296,9 @@ void mbd_cases_free(mbd_cases *cases)
     free(cases);
 }
 
-int mbd_cases_count(const mbd_cases *cases)
-{
-    return cases->count;
-}
+int mbd_cases_count(const mbd_cases *cases) { return cases->count; }
 
-const char *mbd_cases_model(const mbd_cases *cases)
-{
-    return cases->model;
-}
+const char *mbd_cases_model(const mbd_cases *cases) { return cases->model; }
 
 /* ---- the model ---- */
 
@@ -319,13 +315,18 @@ static joint_entry model_joint(const mbd_model *model, int k, int q, int v)
     const int nb = mbd_model_nbodies(model);
     if (k >= nb) {
         const mbd_frame_def *fr = mbd_model_frame(model, k - nb);
-        return (joint_entry){fr->joint_name ? fr->joint_name : fr->name, "fixed",
+        return (joint_entry){fr->joint_name ? fr->joint_name : fr->name,
+                             "fixed",
                              fr->body < 0 ? "world" : mbd_model_body(model, fr->body)->name,
-                             -1, -1, 0, 0};
+                             -1,
+                             -1,
+                             0,
+                             0};
     }
     const mbd_body_def *b = mbd_model_body(model, k);
-    return (joint_entry){mbd_model_joint_name(model, k), mbd_joint_type_name(b->joint), b->name,
-                         q, v, mbd_joint_type_nq(b->joint), mbd_joint_type_nv(b->joint)};
+    return (joint_entry){
+        mbd_model_joint_name(model, k), mbd_joint_type_name(b->joint), b->name, q, v,
+        mbd_joint_type_nq(b->joint),    mbd_joint_type_nv(b->joint)};
 }
 
 /* The file's joints[k] against the model's; -1 after a message naming the field. */
@@ -456,8 +457,8 @@ static int replay_derivatives(replay *r, const mbd_model *model, mbd_work *work,
     const mbd_derivatives_method *own = mbd_derivatives_method_find(mbd_solver_name(r->solver));
     const size_t nn = (size_t)c->nv * (size_t)c->nv;
     int status = mbd_forward_derivatives(model, work, q, qd, tau,
-                                         own ? own : mbd_derivatives_method_find("analytic"),
-                                         big, big + nn, big + 2 * nn);
+                                         own ? own : mbd_derivatives_method_find("analytic"), big,
+                                         big + nn, big + 2 * nn);
     for (int f = F_DQ; f < F_COUNT; f++)
         if ((status = compare(r, status, "mbd_forward_derivatives", f, big + (f - F_DQ) * nn)))
             break;
@@ -523,7 +524,8 @@ int mbd_cases_replay(const mbd_cases *cases, const mbd_model *model, const mbd_s
     int status = work && ref_work && buf ? MBD_OK : MBD_ENOMEM;
     if (status)
         model_error(err, err_size, "%s: solver '%s': %s", cases->path, mbd_solver_name(solver),
-                    work ? "out of memory" : "no workspace (out of memory, or its work_new failed)");
+                    work ? "out of memory"
+                         : "no workspace (out of memory, or its work_new failed)");
     for (int k = 0; status == MBD_OK && k < cases->count; k++) {
         r.index = k;
         r.row = cases->data + (size_t)k * cases->stride;

@@ -43,7 +43,7 @@
 typedef struct {
     int parent_body;
     char *path;
-    char *tmp;  /* NULL until its temporary file exists */
+    char *tmp; /* NULL until its temporary file exists */
 } mjcf_file;
 
 typedef struct {
@@ -52,7 +52,7 @@ typedef struct {
     int *next_sibling;  /* (nb) */
     char *tendon_joint; /* (nb) whether a tendon sums the body's joint: it is named */
     const char *path;
-    size_t stem_len;    /* path without a trailing ".xml" */
+    size_t stem_len; /* path without a trailing ".xml" */
     mjcf_file *files;
     int nfiles, capacity;
     char *err;
@@ -115,12 +115,23 @@ static void write_escaped(FILE *out, const char *text)
 {
     for (const char *c = text; *c; c++)
         switch (*c) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&apos;", out); break;
-        default: fputc(*c, out);
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        case '\'':
+            fputs("&apos;", out);
+            break;
+        default:
+            fputc(*c, out);
         }
 }
 
@@ -133,16 +144,13 @@ static void write_numbers(FILE *out, const char *name, const double *x, int n)
     fputc('"', out);
 }
 
-static void indent(FILE *out, int level)
-{
-    fprintf(out, "%*s", 2 * level, "");
-}
+static void indent(FILE *out, int level) { fprintf(out, "%*s", 2 * level, ""); }
 
 /* ---- files ---- */
 
 /* Writes "PATH: MESSAGE" into the caller's err and returns status. */
-__attribute__((format(printf, 3, 4))) static int fail(exporter *ex, int status,
-                                                      const char *format, ...)
+__attribute__((format(printf, 3, 4))) static int fail(exporter *ex, int status, const char *format,
+                                                      ...)
 {
     char message[384];
     va_list args;
@@ -296,8 +304,8 @@ static int open_body(exporter *ex, FILE *out, int level, int body)
     double quat[4], moments[3], inertia_quat[4];
     const int info = principal_inertia(b->inertia, moments, inertia_quat);
     if (info != 0)
-        return fail(ex, MBD_EINVAL, "body \"%s\".inertia: LAPACKE_dsyev failed, info %d",
-                    b->name, info);
+        return fail(ex, MBD_EINVAL, "body \"%s\".inertia: LAPACKE_dsyev failed, info %d", b->name,
+                    info);
     quat_from_rotation(b->rotation, quat);
     indent(out, level);
     fputs("<body name=\"", out);
@@ -361,7 +369,8 @@ static void write_header(const exporter *ex, FILE *out)
     write_numbers(out, "gravity", gravity, 3);
     fputs(">\n"
           "    <flag constraint=\"disable\" equality=\"disable\" frictionloss=\"disable\"\n"
-          "          limit=\"disable\" contact=\"disable\" actuation=\"disable\"", out);
+          "          limit=\"disable\" contact=\"disable\" actuation=\"disable\"",
+          out);
     if (!mbd_model_has_passive(ex->model)) /* else springs, dampers and gravcomp act */
         fputs(" spring=\"disable\" damper=\"disable\"", out);
     fputs("/>\n"
@@ -520,27 +529,32 @@ int mbd_export_mjcf(const mbd_model *model, const char *path, char *err, size_t 
     }
     const int inner_free = find_inner_free_joint(model);
     if (inner_free >= 0) {
-        model_error(err, err_size, "%s: bodies[%d] (\"%s\").joint: free: MuJoCo allows free "
-                    "joints on children of the world only", path, inner_free,
-                    mbd_model_body(model, inner_free)->name);
+        model_error(err, err_size,
+                    "%s: bodies[%d] (\"%s\").joint: free: MuJoCo allows free "
+                    "joints on children of the world only",
+                    path, inner_free, mbd_model_body(model, inner_free)->name);
         return MBD_EUNSUPPORTED;
     }
     const int massless = find_massless_body(model);
     if (massless >= 0) {
-        model_error(err, err_size, "%s: bodies[%d] (\"%s\").mass: 0: MuJoCo refuses massless moving bodies",
-                    path, massless, mbd_model_body(model, massless)->name);
+        model_error(err, err_size,
+                    "%s: bodies[%d] (\"%s\").mass: 0: MuJoCo refuses massless moving bodies", path,
+                    massless, mbd_model_body(model, massless)->name);
         return MBD_EINVAL;
     }
     const int spring = find_unwritable_spring(model);
     if (spring >= 0) {
-        model_error(err, err_size, "%s: bodies[%d] (\"%s\").joint.springref: MJCF's ball and "
-                    "free joints spring towards the identity, not another rest pose", path, spring,
-                    mbd_model_body(model, spring)->name);
+        model_error(err, err_size,
+                    "%s: bodies[%d] (\"%s\").joint.springref: MJCF's ball and "
+                    "free joints spring towards the identity, not another rest pose",
+                    path, spring, mbd_model_body(model, spring)->name);
         return MBD_EUNSUPPORTED;
     }
     if (mbd_model_nloops(model) > 0) {
-        model_error(err, err_size, "%s: loops: %d closed loops: the export writes trees only "
-                    "(MJCF equality constraints are not written)", path, mbd_model_nloops(model));
+        model_error(err, err_size,
+                    "%s: loops: %d closed loops: the export writes trees only "
+                    "(MJCF equality constraints are not written)",
+                    path, mbd_model_nloops(model));
         return MBD_EUNSUPPORTED;
     }
     const size_t len = strlen(path);

@@ -12,8 +12,8 @@
 #define TWO_PI 6.283185307179586
 
 #define TREE_USAGE "tree:n=N[,branching=B][,skew=S][,taper=T][,friction=MU][,base=fixed|free]"
-#define CHAIN_USAGE                                                                            \
-    "chain:n=N,joint=revolute|prismatic|cylindrical|cardan|spherical|free[,friction=MU]"       \
+#define CHAIN_USAGE                                                                                \
+    "chain:n=N,joint=revolute|prismatic|cylindrical|cardan|spherical|free[,friction=MU]"           \
     "[,base=fixed|free]"
 #define LEGGED_USAGE "legged:legs=L,dof=D"
 #define RODS_USAGE "rods:n=N"
@@ -21,13 +21,14 @@
 
 const char *mbd_generators_help(void)
 {
-    return TREE_USAGE "  Featherstone's autoTree: revolute z joints; B=1 chain, B=2 binary tree\n"
-           CHAIN_USAGE "  3-D serial chain, varied axes, offsets and inertias\n"
-           "  friction=MU: Coulomb friction MU on every joint (pin radius 0.05, smoothing 0.01)\n"
-           "  base=free: the root body gets a free joint (a floating base)\n"
-           LEGGED_USAGE "  a floating torso (free joint) with L legs of D revolute joints\n"
-           RODS_USAGE "  N planar rods, total length 1 and mass 10, gravity -y\n"
-           LADDER_USAGE "  planar ladder: two rails of N rods, a hinged rung (a loop) every K rods\n";
+    return TREE_USAGE
+        "  Featherstone's autoTree: revolute z joints; B=1 chain, B=2 binary tree\n" CHAIN_USAGE
+        "  3-D serial chain, varied axes, offsets and inertias\n"
+        "  friction=MU: Coulomb friction MU on every joint (pin radius 0.05, smoothing 0.01)\n"
+        "  base=free: the root body gets a free joint (a floating base)\n" LEGGED_USAGE
+        "  a floating torso (free joint) with L legs of D revolute joints\n" RODS_USAGE
+        "  N planar rods, total length 1 and mass 10, gravity -y\n" LADDER_USAGE
+        "  planar ladder: two rails of N rods, a hinged rung (a loop) every K rods\n";
 }
 
 typedef enum { PARAM_COUNT, PARAM_REAL, PARAM_JOINT, PARAM_BASE } param_kind;
@@ -35,8 +36,8 @@ typedef enum { PARAM_COUNT, PARAM_REAL, PARAM_JOINT, PARAM_BASE } param_kind;
 typedef struct {
     const char *key;
     param_kind kind;
-    double min, max;  /* inclusive range of PARAM_COUNT and PARAM_REAL values */
-    double fallback;  /* value when the key is absent; NAN: the key is required */
+    double min, max; /* inclusive range of PARAM_COUNT and PARAM_REAL values */
+    double fallback; /* value when the key is absent; NAN: the key is required */
 } param_def;
 
 /* What a family fills in besides the body names "b1", "b2", ... */
@@ -78,7 +79,10 @@ static void set_vec3(double v[3], double x, double y, double z)
 
 /* friction=MU: Coulomb friction on every joint, pins of radius 0.05 m, tanh smoothing over
  * 0.01 m/s or rad/s; the name gets "-fMU". */
-#define FRICTION_PARAM {"friction", PARAM_REAL, 0, 10, 0}
+#define FRICTION_PARAM                                                                             \
+    {                                                                                              \
+        "friction", PARAM_REAL, 0, 10, 0                                                           \
+    }
 
 static void add_friction(generated *out, double mu)
 {
@@ -86,7 +90,8 @@ static void add_friction(generated *out, double mu)
         return;
     for (int i = 0; i < out->n; i++)
         if (mbd_joint_type_nq(out->defs[i].joint) == mbd_joint_type_nv(out->defs[i].joint))
-            out->defs[i].friction = (mbd_friction){.coulomb = mu, .radius = 0.05, .smoothing = 0.01};
+            out->defs[i].friction =
+                (mbd_friction){.coulomb = mu, .radius = 0.05, .smoothing = 0.01};
     const size_t used = strlen(out->name);
     snprintf(out->name + used, sizeof out->name - used, "-f%g", mu);
 }
@@ -94,7 +99,10 @@ static void add_friction(generated *out, double mu)
 /* base=fixed|free (0 or 1): with free, the root body's joint is a free joint (its joint
  * frame kept, so that q = 0 with the identity quaternion is the fixed-base model's pose at
  * q = 0), and the name gets "-free". Before add_friction, which skips free joints. */
-#define BASE_PARAM {"base", PARAM_BASE, 0, 1, 0}
+#define BASE_PARAM                                                                                 \
+    {                                                                                              \
+        "base", PARAM_BASE, 0, 1, 0                                                                \
+    }
 
 static void set_base(generated *out, double base)
 {
@@ -134,8 +142,8 @@ static int fill_tree(const double *values, generated *out)
     }
     int used = snprintf(out->name, sizeof out->name, "tree-%d", out->n);
     if (branching != 1.0 || skew != 0.0 || taper != 1.0)
-        snprintf(out->name + used, sizeof out->name - (size_t)used, "-b%g-s%g-t%g", branching,
-                 skew, taper);
+        snprintf(out->name + used, sizeof out->name - (size_t)used, "-b%g-s%g-t%g", branching, skew,
+                 taper);
     set_vec3(out->gravity, 0, 0, -9.81);
     set_base(out, values[5]);
     add_friction(out, values[4]);
@@ -312,27 +320,39 @@ static int ladder_bodies(const double *values)
     return 2 * (int)values[0] + (int)values[0] / (int)values[1];
 }
 
-#define COUNT_PARAM {"n", PARAM_COUNT, 1, MBD_MAX_BODIES, NAN}
+#define COUNT_PARAM                                                                                \
+    {                                                                                              \
+        "n", PARAM_COUNT, 1, MBD_MAX_BODIES, NAN                                                   \
+    }
 
 static const generator generators[] = {
-    {"tree", TREE_USAGE,
+    {"tree",
+     TREE_USAGE,
      {COUNT_PARAM,
       {"branching", PARAM_REAL, 1, MBD_MAX_BODIES, 1},
       {"skew", PARAM_REAL, -TWO_PI, TWO_PI, 0},
       {"taper", PARAM_REAL, 1e-3, 1e3, 1},
       FRICTION_PARAM,
       BASE_PARAM},
-     fill_tree, n_bodies},
-    {"chain", CHAIN_USAGE,
+     fill_tree,
+     n_bodies},
+    {"chain",
+     CHAIN_USAGE,
      {COUNT_PARAM, {"joint", PARAM_JOINT, 0, 0, NAN}, FRICTION_PARAM, BASE_PARAM},
-     fill_chain, n_bodies},
-    {"legged", LEGGED_USAGE,
+     fill_chain,
+     n_bodies},
+    {"legged",
+     LEGGED_USAGE,
      {{"legs", PARAM_COUNT, 1, 1000, NAN}, {"dof", PARAM_COUNT, 1, 1000, NAN}},
-     fill_legged, legged_bodies},
+     fill_legged,
+     legged_bodies},
     {"rods", RODS_USAGE, {COUNT_PARAM}, fill_rods, n_bodies},
-    {"ladder", LADDER_USAGE,
-     {{"n", PARAM_COUNT, 1, MBD_MAX_BODIES / 3, NAN}, {"k", PARAM_COUNT, 1, MBD_MAX_BODIES / 3, NAN}},
-     fill_ladder, ladder_bodies},
+    {"ladder",
+     LADDER_USAGE,
+     {{"n", PARAM_COUNT, 1, MBD_MAX_BODIES / 3, NAN},
+      {"k", PARAM_COUNT, 1, MBD_MAX_BODIES / 3, NAN}},
+     fill_ladder,
+     ladder_bodies},
 };
 
 #define NGENERATORS (int)(sizeof generators / sizeof generators[0])
@@ -345,10 +365,7 @@ static const generator *find_generator(const char *family, size_t len)
     return NULL;
 }
 
-int generator_exists(const char *family, size_t len)
-{
-    return find_generator(family, len) != NULL;
-}
+int generator_exists(const char *family, size_t len) { return find_generator(family, len) != NULL; }
 
 static const param_def *find_param(const generator *gen, const char *key, size_t len)
 {
@@ -401,8 +418,8 @@ static int parse_item(const char *spec, const generator *gen, const char *item, 
 {
     const size_t key_len = strcspn(item, "=,");
     if (key_len >= len) {
-        model_error(err, err_size, "%s: \"%.*s\": expected key=value (usage: %s)", spec,
-                    (int)len, item, gen->usage);
+        model_error(err, err_size, "%s: \"%.*s\": expected key=value (usage: %s)", spec, (int)len,
+                    item, gen->usage);
         return -1;
     }
     const param_def *p = find_param(gen, item, key_len);
@@ -496,8 +513,11 @@ static int check_scales(const generated *g, char *err, size_t err_size)
 static int build_generated(const generated *g, const char *spec, mbd_model **model, char *err,
                            size_t err_size)
 {
-    mbd_model_def def = {.name = g->name, .nbodies = g->n, .bodies = g->defs,
-                         .nloops = g->loops ? g->nloops : 0, .loops = g->loops};
+    mbd_model_def def = {.name = g->name,
+                         .nbodies = g->n,
+                         .bodies = g->defs,
+                         .nloops = g->loops ? g->nloops : 0,
+                         .loops = g->loops};
     memcpy(def.gravity, g->gravity, sizeof def.gravity);
     return model_build_labelled(&def, spec, NULL, model, err, err_size);
 }
@@ -506,10 +526,11 @@ int generator_load(const char *spec, mbd_model **model, char *err, size_t err_si
 {
     const generator *gen = find_generator(spec, strcspn(spec, ":"));
     if (!gen || !strchr(spec, ':')) {
-        model_error(err, err_size,
-                    "%s: neither a model file nor a generator spec (generators: tree, chain, legged, rods, "
-                    "ladder)",
-                    spec);
+        model_error(
+            err, err_size,
+            "%s: neither a model file nor a generator spec (generators: tree, chain, legged, rods, "
+            "ladder)",
+            spec);
         return MBD_EPARSE;
     }
     double values[MAX_PARAMS];

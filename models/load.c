@@ -53,8 +53,7 @@ static int floating_base_refused(const char *path_or_spec, char *err, size_t err
 /* A model from a file's text, by its first characters; the MJCF compiler reads the file
  * itself (its <include>s and meshes relative to it) unless in_memory. */
 static int load_text(const char *path, const char *text, size_t size, int in_memory,
-                     const mbd_load_options *options, mbd_model **model, char *err,
-                     size_t err_size)
+                     const mbd_load_options *options, mbd_model **model, char *err, size_t err_size)
 {
     if (looks_like_mjcf(text))
         return options->floating_base
@@ -94,8 +93,8 @@ int mbd_model_load_text(const char *text, const char *name, const mbd_load_optio
                      err_size);
 }
 
-int mbd_model_load(const char *path_or_spec, const mbd_load_options *options,
-                   mbd_model **model, char *err, size_t err_size)
+int mbd_model_load(const char *path_or_spec, const mbd_load_options *options, mbd_model **model,
+                   char *err, size_t err_size)
 {
     static const mbd_load_options defaults;
     if (!options)
@@ -108,8 +107,7 @@ int mbd_model_load(const char *path_or_spec, const mbd_load_options *options,
     }
     const size_t family = spec_family_length(path_or_spec);
     /* An unknown family that is not a file either gets the generator's message. */
-    if (family > 0 &&
-        (generator_exists(path_or_spec, family) || access(path_or_spec, F_OK) != 0))
+    if (family > 0 && (generator_exists(path_or_spec, family) || access(path_or_spec, F_OK) != 0))
         return options->floating_base ? floating_base_refused(path_or_spec, err, err_size)
                                       : generator_load(path_or_spec, model, err, err_size);
     return load_file(path_or_spec, options, model, err, err_size);

@@ -46,8 +46,8 @@ static int read_stream(const loader *ld, FILE *file, char **out, size_t *size)
         if (used < capacity || ferror(file))
             break;
         if (used >= limit) {
-            model_error(ld->err, ld->err_size, "%s: over the limit of %ld bytes (64 MiB)",
-                        ld->file, MAX_FILE_BYTES);
+            model_error(ld->err, ld->err_size, "%s: over the limit of %ld bytes (64 MiB)", ld->file,
+                        MAX_FILE_BYTES);
             free(text);
             return MBD_ELIMIT;
         }

@@ -61,7 +61,8 @@ static int check_fields(const loader *ld, const char *prefix, json_t *object,
 {
     const char *key;
     json_t *value;
-    json_object_foreach(object, key, value) {
+    json_object_foreach(object, key, value)
+    {
         bool known = false;
         for (const char *const *a = allowed; *a && !known; a++)
             known = strcmp(*a, key) == 0;
@@ -182,7 +183,8 @@ static int read_passive(const loader *ld, const char *prefix, json_t *joint, mbd
     static const char *const fields[] = {"armature", "damping", "stiffness"};
     double *slots[] = {&def->passive.armature, &def->passive.damping, &def->passive.stiffness};
     for (int k = 0; k < 3; k++)
-        if (json_object_get(joint, fields[k]) && read_number(ld, prefix, joint, fields[k], slots[k]) < 0)
+        if (json_object_get(joint, fields[k]) &&
+            read_number(ld, prefix, joint, fields[k], slots[k]) < 0)
             return -1;
     json_t *ref = json_object_get(joint, "springref");
     const size_t nq = def->joint == MBD_FIXED ? 0 : (size_t)mbd_joint_type_nq(def->joint);
@@ -231,8 +233,8 @@ static int read_axes(const loader *ld, const char *prefix, json_t *joint, const 
             if (naxes == 0)
                 snprintf(problem, sizeof problem, "a %s joint takes no axis", type_name);
             else
-                snprintf(problem, sizeof problem, "a %s joint takes \"%s\", not \"%s\"",
-                         type_name, names[naxes - 1], names[k]);
+                snprintf(problem, sizeof problem, "a %s joint takes \"%s\", not \"%s\"", type_name,
+                         names[naxes - 1], names[k]);
             return reject(ld, prefix, names[k], problem, given);
         }
     }
@@ -241,12 +243,11 @@ static int read_axes(const loader *ld, const char *prefix, json_t *joint, const 
     return naxes == 1 ? read_vec3(ld, prefix, joint, "axis", def->axes[0]) : 0;
 }
 
-static int read_joint(const loader *ld, const char *body_prefix, json_t *body,
-                      mbd_body_def *def)
+static int read_joint(const loader *ld, const char *body_prefix, json_t *body, mbd_body_def *def)
 {
-    static const char *const fields[] = {"name", "type", "axis", "axes", "origin", "rotation",
-                                         "friction", "armature", "damping", "stiffness",
-                                         "springref", NULL};
+    static const char *const fields[] = {"name",    "type",      "axis",      "axes",
+                                         "origin",  "rotation",  "friction",  "armature",
+                                         "damping", "stiffness", "springref", NULL};
     json_t *joint = require(ld, body_prefix, body, "joint");
     if (!joint)
         return -1;
@@ -256,7 +257,8 @@ static int read_joint(const loader *ld, const char *body_prefix, json_t *body,
     snprintf(prefix, sizeof prefix, "%s.joint", body_prefix);
     const char *type_name = NULL;
     if (check_fields(ld, prefix, joint, fields) < 0 ||
-        (json_object_get(joint, "name") && read_string(ld, prefix, joint, "name", &def->joint_name) < 0) ||
+        (json_object_get(joint, "name") &&
+         read_string(ld, prefix, joint, "name", &def->joint_name) < 0) ||
         read_string(ld, prefix, joint, "type", &type_name) < 0)
         return -1;
     const int type = joint_type_from_name(type_name);
@@ -302,8 +304,8 @@ static int read_parent(const loader *ld, const char *prefix, json_t *body, const
 
 static int read_body(const loader *ld, size_t i, json_t *body, json_t *names, mbd_body_def *def)
 {
-    static const char *const fields[] = {"name",    "parent",  "joint",    "mass",
-                                         "com",     "inertia", "gravcomp", NULL};
+    static const char *const fields[] = {"name", "parent",  "joint",    "mass",
+                                         "com",  "inertia", "gravcomp", NULL};
     char prefix[PREFIX_SIZE];
     if (element_prefix(ld, "bodies", i, body, prefix) < 0)
         return -1;
@@ -373,8 +375,9 @@ static int read_loop_frame(const loader *ld, const char *prefix, json_t *loop, c
 static int read_loop(const loader *ld, size_t l, json_t *loop, const json_t *names,
                      mbd_loop_def *def)
 {
-    static const char *const fields[] = {"name", "type", "body_a", "origin_a", "rotation_a",
-                                         "body_b", "origin_b", "rotation_b", "axis", NULL};
+    static const char *const fields[] = {"name",       "type",   "body_a",   "origin_a",
+                                         "rotation_a", "body_b", "origin_b", "rotation_b",
+                                         "axis",       NULL};
     char prefix[PREFIX_SIZE];
     if (element_prefix(ld, "loops", l, loop, prefix) < 0)
         return -1;
@@ -447,7 +450,10 @@ static int build(const loader *ld, json_t *root, json_t *bodies, const char *nam
         status = MBD_ENOMEM;
     } else if (read_bodies(ld, bodies, names, defs) == 0 &&
                read_loops(ld, root, names, &loops, &nloops) == 0) {
-        mbd_model_def def = {.name = name, .nbodies = (int)n, .bodies = defs, .loops = loops,
+        mbd_model_def def = {.name = name,
+                             .nbodies = (int)n,
+                             .bodies = defs,
+                             .loops = loops,
                              .nloops = nloops > INT32_MAX ? INT32_MAX : (int)nloops};
         memcpy(def.gravity, gravity, sizeof def.gravity);
         char reason[512];
@@ -527,9 +533,10 @@ static int check_nesting(const loader *ld, const char *text, size_t size)
             if (++depth > MAX_NESTING) {
                 int line, column;
                 position_of(text, k, &line, &column);
-                model_error(ld->err, ld->err_size,
-                            "%s:%d:%d: arrays and objects nested deeper than %d levels, over the limit",
-                            ld->file, line, column, MAX_NESTING);
+                model_error(
+                    ld->err, ld->err_size,
+                    "%s:%d:%d: arrays and objects nested deeper than %d levels, over the limit",
+                    ld->file, line, column, MAX_NESTING);
                 return -1;
             }
         } else if (ch == ']' || ch == '}') {

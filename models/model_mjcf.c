@@ -95,7 +95,8 @@ static void add_clause(clause_list *list, const char *format, ...)
         return;
     }
     if (list->count++ > 0)
-        list->used += (size_t)snprintf(list->text + list->used, sizeof list->text - list->used, "; ");
+        list->used +=
+            (size_t)snprintf(list->text + list->used, sizeof list->text - list->used, "; ");
     va_list args;
     va_start(args, format);
     const int n = vsnprintf(list->text + list->used, sizeof list->text - list->used, format, args);
@@ -114,14 +115,14 @@ typedef struct {
     double *armature, *damping;   /* (njnt) */
     double *tendon_damping;       /* (ntendon) */
     clause_list refused, left_out;
-    mjSpec *spec;                 /* the file parsed again for the classes of refusals */
+    mjSpec *spec; /* the file parsed again for the classes of refusals */
     int spec_tried;
     char *err;
     size_t err_size;
 } mjcf_reader;
 
 /* "FILE: what" into the caller's err; the value is status. */
-#define FAIL(r, status, format, ...)                                                       \
+#define FAIL(r, status, format, ...)                                                               \
     (model_error((r)->err, (r)->err_size, "%s: " format, (r)->file, ##__VA_ARGS__), (status))
 
 /* The name of object id of type, or "" for an unnamed one. */
@@ -147,9 +148,8 @@ static const char *default_class(mjcf_reader *r, int type, const char *name)
     mjsElement *element = r->spec ? mjs_findElement(r->spec, type, name) : NULL;
     mjsDefault *def = element ? mjs_getDefault(element) : NULL;
     const char *name_of_class = def ? mjs_getString(mjs_getName(def->element)) : NULL;
-    return name_of_class && name_of_class[0] && strcmp(name_of_class, "main") != 0
-               ? name_of_class
-               : NULL;
+    return name_of_class && name_of_class[0] && strcmp(name_of_class, "main") != 0 ? name_of_class
+                                                                                   : NULL;
 }
 
 /* `<tag name="NAME" class="CLASS">` of object id of type, into out (the class where
@@ -218,7 +218,8 @@ static void read_actuator_passive(mjcf_reader *r, int a, const int *fixed_tendon
         r->tendon_damping[id] += damping * gear * gear;
     } else {
         const char *what = armature != 0 ? "armature" : "damping";
-        add_clause(&r->refused, "%s %s: an actuator's %s is modelled on a hinge, a slide or "
+        add_clause(&r->refused,
+                   "%s %s: an actuator's %s is modelled on a hinge, a slide or "
                    "(damping) a fixed tendon only",
                    element_tag(r, "actuator", mjOBJ_ACTUATOR, a, tag, sizeof tag), what, what);
     }
@@ -240,18 +241,23 @@ static void check_tendon(mjcf_reader *r, int t, int fixed)
     const char *kind = fixed ? "fixed" : "spatial";
     char tag[256];
     if (m->tendon_armature[t] != 0)
-        add_clause(&r->refused, "%s armature=\"%g\": tendon armature (coef coef^T in H) is not "
-                   "modelled", element_tag(r, kind, mjOBJ_TENDON, t, tag, sizeof tag),
-                   m->tendon_armature[t]);
+        add_clause(&r->refused,
+                   "%s armature=\"%g\": tendon armature (coef coef^T in H) is not "
+                   "modelled",
+                   element_tag(r, kind, mjOBJ_TENDON, t, tag, sizeof tag), m->tendon_armature[t]);
     if ((r->spring && (nonzero(m->tendon_stiffnesspoly + mjNPOLY * t, mjNPOLY) ||
                        m->tendon_springyield[t] != 0)) ||
         (r->damper && nonzero(m->tendon_dampingpoly + mjNPOLY * t, mjNPOLY)))
-        add_clause(&r->refused, "%s: nonlinear or plastic tendon springs and dampers are not "
-                   "modelled", element_tag(r, kind, mjOBJ_TENDON, t, tag, sizeof tag));
+        add_clause(&r->refused,
+                   "%s: nonlinear or plastic tendon springs and dampers are not "
+                   "modelled",
+                   element_tag(r, kind, mjOBJ_TENDON, t, tag, sizeof tag));
     const int passive = (r->spring && m->tendon_stiffness[t] != 0) || r->tendon_damping[t] != 0;
     if (passive && !fixed)
-        add_clause(&r->refused, "%s %s: a spatial tendon's passive forces are not modelled (fixed "
-                   "tendons' are)", element_tag(r, kind, mjOBJ_TENDON, t, tag, sizeof tag),
+        add_clause(&r->refused,
+                   "%s %s: a spatial tendon's passive forces are not modelled (fixed "
+                   "tendons' are)",
+                   element_tag(r, kind, mjOBJ_TENDON, t, tag, sizeof tag),
                    r->spring && m->tendon_stiffness[t] != 0 ? "stiffness" : "damping");
 }
 
@@ -269,8 +275,10 @@ static void check_model(mjcf_reader *r)
     for (int b = 1; b < m->nbody; b++) {
         const int j = m->body_jntadr[b];
         if (m->body_jntnum[b] > 0 && m->jnt_type[j] == mjJNT_FREE && m->body_parentid[b] != 0)
-            add_clause(&r->refused, "<body name=\"%.80s\">: a free joint on a body that is not a "
-                       "child of the world is not supported", name_of(m, mjOBJ_BODY, b));
+            add_clause(&r->refused,
+                       "<body name=\"%.80s\">: a free joint on a body that is not a "
+                       "child of the world is not supported",
+                       name_of(m, mjOBJ_BODY, b));
     }
 }
 
@@ -298,7 +306,8 @@ static void list_left_out(mjcf_reader *r, int passive_tendons)
     for (int t = 0; t < m->ntendon; t++)
         lossy += m->tendon_frictionloss[t] != 0;
     if (!(off & (mjDSBL_CONSTRAINT | mjDSBL_CONTACT)))
-        add_count(&r->left_out, colliding, "colliding geom (contacts)", "colliding geoms (contacts)");
+        add_count(&r->left_out, colliding, "colliding geom (contacts)",
+                  "colliding geoms (contacts)");
     if (!(off & (mjDSBL_CONSTRAINT | mjDSBL_LIMIT)))
         add_count(&r->left_out, limited, "joint or tendon limit", "joint and tendon limits");
     if (!(off & (mjDSBL_CONSTRAINT | mjDSBL_FRICTIONLOSS)))
@@ -351,16 +360,14 @@ typedef struct {
     int n;
 } mjcf_bodies;
 
-static void rotation_of_quat(double R[3][3], const mjtNum quat[4])
-{
-    mju_quat2Mat(&R[0][0], quat);
-}
+static void rotation_of_quat(double R[3][3], const mjtNum quat[4]) { mju_quat2Mat(&R[0][0], quat); }
 
 /* The joint of MuJoCo joint j on def, its passive elements with it; anchor: where the joint
  * turns, in the body frame. */
 static void set_joint(const mjcf_reader *r, int j, mbd_body_def *def, double anchor[3])
 {
-    static const mbd_joint_type types[] = {[mjJNT_FREE] = MBD_FREE, [mjJNT_BALL] = MBD_SPHERICAL,
+    static const mbd_joint_type types[] = {[mjJNT_FREE] = MBD_FREE,
+                                           [mjJNT_BALL] = MBD_SPHERICAL,
                                            [mjJNT_SLIDE] = MBD_PRISMATIC,
                                            [mjJNT_HINGE] = MBD_REVOLUTE};
     const mjModel *m = r->m;
@@ -425,8 +432,8 @@ static char *body_name(const mjModel *m, int b, int joint, int massless)
 {
     char name[200];
     const char *body = mj_id2name(m, mjOBJ_BODY, b);
-    int length = body ? snprintf(name, sizeof name, "%s", body)
-                      : snprintf(name, sizeof name, "body%d", b);
+    int length =
+        body ? snprintf(name, sizeof name, "%s", body) : snprintf(name, sizeof name, "body%d", b);
     if (massless && length < (int)sizeof name) {
         const char *jn = mj_id2name(m, mjOBJ_JOINT, joint);
         if (jn)
@@ -498,12 +505,14 @@ static int tendon_defs(const mjcf_reader *r, const int *fixed, const mjcf_bodies
             bodies_of[w] = bodies->of_joint[m->wrap_objid[w]];
             coef[w] = m->wrap_prm[w];
         }
-        tendons[n++] = (mbd_tendon_def){.name = mj_id2name(m, mjOBJ_TENDON, t),
-                                        .ncoef = m->tendon_num[t], .bodies = bodies_of + adr,
-                                        .coef = coef + adr, .stiffness = stiffness,
-                                        .damping = r->tendon_damping[t],
-                                        .length_spring = {m->tendon_lengthspring[2 * t],
-                                                          m->tendon_lengthspring[2 * t + 1]}};
+        tendons[n++] = (mbd_tendon_def){
+            .name = mj_id2name(m, mjOBJ_TENDON, t),
+            .ncoef = m->tendon_num[t],
+            .bodies = bodies_of + adr,
+            .coef = coef + adr,
+            .stiffness = stiffness,
+            .damping = r->tendon_damping[t],
+            .length_spring = {m->tendon_lengthspring[2 * t], m->tendon_lengthspring[2 * t + 1]}};
     }
     return n;
 }
@@ -521,8 +530,10 @@ static int build_model(const mjcf_reader *r, const mjcf_bodies *bodies, const in
     if (!tendons || !bodies_of || !coef) {
         status = FAIL(r, MBD_ENOMEM, "out of memory for %d tendons", (int)m->ntendon);
     } else {
-        mbd_model_def def = {.name = m->names[0] ? m->names : r->file, .nbodies = bodies->n,
-                             .bodies = bodies->defs, .tendons = tendons};
+        mbd_model_def def = {.name = m->names[0] ? m->names : r->file,
+                             .nbodies = bodies->n,
+                             .bodies = bodies->defs,
+                             .tendons = tendons};
         def.ntendons = tendon_defs(r, fixed, bodies, tendons, bodies_of, coef);
         if (!(m->opt.disableflags & mjDSBL_GRAVITY))
             mju_copy3(def.gravity, m->opt.gravity);
@@ -614,8 +625,8 @@ static int read_compiled(mjcf_reader *r, mbd_model **model)
     if (status == MBD_ENOMEM)
         status = FAIL(r, status, "out of memory");
     else if (r->refused.count > 0)
-        status = FAIL(r, MBD_EUNSUPPORTED, "not modelled (%d): %s", r->refused.count,
-                      r->refused.text);
+        status =
+            FAIL(r, MBD_EUNSUPPORTED, "not modelled (%d): %s", r->refused.count, r->refused.text);
     else
         status = build(r, fixed, model);
     free(fixed), free(r->armature), free(r->damping), free(r->tendon_damping);
@@ -630,8 +641,8 @@ int model_mjcf_load(const char *path, const char *text, mbd_model **model, char 
     char reason[1000] = "";
     mjModel *m = compile(path, text, reason, sizeof reason);
     /* A text is not parsed again for the classes of refusals (spec_tried). */
-    mjcf_reader r = {.file = path, .m = m, .spec_tried = text != NULL, .err = err,
-                     .err_size = err_size};
+    mjcf_reader r = {
+        .file = path, .m = m, .spec_tried = text != NULL, .err = err, .err_size = err_size};
     if (!m) {
         flatten(reason);
         return FAIL(&r, MBD_EPARSE, "MuJoCo's compiler: %s", reason);
@@ -641,8 +652,8 @@ int model_mjcf_load(const char *path, const char *text, mbd_model **model, char 
     return status;
 }
 
-int mbd_model_from_mujoco(const void *mujoco_model, const char *name, mbd_model **model,
-                          char *err, size_t err_size)
+int mbd_model_from_mujoco(const void *mujoco_model, const char *name, mbd_model **model, char *err,
+                          size_t err_size)
 {
     if (model)
         *model = NULL;
@@ -650,8 +661,8 @@ int mbd_model_from_mujoco(const void *mujoco_model, const char *name, mbd_model 
         model_error(err, err_size, "model: no MuJoCo model given");
         return MBD_EINVAL;
     }
-    mjcf_reader r = {.file = name, .m = mujoco_model, .spec_tried = 1, .err = err,
-                     .err_size = err_size};
+    mjcf_reader r = {
+        .file = name, .m = mujoco_model, .spec_tried = 1, .err = err, .err_size = err_size};
     return read_compiled(&r, model);
 }
 
@@ -676,8 +687,8 @@ int model_mjcf_load(const char *path, const char *text, mbd_model **model, char 
     return no_mujoco(path, err, err_size);
 }
 
-int mbd_model_from_mujoco(const void *mujoco_model, const char *name, mbd_model **model,
-                          char *err, size_t err_size)
+int mbd_model_from_mujoco(const void *mujoco_model, const char *name, mbd_model **model, char *err,
+                          size_t err_size)
 {
     (void)mujoco_model;
     if (model)

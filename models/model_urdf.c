@@ -70,11 +70,10 @@ static int fail(const urdf_reader *r, const xmlNode *node, const char *kind, con
     vsnprintf(what, sizeof what, format, args);
     va_end(args);
     if (name)
-        model_error(r->err, r->err_size, "%s:%ld: %s \"%.80s\": %s", r->file,
-                    xmlGetLineNo(node), kind, name, what);
+        model_error(r->err, r->err_size, "%s:%ld: %s \"%.80s\": %s", r->file, xmlGetLineNo(node),
+                    kind, name, what);
     else
-        model_error(r->err, r->err_size, "%s:%ld: %s: %s", r->file, xmlGetLineNo(node), kind,
-                    what);
+        model_error(r->err, r->err_size, "%s:%ld: %s: %s", r->file, xmlGetLineNo(node), kind, what);
     return -1;
 }
 
@@ -107,9 +106,9 @@ static int read_numbers(const urdf_reader *r, const xmlNode *node, const char *k
 {
     char *text = attribute(node, attr);
     if (!text)
-        return required ? fail(r, node, kind, name, "<%s>: missing %s", (const char *)node->name,
-                               attr)
-                        : 0;
+        return required
+                   ? fail(r, node, kind, name, "<%s>: missing %s", (const char *)node->name, attr)
+                   : 0;
     const char *p = text;
     int count = 0, valid = 1;
     for (char *end; valid && *(p += strspn(p, " \t\r\n")); p = end, count++) {
@@ -284,8 +283,11 @@ static int joint_type(const urdf_reader *r, urdf_joint *j)
     static const struct {
         const char *urdf;
         mbd_joint_type type;
-    } types[] = {{"revolute", MBD_REVOLUTE}, {"continuous", MBD_REVOLUTE},
-                 {"prismatic", MBD_PRISMATIC}, {"fixed", MBD_FIXED}, {"floating", MBD_FREE}};
+    } types[] = {{"revolute", MBD_REVOLUTE},
+                 {"continuous", MBD_REVOLUTE},
+                 {"prismatic", MBD_PRISMATIC},
+                 {"fixed", MBD_FIXED},
+                 {"floating", MBD_FREE}};
     char *type = attribute(j->e.node, "type");
     if (!type)
         return fail(r, j->e.node, "joint", j->e.name, "missing type");
@@ -440,8 +442,8 @@ static int make_bodies(urdf_reader *r, const int *order, const mbd_load_options 
         if (read_inertial(r, link, def) < 0)
             return -1;
         char label[200];
-        snprintf(label, sizeof label, "%s:%ld: link \"%.80s\"", r->file,
-                 xmlGetLineNo(link->e.node), link->e.name);
+        snprintf(label, sizeof label, "%s:%ld: link \"%.80s\"", r->file, xmlGetLineNo(link->e.node),
+                 link->e.name);
         if (!(labels[n] = strdup(label)))
             return fail(r, link->e.node, "link", link->e.name, "out of memory");
         link->body = n++;
@@ -499,13 +501,14 @@ static int build_bodies(urdf_reader *r, const char *robot_name, int n, const mbd
                         const char *const *labels, mbd_model **model)
 {
     mbd_model_def def = {.name = robot_name && robot_name[0] ? robot_name : r->file,
-                         .gravity = {0, 0, -9.81}, .nbodies = n, .bodies = defs};
+                         .gravity = {0, 0, -9.81},
+                         .nbodies = n,
+                         .bodies = defs};
     char reason[512]; /* about a link (its label names the file), or else the robot */
     int status = model_build_labelled(&def, r->file, labels, model, reason, sizeof reason);
     if (status != MBD_OK) {
         const int named = strncmp(reason, r->file, strlen(r->file)) == 0;
-        model_error(r->err, r->err_size, "%s%s%s", named ? "" : r->file, named ? "" : ": ",
-                    reason);
+        model_error(r->err, r->err_size, "%s%s%s", named ? "" : r->file, named ? "" : ": ", reason);
     } else if (check_massless_leaves(r, *model) < 0) {
         status = MBD_EPARSE;
     } else if (set_left_out(r, *model) < 0) {
@@ -526,8 +529,8 @@ static int build(urdf_reader *r, const xmlNode *robot, const mbd_load_options *o
     int root;
     if (collect_elements(r, robot) < 0 ||
         sort_names(r, r->joints, sizeof *r->joints, r->njoints, "joint") < 0 ||
-        sort_names(r, r->links, sizeof *r->links, r->nlinks, "link") < 0 ||
-        connect_joints(r) < 0 || (root = find_root(r, robot)) < 0)
+        sort_names(r, r->links, sizeof *r->links, r->nlinks, "link") < 0 || connect_joints(r) < 0 ||
+        (root = find_root(r, robot)) < 0)
         return MBD_EPARSE;
     const size_t nl = (size_t)r->nlinks;
     int *order = malloc(nl * sizeof *order);

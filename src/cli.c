@@ -21,8 +21,8 @@ static cli_flag *find_flag(cli_flag *flags, const char *name)
     return NULL;
 }
 
-int cli_parse(const char *cmd, int argc, char **argv, int first, cli_flag *flags,
-              const char **pos, int max_pos, int *npos)
+int cli_parse(const char *cmd, int argc, char **argv, int first, cli_flag *flags, const char **pos,
+              int max_pos, int *npos)
 {
     *npos = 0;
     for (int k = first; k < argc; k++) {
@@ -135,8 +135,8 @@ int cli_vector(const char *cmd, const cli_flag *flags, const char *name, int n, 
         double x;
         char token[64];
         size_t len = (size_t)(end - p);
-        if (len == 0 || len >= sizeof token || (memcpy(token, p, len), token[len] = '\0',
-                                                parse_double(token, token + len, &x))) {
+        if (len == 0 || len >= sizeof token ||
+            (memcpy(token, p, len), token[len] = '\0', parse_double(token, token + len, &x))) {
             fprintf(stderr, "mbd %s: %s: element %d is not a finite number: '%.*s'\n", cmd, name,
                     count, (int)(len < 40 ? len : 40), p);
             return CLI_USAGE_ERROR;
@@ -155,8 +155,8 @@ int cli_vector(const char *cmd, const cli_flag *flags, const char *name, int n, 
     return 0;
 }
 
-int cli_positions(const char *cmd, const cli_flag *flags, const char *name,
-                  const mbd_model *model, double *q)
+int cli_positions(const char *cmd, const cli_flag *flags, const char *name, const mbd_model *model,
+                  double *q)
 {
     if (!cli_get(flags, name)) {
         mbd_neutral_positions(model, q);
@@ -179,8 +179,8 @@ int cli_number(const char *cmd, const cli_flag *flags, const char *name, double 
     if (!text)
         return 0;
     if (parse_double(text, text + strlen(text), out) || *out < lo || *out > hi) {
-        fprintf(stderr, "mbd %s: %s: expected a number in [%g, %g], got '%.60s'\n", cmd, name,
-                lo, hi, text);
+        fprintf(stderr, "mbd %s: %s: expected a number in [%g, %g], got '%.60s'\n", cmd, name, lo,
+                hi, text);
         return CLI_USAGE_ERROR;
     }
     return 0;
@@ -246,8 +246,10 @@ int cli_check_loop_solver(const char *cmd, const mbd_model *model, const mbd_sol
 {
     if (mbd_model_nloops(model) == 0 || mbd_solver_closes_loops(solver))
         return 0;
-    fprintf(stderr, "mbd %s: --solver: '%s' has no route for closed loops; model %s has %d (use dense or bodies)\n",
-            cmd, mbd_solver_name(solver), mbd_model_name(model), mbd_model_nloops(model));
+    fprintf(
+        stderr,
+        "mbd %s: --solver: '%s' has no route for closed loops; model %s has %d (use dense or bodies)\n",
+        cmd, mbd_solver_name(solver), mbd_model_name(model), mbd_model_nloops(model));
     return CLI_USAGE_ERROR;
 }
 
@@ -347,8 +349,7 @@ int cli_fail(const char *cmd, const char *what, int status)
     return CLI_RUNTIME_ERROR;
 }
 
-int cli_fail_solve(const char *cmd, const char *what, const mbd_model *model, int body,
-                   int status)
+int cli_fail_solve(const char *cmd, const char *what, const mbd_model *model, int body, int status)
 {
     if ((status != MBD_ESINGULAR && status != MBD_EFRICTION) || body < 0)
         return cli_fail(cmd, what, status);
@@ -367,7 +368,8 @@ int cli_fail_solver(const char *cmd, const char *what, const mbd_solver *solver,
             plugin ? " (plugin " : "", plugin ? plugin : "", plugin ? ")" : "",
             mbd_strerror(status),
             plugin && status == MBD_EINVAL ? " (or its forward returned a code that is not an "
-                                             "mbd status)" : "");
+                                             "mbd status)"
+                                           : "");
     return CLI_RUNTIME_ERROR;
 }
 
@@ -569,9 +571,9 @@ int cli_atomic_write_at(const char *cmd, cli_atomic *file, long long offset, con
     for (size_t done = 0; done < size;) {
         errno = 0;
         const char *from = (const char *)data + done;
-        const ssize_t n = file->tmp ? pwrite(file->fd, from, size - done,
-                                             (off_t)(offset + (long long)done))
-                                    : write(file->fd, from, size - done);
+        const ssize_t n =
+            file->tmp ? pwrite(file->fd, from, size - done, (off_t)(offset + (long long)done))
+                      : write(file->fd, from, size - done);
         if (n <= 0) {
             fprintf(stderr, "mbd %s: %s: cannot write: %s\n", cmd, file->path,
                     errno ? strerror(errno) : "nothing written");

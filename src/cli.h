@@ -12,9 +12,9 @@
 
 /* A flag a subcommand accepts; value == NULL until given. */
 typedef struct {
-    const char *name;   /* "--q" */
-    const char *value;  /* its argument, or "1" for a switch */
-    int kind;           /* CLI_VALUE, CLI_SWITCH or CLI_OUTPUT */
+    const char *name;  /* "--q" */
+    const char *value; /* its argument, or "1" for a switch */
+    int kind;          /* CLI_VALUE, CLI_SWITCH or CLI_OUTPUT */
 } cli_flag;
 
 enum {
@@ -23,16 +23,28 @@ enum {
     CLI_OUTPUT  /* takes the path of a file it writes, checked as given (cli_check_output) */
 };
 
-#define FLAG(name) {name, NULL, CLI_VALUE}
-#define SWITCH(name) {name, NULL, CLI_SWITCH}
-#define OUTPUT(name) {name, NULL, CLI_OUTPUT}
-#define END_FLAGS {NULL, NULL, 0}
+#define FLAG(name)                                                                                 \
+    {                                                                                              \
+        name, NULL, CLI_VALUE                                                                      \
+    }
+#define SWITCH(name)                                                                               \
+    {                                                                                              \
+        name, NULL, CLI_SWITCH                                                                     \
+    }
+#define OUTPUT(name)                                                                               \
+    {                                                                                              \
+        name, NULL, CLI_OUTPUT                                                                     \
+    }
+#define END_FLAGS                                                                                  \
+    {                                                                                              \
+        NULL, NULL, 0                                                                              \
+    }
 
 /* Parses argv[first..] into flags (NULL-name terminated) and up to max_pos positional
  * arguments; an output path is checked here, before any work. Returns 0, or
  * CLI_USAGE_ERROR after printing the reason. */
-int cli_parse(const char *cmd, int argc, char **argv, int first, cli_flag *flags,
-              const char **pos, int max_pos, int *npos);
+int cli_parse(const char *cmd, int argc, char **argv, int first, cli_flag *flags, const char **pos,
+              int max_pos, int *npos);
 const char *cli_get(const cli_flag *flags, const char *name);
 /* Whether argv[first..] holds --help or -h: the caller prints its usage and exits 0,
  * whatever else the line holds (as git and Google Benchmark do). */
@@ -42,8 +54,8 @@ int cli_wants_help(int argc, char **argv, int first);
 int cli_vector(const char *cmd, const cli_flag *flags, const char *name, int n, double *out);
 /* The model's nq positions from the flag, quaternions scaled to unit length (a zero one is
  * an error); absent: the neutral pose (mbd_neutral_positions). */
-int cli_positions(const char *cmd, const cli_flag *flags, const char *name,
-                  const mbd_model *model, double *q);
+int cli_positions(const char *cmd, const cli_flag *flags, const char *name, const mbd_model *model,
+                  double *q);
 /* Parses a number flag within [lo, hi]; def if absent. */
 int cli_number(const char *cmd, const cli_flag *flags, const char *name, double lo, double hi,
                double def, double *out);
@@ -53,7 +65,8 @@ int cli_integer(const char *cmd, const cli_flag *flags, const char *name, double
 
 /* --floating-base: a URDF model's root link moves freely (mbd_load_options). */
 #define CLI_FLOATING_BASE SWITCH("--floating-base")
-#define CLI_FLOATING_BASE_HELP "--floating-base: a URDF robot's root link moves freely (a free joint)"
+#define CLI_FLOATING_BASE_HELP                                                                     \
+    "--floating-base: a URDF robot's root link moves freely (a free joint)"
 
 /* Loads MODEL with the load options among flags (may be NULL): --floating-base. */
 mbd_model *cli_load_model(const char *cmd, const char *path, const cli_flag *flags);
@@ -66,7 +79,9 @@ const mbd_solver *cli_solver(const char *cmd, const cli_flag *flags, const char 
 #define CLI_BAUMGARTE_HELP "--baumgarte: Baumgarte's ALPHA,BETA in 1/s (default 10,10; 0,0: none)"
 /* The solver of fd and simulate when --solver is not given: dense, the reference. */
 #define CLI_DEFAULT_SOLVER "dense"
-#define CLI_SOLVER_HELP "--solver: default " CLI_DEFAULT_SOLVER " (the reference, O(N^3)); 'mbd recommend MODEL' ranks the O(N) ones"
+#define CLI_SOLVER_HELP                                                                            \
+    "--solver: default " CLI_DEFAULT_SOLVER                                                        \
+    " (the reference, O(N^3)); 'mbd recommend MODEL' ranks the O(N) ones"
 /* --solver must have a constrained route (dense, bodies) on a model with loops. */
 int cli_check_loop_solver(const char *cmd, const mbd_model *model, const mbd_solver *solver);
 /* Friction and loops are outside every method of mbd_forward_derivatives: 0, or
@@ -111,8 +126,7 @@ int cli_fail_solver(const char *cmd, const char *what, const mbd_solver *solver,
 
 /* Reports a failed solve; for MBD_ESINGULAR and MBD_EFRICTION it names the body whose
  * joint failed (mbd_work_failed_body; -1 when unknown). */
-int cli_fail_solve(const char *cmd, const char *what, const mbd_model *model, int body,
-                   int status);
+int cli_fail_solve(const char *cmd, const char *what, const mbd_model *model, int body, int status);
 
 /* Output files (--out, --json, ...). A regular file, or a new path, is replaced only whole:
  * the bytes go to a temporary file beside it, renamed onto it (onto the file a symbolic link
@@ -157,7 +171,8 @@ void cli_remove_temporaries(void);
  * (colon-separated), then each "--plugin PATH" of argv[first..], which it takes out of
  * argv (*argc shrinks), so that every command sees its solvers and its own flags alone.
  * 0, or CLI_USAGE_ERROR after one line "PROG: ...: FILE: fault" on stderr. */
-#define CLI_PLUGIN_HELP "--plugin PATH.so (repeatable; also MBD_PLUGINS=A.so:B.so): add a plugin's solvers"
+#define CLI_PLUGIN_HELP                                                                            \
+    "--plugin PATH.so (repeatable; also MBD_PLUGINS=A.so:B.so): add a plugin's solvers"
 int cli_load_plugins(const char *prog, int *argc, char **argv, int first);
 
 /* The subcommands, each in its src/cmd_NAME.c; src/mbd.c dispatches to them. */
@@ -175,9 +190,9 @@ int cmd_recommend(const char *cmd, int argc, char **argv);
 int cmd_derivatives(const char *cmd, int argc, char **argv);
 
 /* mbd simulate --ensemble K (cmd_ensemble.c), with the options mbd simulate parsed. */
-#define CLI_ENSEMBLE_FLAGS                                                      \
-    FLAG("--ensemble"), FLAG("--states"), FLAG("--spread"), FLAG("--seed"),     \
-        FLAG("--out-dir"), FLAG("--threads")
+#define CLI_ENSEMBLE_FLAGS                                                                         \
+    FLAG("--ensemble"), FLAG("--states"), FLAG("--spread"), FLAG("--seed"), FLAG("--out-dir"),     \
+        FLAG("--threads")
 int cmd_ensemble(const char *cmd, const cli_flag *flags, const mbd_model *model,
                  const mbd_solver *solver, const mbd_sim_options *opt, const double *q0,
                  const double *qd0);

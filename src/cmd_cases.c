@@ -128,13 +128,12 @@ static void write_case(FILE *out, const generator *g, int k)
 static int write_header(FILE *out, const generator *g)
 {
     json_t *joints = cli_joints_json(g->model);
-    json_t *head = joints ? json_pack("{s:i, s:s, s:b, s:I, s:{s:[f,f], s:[f,f], s:[f,f]}, s:o}",
-                                      "schema", MBD_CASES_SCHEMA, "model", g->source,
-                                      "floating_base", g->floating_base, "seed",
-                                      (json_int_t)g->seed, "ranges", "q", -Q_RANGE, Q_RANGE,
-                                      "qd", -QD_RANGE, QD_RANGE, "tau", -TAU_RANGE, TAU_RANGE,
-                                      "joints", joints)
-                          : NULL;
+    json_t *head =
+        joints ? json_pack("{s:i, s:s, s:b, s:I, s:{s:[f,f], s:[f,f], s:[f,f]}, s:o}", "schema",
+                           MBD_CASES_SCHEMA, "model", g->source, "floating_base", g->floating_base,
+                           "seed", (json_int_t)g->seed, "ranges", "q", -Q_RANGE, Q_RANGE, "qd",
+                           -QD_RANGE, QD_RANGE, "tau", -TAU_RANGE, TAU_RANGE, "joints", joints)
+               : NULL;
     char *text = head ? json_dumps(head, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) : NULL;
     json_decref(head);
     if (!text)
@@ -171,12 +170,15 @@ static int write_cases(FILE *out, void *ctx)
 /* The reference data is the rigid-body equation H qdd + C qd + g = tau of a tree. */
 static int check_model(const char *cmd, const mbd_model *model)
 {
-    const char *why = mbd_model_nloops(model) ? "has closed loops"
-                      : mbd_model_has_friction(model) ? "has joint friction" : NULL;
+    const char *why = mbd_model_nloops(model)         ? "has closed loops"
+                      : mbd_model_has_friction(model) ? "has joint friction"
+                                                      : NULL;
     if (!why)
         return 0;
-    fprintf(stderr, "mbd %s: model %s %s: reference data covers trees without friction "
-            "(H qdd + C qd + g = tau)\n", cmd, mbd_model_name(model), why);
+    fprintf(stderr,
+            "mbd %s: model %s %s: reference data covers trees without friction "
+            "(H qdd + C qd + g = tau)\n",
+            cmd, mbd_model_name(model), why);
     return CLI_USAGE_ERROR;
 }
 
@@ -214,9 +216,12 @@ int cmd_cases(const char *cmd, int argc, char **argv)
     mbd_model *model = cli_load_model(cmd, pos[0], flags);
     if (!model)
         return CLI_USAGE_ERROR;
-    generator g = {.cmd = cmd, .source = pos[0], .model = model,
+    generator g = {.cmd = cmd,
+                   .source = pos[0],
+                   .model = model,
                    .floating_base = cli_get(flags, "--floating-base") != NULL,
-                   .count = (int)states, .seed = (uint64_t)seed};
+                   .count = (int)states,
+                   .seed = (uint64_t)seed};
     rc = check_model(cmd, model);
     if (!rc && allocate(&g) < 0)
         rc = cli_fail(cmd, "allocation", MBD_ENOMEM);

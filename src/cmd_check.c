@@ -16,13 +16,13 @@
 /* What each run is held to; the largest values measured in brackets. The golden files
  * are good to 1e-10 (see make_golden.sh). */
 #define RK4_DT 1e-3
-#define RK4_STATE_TOL 1e-4        /* [9e-6, rods10: O(dt^4) with a large constant] */
-#define RK4_ENERGY_TOL 1e-6       /* [4e-8, chain5] */
-#define ADAPTIVE_TOL 1e-10        /* rtol = atol of dopri5 and adams */
-#define ADAPTIVE_STATE_TOL 1e-7   /* [3e-8, adams on rods10] */
-#define ADAPTIVE_ENERGY_TOL 1e-7  /* [6e-9, adams on cardan4, momentum form] */
-#define VS_DENSE_TOL 1e-10        /* one right-hand side against dense's [3e-13] */
-#define CASES_TOL 1e-9            /* a reference-data file: each quantity [3e-12, chain:n=30] */
+#define RK4_STATE_TOL 1e-4       /* [9e-6, rods10: O(dt^4) with a large constant] */
+#define RK4_ENERGY_TOL 1e-6      /* [4e-8, chain5] */
+#define ADAPTIVE_TOL 1e-10       /* rtol = atol of dopri5 and adams */
+#define ADAPTIVE_STATE_TOL 1e-7  /* [3e-8, adams on rods10] */
+#define ADAPTIVE_ENERGY_TOL 1e-7 /* [6e-9, adams on cardan4, momentum form] */
+#define VS_DENSE_TOL 1e-10       /* one right-hand side against dense's [3e-13] */
+#define CASES_TOL 1e-9           /* a reference-data file: each quantity [3e-12, chain:n=30] */
 
 /* Where the golden data lies: golden/cases.txt and NAME.csv, and the tree (root) that the
  * model files of cases.txt are relative to. */
@@ -139,9 +139,10 @@ static int find_data(const char *cmd, data_dir *d)
     for (int k = 0; k < n; k++)
         if (holds_golden(roots[k], d))
             return 0;
-    fprintf(stderr, "mbd %s: no golden data (tests/golden/cases.txt or golden/cases.txt) in %s%s"
-            "; set MBD_DATA to a checkout or to PREFIX/share/mbdbench\n", cmd,
-            env ? env : exe, env ? "" : ", beside it, its ../share/mbdbench or here");
+    fprintf(stderr,
+            "mbd %s: no golden data (tests/golden/cases.txt or golden/cases.txt) in %s%s"
+            "; set MBD_DATA to a checkout or to PREFIX/share/mbdbench\n",
+            cmd, env ? env : exe, env ? "" : ", beside it, its ../share/mbdbench or here");
     return CLI_USAGE_ERROR;
 }
 
@@ -178,8 +179,8 @@ static golden_case *read_cases(const char *cmd, const data_dir *d, int *count)
             cases[n].line = line;
             ok = parse_case(line, &cases[n]) == 0;
             if (!ok)
-                fprintf(stderr, "mbd %s: %s:%d: expected NAME MODEL Q0 QD0 T1 SAMPLE\n", cmd,
-                        path, lineno);
+                fprintf(stderr, "mbd %s: %s:%d: expected NAME MODEL Q0 QD0 T1 SAMPLE\n", cmd, path,
+                        lineno);
             n++;
             line = NULL, size = 0;
         }
@@ -254,8 +255,8 @@ static int read_golden(const char *cmd, const data_dir *d, const golden_case *c,
     free(row);
     fclose(in);
     if (!ok || g->rows == 0) {
-        fprintf(stderr, "mbd %s: %s: expected rows of %d numbers (t, q, qd, energies)\n", cmd,
-                path, columns);
+        fprintf(stderr, "mbd %s: %s: expected rows of %d numbers (t, q, qd, energies)\n", cmd, path,
+                columns);
         return CLI_RUNTIME_ERROR;
     }
     return 0;
@@ -297,8 +298,8 @@ static int compare_state(const mbd_sim_state *s, void *ctx)
         return MBD_EINVAL; /* the golden file does not match its case: make_golden.sh */
     const double *q = g->x + (size_t)c->row * (size_t)g->width;
     const double *v = c->momentum ? g->p + (size_t)c->row * (size_t)c->nv : q + c->nq;
-    const double diff = fmax(max_diff(s->q, q, c->nq),
-                             max_diff(c->momentum ? s->p : s->qd, v, c->nv));
+    const double diff =
+        fmax(max_diff(s->q, q, c->nq), max_diff(c->momentum ? s->p : s->qd, v, c->nv));
     const double scale = fmax(1.0, fmax(max_abs(q, c->nq), max_abs(v, c->nv)));
     c->error = fmax(c->error, diff / scale);
     c->row++;
@@ -348,10 +349,16 @@ static void run_pair(const mbd_model *model, const golden_case *c, const golden 
                      const double *q0, result *r)
 {
     const mbd_solver *solver = mbd_solver_find(r->solver);
-    const mbd_sim_options opt = {.formulation = r->formulation, .integrator = r->integrator,
-                                 .t1 = c->t1, .sample = c->sample, .dt = RK4_DT,
-                                 .rtol = ADAPTIVE_TOL, .atol = ADAPTIVE_TOL};
-    comparison cmp = {.g = g, .nq = mbd_model_nq(model), .nv = mbd_model_nv(model),
+    const mbd_sim_options opt = {.formulation = r->formulation,
+                                 .integrator = r->integrator,
+                                 .t1 = c->t1,
+                                 .sample = c->sample,
+                                 .dt = RK4_DT,
+                                 .rtol = ADAPTIVE_TOL,
+                                 .atol = ADAPTIVE_TOL};
+    comparison cmp = {.g = g,
+                      .nq = mbd_model_nq(model),
+                      .nv = mbd_model_nv(model),
                       .momentum = r->formulation == MBD_MOMENTUM};
     mbd_sim_stats stats;
     r->status = mbd_simulate(model, solver, &opt, q0, q0 + cmp.nq, compare_state, &cmp, &stats);
@@ -411,8 +418,10 @@ static int check_case(const char *cmd, const data_dir *d, const golden_case *c,
                     rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
                     break;
                 }
-                *r = (result){.case_name = c->name, .solver = mbd_solver_name(solver),
-                              .formulation = forms[f], .integrator = (mbd_integrator)i,
+                *r = (result){.case_name = c->name,
+                              .solver = mbd_solver_name(solver),
+                              .formulation = forms[f],
+                              .integrator = (mbd_integrator)i,
                               .vs_dense = vs_dense};
                 run_pair(model, c, &g, q0, r);
             }
@@ -451,9 +460,11 @@ static void print_table(const results *all)
     for (int k = 0; k < all->count; k++) {
         const result *r = &all->rows[k];
         printf("%-9s %-14s %-12s %-7s %11.2e %12.2e %10ld %10.2e  %s\n", r->case_name, r->solver,
-               formulation_name(r->formulation), mbd_integrator_name(r->integrator),
-               r->state_error, r->energy_drift, r->rhs_evals, r->vs_dense,
-               r->pass ? "yes" : r->status ? mbd_strerror(r->status) : "NO");
+               formulation_name(r->formulation), mbd_integrator_name(r->integrator), r->state_error,
+               r->energy_drift, r->rhs_evals, r->vs_dense,
+               r->pass     ? "yes"
+               : r->status ? mbd_strerror(r->status)
+                           : "NO");
     }
 }
 
@@ -469,15 +480,17 @@ static void json_number(FILE *out, const char *key, double x, const char *sep)
 static int write_json(FILE *out, void *ctx)
 {
     const results *all = ctx;
-    fprintf(out, "{\"tolerances\": {\"rk4_dt\": %g, \"rk4_state\": %g, \"rk4_energy\": %g, "
-                 "\"adaptive_rtol_atol\": %g, \"adaptive_state\": %g, \"adaptive_energy\": %g, "
-                 "\"vs_dense\": %g},\n \"results\": [",
+    fprintf(out,
+            "{\"tolerances\": {\"rk4_dt\": %g, \"rk4_state\": %g, \"rk4_energy\": %g, "
+            "\"adaptive_rtol_atol\": %g, \"adaptive_state\": %g, \"adaptive_energy\": %g, "
+            "\"vs_dense\": %g},\n \"results\": [",
             RK4_DT, RK4_STATE_TOL, RK4_ENERGY_TOL, ADAPTIVE_TOL, ADAPTIVE_STATE_TOL,
             ADAPTIVE_ENERGY_TOL, VS_DENSE_TOL);
     for (int k = 0; k < all->count; k++) {
         const result *r = &all->rows[k];
-        fprintf(out, "%s\n  {\"case\": \"%s\", \"solver\": \"%s\", \"formulation\": \"%s\", "
-                     "\"integrator\": \"%s\", \"status\": \"%s\", ",
+        fprintf(out,
+                "%s\n  {\"case\": \"%s\", \"solver\": \"%s\", \"formulation\": \"%s\", "
+                "\"integrator\": \"%s\", \"status\": \"%s\", ",
                 k ? "," : "", r->case_name, r->solver, formulation_name(r->formulation),
                 mbd_integrator_name(r->integrator), mbd_strerror(r->status));
         json_number(out, "state_error", r->state_error, ", ");
@@ -541,8 +554,8 @@ static void print_worst(FILE *out, const results *all)
                 tol = tols[m];
     }
     if (worst)
-        fprintf(out, "worst: %s %.2e (tolerance %g) on %s, solver %s, %s, %s%s%s\n", measure,
-                error, tol, worst->case_name, worst->solver, formulation_name(worst->formulation),
+        fprintf(out, "worst: %s %.2e (tolerance %g) on %s, solver %s, %s, %s%s%s\n", measure, error,
+                tol, worst->case_name, worst->solver, formulation_name(worst->formulation),
                 mbd_integrator_name(worst->integrator), worst->status ? ": " : "",
                 worst->status ? mbd_strerror(worst->status) : "");
 }
@@ -598,8 +611,7 @@ static void describe_component(const mbd_model *model, const mbd_cases_worst *w,
     const int matrix = strcmp(w->field, "H") == 0 || strncmp(w->field, "dqdd_", 5) == 0;
     const int v = matrix ? w->index / nv : w->index;
     int body = 0;
-    for (int first = 0; first + mbd_joint_type_nv(mbd_model_body(model, body)->joint) <= v;
-         body++)
+    for (int first = 0; first + mbd_joint_type_nv(mbd_model_body(model, body)->joint) <= v; body++)
         first += mbd_joint_type_nv(mbd_model_body(model, body)->joint);
     if (matrix)
         snprintf(out, size, "%s[%d][%d] (row of joint %s)", w->field, v, w->index % nv,
@@ -630,9 +642,10 @@ static int check_cases_file(const char *cmd, const char *path, const mbd_solver 
         const int pass = worst.error <= CASES_TOL;
         fprintf(pass ? stdout : stderr,
                 "%s%s: %d cases, solver %s: %s; worst relative error %.2e (tolerance %g) at "
-                "case %d, %s: %.17g, reference %.17g\n", pass ? "" : "mbd check: ", path,
-                mbd_cases_count(cases), mbd_solver_name(solver), pass ? "pass" : "FAIL",
-                worst.error, CASES_TOL, worst.case_index, where, worst.value, worst.reference);
+                "case %d, %s: %.17g, reference %.17g\n",
+                pass ? "" : "mbd check: ", path, mbd_cases_count(cases), mbd_solver_name(solver),
+                pass ? "pass" : "FAIL", worst.error, CASES_TOL, worst.case_index, where,
+                worst.value, worst.reference);
         rc = pass ? 0 : CLI_RUNTIME_ERROR;
     }
     mbd_model_free(model);
@@ -649,10 +662,12 @@ int cmd_check(const char *cmd, int argc, char **argv)
     if (rc)
         return rc;
     const char *cases = cli_get(flags, "--cases");
-    if (cases && (!cli_get(flags, "--solver") || cli_get(flags, "--models") ||
-                  cli_get(flags, "--json"))) {
-        fprintf(stderr, "mbd %s: --cases: expected --cases FILE --solver S (and no --models "
-                "or --json)\n", cmd);
+    if (cases &&
+        (!cli_get(flags, "--solver") || cli_get(flags, "--models") || cli_get(flags, "--json"))) {
+        fprintf(stderr,
+                "mbd %s: --cases: expected --cases FILE --solver S (and no --models "
+                "or --json)\n",
+                cmd);
         return CLI_USAGE_ERROR;
     }
     const mbd_solver *solver = cli_get(flags, "--solver") ? cli_solver(cmd, flags, NULL) : NULL;

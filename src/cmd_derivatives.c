@@ -39,9 +39,10 @@ static const mbd_derivatives_method *method_of(const char *cmd, const cli_flag *
         fprintf(stderr, "mbd %s: --method: unknown method '%.60s'", cmd, name);
         print_methods();
     } else {
-        fprintf(stderr, "mbd %s: --solver: plugin solver '%s' (%s) has no derivatives of its "
-                "own (no forward_derivatives); name a method with --method", cmd, name,
-                mbd_solver_plugin_path(solver));
+        fprintf(stderr,
+                "mbd %s: --solver: plugin solver '%s' (%s) has no derivatives of its "
+                "own (no forward_derivatives); name a method with --method",
+                cmd, name, mbd_solver_plugin_path(solver));
         print_methods();
     }
     return NULL;
@@ -53,24 +54,27 @@ static const mbd_derivatives_method *method_of(const char *cmd, const cli_flag *
 static int check_solver_flag(const char *cmd, const cli_flag *flags,
                              const mbd_derivatives_method *method, const mbd_solver *solver)
 {
-    if (!cli_get(flags, "--solver") || strcmp(mbd_derivatives_method_name(method), "automatic") == 0 ||
+    if (!cli_get(flags, "--solver") ||
+        strcmp(mbd_derivatives_method_name(method), "automatic") == 0 ||
         plugin_of(method) == solver)
         return 0;
-    fprintf(stderr, "mbd %s: --solver: method '%s' does not take a solver (only 'automatic' "
-            "differentiates the one named)\n", cmd, mbd_derivatives_method_name(method));
+    fprintf(stderr,
+            "mbd %s: --solver: method '%s' does not take a solver (only 'automatic' "
+            "differentiates the one named)\n",
+            cmd, mbd_derivatives_method_name(method));
     return CLI_USAGE_ERROR;
 }
 
 /* Computes and prints the three matrices; buf holds nq + 2 nv + 3 nv^2 doubles. */
 static int run_derivatives(const char *cmd, const mbd_model *model, const mbd_solver *solver,
-                           const mbd_derivatives_method *method, const cli_flag *flags,
-                           double *buf)
+                           const mbd_derivatives_method *method, const cli_flag *flags, double *buf)
 {
     const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);
     const size_t nn = (size_t)nv * (size_t)nv;
     double *q = buf, *qd = q + nq, *tau = qd + nv, *dq = tau + nv, *dqd = dq + nn, *dtau = dqd + nn;
     int rc;
-    if ((rc = cli_positions(cmd, flags, "--q", model, q)) || (rc = cli_vector(cmd, flags, "--qd", nv, qd)) ||
+    if ((rc = cli_positions(cmd, flags, "--q", model, q)) ||
+        (rc = cli_vector(cmd, flags, "--qd", nv, qd)) ||
         (rc = cli_vector(cmd, flags, "--tau", nv, tau)))
         return rc;
     mbd_work *work;
@@ -102,8 +106,8 @@ static int run_derivatives(const char *cmd, const mbd_model *model, const mbd_so
 
 int cmd_derivatives(const char *cmd, int argc, char **argv)
 {
-    cli_flag flags[] = {FLAG("--method"), FLAG("--solver"), FLAG("--q"), FLAG("--qd"),
-                        FLAG("--tau"), SWITCH("--json"), CLI_FLOATING_BASE, END_FLAGS};
+    cli_flag flags[] = {FLAG("--method"), FLAG("--solver"), FLAG("--q"),       FLAG("--qd"),
+                        FLAG("--tau"),    SWITCH("--json"), CLI_FLOATING_BASE, END_FLAGS};
     mbd_model *model;
     int rc = cli_open_model(cmd, argc, argv, flags, &model);
     if (rc)

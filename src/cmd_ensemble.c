@@ -34,11 +34,11 @@ static const char *const ensemble_only[] = {"--states", "--spread", "--seed", "-
 typedef struct {
     const char *cmd;
     const mbd_model *model; /* names the columns */
-    int K, first, count; /* all runs; this rank's are first .. first + count - 1 */
+    int K, first, count;    /* all runs; this rank's are first .. first + count - 1 */
     int nq, nv, run_width;
     size_t header_size, row_size;
-    long report; /* index of the next report */
-    char *rows;  /* (count row_size) this rank's rows of one report */
+    long report;    /* index of the next report */
+    char *rows;     /* (count row_size) this rank's rows of one report */
     par_file *file; /* or stdout */
     int write_failed;
     double t1, next_progress;
@@ -50,8 +50,10 @@ int cli_check_ensemble_flags(const char *cmd, const cli_flag *flags)
     if (cli_get(flags, "--ensemble"))
         return 0;
     if (par_size() > 1) {
-        fprintf(stderr, "mbd %s: %d MPI ranks would each run the same trajectory: only "
-                "--ensemble K splits its runs over ranks\n", cmd, par_size());
+        fprintf(stderr,
+                "mbd %s: %d MPI ranks would each run the same trajectory: only "
+                "--ensemble K splits its runs over ranks\n",
+                cmd, par_size());
         return CLI_USAGE_ERROR;
     }
     for (size_t k = 0; k < sizeof ensemble_only / sizeof *ensemble_only; k++)
@@ -75,18 +77,22 @@ static int check_combination(const char *cmd, const cli_flag *flags, const mbd_m
     if (opt->integrator != MBD_RK4)
         return usage_error(cmd, "--integrator", "an ensemble runs rk4 only (fixed step --dt)");
     if (opt->formulation != MBD_ACCELERATION)
-        return usage_error(cmd, "--formulation", "an ensemble runs the acceleration formulation only");
+        return usage_error(cmd, "--formulation",
+                           "an ensemble runs the acceleration formulation only");
     if (mbd_model_nloops(model) > 0)
-        return usage_error(cmd, "--ensemble", "not for a model with loops (the batch solves open trees)");
-    if (cli_get(flags, "--states") && (cli_get(flags, "--spread") || cli_get(flags, "--q0") ||
-                                       cli_get(flags, "--qd0")))
-        return usage_error(cmd, "--states", "gives every initial state: no --spread, --q0 or --qd0");
+        return usage_error(cmd, "--ensemble",
+                           "not for a model with loops (the batch solves open trees)");
+    if (cli_get(flags, "--states") &&
+        (cli_get(flags, "--spread") || cli_get(flags, "--q0") || cli_get(flags, "--qd0")))
+        return usage_error(cmd, "--states",
+                           "gives every initial state: no --spread, --q0 or --qd0");
     if (cli_get(flags, "--seed") && !cli_get(flags, "--spread"))
         return usage_error(cmd, "--seed", "only with --spread");
     if (cli_get(flags, "--out") && cli_get(flags, "--out-dir"))
         return usage_error(cmd, "--out-dir", "either --out FILE or --out-dir DIR");
     if (par_size() > 1 && !cli_get(flags, "--out") && !cli_get(flags, "--out-dir"))
-        return usage_error(cmd, "--out", "more than one rank writes a file: --out FILE or --out-dir DIR");
+        return usage_error(cmd, "--out",
+                           "more than one rank writes a file: --out FILE or --out-dir DIR");
     return 0;
 }
 
@@ -97,8 +103,10 @@ static int report_every(const char *cmd, const mbd_sim_options *opt, long *every
     if (opt->sample == 0.0 ||
         (*every >= 1 && fabs((double)*every * opt->dt - opt->sample) <= 1e-9 * opt->sample))
         return 0;
-    fprintf(stderr, "mbd %s: --sample: an ensemble reports at whole steps: %g is not a multiple "
-            "of --dt %g\n", cmd, opt->sample, opt->dt);
+    fprintf(stderr,
+            "mbd %s: --sample: an ensemble reports at whole steps: %g is not a multiple "
+            "of --dt %g\n",
+            cmd, opt->sample, opt->dt);
     return CLI_USAGE_ERROR;
 }
 
@@ -118,8 +126,8 @@ static double uniform_pm1(uint64_t seed, uint64_t index)
 
 /* q0 + spread u (u uniform in [-1, 1) per coordinate, quaternions' too: the integrator
  * normalizes them) and qd0, for this rank's runs. */
-static void spread_states(const ensemble_output *o, double spread, uint64_t seed,
-                          const double *q0, const double *qd0, double *q, double *qd)
+static void spread_states(const ensemble_output *o, double spread, uint64_t seed, const double *q0,
+                          const double *qd0, double *q, double *qd)
 {
     for (int k = 0; k < o->count; k++) {
         for (int i = 0; i < o->nq; i++) {
@@ -131,8 +139,8 @@ static void spread_states(const ensemble_output *o, double spread, uint64_t seed
 }
 
 /* One data line of --states: nq + nv finite numbers into q and qd. */
-static int parse_state_line(const char *cmd, const char *path, long line_no, char *line,
-                            int nq, int nv, double *q, double *qd)
+static int parse_state_line(const char *cmd, const char *path, long line_no, char *line, int nq,
+                            int nv, double *q, double *qd)
 {
     int count = 0;
     for (char *save = NULL, *field = strtok_r(line, ",\n\r", &save); field;
@@ -143,8 +151,9 @@ static int parse_state_line(const char *cmd, const char *path, long line_no, cha
         while (*end == ' ' || *end == '\t')
             end++;
         if (end == field || *end || errno || !isfinite(x)) {
-            fprintf(stderr, "mbd %s: --states %s: line %ld, column %d: not a finite number: '%.40s'\n",
-                    cmd, path, line_no, count + 1, field);
+            fprintf(stderr,
+                    "mbd %s: --states %s: line %ld, column %d: not a finite number: '%.40s'\n", cmd,
+                    path, line_no, count + 1, field);
             return CLI_USAGE_ERROR;
         }
         if (count < nq)
@@ -184,7 +193,8 @@ static int read_states(const ensemble_output *o, const char *path, double *q, do
         const long k = rows++ - o->first;
         const int mine = k >= 0 && k < o->count;
         rc = parse_state_line(o->cmd, path, line_no, line, o->nq, o->nv,
-                              mine ? q + k * o->nq : scratch, mine ? qd + k * o->nv : scratch + o->nq);
+                              mine ? q + k * o->nq : scratch,
+                              mine ? qd + k * o->nv : scratch + o->nq);
     }
     if (!rc && rows != o->K) {
         fprintf(stderr, "mbd %s: --states %s: has %ld states, --ensemble asks for %d\n", o->cmd,
@@ -291,8 +301,9 @@ static int start_output(ensemble_output *o)
     char *header = NULL;
     size_t size = 0;
     FILE *out = open_memstream(&header, &size);
-    int rc = out && write_header(out, o) == 0 && fclose(out) == 0 ? 0
-                                                                  : cli_fail(o->cmd, "header", MBD_ENOMEM);
+    int rc = out && write_header(out, o) == 0 && fclose(out) == 0
+                 ? 0
+                 : cli_fail(o->cmd, "header", MBD_ENOMEM);
     o->header_size = size;
     if (!rc && par_rank() == 0)
         rc = write_block(o, 0, header, size);
@@ -348,13 +359,17 @@ static int split_runs(const ensemble_output *o, const char *dir, const char *com
 static void print_summary(const ensemble_output *o, const mbd_solver *solver,
                           const mbd_ensemble_options *eo, long long failed)
 {
-    fprintf(stderr, "mbd %s: ensemble of %d runs over %d rank%s x %d threads, %s rk4 dt %g: "
-            "t = %g, %ld steps, %lld failed\n", o->cmd, o->K, par_size(),
-            par_size() > 1 ? "s" : "", eo->threads ? eo->threads : omp_get_max_threads(),
-            mbd_solver_name(solver), eo->dt, eo->t1, mbd_ensemble_steps(eo), failed);
+    fprintf(stderr,
+            "mbd %s: ensemble of %d runs over %d rank%s x %d threads, %s rk4 dt %g: "
+            "t = %g, %ld steps, %lld failed\n",
+            o->cmd, o->K, par_size(), par_size() > 1 ? "s" : "",
+            eo->threads ? eo->threads : omp_get_max_threads(), mbd_solver_name(solver), eo->dt,
+            eo->t1, mbd_ensemble_steps(eo), failed);
     if (failed)
-        fprintf(stderr, "mbd %s: %lld of %d runs failed: from its failure on, a run's rows hold "
-                "nan and its mbd_status in the status column\n", o->cmd, failed, o->K);
+        fprintf(stderr,
+                "mbd %s: %lld of %d runs failed: from its failure on, a run's rows hold "
+                "nan and its mbd_status in the status column\n",
+                o->cmd, failed, o->K);
 }
 
 /* This rank's share of the runs (contiguous, in run order) and the row layout. */
@@ -410,10 +425,10 @@ static int integrate(ensemble_output *o, const mbd_model *model, const mbd_solve
     clock_gettime(CLOCK_MONOTONIC, &o->start);
     o->next_progress = 1.0;
     int rc = start_output(o);
-    const int outcome = rc ? MBD_OK
-                           : mbd_simulate_ensemble(model, solver, eo, o->count, states,
-                                                   states + (size_t)o->count * o->nq,
-                                                   write_report, o, status);
+    const int outcome =
+        rc ? MBD_OK
+           : mbd_simulate_ensemble(model, solver, eo, o->count, states,
+                                   states + (size_t)o->count * o->nq, write_report, o, status);
     if (!rc && o->write_failed)
         rc = CLI_RUNTIME_ERROR;
     else if (!rc && (outcome == MBD_ENOMEM || outcome == MBD_EINVAL || outcome == MBD_EUNSUPPORTED))
@@ -428,8 +443,11 @@ int cmd_ensemble(const char *cmd, const cli_flag *flags, const mbd_model *model,
                  const mbd_solver *solver, const mbd_sim_options *opt, const double *q0,
                  const double *qd0)
 {
-    ensemble_output o = {.cmd = cmd, .model = model, .nq = mbd_model_nq(model),
-                         .nv = mbd_model_nv(model), .t1 = opt->t1};
+    ensemble_output o = {.cmd = cmd,
+                         .model = model,
+                         .nq = mbd_model_nq(model),
+                         .nv = mbd_model_nv(model),
+                         .t1 = opt->t1};
     mbd_ensemble_options eo = {.t1 = opt->t1, .dt = opt->dt};
     double *states = NULL;
     const char *out = cli_get(flags, "--out"), *dir = cli_get(flags, "--out-dir");
@@ -449,8 +467,10 @@ int cmd_ensemble(const char *cmd, const cli_flag *flags, const mbd_model *model,
         rc = CLI_RUNTIME_ERROR;
     else {
         rc = integrate(&o, model, solver, &eo, states, &failed);
-        rc = path ? par_file_close(o.file, rc)
-                  : rc ? rc : fflush(stdout) ? cli_fail(cmd, "standard output", MBD_EIO) : 0;
+        rc = path             ? par_file_close(o.file, rc)
+             : rc             ? rc
+             : fflush(stdout) ? cli_fail(cmd, "standard output", MBD_EIO)
+                              : 0;
     }
     if (!rc)
         failed = par_sum(failed);

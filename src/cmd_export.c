@@ -12,8 +12,10 @@ int cmd_export(const char *cmd, int argc, char **argv)
     if (rc)
         return rc;
     if (npos != 2) {
-        fprintf(stderr, "mbd %s: expected FORMAT MODEL, as in 'mbd export mjcf MODEL --out "
-                "FILE.xml'; got %d argument%s\n", cmd, npos, npos == 1 ? "" : "s");
+        fprintf(stderr,
+                "mbd %s: expected FORMAT MODEL, as in 'mbd export mjcf MODEL --out "
+                "FILE.xml'; got %d argument%s\n",
+                cmd, npos, npos == 1 ? "" : "s");
         return CLI_USAGE_ERROR;
     }
     if (strcmp(pos[0], "mjcf") != 0) {
@@ -27,8 +29,10 @@ int cmd_export(const char *cmd, int argc, char **argv)
     }
     struct stat info;
     if (stat(out, &info) == 0 && !S_ISREG(info.st_mode)) { /* which its rename would replace */
-        fprintf(stderr, "mbd %s: output '%s': not a regular file: an MJCF model is written "
-                "whole, with its parts beside it\n", cmd, out);
+        fprintf(stderr,
+                "mbd %s: output '%s': not a regular file: an MJCF model is written "
+                "whole, with its parts beside it\n",
+                cmd, out);
         return CLI_USAGE_ERROR;
     }
     mbd_model *model = cli_load_model(cmd, pos[1], flags);

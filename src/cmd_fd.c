@@ -13,15 +13,18 @@ static int run_fd(const char *cmd, const mbd_model *model, const mbd_solver *sol
     const int momentum = !(mbd_solver_formulations(solver) & MBD_ACCELERATION);
     int rc;
     if (cli_get(flags, "--p") && !momentum) {
-        fprintf(stderr, "mbd %s: --p: solver '%s' takes --qd, not momenta\n", cmd, mbd_solver_name(solver));
+        fprintf(stderr, "mbd %s: --p: solver '%s' takes --qd, not momenta\n", cmd,
+                mbd_solver_name(solver));
         return CLI_USAGE_ERROR;
     }
     if (cli_get(flags, "--p") && cli_get(flags, "--qd")) {
         fprintf(stderr, "mbd %s: give --qd or --p, not both\n", cmd);
         return CLI_USAGE_ERROR;
     }
-    if ((rc = cli_positions(cmd, flags, "--q", model, q)) || (rc = cli_vector(cmd, flags, "--qd", nv, qd)) ||
-        (rc = cli_vector(cmd, flags, "--p", nv, p)) || (rc = cli_vector(cmd, flags, "--tau", nv, tau)))
+    if ((rc = cli_positions(cmd, flags, "--q", model, q)) ||
+        (rc = cli_vector(cmd, flags, "--qd", nv, qd)) ||
+        (rc = cli_vector(cmd, flags, "--p", nv, p)) ||
+        (rc = cli_vector(cmd, flags, "--tau", nv, tau)))
         return rc;
     mbd_work *work;
     mbd_work_new(model, solver, &work);
@@ -35,7 +38,8 @@ static int run_fd(const char *cmd, const mbd_model *model, const mbd_solver *sol
                           : mbd_forward(model, work, q, qd, tau, out);
     const int iterations = mbd_work_friction_iterations(work);
     if (status)
-        rc = cli_fail_solve(cmd, mbd_solver_name(solver), model, mbd_work_failed_body(work), status);
+        rc =
+            cli_fail_solve(cmd, mbd_solver_name(solver), model, mbd_work_failed_body(work), status);
     mbd_work_free(work);
     if (status)
         return rc;
@@ -67,20 +71,23 @@ static int run_fd_loops(const char *cmd, const mbd_model *model, const mbd_solve
     }
     if (rc || (rc = cli_baumgarte(cmd, flags, model, &stab)))
         return rc;
-    double *q = malloc(sizeof(double) * ((size_t)nq + 3 * (size_t)nv + (size_t)m + 6 * (size_t)nloops));
+    double *q =
+        malloc(sizeof(double) * ((size_t)nq + 3 * (size_t)nv + (size_t)m + 6 * (size_t)nloops));
     double *qd = q + nq, *tau = qd + nv, *qdd = tau + nv, *lambda = qdd + nv, *wrench = lambda + m;
     mbd_work *work = NULL;
     if (q)
         mbd_work_new(model, solver, &work);
     if (!work)
         rc = cli_fail(cmd, "allocation", MBD_ENOMEM);
-    else if (!(rc = cli_positions(cmd, flags, "--q", model, q)) && !(rc = cli_vector(cmd, flags, "--qd", nv, qd)) &&
+    else if (!(rc = cli_positions(cmd, flags, "--q", model, q)) &&
+             !(rc = cli_vector(cmd, flags, "--qd", nv, qd)) &&
              !(rc = cli_vector(cmd, flags, "--tau", nv, tau))) {
         int status = mbd_forward_constrained(model, work, q, qd, tau, &stab, qdd, lambda);
         if (status == MBD_OK)
             status = mbd_loop_wrenches(model, work, q, lambda, wrench);
         if (status) {
-            rc = cli_fail_solve(cmd, mbd_solver_name(solver), model, mbd_work_failed_body(work), status);
+            rc = cli_fail_solve(cmd, mbd_solver_name(solver), model, mbd_work_failed_body(work),
+                                status);
         } else {
             printf("{");
             json_key_vector(stdout, "qdd", qdd, nv, 0);
@@ -101,8 +108,8 @@ static int run_fd_loops(const char *cmd, const mbd_model *model, const mbd_solve
 
 int cmd_fd(const char *cmd, int argc, char **argv)
 {
-    cli_flag flags[] = {FLAG("--solver"), FLAG("--q"), FLAG("--qd"), FLAG("--p"), FLAG("--tau"),
-                        FLAG("--baumgarte"), CLI_FLOATING_BASE, END_FLAGS};
+    cli_flag flags[] = {FLAG("--solver"), FLAG("--q"),         FLAG("--qd"),      FLAG("--p"),
+                        FLAG("--tau"),    FLAG("--baumgarte"), CLI_FLOATING_BASE, END_FLAGS};
     mbd_model *model;
     int rc = cli_open_model(cmd, argc, argv, flags, &model);
     if (rc)

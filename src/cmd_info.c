@@ -21,16 +21,16 @@ json_t *cli_joints_json(const mbd_model *model)
         const mbd_body_def *b = mbd_model_body(model, i);
         const int nq = mbd_joint_type_nq(b->joint), nv = mbd_joint_type_nv(b->joint);
         status = json_array_append_new(joints, joint_entry(mbd_model_joint_name(model, i),
-                                                           mbd_joint_type_name(b->joint),
-                                                           b->name, q, v, nq, nv));
+                                                           mbd_joint_type_name(b->joint), b->name,
+                                                           q, v, nq, nv));
         q += nq, v += nv;
     }
     for (int f = 0; f < mbd_model_nframes(model) && status == 0; f++) {
         const mbd_frame_def *fr = mbd_model_frame(model, f);
         status = json_array_append_new(
             joints, joint_entry(fr->joint_name ? fr->joint_name : fr->name, "fixed",
-                                fr->body < 0 ? "world" : mbd_model_body(model, fr->body)->name,
-                                -1, -1, 0, 0));
+                                fr->body < 0 ? "world" : mbd_model_body(model, fr->body)->name, -1,
+                                -1, 0, 0));
     }
     if (status == 0)
         return joints;

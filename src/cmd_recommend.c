@@ -56,7 +56,8 @@ static int parse_forms(const char *cmd, const cli_flag *flags, unsigned *forms)
         *forms = name[0] == 'a' ? MBD_ACCELERATION : MBD_MOMENTUM;
         return 0;
     }
-    fprintf(stderr, "mbd %s: --formulation: expected acceleration or momentum, got '%.60s'\n", cmd, name);
+    fprintf(stderr, "mbd %s: --formulation: expected acceleration or momentum, got '%.60s'\n", cmd,
+            name);
     return CLI_USAGE_ERROR;
 }
 
@@ -71,8 +72,10 @@ static int time_once(const recommendation *rec, ranked *row, timing_step step)
         return status;
     w.threads = rec->threads;
     const timing_options options = {RECOMMEND_MIN_TIME, RECOMMEND_REPETITIONS, RECOMMEND_BUDGET,
-                                    rec->batch ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID};
-    status = step(&options, rec->batch ? workload_batch_body : workload_call_body, &w, &row->timing);
+                                    rec->batch ? CLOCK_PROCESS_CPUTIME_ID
+                                               : CLOCK_THREAD_CPUTIME_ID};
+    status =
+        step(&options, rec->batch ? workload_batch_body : workload_call_body, &w, &row->timing);
     workload_free(&w);
     return status;
 }
@@ -83,7 +86,8 @@ static void summarize(const recommendation *rec, ranked *row)
 {
     const timing_result *t = &row->timing;
     const double *quoted = rec->batch ? t->real : t->cpu;
-    row->seconds = timing_statistic(STAT_MEDIAN, quoted, t->repetitions) / (rec->batch ? rec->batch : 1);
+    row->seconds =
+        timing_statistic(STAT_MEDIAN, quoted, t->repetitions) / (rec->batch ? rec->batch : 1);
     row->cv = timing_statistic(STAT_CV, quoted, t->repetitions);
 }
 
@@ -160,27 +164,33 @@ static void write_advice(recommendation *rec)
     const ranked *best = &rec->rows[0];
     char where[96];
     if (rec->batch)
-        snprintf(where, sizeof where, "for batches of %d states on %d threads", rec->batch, rec->threads);
+        snprintf(where, sizeof where, "for batches of %d states on %d threads", rec->batch,
+                 rec->threads);
     else
         snprintf(where, sizeof where, "for one call at a time");
     if (rec->count == 1) {
         snprintf(rec->advice, sizeof rec->advice, "Use %s (%s form): it is the only %s.",
                  best->variant.name, form_name(best->variant.form),
-                 rec->derivatives ? "method of derivatives" : "solver that offers this formulation");
+                 rec->derivatives ? "method of derivatives"
+                                  : "solver that offers this formulation");
         return;
     }
     const ranked *next = &rec->rows[1];
     const double ratio = next->seconds / best->seconds, noise = recommend_noise(best, next);
     if (ratio < noise)
-        snprintf(rec->advice, sizeof rec->advice, "%s and %s are within %.0f%% of each other %s "
+        snprintf(rec->advice, sizeof rec->advice,
+                 "%s and %s are within %.0f%% of each other %s "
                  "on this model, inside the noise of these timings (cv %.1f%% and %.1f%%): either "
-                 "will do, so choose by formulation%s.", best->variant.name, next->variant.name,
-                 100 * (ratio - 1), where, 100 * best->cv, 100 * next->cv,
+                 "will do, so choose by formulation%s.",
+                 best->variant.name, next->variant.name, 100 * (ratio - 1), where, 100 * best->cv,
+                 100 * next->cv,
                  noise > RECOMMEND_NOISE ? ", or run again on a quieter machine" : "");
     else
-        snprintf(rec->advice, sizeof rec->advice, "Use %s (%s form) %s on this model: it is %.2fx "
-                 "faster than the runner-up, %s.", best->variant.name, form_name(best->variant.form),
-                 where, ratio, next->variant.name);
+        snprintf(rec->advice, sizeof rec->advice,
+                 "Use %s (%s form) %s on this model: it is %.2fx "
+                 "faster than the runner-up, %s.",
+                 best->variant.name, form_name(best->variant.form), where, ratio,
+                 next->variant.name);
 }
 
 static void print_table(const recommendation *rec)
@@ -196,7 +206,8 @@ static void print_table(const recommendation *rec)
         char text[32];
         timing_format(text, sizeof text, row->seconds);
         printf("%4d  %-18s %-13s %s %13.1f %10.2f %6.1f%%\n", k + 1, row->variant.name,
-               form_name(row->variant.form), text, 1e9 * row->seconds / mbd_model_nbodies(rec->model),
+               form_name(row->variant.form), text,
+               1e9 * row->seconds / mbd_model_nbodies(rec->model),
                row->seconds / rec->rows[0].seconds, 100 * row->cv);
     }
     printf("\n%s\n", rec->advice);
@@ -207,19 +218,21 @@ static void print_json(const recommendation *rec)
     json_t *ranking = json_array();
     for (int k = 0; k < rec->count; k++) {
         const ranked *row = &rec->rows[k];
-        const int lanes = row->variant.lanes ? row->variant.lanes
-                                             : mbd_solver_lanes(row->variant.solver, row->variant.form);
-        json_array_append_new(ranking, json_pack(
-            "{s:s, s:s, s:s, s:i, s:f, s:f, s:f}", "solver", mbd_solver_name(row->variant.solver),
-            "variant", row->variant.name, "formulation", form_name(row->variant.form), "lanes",
-            lanes, "median_ns", 1e9 * row->seconds, "cv", row->cv, "ratio_to_fastest",
-            row->seconds / rec->rows[0].seconds));
+        const int lanes = row->variant.lanes
+                              ? row->variant.lanes
+                              : mbd_solver_lanes(row->variant.solver, row->variant.form);
+        json_array_append_new(
+            ranking, json_pack("{s:s, s:s, s:s, s:i, s:f, s:f, s:f}", "solver",
+                               mbd_solver_name(row->variant.solver), "variant", row->variant.name,
+                               "formulation", form_name(row->variant.form), "lanes", lanes,
+                               "median_ns", 1e9 * row->seconds, "cv", row->cv, "ratio_to_fastest",
+                               row->seconds / rec->rows[0].seconds));
     }
-    json_t *root = json_pack("{s:s, s:i, s:i, s:i, s:i, s:b, s:o, s:s}", "model",
-                             mbd_model_name(rec->model), "bodies", mbd_model_nbodies(rec->model),
-                             "dofs", mbd_model_nv(rec->model), "batch", rec->batch, "threads",
-                             rec->threads, "derivatives", rec->derivatives, "ranking", ranking,
-                             "advice", rec->advice);
+    json_t *root =
+        json_pack("{s:s, s:i, s:i, s:i, s:i, s:b, s:o, s:s}", "model", mbd_model_name(rec->model),
+                  "bodies", mbd_model_nbodies(rec->model), "dofs", mbd_model_nv(rec->model),
+                  "batch", rec->batch, "threads", rec->threads, "derivatives", rec->derivatives,
+                  "ranking", ranking, "advice", rec->advice);
     json_dumpf(root, stdout, JSON_INDENT(2));
     putchar('\n');
     json_decref(root);
@@ -228,7 +241,7 @@ static void print_json(const recommendation *rec)
 int cmd_recommend(const char *cmd, int argc, char **argv)
 {
     cli_flag flags[] = {{"--formulation", NULL, 0}, {"--batch", NULL, 0}, {"--json", NULL, 1},
-                        {"--derivatives", NULL, 1}, CLI_FLOATING_BASE, {NULL, NULL, 0}};
+                        {"--derivatives", NULL, 1}, CLI_FLOATING_BASE,    {NULL, NULL, 0}};
     const char *pos[1];
     recommendation rec = {0};
     double batch;
@@ -242,8 +255,10 @@ int cmd_recommend(const char *cmd, int argc, char **argv)
         return rc;
     rec.derivatives = cli_get(flags, "--derivatives") != NULL;
     if (rec.derivatives && (cli_get(flags, "--batch") || cli_get(flags, "--formulation"))) {
-        fprintf(stderr, "mbd %s: --derivatives: ranks one call of each method, without --batch "
-                "or --formulation\n", cmd);
+        fprintf(stderr,
+                "mbd %s: --derivatives: ranks one call of each method, without --batch "
+                "or --formulation\n",
+                cmd);
         return CLI_USAGE_ERROR;
     }
     if (batch != floor(batch)) {

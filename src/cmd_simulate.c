@@ -28,7 +28,8 @@ static void write_header(FILE *out, const mbd_model *model, int momentum, int lo
 {
     fputs("t", out);
     cli_state_columns(out, model, momentum);
-    fputs(loops ? ",kinetic,potential,total,phi_norm,phid_norm\n" : ",kinetic,potential,total\n", out);
+    fputs(loops ? ",kinetic,potential,total,phi_norm,phid_norm\n" : ",kinetic,potential,total\n",
+          out);
 }
 
 static void write_values(FILE *out, const double *x, int n)
@@ -150,9 +151,9 @@ static int parse_integrator(const char *cmd, const cli_flag *flags, mbd_sim_opti
 static int parse_step_control(const char *cmd, const cli_flag *flags, mbd_sim_options *opt)
 {
     const int fixed = opt->integrator == MBD_RK4;
-    const char *misplaced = fixed ? (cli_get(flags, "--rtol") ? "--rtol"
+    const char *misplaced = fixed ? (cli_get(flags, "--rtol")   ? "--rtol"
                                      : cli_get(flags, "--atol") ? "--atol"
-                                                                 : NULL)
+                                                                : NULL)
                                   : (cli_get(flags, "--dt") ? "--dt" : NULL);
     if (misplaced) {
         fprintf(stderr, "mbd %s: %s: not for %s, which %s\n", cmd, misplaced,
@@ -172,8 +173,8 @@ static int check_count(const char *cmd, const char *name, double step, double t1
 {
     if (step <= 0.0 || t1 / step <= MAX_STEPS)
         return 0;
-    fprintf(stderr, "mbd %s: %s: %g over --t1 %g makes %.3g steps, more than %g\n", cmd, name,
-            step, t1, t1 / step, MAX_STEPS);
+    fprintf(stderr, "mbd %s: %s: %g over --t1 %g makes %.3g steps, more than %g\n", cmd, name, step,
+            t1, t1 / step, MAX_STEPS);
     return CLI_USAGE_ERROR;
 }
 
@@ -202,11 +203,15 @@ static int parse_loop_options(const char *cmd, const cli_flag *flags, const mbd_
 {
     int rc = cli_check_loop_solver(cmd, model, solver);
     if (!rc && mbd_model_nloops(model) > 0 && opt->formulation != MBD_ACCELERATION) {
-        fprintf(stderr, "mbd %s: --formulation: a model with loops runs in the acceleration formulation only\n", cmd);
+        fprintf(
+            stderr,
+            "mbd %s: --formulation: a model with loops runs in the acceleration formulation only\n",
+            cmd);
         rc = CLI_USAGE_ERROR;
     }
     if (!rc && cli_get(flags, "--project-initial") && mbd_model_nloops(model) == 0) {
-        fprintf(stderr, "mbd %s: --project-initial: model %s has no loops\n", cmd, mbd_model_name(model));
+        fprintf(stderr, "mbd %s: --project-initial: model %s has no loops\n", cmd,
+                mbd_model_name(model));
         rc = CLI_USAGE_ERROR;
     }
     return rc ? rc : cli_baumgarte(cmd, flags, model, &opt->baumgarte);
@@ -241,9 +246,12 @@ static int initial_state_on_loops(const char *cmd, const cli_flag *flags, const 
     if (!status)
         status = mbd_constraint_violation(model, work, q0, qd0, phi, phi + m);
     if (status)
-        rc = cli_fail(cmd, cli_get(flags, "--project-initial") ? "--project-initial" : "initial state", status);
+        rc = cli_fail(cmd,
+                      cli_get(flags, "--project-initial") ? "--project-initial" : "initial state",
+                      status);
     else if (norm(phi, m) > INITIAL_TOL || norm(phi + m, m) > INITIAL_TOL) {
-        fprintf(stderr, "mbd %s: --q0/--qd0: the initial state violates the loop constraints "
+        fprintf(stderr,
+                "mbd %s: --q0/--qd0: the initial state violates the loop constraints "
                 "(|Phi| = %.3g, |dPhi/dt| = %.3g, over %g); --project-initial moves it onto them\n",
                 cmd, norm(phi, m), norm(phi + m, m), INITIAL_TOL);
         rc = CLI_USAGE_ERROR;
@@ -274,10 +282,14 @@ static int simulate(const char *cmd, const mbd_model *model, const mbd_solver *s
                     const mbd_sim_options *opt, const double *q0, const double *qd0,
                     const char *out_path)
 {
-    trajectory tr = {.out = out_path ? tmpfile() : stdout, .nq = mbd_model_nq(model),
-                     .nv = mbd_model_nv(model), .momentum = opt->formulation == MBD_MOMENTUM,
+    trajectory tr = {.out = out_path ? tmpfile() : stdout,
+                     .nq = mbd_model_nq(model),
+                     .nv = mbd_model_nv(model),
+                     .momentum = opt->formulation == MBD_MOMENTUM,
                      .loops = mbd_model_nloops(model) > 0,
-                     .tty = isatty(STDERR_FILENO), .t1 = opt->t1, .next_progress = 1.0};
+                     .tty = isatty(STDERR_FILENO),
+                     .t1 = opt->t1,
+                     .next_progress = 1.0};
     if (!tr.out)
         return cli_fail(cmd, "temporary file", MBD_EIO);
     clock_gettime(CLOCK_MONOTONIC, &tr.start);
@@ -306,11 +318,21 @@ static int simulate(const char *cmd, const mbd_model *model, const mbd_solver *s
 
 int cmd_simulate(const char *cmd, int argc, char **argv)
 {
-    cli_flag flags[] = {FLAG("--solver"), FLAG("--formulation"), FLAG("--integrator"),
-                        FLAG("--t1"),     FLAG("--dt"),          FLAG("--rtol"),
-                        FLAG("--atol"),   FLAG("--q0"),          FLAG("--qd0"),
-                        FLAG("--sample"), OUTPUT("--out"),       FLAG("--baumgarte"),
-                        SWITCH("--project-initial"), CLI_ENSEMBLE_FLAGS, CLI_FLOATING_BASE,
+    cli_flag flags[] = {FLAG("--solver"),
+                        FLAG("--formulation"),
+                        FLAG("--integrator"),
+                        FLAG("--t1"),
+                        FLAG("--dt"),
+                        FLAG("--rtol"),
+                        FLAG("--atol"),
+                        FLAG("--q0"),
+                        FLAG("--qd0"),
+                        FLAG("--sample"),
+                        OUTPUT("--out"),
+                        FLAG("--baumgarte"),
+                        SWITCH("--project-initial"),
+                        CLI_ENSEMBLE_FLAGS,
+                        CLI_FLOATING_BASE,
                         END_FLAGS};
     mbd_model *model;
     int rc = cli_open_model(cmd, argc, argv, flags, &model);

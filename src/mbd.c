@@ -20,58 +20,69 @@ static int cmd_help(const char *cmd, int argc, char **argv);
 
 static const command commands[] = {
     {"solvers", cmd_solvers, "mbd solvers                      list the registered solvers"},
-    {"info", cmd_info, "mbd info MODEL [--json]          bodies, joints, frames, loops, DOFs and parameters;\n"
-                       "                                 --json: {nq, nv, joints: [{name, type, body,\n"
-                       "                                 q_index, v_index, nq, nv}, ...]}"},
-    {"id", cmd_id, "mbd id MODEL [--q L] [--qd L] [--qdd L]\n"
-                   "                                 inverse dynamics: tau (the actuators', which also\n"
-                   "                                 overcome joint friction) and joint reactions"},
-    {"fd", cmd_fd, "mbd fd MODEL [--solver S] [--q L] [--qd L | --p L] [--tau L] [--baumgarte A,B]\n"
-                   "                                 forward dynamics with one solver (and the joint\n"
-                   "                                 friction of MODEL: friction_iterations); a model\n"
-                   "                                 with loops (dense or bodies) prints qdd, lambda and\n"
-                   "                                 each loop's wrench (n; f) on body_a in frame a's axes;\n"
-                   "                                 " CLI_SOLVER_HELP "\n"
-                   "                                 " CLI_BAUMGARTE_HELP},
-    {"coeffs", cmd_coeffs, "mbd coeffs MODEL [--q L] [--qd L] [--json]\n"
-                           "                                 H, Christoffel Coriolis matrix C, g and C qd of\n"
-                           "                                 H qdd + C qd + g = tau (no friction)"},
+    {"info", cmd_info,
+     "mbd info MODEL [--json]          bodies, joints, frames, loops, DOFs and parameters;\n"
+     "                                 --json: {nq, nv, joints: [{name, type, body,\n"
+     "                                 q_index, v_index, nq, nv}, ...]}"},
+    {"id", cmd_id,
+     "mbd id MODEL [--q L] [--qd L] [--qdd L]\n"
+     "                                 inverse dynamics: tau (the actuators', which also\n"
+     "                                 overcome joint friction) and joint reactions"},
+    {"fd", cmd_fd,
+     "mbd fd MODEL [--solver S] [--q L] [--qd L | --p L] [--tau L] [--baumgarte A,B]\n"
+     "                                 forward dynamics with one solver (and the joint\n"
+     "                                 friction of MODEL: friction_iterations); a model\n"
+     "                                 with loops (dense or bodies) prints qdd, lambda and\n"
+     "                                 each loop's wrench (n; f) on body_a in frame a's axes;\n"
+     "                                 " CLI_SOLVER_HELP "\n"
+     "                                 " CLI_BAUMGARTE_HELP},
+    {"coeffs", cmd_coeffs,
+     "mbd coeffs MODEL [--q L] [--qd L] [--json]\n"
+     "                                 H, Christoffel Coriolis matrix C, g and C qd of\n"
+     "                                 H qdd + C qd + g = tau (no friction)"},
     {"minv", cmd_minv, "mbd minv MODEL [--q L]           inverse mass matrix H^-1, O(N^2)"},
-    {"derivatives", cmd_derivatives, "mbd derivatives MODEL [--method M] [--solver S] [--q L] [--qd L] [--tau L] [--json]\n"
-                                     "                                 dqdd/dq (along q (+) delta, tangent coordinates),\n"
-                                     "                                 dqdd/dqd and dqdd/dtau = H^-1 (nv x nv, rows of qdd);\n"
-                                     "                                 --method: one of the table, plugins' included\n"
-                                     "                                 (default: --solver's own, else the table's first);\n"
-                                     "                                 --solver: what automatic differentiates (default bodies);\n"
-                                     "                                 alone, the solver's own: a plugin's, automatic of a built-in"},
-    {"simulate", cmd_simulate, "mbd simulate MODEL --integrator rk4|dopri5|adams --t1 T [--dt H | --rtol R --atol A]\n"
-                               "             [--solver S] [--formulation acceleration|momentum] [--q0 L] [--qd0 L]\n"
-                               "             [--sample DT] [--out FILE.csv] [--baumgarte A,B] [--project-initial]\n"
-                               "             [--ensemble K (--states FILE | --spread S [--seed N]) [--threads T] [--out-dir DIR]]\n"
-                               "                                 trajectory as CSV (rtol 1e-8, atol 1e-10 by default); a model\n"
-                               "                                 with loops (dense or bodies, acceleration) adds |Phi| and |dPhi/dt|\n"
-                               "                                 columns and must start on its constraints (|Phi|, |dPhi/dt| <= 1e-8)\n"
-                               "                                 unless --project-initial moves it there (Gauss-Newton);\n"
-                               "                                 " CLI_SOLVER_HELP "\n"
-                               "                                 " CLI_BAUMGARTE_HELP "\n"
-                               "                                 --ensemble: K runs of rk4 (fixed-width CSV run, t, q, qd, status),\n"
-                               "                                 split over the ranks under mpirun; see README.md, Ensembles"},
-    {"check", cmd_check, "mbd check [--models NAMES] [--solver S] [--json FILE]\n"
-                         "                                 every solver (or S) x integrator against the golden\n"
-                         "                                 trajectories ($MBD_DATA, beside mbd, or installed)\n"
-                         "       mbd check --cases FILE --solver S\n"
-                         "                                 S against a reference-data file (mbd cases);\n"
-                         "                                 exit 1 when outside tolerance, with the worst error"},
-    {"cases", cmd_cases, "mbd cases MODEL --states K [--seed S] --out FILE.json\n"
-                         "                                 reference data: K random states with the dense\n"
-                         "                                 reference's qdd, H, C qd + g and joint reactions\n"
-                         "                                 (docs/reference-data.md)"},
-    {"export", cmd_export, "mbd export mjcf MODEL --out FILE.xml\n"
-                           "                                 MuJoCo model of MODEL (deep trees add FILE.partK.xml)"},
-    {"recommend", cmd_recommend, "mbd recommend MODEL [--formulation acceleration|momentum] [--batch K] [--json]\n"
-                                 "                                 time every solver here and rank them;\n"
-                                 "                                 --derivatives: rank the methods of mbd derivatives"},
-    {"help", cmd_help, "mbd help [CMD]                   this text, or CMD's part (also mbd CMD --help)"},
+    {"derivatives", cmd_derivatives,
+     "mbd derivatives MODEL [--method M] [--solver S] [--q L] [--qd L] [--tau L] [--json]\n"
+     "                                 dqdd/dq (along q (+) delta, tangent coordinates),\n"
+     "                                 dqdd/dqd and dqdd/dtau = H^-1 (nv x nv, rows of qdd);\n"
+     "                                 --method: one of the table, plugins' included\n"
+     "                                 (default: --solver's own, else the table's first);\n"
+     "                                 --solver: what automatic differentiates (default bodies);\n"
+     "                                 alone, the solver's own: a plugin's, automatic of a built-in"},
+    {"simulate", cmd_simulate,
+     "mbd simulate MODEL --integrator rk4|dopri5|adams --t1 T [--dt H | --rtol R --atol A]\n"
+     "             [--solver S] [--formulation acceleration|momentum] [--q0 L] [--qd0 L]\n"
+     "             [--sample DT] [--out FILE.csv] [--baumgarte A,B] [--project-initial]\n"
+     "             [--ensemble K (--states FILE | --spread S [--seed N]) [--threads T] [--out-dir DIR]]\n"
+     "                                 trajectory as CSV (rtol 1e-8, atol 1e-10 by default); a model\n"
+     "                                 with loops (dense or bodies, acceleration) adds |Phi| and |dPhi/dt|\n"
+     "                                 columns and must start on its constraints (|Phi|, |dPhi/dt| <= 1e-8)\n"
+     "                                 unless --project-initial moves it there (Gauss-Newton);\n"
+     "                                 " CLI_SOLVER_HELP "\n"
+     "                                 " CLI_BAUMGARTE_HELP "\n"
+     "                                 --ensemble: K runs of rk4 (fixed-width CSV run, t, q, qd, status),\n"
+     "                                 split over the ranks under mpirun; see README.md, Ensembles"},
+    {"check", cmd_check,
+     "mbd check [--models NAMES] [--solver S] [--json FILE]\n"
+     "                                 every solver (or S) x integrator against the golden\n"
+     "                                 trajectories ($MBD_DATA, beside mbd, or installed)\n"
+     "       mbd check --cases FILE --solver S\n"
+     "                                 S against a reference-data file (mbd cases);\n"
+     "                                 exit 1 when outside tolerance, with the worst error"},
+    {"cases", cmd_cases,
+     "mbd cases MODEL --states K [--seed S] --out FILE.json\n"
+     "                                 reference data: K random states with the dense\n"
+     "                                 reference's qdd, H, C qd + g and joint reactions\n"
+     "                                 (docs/reference-data.md)"},
+    {"export", cmd_export,
+     "mbd export mjcf MODEL --out FILE.xml\n"
+     "                                 MuJoCo model of MODEL (deep trees add FILE.partK.xml)"},
+    {"recommend", cmd_recommend,
+     "mbd recommend MODEL [--formulation acceleration|momentum] [--batch K] [--json]\n"
+     "                                 time every solver here and rank them;\n"
+     "                                 --derivatives: rank the methods of mbd derivatives"},
+    {"help", cmd_help,
+     "mbd help [CMD]                   this text, or CMD's part (also mbd CMD --help)"},
 };
 
 static const command *find_command(const char *name)
@@ -91,9 +102,11 @@ static void print_usage(FILE *out, const command *only)
         if (!only || only == &commands[k])
             fprintf(out, "  %s\n", commands[k].usage);
     if (!only || strstr(only->usage, "MODEL")) {
-        fprintf(out, "\nMODEL is a JSON model file, a URDF robot, a MuJoCo MJCF model (compiled by MuJoCo:\n"
-                     "its smooth dynamics; 'mbd info MODEL' lists what they leave out) or a generator spec:\n%s",
-                mbd_generators_help());
+        fprintf(
+            out,
+            "\nMODEL is a JSON model file, a URDF robot, a MuJoCo MJCF model (compiled by MuJoCo:\n"
+            "its smooth dynamics; 'mbd info MODEL' lists what they leave out) or a generator spec:\n%s",
+            mbd_generators_help());
         fprintf(out, "Every command that takes one MODEL also takes %s.\n", CLI_FLOATING_BASE_HELP);
     }
     if (!only || strstr(only->usage, " L]"))

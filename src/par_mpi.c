@@ -185,8 +185,10 @@ par_file *par_file_open(const char *cmd, const char *path)
         close(file->atomic.fd);
         file->atomic.fd = -1;
         if (!file->atomic.tmp) { /* ranks write their parts at offsets, in any order */
-            fprintf(stderr, "mbd %s: output '%s': a FIFO or device cannot take the ranks' parts "
-                    "(a regular file can)\n", cmd, path);
+            fprintf(stderr,
+                    "mbd %s: output '%s': a FIFO or device cannot take the ranks' parts "
+                    "(a regular file can)\n",
+                    cmd, path);
             cli_atomic_close(cmd, &file->atomic, CLI_USAGE_ERROR);
             rc = CLI_USAGE_ERROR;
         }
@@ -202,8 +204,8 @@ par_file *par_file_open(const char *cmd, const char *path)
     char *tmp = my_rank == 0 ? file->atomic.tmp : malloc((size_t)len);
     MPI_Bcast(tmp, tmp ? len : 0, MPI_CHAR, 0, MPI_COMM_WORLD);
     file->atomic.path = path;
-    const int code = MPI_File_open(MPI_COMM_WORLD, tmp, MPI_MODE_WRONLY, MPI_INFO_NULL,
-                                   &file->handle);
+    const int code =
+        MPI_File_open(MPI_COMM_WORLD, tmp, MPI_MODE_WRONLY, MPI_INFO_NULL, &file->handle);
     rc = code == MPI_SUCCESS ? 0 : mpi_fail(cmd, path, "cannot open the temporary file", code);
     if (my_rank != 0)
         free(tmp);

@@ -16,8 +16,8 @@ static double clock_seconds(clockid_t clock)
 }
 
 /* One run of `iterations`; real and cpu are the totals in seconds. */
-static int run_once(const timing_options *options, timing_body body, void *ctx,
-                    long iterations, double *real, double *cpu)
+static int run_once(const timing_options *options, timing_body body, void *ctx, long iterations,
+                    double *real, double *cpu)
 {
     const double real0 = clock_seconds(CLOCK_MONOTONIC);
     const double cpu0 = clock_seconds(options->cpu_clock);
@@ -70,8 +70,7 @@ int timing_calibrate(const timing_options *options, timing_body body, void *ctx,
     return 0;
 }
 
-int timing_repeat(const timing_options *options, timing_body body, void *ctx,
-                  timing_result *result)
+int timing_repeat(const timing_options *options, timing_body body, void *ctx, timing_result *result)
 {
     if (result->repetitions == TIMING_MAX_REPETITIONS)
         return 0;
@@ -86,8 +85,7 @@ int timing_repeat(const timing_options *options, timing_body body, void *ctx,
  * outlasts the cold start by far (and warming up a 0.3 s iteration doubled the run). */
 #define TIMING_WARM_UP_FROM 10
 
-int timing_rerun(const timing_options *options, timing_body body, void *ctx,
-                 timing_result *result)
+int timing_rerun(const timing_options *options, timing_body body, void *ctx, timing_result *result)
 {
     int status = result->iterations >= TIMING_WARM_UP_FROM ? body(ctx, 1) : 0;
     return status ? status : timing_repeat(options, body, ctx, result);

@@ -14,16 +14,16 @@
 #define TIMING_MAX_REPETITIONS 64
 
 typedef struct {
-    double min_time;   /* seconds one repetition lasts at least */
-    int repetitions;   /* 1..TIMING_MAX_REPETITIONS */
-    double max_total;  /* no new repetition after this many seconds in all; 0: no limit */
+    double min_time;  /* seconds one repetition lasts at least */
+    int repetitions;  /* 1..TIMING_MAX_REPETITIONS */
+    double max_total; /* no new repetition after this many seconds in all; 0: no limit */
     clockid_t cpu_clock;
 } timing_options;
 
 typedef struct {
-    long iterations;  /* per repetition */
-    int repetitions;  /* done: fewer than asked when max_total, or a stop, cut the run short */
-    double spent;     /* seconds of real time in all runs, the calibration's included */
+    long iterations; /* per repetition */
+    int repetitions; /* done: fewer than asked when max_total, or a stop, cut the run short */
+    double spent;    /* seconds of real time in all runs, the calibration's included */
     double real[TIMING_MAX_REPETITIONS]; /* seconds per iteration */
     double cpu[TIMING_MAX_REPETITIONS];
 } timing_result;
@@ -45,8 +45,7 @@ int timing_calibrate(const timing_options *options, timing_body body, void *ctx,
                      timing_result *result);
 int timing_repeat(const timing_options *options, timing_body body, void *ctx,
                   timing_result *result);
-int timing_rerun(const timing_options *options, timing_body body, void *ctx,
-                 timing_result *result);
+int timing_rerun(const timing_options *options, timing_body body, void *ctx, timing_result *result);
 
 /* Any of the four: how a caller's measurement is to be made. */
 typedef int (*timing_step)(const timing_options *options, timing_body body, void *ctx,

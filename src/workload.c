@@ -52,8 +52,8 @@ int workload_derivative_variants(workload_variant *out, int max)
     int count = 0;
     for (int k = 0; k < mbd_derivatives_method_count() && count < max; k++) {
         const mbd_derivatives_method *method = mbd_derivatives_method_at(k);
-        out[count++] = (workload_variant){mbd_solver_find("bodies"), MBD_ACCELERATION, 1, "",
-                                          method};
+        out[count++] =
+            (workload_variant){mbd_solver_find("bodies"), MBD_ACCELERATION, 1, "", method};
         snprintf(out[count - 1].name, sizeof out->name, "%s", mbd_derivatives_method_name(method));
     }
     return count;
@@ -129,15 +129,14 @@ static int allocate(workload *w)
     for (int t = 0; t < w->nworks; t++)
         if (mbd_work_new(w->model, w->variant.solver, &w->works[t]) != MBD_OK)
             return MBD_ENOMEM;
-    if (mbd_model_nloops(w->model) == 0 &&
-        mbd_batch_new(w->model, w->variant.solver, w->nworks, w->variant.lanes,
-                      &w->batch) != MBD_OK)
+    if (mbd_model_nloops(w->model) == 0 && mbd_batch_new(w->model, w->variant.solver, w->nworks,
+                                                         w->variant.lanes, &w->batch) != MBD_OK)
         return MBD_ENOMEM;
     return MBD_OK;
 }
 
-int workload_init(workload *w, const mbd_model *model, const workload_variant *variant,
-                  int nstates, int nworks, unsigned long seed)
+int workload_init(workload *w, const mbd_model *model, const workload_variant *variant, int nstates,
+                  int nworks, unsigned long seed)
 {
     memset(w, 0, sizeof *w);
     w->model = model;

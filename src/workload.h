@@ -42,13 +42,13 @@ typedef struct {
     const mbd_model *model;
     workload_variant variant;
     int nstates;
-    double *q;        /* (nstates x nq) */
-    double *v;        /* (nstates x nv) qd, or p for the momentum form */
-    double *tau;      /* (nstates x nv) */
-    double *out;      /* (nstates x nv) qdd, or qd for the momentum form */
-    double *pd;       /* (nstates x nv) momentum form only */
+    double *q;         /* (nstates x nq) */
+    double *v;         /* (nstates x nv) qd, or p for the momentum form */
+    double *tau;       /* (nstates x nv) */
+    double *out;       /* (nstates x nv) qdd, or qd for the momentum form */
+    double *pd;        /* (nstates x nv) momentum form only */
     double *jacobians; /* (3 x nv x nv) a derivatives variant's dqdd/dq, dqdd/dqd, dqdd/dtau */
-    mbd_work **works; /* (nworks) one per thread */
+    mbd_work **works;  /* (nworks) one per thread */
     int nworks;
     int threads;      /* threads of the batch body, 1..nworks */
     mbd_batch *batch; /* nworks threads, the variant's lanes; NULL for a model with loops */
@@ -56,8 +56,8 @@ typedef struct {
 
 /* Draws nstates states from seed and allocates nworks workspaces. Returns MBD_OK or a
  * status (the workload is then freed). */
-int workload_init(workload *w, const mbd_model *model, const workload_variant *variant,
-                  int nstates, int nworks, unsigned long seed);
+int workload_init(workload *w, const mbd_model *model, const workload_variant *variant, int nstates,
+                  int nworks, unsigned long seed);
 void workload_free(workload *w);
 
 /* Baumgarte's terms of a model with loops (alpha = beta = 10 /s, as mbd's default). */

@@ -52,8 +52,11 @@ int rebuild_with_loops(const mbd_model *tree, int nloops, const mbd_loop_def *lo
     assert_non_null(bodies);
     for (int i = 0; i < nb; i++)
         bodies[i] = *mbd_model_body(tree, i);
-    mbd_model_def def = {.name = mbd_model_name(tree), .nbodies = nb, .bodies = bodies,
-                         .nloops = nloops, .loops = loops};
+    mbd_model_def def = {.name = mbd_model_name(tree),
+                         .nbodies = nb,
+                         .bodies = bodies,
+                         .nloops = nloops,
+                         .loops = loops};
     mbd_model_gravity(tree, def.gravity);
     const int status = mbd_model_build(&def, closed, err, err_size);
     free(bodies);
@@ -104,9 +107,10 @@ static void random_rotation(uint64_t *s, double R[3][3])
     double a[3];
     random_unit(s, a);
     const double t = test_uniform(s, -3.0, 3.0), c = cos(t), sn = sin(t), k = 1 - c;
-    const double M[3][3] = {{c + k * a[0] * a[0], k * a[0] * a[1] - sn * a[2], k * a[0] * a[2] + sn * a[1]},
-                            {k * a[1] * a[0] + sn * a[2], c + k * a[1] * a[1], k * a[1] * a[2] - sn * a[0]},
-                            {k * a[2] * a[0] - sn * a[1], k * a[2] * a[1] + sn * a[0], c + k * a[2] * a[2]}};
+    const double M[3][3] = {
+        {c + k * a[0] * a[0], k * a[0] * a[1] - sn * a[2], k * a[0] * a[2] + sn * a[1]},
+        {k * a[1] * a[0] + sn * a[2], c + k * a[1] * a[1], k * a[1] * a[2] - sn * a[0]},
+        {k * a[2] * a[0] - sn * a[1], k * a[2] * a[1] + sn * a[0], c + k * a[2] * a[2]}};
     memcpy(R, M, sizeof M);
 }
 
@@ -144,14 +148,15 @@ mbd_model *random_model(uint64_t seed, int nb, int type, tree_shape shape)
 {
     uint64_t s = seed * 2654435761u + 88172645463325252ull;
     mbd_body_def *defs = calloc((size_t)nb, sizeof *defs);
-    char (*names)[16] = calloc((size_t)nb, sizeof *names);
+    char(*names)[16] = calloc((size_t)nb, sizeof *names);
     for (int i = 0; i < nb; i++) {
         mbd_body_def *b = &defs[i];
         snprintf(names[i], sizeof names[i], "b%d", i);
         b->name = names[i];
         b->parent = random_parent(&s, i, shape);
         const int ntypes = type == MIXED_COORDINATE_JOINTS ? MBD_CARDAN + 1 : MBD_JOINT_TYPE_COUNT;
-        b->joint = type >= 0 ? (mbd_joint_type)type : (mbd_joint_type)(int)test_uniform(&s, 0.0, ntypes);
+        b->joint =
+            type >= 0 ? (mbd_joint_type)type : (mbd_joint_type)(int)test_uniform(&s, 0.0, ntypes);
         random_unit(&s, b->axes[0]);
         do
             random_unit(&s, b->axes[1]);
@@ -164,8 +169,8 @@ mbd_model *random_model(uint64_t seed, int nb, int type, tree_shape shape)
         random_inertia(&s, b->inertia);
     }
     char err[512];
-    const mbd_model_def def = {.name = "random", .gravity = {0.3, -9.81, 0.2}, .nbodies = nb,
-                               .bodies = defs};
+    const mbd_model_def def = {
+        .name = "random", .gravity = {0.3, -9.81, 0.2}, .nbodies = nb, .bodies = defs};
     mbd_model *model;
     mbd_model_build(&def, &model, err, sizeof err);
     if (!model)
@@ -265,7 +270,8 @@ void expect_mbd2(const char *args, int exit_status, const char *fragment, const 
     if (r.status != exit_status || (fragment && !strstr(out, fragment)) ||
         (fragment2 && !strstr(out, fragment2))) {
         print_error("mbd %s: exit %d (expected %d), output \"%s\" (expected \"%s\" and \"%s\")\n",
-                    args, r.status, exit_status, out, fragment ? fragment : "", fragment2 ? fragment2 : "");
+                    args, r.status, exit_status, out, fragment ? fragment : "",
+                    fragment2 ? fragment2 : "");
         cli_result_free(&r);
         fail();
     }
@@ -332,13 +338,15 @@ void check_against_dense_at(const mbd_model *model, const mbd_solver *solver, st
     mbd_work_new(model, solver, &work);
     assert_int_equal(mbd_forward(model, dense, s->q, s->qd, s->tau, s->ref), MBD_OK);
     assert_int_equal(mbd_momentum(model, dense, s->q, s->qd, s->p), MBD_OK);
-    assert_int_equal(mbd_forward_momentum(model, dense, s->q, s->p, s->tau, s->out, s->ref2), MBD_OK);
+    assert_int_equal(mbd_forward_momentum(model, dense, s->q, s->p, s->tau, s->out, s->ref2),
+                     MBD_OK);
     if (mbd_solver_formulations(solver) & MBD_ACCELERATION) {
         assert_int_equal(mbd_forward(model, work, s->q, s->qd, s->tau, s->out), MBD_OK);
         assert_close(s->out, s->ref, s->nv, tol, label);
     }
     if (mbd_solver_formulations(solver) & MBD_MOMENTUM) {
-        assert_int_equal(mbd_forward_momentum(model, work, s->q, s->p, s->tau, s->out, s->out2), MBD_OK);
+        assert_int_equal(mbd_forward_momentum(model, work, s->q, s->p, s->tau, s->out, s->out2),
+                         MBD_OK);
         assert_close(s->out, s->qd, s->nv, tol, label);
         assert_close(s->out2, s->ref2, s->nv, tol, label);
     }
@@ -369,8 +377,8 @@ void skip_without_plugin(void)
         skip();
 }
 
-void check_random_models(int type, void (*check)(const mbd_model *model, uint64_t seed,
-                                                 const char *label))
+void check_random_models(int type,
+                         void (*check)(const mbd_model *model, uint64_t seed, const char *label))
 {
     static const tree_shape shapes[] = {SHAPE_CHAIN, SHAPE_BINARY, SHAPE_RANDOM};
     for (int sh = 0; sh < 3; sh++)
@@ -413,7 +421,8 @@ void check_batch_bitwise(const mbd_solver *solver)
 double condition_number(const mbd_model *model, const double *q)
 {
     const int nv = mbd_model_nv(model);
-    double *H = malloc(sizeof(double) * (size_t)nv * (size_t)nv), *w = malloc(sizeof(double) * (size_t)nv);
+    double *H = malloc(sizeof(double) * (size_t)nv * (size_t)nv),
+           *w = malloc(sizeof(double) * (size_t)nv);
     mbd_work *work;
     mbd_work_new(model, NULL, &work);
     assert_int_equal(mbd_mass_matrix(model, work, q, H), MBD_OK);

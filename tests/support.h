@@ -16,7 +16,7 @@
 double rel_error(const double *a, const double *b, int n, double floor);
 
 /* Fails the test, printing label and both errors, unless rel_error <= tol. */
-#define assert_close(a, b, n, tol, label) \
+#define assert_close(a, b, n, tol, label)                                                          \
     assert_close_at((a), (b), (n), (tol), (label), __FILE__, __LINE__)
 void assert_close_at(const double *a, const double *b, int n, double tol, const char *label,
                      const char *file, int line);
@@ -63,8 +63,8 @@ void skip_without_plugin(void);
 
 /* check(model, seed, label) on random models of the joint type (random_model's), 9 bodies
  * as chains, binary and random trees, three seeds each. */
-void check_random_models(int type, void (*check)(const mbd_model *model, uint64_t seed,
-                                                 const char *label));
+void check_random_models(int type,
+                         void (*check)(const mbd_model *model, uint64_t seed, const char *label));
 
 /* The solver's batch over three threads against its mbd_forward one state at a time, bit
  * for bit (works per thread), on a small tree with a floating base. */
@@ -86,9 +86,9 @@ mbd_model *random_model(uint64_t seed, int nb, int type, tree_shape shape);
 
 /* The output of one run of the mbd command (MBD names the binary; default ./mbd). */
 typedef struct {
-    int status;  /* exit status */
-    char *out;   /* stdout, NUL-terminated; freed by cli_result_free */
-    char *err;   /* stderr */
+    int status; /* exit status */
+    char *out;  /* stdout, NUL-terminated; freed by cli_result_free */
+    char *err;  /* stderr */
 } cli_result;
 
 /* Runs "mbd ARGS" (ARGS as a shell would split it). */

@@ -41,7 +41,9 @@ static void test_json_nesting_limit(void **state)
     write_text(path, text); /* 33 levels: our limit, with line and column */
     expect_load_error(path, ":1:43: arrays and objects nested deeper than 32 levels", NULL);
     /* brackets inside strings do not count */
-    write_text(path, "{\"name\": \"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\\\"[[[[[[[[\", \"bodies\": 1}");
+    write_text(
+        path,
+        "{\"name\": \"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\\\"[[[[[[[[\", \"bodies\": 1}");
     expect_load_error(path, "bodies", "non-empty array");
 }
 

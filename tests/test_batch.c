@@ -59,8 +59,8 @@ static void check_batch(const mbd_model *model, const mbd_solver *solver, batch_
     const int rc = mbd_batch_forward(model, batch, b->K, b->q, b->qd, b->tau, b->out, b->status);
     int first = MBD_OK;
     for (int k = 0; k < b->K; k++) {
-        const int expect = mbd_forward(model, work, b->q + k * nq, b->qd + k * nv,
-                                       b->tau + k * nv, b->ref + k * nv);
+        const int expect = mbd_forward(model, work, b->q + k * nq, b->qd + k * nv, b->tau + k * nv,
+                                       b->ref + k * nv);
         assert_int_equal(b->status[k], expect);
         if (!first)
             first = expect;
@@ -71,14 +71,14 @@ static void check_batch(const mbd_model *model, const mbd_solver *solver, batch_
     }
     assert_int_equal(rc, first);
     if (mbd_solver_formulations(solver) & MBD_MOMENTUM) {
-        assert_int_equal(mbd_batch_forward_momentum(model, batch, b->K, b->q, b->qd, NULL,
-                                                    b->out, b->out2, NULL),
+        assert_int_equal(mbd_batch_forward_momentum(model, batch, b->K, b->q, b->qd, NULL, b->out,
+                                                    b->out2, NULL),
                          bad_state >= 0 ? MBD_ENONFINITE : MBD_OK);
         for (int k = 0; k < b->K; k++) {
             if (k == bad_state)
                 continue;
-            assert_int_equal(mbd_forward_momentum(model, work, b->q + k * nq, b->qd + k * nv,
-                                                  NULL, b->ref + k * nv, b->ref2 + k * nv),
+            assert_int_equal(mbd_forward_momentum(model, work, b->q + k * nq, b->qd + k * nv, NULL,
+                                                  b->ref + k * nv, b->ref2 + k * nv),
                              MBD_OK);
             assert_close(b->out + k * nv, b->ref + k * nv, nv, 1e-12, "batch qd");
             assert_close(b->out2 + k * nv, b->ref2 + k * nv, nv, 1e-12, "batch pd");
@@ -194,9 +194,9 @@ static void test_batch_width_unsupported(void **state)
 
 /* The batch call of the solver's formulation (bodies: acceleration, the Poisson solvers:
  * momentum) into out (and out2). */
-static int run_lanes(const mbd_model *model, mbd_batch *batch, const mbd_solver *solver,
-                     int K, const double *q, const double *x, const double *tau, double *out,
-                     double *out2, int *status)
+static int run_lanes(const mbd_model *model, mbd_batch *batch, const mbd_solver *solver, int K,
+                     const double *q, const double *x, const double *tau, double *out, double *out2,
+                     int *status)
 {
     if (mbd_solver_formulations(solver) & MBD_ACCELERATION)
         return mbd_batch_forward(model, batch, K, q, x, tau, out, status);
@@ -217,9 +217,9 @@ static void check_lanes(const mbd_model *model, const mbd_solver *solver, batch_
     run_lanes(model, batch, solver, b->K, b->q, b->qd, b->tau, b->out, b->out2, b->status);
     for (int k = 0; k < b->K; k++) {
         const double *q = b->q + k * nq, *x = b->qd + k * nv, *tau = b->tau + k * nv;
-        const int expect = acc ? mbd_forward(model, work, q, x, tau, b->ref + k * nv)
-                               : mbd_forward_momentum(model, work, q, x, tau, b->ref + k * nv,
-                                                      b->ref2 + k * nv);
+        const int expect =
+            acc ? mbd_forward(model, work, q, x, tau, b->ref + k * nv)
+                : mbd_forward_momentum(model, work, q, x, tau, b->ref + k * nv, b->ref2 + k * nv);
         assert_int_equal(b->status[k], expect);
         if (expect)
             continue;
@@ -342,8 +342,8 @@ static void check_group_mates(const mbd_model *model, const mbd_solver *solver,
             memcpy(clean.q + k * nq, clean.q, (size_t)nq * sizeof(double));
             memcpy(clean.qd + k * nv, clean.qd, (size_t)nv * sizeof(double));
         }
-    assert_int_equal(run_lanes(model, batch, solver, b->K, clean.q, clean.qd, clean.tau,
-                               clean.out, clean.out2, NULL),
+    assert_int_equal(run_lanes(model, batch, solver, b->K, clean.q, clean.qd, clean.tau, clean.out,
+                               clean.out2, NULL),
                      MBD_OK);
     for (int k = 0; k < b->K; k++)
         if (k != bad1 && k != bad2)
@@ -421,7 +421,7 @@ static void test_lanes_alignment_and_threads(void **state)
     const mbd_solver *bodies = mbd_solver_find("bodies");
     batch_states b = states_new(model, 45, 29);
     const size_t nq = (size_t)b.K * b.nq, nv = (size_t)b.K * b.nv;
-    const size_t doubles = 1 + nq + 3 * nv; /* offset by one, then the rows */
+    const size_t doubles = 1 + nq + 3 * nv;                   /* offset by one, then the rows */
     double *base = aligned_alloc(64, (doubles + 7) / 8 * 64); /* whole 64-byte lines */
     assert_non_null(base);
     double *q = base + 1, *qd = q + nq, *tau = qd + nv, *out = tau + nv; /* 8 mod 64 */
@@ -484,12 +484,14 @@ static void test_lanes_choice(void **state)
 static void test_recommend_ranks_simd(void **state)
 {
     (void)state;
-    json_t *root = run_json("recommend chain:n=3,joint=revolute --formulation acceleration --batch 16 --json");
+    json_t *root =
+        run_json("recommend chain:n=3,joint=revolute --formulation acceleration --batch 16 --json");
     const int W = mbd_solver_lanes(mbd_solver_find("bodies"), MBD_ACCELERATION);
     json_t *ranking = json_object_get(root, "ranking"), *row;
     size_t k;
     int simd_rows = 0;
-    json_array_foreach(ranking, k, row) {
+    json_array_foreach(ranking, k, row)
+    {
         const char *variant = json_string_value(json_object_get(row, "variant"));
         assert_non_null(variant);
         if (strcmp(variant, "bodies-simd") != 0)
@@ -526,9 +528,10 @@ static void evaluate_batch(const mbd_model *model, const mbd_solver *solver, int
 #pragma omp for schedule(static)
         for (int s = 0; s < nstates; s++) {
             const size_t iq = (size_t)s * (size_t)nq, iv = (size_t)s * (size_t)nv;
-            const int status = momentum ? mbd_forward_momentum(model, work, q + iq, v + iv, tau + iv,
-                                                               out + iv, pd + iv)
-                                        : mbd_forward(model, work, q + iq, v + iv, tau + iv, out + iv);
+            const int status =
+                momentum
+                    ? mbd_forward_momentum(model, work, q + iq, v + iv, tau + iv, out + iv, pd + iv)
+                    : mbd_forward(model, work, q + iq, v + iv, tau + iv, out + iv);
             if (status < status_min)
                 status_min = status;
         }
@@ -548,7 +551,8 @@ static void test_openmp_batch_bit_identical(void **state)
      * factorization only outside an active parallel region, and its threaded dpotrf rounds
      * differently from the sequential one, which the 1-thread reference would see. */
     openblas_set_num_threads(1);
-    static const char *const specs[] = {"chain:n=40,joint=cardan", "tree:n=63,branching=2,skew=0.3"};
+    static const char *const specs[] = {"chain:n=40,joint=cardan",
+                                        "tree:n=63,branching=2,skew=0.3"};
     enum { NSTATES = 96 };
     for (size_t m = 0; m < sizeof specs / sizeof specs[0]; m++) {
         mbd_model *model = load_model(specs[m]);

@@ -16,8 +16,9 @@
 #include <unistd.h>
 
 #define REPETITIONS 3
-#define SMALL_RUN "./mbd-bench --suite percall,batch --n 2,5 --batch-n 4 --threads 1,2 --batch-k 16 " \
-                  "--filter 'bodies|ldlt' --min-time 0.002 --repetitions 3"
+#define SMALL_RUN                                                                                  \
+    "./mbd-bench --suite percall,batch --n 2,5 --batch-n 4 --threads 1,2 --batch-k 16 "            \
+    "--filter 'bodies|ldlt' --min-time 0.002 --repetitions 3"
 
 /* Runs COMMAND --json temp_dir/NAME, expects exit_status, and returns the JSON it wrote. */
 static json_t *bench_json(const char *command, const char *name, int exit_status)
@@ -105,9 +106,10 @@ static void test_interleaved_rows_as_consecutive(void **unused)
 static void test_interleaved_stop_writes_partial(void **unused)
 {
     (void)unused;
-    json_t *root = bench_json("sh -c './mbd-bench \"$@\" & pid=$!; sleep 2; kill -TERM $pid; sleep 0.05; kill -TERM $pid; "
-                              "wait $pid' sh --suite percall --min-time 0.5 --repetitions 3 --interleave",
-                              "stopped.json", 128 + 15);
+    json_t *root = bench_json(
+        "sh -c './mbd-bench \"$@\" & pid=$!; sleep 2; kill -TERM $pid; sleep 0.05; kill -TERM $pid; "
+        "wait $pid' sh --suite percall --min-time 0.5 --repetitions 3 --interleave",
+        "stopped.json", 128 + 15);
     assert_true(json_is_true(json_object_get(json_object_get(root, "context"), "partial")));
     const json_t *rows = json_object_get(root, "benchmarks");
     assert_true(json_array_size(rows) > 0);
@@ -124,7 +126,8 @@ static void test_derivatives_suite(void **unused)
 {
     (void)unused;
     char command[512];
-    snprintf(command, sizeof command, "./mbd-bench --suite derivatives --derivatives-n 2,4 "
+    snprintf(command, sizeof command,
+             "./mbd-bench --suite derivatives --derivatives-n 2,4 "
              "--filter 'chain-revolute|arm7' --min-time 0.002 --repetitions 2 --dat %s/dat",
              temp_dir);
     json_t *root = bench_json(command, "derivatives.json", 0);
@@ -148,8 +151,8 @@ static void test_derivatives_suite(void **unused)
         assert_float_equal(ratio * forward, json_number_value(json_object_get(row, "cpu_time")),
                            1e-6 * ratio * forward);
         const json_t *deviation = json_object_get(row, "max_rel_dev");
-        const int has_reference = mbd_derivatives_method_find("automatic") ||
-                                  mbd_derivatives_method_find("analytic");
+        const int has_reference =
+            mbd_derivatives_method_find("automatic") || mbd_derivatives_method_find("analytic");
         assert_int_equal(deviation != NULL, has_reference);
         if (deviation)
             assert_true(json_number_value(deviation) < 1e-5);
@@ -179,10 +182,13 @@ static void test_robot_suites(void **unused)
     FILE *f = fopen(list, "w");
     assert_non_null(f);
     fputs("# name base path\narm7 fixed models/arm7.urdf\nquad floating models/quadruped.urdf\n"
-          "gone fixed models/no-such-robot*.urdf\n", f);
+          "gone fixed models/no-such-robot*.urdf\n",
+          f);
     fclose(f);
-    snprintf(command, sizeof command, "./mbd-bench --suite robots,robot-derivatives --robots %s "
-             "--min-time 0.002 --repetitions 2 --dat %s/dat", list, temp_dir);
+    snprintf(command, sizeof command,
+             "./mbd-bench --suite robots,robot-derivatives --robots %s "
+             "--min-time 0.002 --repetitions 2 --dat %s/dat",
+             list, temp_dir);
     json_t *root = bench_json(command, "robots.json", 0);
     const json_t *context = json_object_get(root, "context");
     assert_int_equal(json_array_size(json_object_get(context, "robots")), 2);
@@ -223,7 +229,8 @@ static void test_robot_suites(void **unused)
 }
 
 /* The rate of a machine kernel: work (flops or bytes) per iteration over its seconds. */
-static double kernel_rate(const json_t *machine, const char *kernel, const char *work, const char *rate)
+static double kernel_rate(const json_t *machine, const char *kernel, const char *work,
+                          const char *rate)
 {
     const json_t *k = json_object_get(machine, kernel);
     if (!k)
@@ -232,7 +239,8 @@ static double kernel_rate(const json_t *machine, const char *kernel, const char 
     const double seconds = json_number_value(json_object_get(k, "seconds"));
     const double value = json_number_value(json_object_get(k, rate));
     assert_true(isfinite(value) && value > 0.0 && isfinite(seconds) && seconds > 0.0);
-    assert_float_equal(value, json_number_value(json_object_get(k, work)) / seconds / 1e9, 1e-9 * value);
+    assert_float_equal(value, json_number_value(json_object_get(k, work)) / seconds / 1e9,
+                       1e-9 * value);
     return value;
 }
 
@@ -248,7 +256,8 @@ static double kernel_number(const json_t *machine, const char *kernel, const cha
 static void test_machine_suite(void **unused)
 {
     (void)unused;
-    json_t *root = bench_json("./mbd-bench --suite machine --min-time 0.002 --repetitions 2", "machine.json", 0);
+    json_t *root = bench_json("./mbd-bench --suite machine --min-time 0.002 --repetitions 2",
+                              "machine.json", 0);
     assert_int_equal(json_array_size(json_object_get(root, "benchmarks")), 0);
     const json_t *context = json_object_get(root, "context");
     const json_t *machine = json_object_get(context, "machine");
@@ -257,22 +266,26 @@ static void test_machine_suite(void **unused)
     kernel_rate(machine, "fp64_simd", "flops", "gflops");
     const double lanes = kernel_number(machine, "fp64_simd", "lanes");
     assert_true(lanes >= 2);
-    assert_float_equal(kernel_number(machine, "fp64_simd", "flops"), lanes * kernel_number(machine, "fp64_scalar", "flops"), 0);
+    assert_float_equal(kernel_number(machine, "fp64_simd", "flops"),
+                       lanes * kernel_number(machine, "fp64_scalar", "flops"), 0);
     static const char *const streams[] = {"copy", "triad", "copy_all_threads", "triad_all_threads"};
     double largest_cache = 0;
     size_t index;
     json_t *cache;
-    json_array_foreach(json_object_get(context, "caches"), index, cache)
-        largest_cache = fmax(largest_cache, (double)json_integer_value(json_object_get(cache, "size")));
+    json_array_foreach(json_object_get(context, "caches"), index, cache) largest_cache =
+        fmax(largest_cache, (double)json_integer_value(json_object_get(cache, "size")));
     for (int k = 0; k < 4; k++) {
         kernel_rate(machine, streams[k], "bytes", "gbytes_per_second");
         const double elements = kernel_number(machine, streams[k], "elements");
         const double memory = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
         assert_true(8 * elements >= fmin(4 * largest_cache, memory / 16) - 512);
-        assert_float_equal(kernel_number(machine, streams[k], "bytes"), (k % 2 ? 24 : 16) * elements, 0);
+        assert_float_equal(kernel_number(machine, streams[k], "bytes"),
+                           (k % 2 ? 24 : 16) * elements, 0);
         /* all threads: one per core, as the batch suite's default --threads */
         const json_int_t cores = json_integer_value(json_object_get(context, "num_cpus"));
-        assert_int_equal(kernel_number(machine, streams[k], "threads"), k < 2 ? 1 : cores < 64 ? cores : 64);
+        assert_int_equal(kernel_number(machine, streams[k], "threads"), k < 2        ? 1
+                                                                        : cores < 64 ? cores
+                                                                                     : 64);
     }
     kernel_rate(machine, "l1_load", "bytes", "gbytes_per_second");
     kernel_rate(machine, "l2_load", "bytes", "gbytes_per_second");
@@ -287,13 +300,17 @@ static void test_machine_suite(void **unused)
 static void test_summary_machine_targets(void **unused)
 {
     (void)unused;
-    write_text(temp_path(0, "percall.dat"), "# family variant n bodies dofs median_ns cv ns_per_body\n"
-               "chain-revolute bodies 50 50 50 2500 0.01 50\nchain-revolute bodies 100 100 100 5000 0.01 50\n");
+    write_text(
+        temp_path(0, "percall.dat"),
+        "# family variant n bodies dofs median_ns cv ns_per_body\n"
+        "chain-revolute bodies 50 50 50 2500 0.01 50\nchain-revolute bodies 100 100 100 5000 0.01 50\n");
     write_text(temp_path(1, "flops.dat"), "# family variant n flops_per_call flops_per_body\n"
-               "chain-revolute bodies 100 60000 600\n");
-    write_text(temp_path(2, "batch.dat"), "# family variant n k threads median_ns states_per_second efficiency ns_per_body_state\n"
-               "chain-revolute bodies-simd 50 1024 1 512000 2e6 1 10\n"
-               "chain-revolute bodies 50 1024 2 1024000 1e6 0.9 20\n");
+                                          "chain-revolute bodies 100 60000 600\n");
+    write_text(
+        temp_path(2, "batch.dat"),
+        "# family variant n k threads median_ns states_per_second efficiency ns_per_body_state\n"
+        "chain-revolute bodies-simd 50 1024 1 512000 2e6 1 10\n"
+        "chain-revolute bodies 50 1024 2 1024000 1e6 0.9 20\n");
     static const struct {
         const char *rates, *verdict;
     } runs[] = {{"-v fp64_scalar=20 -v fp64_simd=100 -v triad_all=16", "PASS"},
@@ -304,9 +321,12 @@ static void test_summary_machine_targets(void **unused)
                                              {"worst 0.40", "worst 0.40", "worst 0.40"}};
     for (int run = 0; run < 2; run++) {
         char command[1024];
-        snprintf(command, sizeof command, "awk -v section=targets %s -v BODIES_SCALAR_SHARE=0.5 "
-                 "-v SIMD_PEAK_SHARE=0.5 -v BATCH_BANDWIDTH_SHARE=0.25 -f report/summary.awk %s %s %s",
-                 runs[run].rates, temp_path(0, "percall.dat"), temp_path(1, "flops.dat"), temp_path(2, "batch.dat"));
+        snprintf(
+            command, sizeof command,
+            "awk -v section=targets %s -v BODIES_SCALAR_SHARE=0.5 "
+            "-v SIMD_PEAK_SHARE=0.5 -v BATCH_BANDWIDTH_SHARE=0.25 -f report/summary.awk %s %s %s",
+            runs[run].rates, temp_path(0, "percall.dat"), temp_path(1, "flops.dat"),
+            temp_path(2, "batch.dat"));
         cli_result r = shell_run(command);
         assert_int_equal(r.status, 0);
         for (int k = 0; k < 3; k++) {
@@ -315,9 +335,11 @@ static void test_summary_machine_targets(void **unused)
                 print_error("no row '%s' in\n%s", rows[k], r.out);
             assert_non_null(line);
             const char *end = strchr(line, '\n');
-            const char *share = strstr(line, shares[run][k]), *verdict = strstr(line, runs[run].verdict);
+            const char *share = strstr(line, shares[run][k]),
+                       *verdict = strstr(line, runs[run].verdict);
             if (!share || share > end || !verdict || verdict > end)
-                print_error("expected '%s' and %s in: %.*s\n", shares[run][k], runs[run].verdict, (int)(end - line), line);
+                print_error("expected '%s' and %s in: %.*s\n", shares[run][k], runs[run].verdict,
+                            (int)(end - line), line);
             assert_true(share && share < end && verdict && verdict < end);
         }
         cli_result_free(&r);
@@ -338,20 +360,20 @@ static void test_help(void **unused)
     }
 }
 
-
 /* ---- mbd-bench compare ---------------------------------------------------------------- */
 
 /* A row given by its median and cv aggregates (cpu_time; ns), as mbd-bench writes them. */
-#define AGGREGATES(name, median, cv)                                                         \
-    "{\"name\": \"" name "_median\", \"run_name\": \"" name "\", \"run_type\": \"aggregate\", " \
-    "\"aggregate_name\": \"median\", \"cpu_time\": " #median ", \"real_time\": 1, "          \
-    "\"time_unit\": \"ns\"}, "                                                              \
-    "{\"name\": \"" name "_cv\", \"run_name\": \"" name "\", \"run_type\": \"aggregate\", "     \
-    "\"aggregate_name\": \"cv\", \"cpu_time\": " #cv ", \"real_time\": 0, "                  \
+#define AGGREGATES(name, median, cv)                                                               \
+    "{\"name\": \"" name "_median\", \"run_name\": \"" name "\", \"run_type\": \"aggregate\", "    \
+    "\"aggregate_name\": \"median\", \"cpu_time\": " #median ", \"real_time\": 1, "                \
+    "\"time_unit\": \"ns\"}, "                                                                     \
+    "{\"name\": \"" name "_cv\", \"run_name\": \"" name "\", \"run_type\": \"aggregate\", "        \
+    "\"aggregate_name\": \"cv\", \"cpu_time\": " #cv ", \"real_time\": 0, "                        \
     "\"time_unit\": \"ns\"}"
 /* One iteration row in microseconds (no aggregates: a single repetition, cv 0). */
-#define ITERATION(name, us) \
-    "{\"name\": \"" name "\", \"run_type\": \"iteration\", \"cpu_time\": " #us ", \"time_unit\": \"us\"}"
+#define ITERATION(name, us)                                                                        \
+    "{\"name\": \"" name "\", \"run_type\": \"iteration\", \"cpu_time\": " #us                     \
+    ", \"time_unit\": \"us\"}"
 #define RUN(rows) "{\"context\": {}, \"benchmarks\": [" rows "]}"
 
 /* Runs mbd-bench compare with args; the result, its exit status expected. */
@@ -387,17 +409,27 @@ static void expect_line(const char *out, const char *name, const char *verdict)
 static void test_compare_verdicts(void **unused)
 {
     (void)unused;
-    write_text(temp_path(0, "a.json"), RUN(
-        AGGREGATES("steady_slower", 100, 0.001) ", " AGGREGATES("steady_noise", 100, 0.001) ", "
-        AGGREGATES("steady_faster", 100, 0.001) ", " AGGREGATES("noisy", 100, 0.03) ", "
-        AGGREGATES("noisy_slower", 100, 0.03) ", "
-        ITERATION("reps", 1) ", " ITERATION("reps", 1.1) ", " ITERATION("reps", 0.9) ", "
-        ITERATION("single", 2) ", " ITERATION("gone", 5)));
-    write_text(temp_path(1, "b.json"), RUN(
-        AGGREGATES("steady_slower", 102.5, 0.001) ", " AGGREGATES("steady_noise", 101.5, 0.001) ", "
-        AGGREGATES("steady_faster", 97.5, 0.001) ", " AGGREGATES("noisy", 112, 0.03) ", "
-        AGGREGATES("noisy_slower", 113, 0.03) ", "
-        ITERATION("reps", 1.25) ", " ITERATION("single", 1.5) ", " ITERATION("new", 5)));
+    write_text(
+        temp_path(0, "a.json"),
+        RUN(AGGREGATES("steady_slower", 100, 0.001) ", " AGGREGATES("steady_noise", 100, 0.001) ", " AGGREGATES("steady_faster", 100, 0.001) ", " AGGREGATES(
+            "noisy", 100,
+            0.03) ", " AGGREGATES("noisy_slower", 100,
+                                  0.03) ", " ITERATION("reps",
+                                                       1) ", " ITERATION("reps",
+                                                                         1.1) ", " ITERATION("reps",
+                                                                                             0.9) ", " ITERATION("single",
+                                                                                                                 2) ", " ITERATION("gone",
+                                                                                                                                   5)));
+    write_text(
+        temp_path(1, "b.json"),
+        RUN(AGGREGATES("steady_slower", 102.5, 0.001) ", " AGGREGATES("steady_noise", 101.5, 0.001) ", " AGGREGATES(
+            "steady_faster", 97.5,
+            0.001) ", " AGGREGATES("noisy", 112,
+                                   0.03) ", " AGGREGATES("noisy_slower", 113,
+                                                         0.03) ", " ITERATION("reps",
+                                                                              1.25) ", " ITERATION("single",
+                                                                                                   1.5) ", " ITERATION("new",
+                                                                                                                       5)));
     char args[256];
     snprintf(args, sizeof args, "%s %s", temp_path(0, "a.json"), temp_path(1, "b.json"));
     cli_result r = compare_run(args, 0);
@@ -416,11 +448,14 @@ static void test_compare_verdicts(void **unused)
     assert_non_null(strstr(r.out, "7 rows in both: 2 faster, 2 slower, 3 within noise; "));
     cli_result_free(&r);
     /* --fail-on-slower: 1 with slower rows, 0 without (B against itself) */
-    snprintf(args, sizeof args, "%s %s --fail-on-slower", temp_path(0, "a.json"), temp_path(1, "b.json"));
+    snprintf(args, sizeof args, "%s %s --fail-on-slower", temp_path(0, "a.json"),
+             temp_path(1, "b.json"));
     cli_result_free((cli_result[]){compare_run(args, 1)});
-    snprintf(args, sizeof args, "%s %s --fail-on-slower", temp_path(1, "b.json"), temp_path(1, "b.json"));
+    snprintf(args, sizeof args, "%s %s --fail-on-slower", temp_path(1, "b.json"),
+             temp_path(1, "b.json"));
     r = compare_run(args, 0);
-    assert_non_null(strstr(r.out, "8 rows in both: 0 faster, 0 slower, 8 within noise; geometric mean of B/A 1.0000"));
+    assert_non_null(strstr(
+        r.out, "8 rows in both: 0 faster, 0 slower, 8 within noise; geometric mean of B/A 1.0000"));
     cli_result_free(&r);
 }
 
@@ -456,7 +491,8 @@ static void test_compare_bad_input(void **unused)
         {"{\"context\": {}}", "not Google Benchmark JSON"},
         {"[1, 2]", "not Google Benchmark JSON"},
         {RUN("7"), "benchmarks[0]: not a row"},
-        {RUN("{\"name\": \"x\", \"cpu_time\": 3, \"time_unit\": \"fortnights\"}"), "time_unit 'fortnights'"},
+        {RUN("{\"name\": \"x\", \"cpu_time\": 3, \"time_unit\": \"fortnights\"}"),
+         "time_unit 'fortnights'"},
         {RUN(AGGREGATES("y", 100, 0.01)), "no row in common"},
         {RUN(""), "no row in common"},
     };

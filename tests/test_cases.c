@@ -17,8 +17,7 @@
 #define QUADRUPED "models/quadruped.urdf --floating-base"
 
 /* mbd cases MODEL --states K --seed S --out temp_dir/NAME; returns the path (slot). */
-static const char *make_cases(int slot, const char *name, const char *model, int states,
-                              int seed)
+static const char *make_cases(int slot, const char *name, const char *model, int states, int seed)
 {
     const char *path = temp_path(slot, name);
     char args[512];
@@ -61,7 +60,8 @@ static void test_floating_base_quaternions(void **state)
     const size_t first = (size_t)json_integer_value(json_object_get(base, "q_index")) + 3;
     size_t k;
     json_t *item;
-    json_array_foreach(json_object_get(root, "cases"), k, item) {
+    json_array_foreach(json_object_get(root, "cases"), k, item)
+    {
         const json_t *q = json_object_get(item, "q");
         double norm2 = 0.0;
         for (size_t i = first; i < first + 4; i++)
@@ -149,10 +149,7 @@ static void huge_tau(json_t *root)
 {
     json_array_set_new(case_field(root, 1, "tau"), 0, json_real(1e308));
 }
-static void schema_2(json_t *root)
-{
-    json_object_set_new(root, "schema", json_integer(2));
-}
+static void schema_2(json_t *root) { json_object_set_new(root, "schema", json_integer(2)); }
 static void renamed_joint(json_t *root)
 {
     json_object_set_new(json_array_get(json_object_get(root, "joints"), 1), "name",
@@ -164,8 +161,7 @@ static void other_model(json_t *root)
 }
 static void unknown_field(json_t *root)
 {
-    json_object_set_new(json_array_get(json_object_get(root, "cases"), 0), "qddd",
-                        json_integer(1));
+    json_object_set_new(json_array_get(json_object_get(root, "cases"), 0), "qddd", json_integer(1));
 }
 
 static void test_malformed_files_rejected(void **state)

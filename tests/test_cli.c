@@ -9,7 +9,8 @@
 #include <string.h>
 
 /* A valid one-body model file with one field replaced: FIELD is printed verbatim. */
-static const char *model_with(const char *joint, const char *mass, const char *inertia, const char *parent)
+static const char *model_with(const char *joint, const char *mass, const char *inertia,
+                              const char *parent)
 {
     static char text[1024];
     snprintf(text, sizeof text,
@@ -25,37 +26,48 @@ static const char *good_inertia = "[[0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]]";
 static void test_bad_model_files(void **state)
 {
     (void)state;
-    expect_model_rejected(model_with("{\"type\": \"helical\", \"axis\": [0, 0, 1]}", "1", good_inertia, "\"world\""),
-                          "type", "helical");
+    expect_model_rejected(
+        model_with("{\"type\": \"helical\", \"axis\": [0, 0, 1]}", "1", good_inertia, "\"world\""),
+        "type", "helical");
     expect_model_rejected(model_with(good_joint, "-2", good_inertia, "\"world\""), "mass", "-2");
-    expect_model_rejected(model_with(good_joint, "0.5", "[[1, 0, 0], [0, 1, 0], [0, 0, 3]]", "\"world\""),
-                          "inertia", "3");
-    expect_model_rejected(model_with(good_joint, "0.5", "[[1, 0.2, 0], [0, 1, 0], [0, 0, 1]]", "\"world\""),
-                          "inertia", "0.2");
-    expect_model_rejected(model_with(good_joint, "0.5", "[[-1, 0, 0], [0, 1, 0], [0, 0, 1]]", "\"world\""),
-                          "inertia", "-1");
-    expect_model_rejected(model_with(good_joint, "1", good_inertia, "\"ghost\""), "parent", "ghost");
-    expect_model_rejected(model_with("{\"type\": \"revolute\", \"axis\": [0, 1, 0], \"pitch\": 2}", "1",
-                                     good_inertia, "\"world\""), "pitch", "2");
-    expect_model_rejected(model_with(good_joint, "\"heavy\"", good_inertia, "\"world\""), "mass", "heavy");
+    expect_model_rejected(
+        model_with(good_joint, "0.5", "[[1, 0, 0], [0, 1, 0], [0, 0, 3]]", "\"world\""), "inertia",
+        "3");
+    expect_model_rejected(
+        model_with(good_joint, "0.5", "[[1, 0.2, 0], [0, 1, 0], [0, 0, 1]]", "\"world\""),
+        "inertia", "0.2");
+    expect_model_rejected(
+        model_with(good_joint, "0.5", "[[-1, 0, 0], [0, 1, 0], [0, 0, 1]]", "\"world\""), "inertia",
+        "-1");
+    expect_model_rejected(model_with(good_joint, "1", good_inertia, "\"ghost\""), "parent",
+                          "ghost");
+    expect_model_rejected(model_with("{\"type\": \"revolute\", \"axis\": [0, 1, 0], \"pitch\": 2}",
+                                     "1", good_inertia, "\"world\""),
+                          "pitch", "2");
+    expect_model_rejected(model_with(good_joint, "\"heavy\"", good_inertia, "\"world\""), "mass",
+                          "heavy");
     expect_model_rejected(temp_file_with("{\"bodies\": [", ".json"), ":1:12:", "expected");
-    expect_rejected("fd /nonexistent/model.json", (const char *const[]){"/nonexistent/model.json", "cannot open", NULL});
+    expect_rejected("fd /nonexistent/model.json",
+                    (const char *const[]){"/nonexistent/model.json", "cannot open", NULL});
 }
 
 static void test_bad_flags_and_vectors(void **state)
 {
     (void)state;
-    expect_rejected("fd rods:n=3 --q 1,2", (const char *const[]){"--q", "expected 3", "got 2", NULL});
+    expect_rejected("fd rods:n=3 --q 1,2",
+                    (const char *const[]){"--q", "expected 3", "got 2", NULL});
     expect_rejected("fd rods:n=3 --qd 1,nan,2", (const char *const[]){"--qd", "nan", NULL});
     expect_rejected("fd rods:n=3 --tau 1,inf,2", (const char *const[]){"--tau", "inf", NULL});
     expect_rejected("fd rods:n=3 --q 1,,2", (const char *const[]){"--q", "element 1", NULL});
     expect_rejected("fd rods:n=3 --frobnicate 1", (const char *const[]){"--frobnicate", NULL});
     expect_rejected("fd rods:n=3 --solver magic", (const char *const[]){"--solver", "magic", NULL});
-    expect_rejected("fd rods:n=3 --solver bodies --p 1,2,3", (const char *const[]){"--p", "bodies", NULL});
+    expect_rejected("fd rods:n=3 --solver bodies --p 1,2,3",
+                    (const char *const[]){"--p", "bodies", NULL});
     expect_rejected("fd rods:n=3 --q", (const char *const[]){"--q", "needs a value", NULL});
     expect_rejected("fd rods:n=0", (const char *const[]){"rods:n=0", "n", "0", NULL});
     expect_rejected("fd chain:n=4,joint=ball", (const char *const[]){"joint", "ball", NULL});
-    expect_rejected("frobnicate", (const char *const[]){"frobnicate", "simulate", "recommend", NULL});
+    expect_rejected("frobnicate",
+                    (const char *const[]){"frobnicate", "simulate", "recommend", NULL});
     expect_rejected("fd", (const char *const[]){"MODEL", NULL});
 }
 
@@ -82,8 +94,9 @@ static void test_outputs_match_library(void **state)
                           " --qd 1,2,3,-1,-2,-3 --tau 0.5,0,0,0,0,-0.5");
     read_json_array(json_object_get(fd, "qdd"), out, 6);
     assert_memory_equal(out, qdd, sizeof out);
-    json_t *mom = run_json("fd chain:n=3,joint=cardan --solver poisson-ldlt --q 0.1,-0.2,0.3,0.4,-0.5,0.6"
-                           " --qd 1,2,3,-1,-2,-3 --tau 0.5,0,0,0,0,-0.5");
+    json_t *mom =
+        run_json("fd chain:n=3,joint=cardan --solver poisson-ldlt --q 0.1,-0.2,0.3,0.4,-0.5,0.6"
+                 " --qd 1,2,3,-1,-2,-3 --tau 0.5,0,0,0,0,-0.5");
     assert_int_equal(mbd_momentum(model, work, q, qd, p), MBD_OK);
     read_json_array(json_object_get(mom, "p"), out, 6);
     assert_memory_equal(out, p, sizeof out);
@@ -95,7 +108,8 @@ static void test_outputs_match_library(void **state)
     assert_int_equal(mbd_forward_momentum(model, ldlt, q, p, tau, qdd, pd), MBD_OK);
     assert_memory_equal(out, pd, sizeof out);
     mbd_work_free(ldlt);
-    json_t *inv = run_json("id chain:n=3,joint=cardan --q 0.1,-0.2,0.3,0.4,-0.5,0.6 --qd 1,2,3,-1,-2,-3");
+    json_t *inv =
+        run_json("id chain:n=3,joint=cardan --q 0.1,-0.2,0.3,0.4,-0.5,0.6 --qd 1,2,3,-1,-2,-3");
     double printed[18], reactions[18], tau_id[6];
     read_json_array(json_object_get(inv, "tau"), tau_id, 6);
     json_t *rows = json_object_get(inv, "reactions");
@@ -144,7 +158,8 @@ static void test_minv(void **state)
     json_decref(out);
     mbd_work_free(work);
     mbd_model_free(model);
-    expect_rejected("minv rods:n=3 --q 1,2", (const char *const[]){"--q", "expected 3", "got 2", NULL});
+    expect_rejected("minv rods:n=3 --q 1,2",
+                    (const char *const[]){"--q", "expected 3", "got 2", NULL});
     expect_rejected("minv rods:n=3 --qd 1,2,3", (const char *const[]){"--qd", NULL});
 }
 
@@ -167,7 +182,8 @@ static void test_derivatives(void **state)
         "{\"name\": \"pendulum\", \"gravity\": [0, -9.81, 0], \"bodies\": [{\"name\": \"link\","
         " \"parent\": \"world\", \"joint\": {\"type\": \"revolute\", \"axis\": [0, 0, 1]},"
         " \"mass\": 2.5, \"com\": [0.7, 0, 0],"
-        " \"inertia\": [[4e-5, 0, 0], [0, 0.04, 0], [0, 0, 0.04]]}]}", ".json");
+        " \"inertia\": [[4e-5, 0, 0], [0, 0.04, 0], [0, 0, 0.04]]}]}",
+        ".json");
     const double expected[3] = {m * g * lc * sin(q) / J, 0.0, 1.0 / J};
     char args[512];
     for (int k = 0; k < mbd_derivatives_method_count(); k++) {
@@ -203,10 +219,14 @@ static void test_derivatives(void **state)
     mbd_work_free(work);
     mbd_model_free(model);
 
-    expect_rejected("derivatives rods:n=3 --method magic", (const char *const[]){"--method", "magic", NULL});
-    expect_rejected("derivatives rods:n=3 --solver magic", (const char *const[]){"--solver", "magic", NULL});
-    expect_rejected("derivatives rods:n=3 --q 1,2", (const char *const[]){"--q", "expected 3", NULL});
-    expect_rejected("derivatives rods:n=3 --tau 1,nan,2", (const char *const[]){"--tau", "nan", NULL});
+    expect_rejected("derivatives rods:n=3 --method magic",
+                    (const char *const[]){"--method", "magic", NULL});
+    expect_rejected("derivatives rods:n=3 --solver magic",
+                    (const char *const[]){"--solver", "magic", NULL});
+    expect_rejected("derivatives rods:n=3 --q 1,2",
+                    (const char *const[]){"--q", "expected 3", NULL});
+    expect_rejected("derivatives rods:n=3 --tau 1,nan,2",
+                    (const char *const[]){"--tau", "nan", NULL});
     expect_rejected("derivatives rods:n=3 --p 1,2,3", (const char *const[]){"--p", NULL});
     expect_rejected("derivatives chain:n=4,joint=revolute,friction=0.2",
                     (const char *const[]){"friction", "without friction or loops", NULL});
@@ -269,7 +289,8 @@ static void test_help(void **state)
 static void test_default_solver(void **state)
 {
     (void)state;
-    const char *args = "fd chain:n=3,joint=cardan --q 0.1,-0.2,0.3,0.4,-0.5,0.6 --qd 1,2,3,-1,-2,-3";
+    const char *args =
+        "fd chain:n=3,joint=cardan --q 0.1,-0.2,0.3,0.4,-0.5,0.6 --qd 1,2,3,-1,-2,-3";
     char with[256];
     snprintf(with, sizeof with, "%s --solver dense", args);
     cli_result plain = mbd_run(args), dense = mbd_run(with), usage = mbd_run("fd --help");
@@ -315,7 +336,8 @@ static void test_recommend_derivatives(void **state)
     double previous = 0.0;
     for (size_t k = 0; k < json_array_size(ranking); k++) {
         const json_t *row = json_array_get(ranking, k);
-        assert_non_null(mbd_derivatives_method_find(json_string_value(json_object_get(row, "variant"))));
+        assert_non_null(
+            mbd_derivatives_method_find(json_string_value(json_object_get(row, "variant"))));
         const double ratio = json_real_value(json_object_get(row, "ratio_to_fastest"));
         assert_true(ratio >= previous);
         previous = ratio;
@@ -334,12 +356,13 @@ static void test_massless_leaf_cli(void **state)
 {
     (void)state;
     const char *path = temp_path(0, "massless-leaf.json");
-    write_text(path,
-               "{\"name\": \"massless-leaf\", \"bodies\": [\n"
-               " {\"name\": \"arm\", \"parent\": \"world\", \"joint\": {\"type\": \"revolute\", \"axis\": [0, 0, 1]},\n"
-               "  \"mass\": 1, \"com\": [0.5, 0, 0], \"inertia\": [[0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]]},\n"
-               " {\"name\": \"sensor\", \"parent\": \"arm\", \"joint\": {\"type\": \"revolute\", \"axis\": [0, 1, 0], \"origin\": [1, 0, 0]},\n"
-               "  \"mass\": 0, \"com\": [0, 0, 0], \"inertia\": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]}]}\n");
+    write_text(
+        path,
+        "{\"name\": \"massless-leaf\", \"bodies\": [\n"
+        " {\"name\": \"arm\", \"parent\": \"world\", \"joint\": {\"type\": \"revolute\", \"axis\": [0, 0, 1]},\n"
+        "  \"mass\": 1, \"com\": [0.5, 0, 0], \"inertia\": [[0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]]},\n"
+        " {\"name\": \"sensor\", \"parent\": \"arm\", \"joint\": {\"type\": \"revolute\", \"axis\": [0, 1, 0], \"origin\": [1, 0, 0]},\n"
+        "  \"mass\": 0, \"com\": [0, 0, 0], \"inertia\": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]}]}\n");
     char args[512];
     for (int k = 0; k < mbd_solver_count(); k++) {
         snprintf(args, sizeof args, "fd %s --solver %s --q 0.1,0.2 --qd 1,2", path,
@@ -358,9 +381,9 @@ static void test_nonfinite_cli(void **state)
 {
     (void)state;
     static const char *const cases[][2] = {
-        {"--q nan,0", "--q"},          {"--qd 0,inf", "--qd"},   {"--tau -inf,1", "--tau"},
-        {"--q 1e999,0", "--q"},        {"--qd 0,-1e400", "--qd"}, {"--tau 0,NaN", "--tau"},
-        {"--q '0,nan(0x1)'", "--q"},     {"--tau 0,infinity", "--tau"},
+        {"--q nan,0", "--q"},        {"--qd 0,inf", "--qd"},        {"--tau -inf,1", "--tau"},
+        {"--q 1e999,0", "--q"},      {"--qd 0,-1e400", "--qd"},     {"--tau 0,NaN", "--tau"},
+        {"--q '0,nan(0x1)'", "--q"}, {"--tau 0,infinity", "--tau"},
     };
     char args[256];
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -386,16 +409,18 @@ static void test_nonfinite_results(void **state)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         cli_result r = mbd_run(cases[k][0]);
         if (r.status != 1 || !strstr(r.err, cases[k][1]) || strstr(r.out, "nan"))
-            print_error("mbd %s: exit %d, stdout \"%s\", stderr \"%s\"\n", cases[k][0],
-                        r.status, r.out, r.err);
+            print_error("mbd %s: exit %d, stdout \"%s\", stderr \"%s\"\n", cases[k][0], r.status,
+                        r.out, r.err);
         assert_int_equal(r.status, 1);
         assert_non_null(strstr(r.err, cases[k][1]));
         assert_null(strstr(r.out, "nan"));
         cli_result_free(&r);
     }
     for (int m = 0; m < mbd_derivatives_method_count(); m++) {
-        snprintf(args, sizeof args, "derivatives chain:n=3,joint=revolute --tau 0,0,1e308 "
-                 "--method %s", mbd_derivatives_method_name(mbd_derivatives_method_at(m)));
+        snprintf(args, sizeof args,
+                 "derivatives chain:n=3,joint=revolute --tau 0,0,1e308 "
+                 "--method %s",
+                 mbd_derivatives_method_name(mbd_derivatives_method_at(m)));
         expect_mbd(args, 1, "NaN or Inf");
     }
 }
@@ -407,8 +432,9 @@ static void test_derivatives_solver_flag(void **state)
     (void)state;
     expect_rejected("derivatives chain:n=3,joint=revolute --method analytic --solver dense",
                     (const char *const[]){"--solver", "analytic", NULL});
-    expect_rejected("derivatives chain:n=3,joint=revolute --method finite-difference --solver bodies",
-                    (const char *const[]){"--solver", "finite-difference", NULL});
+    expect_rejected(
+        "derivatives chain:n=3,joint=revolute --method finite-difference --solver bodies",
+        (const char *const[]){"--solver", "finite-difference", NULL});
     expect_mbd("derivatives chain:n=3,joint=revolute --method automatic --solver bodies --json", 0,
                "dqdd_dq");
 }
@@ -422,7 +448,8 @@ static void test_simulate_step_limit(void **state)
     expect_rejected("simulate chain:n=3,joint=revolute --integrator dopri5 --t1 1 --sample 1e-12",
                     (const char *const[]){"--sample", NULL});
     expect_rejected("simulate chain:n=3,joint=revolute --integrator rk4 --t1 1 --dt 1e-300 "
-                    "--ensemble 2", (const char *const[]){"--dt", NULL});
+                    "--ensemble 2",
+                    (const char *const[]){"--dt", NULL});
 }
 
 /* Output paths checked before the work: exit 2 naming the path, nothing written. */
@@ -448,8 +475,10 @@ static void test_bad_output_paths(void **state)
     }
     expect_rejected("export mjcf chain:n=2,joint=revolute --out /dev/null",
                     (const char *const[]){"/dev/null", "not a regular file", NULL});
-    snprintf(args, sizeof args, "simulate chain:n=2,joint=revolute --integrator rk4 --t1 0.1 "
-             "--dt 0.01 --ensemble 2 --out-dir %s", missing);
+    snprintf(args, sizeof args,
+             "simulate chain:n=2,joint=revolute --integrator rk4 --t1 0.1 "
+             "--dt 0.01 --ensemble 2 --out-dir %s",
+             missing);
     expect_rejected(args, (const char *const[]){missing, "No such file or directory", NULL});
 }
 
@@ -458,10 +487,11 @@ static void test_cases_failure_said_once(void **state)
 {
     (void)state;
     const char *model = temp_path(1, "massless.json");
-    write_text(model,
-               "{\"name\": \"massless\", \"bodies\": [\n"
-               " {\"name\": \"leaf\", \"parent\": \"world\", \"joint\": {\"type\": \"revolute\", \"axis\": [0, 0, 1]},\n"
-               "  \"mass\": 0, \"com\": [0, 0, 0], \"inertia\": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]}]}\n");
+    write_text(
+        model,
+        "{\"name\": \"massless\", \"bodies\": [\n"
+        " {\"name\": \"leaf\", \"parent\": \"world\", \"joint\": {\"type\": \"revolute\", \"axis\": [0, 0, 1]},\n"
+        "  \"mass\": 0, \"com\": [0, 0, 0], \"inertia\": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]}]}\n");
     char args[512];
     snprintf(args, sizeof args, "cases %s --states 2 --out %s", model, temp_path(2, "c.json"));
     cli_result r = mbd_run(args);

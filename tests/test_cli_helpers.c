@@ -164,8 +164,9 @@ static void test_write_atomic_ok_and_failing_writer(void **state)
     assert_int_equal(write_atomic_captured(dir_path, &p, message, sizeof message), CLI_USAGE_ERROR);
     assert_non_null(strstr(message, "a directory"));
     assert_int_equal(count_prefixed(temp_dir, "a-directory.tmp."), 0);
-    assert_int_equal(write_atomic_captured(temp_path(1, "no/such/dir/out.txt"), &p, message, sizeof message),
-                     CLI_USAGE_ERROR);
+    assert_int_equal(
+        write_atomic_captured(temp_path(1, "no/such/dir/out.txt"), &p, message, sizeof message),
+        CLI_USAGE_ERROR);
     assert_non_null(strstr(message, "No such file or directory"));
     assert_int_equal(write_atomic_captured("", &p, message, sizeof message), CLI_USAGE_ERROR);
     assert_non_null(strstr(message, "an empty path"));
@@ -341,7 +342,8 @@ static void test_write_atomic_full_disk(void **state)
     const char *mount_point = temp_path(1, "tiny-tmpfs");
     assert_int_equal(mkdir(mount_point, 0700), 0);
     if (mount("tmpfs", mount_point, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k") != 0) {
-        print_message("full disk: cannot mount a tmpfs (%s); RLIMIT_FSIZE test only\n", strerror(errno));
+        print_message("full disk: cannot mount a tmpfs (%s); RLIMIT_FSIZE test only\n",
+                      strerror(errno));
         rmdir(mount_point);
         skip();
     }

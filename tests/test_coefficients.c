@@ -32,8 +32,8 @@ static void coefficients(const mbd_model *model, mbd_work *work, coeff_state *s)
 }
 
 /* out = H(q + h dir) in place of s->q (restored) */
-static void mass_matrix_at(const mbd_model *model, mbd_work *work, coeff_state *s, const double *dir,
-                           double h, double *out)
+static void mass_matrix_at(const mbd_model *model, mbd_work *work, coeff_state *s,
+                           const double *dir, double h, double *out)
 {
     double *q = malloc(sizeof(double) * (size_t)s->nq);
     for (int k = 0; k < s->nq; k++)
@@ -54,7 +54,8 @@ static void test_equations_match_rnea(void **unused)
     uint64_t seed = 3;
     for (size_t m = 0; m < NSPECS + 3; m++) {
         mbd_model *model = m < NSPECS ? load_model(specs[m])
-                                      : random_model(m, 7, MIXED_COORDINATE_JOINTS, m % 2 ? SHAPE_RANDOM : SHAPE_BINARY);
+                                      : random_model(m, 7, MIXED_COORDINATE_JOINTS,
+                                                     m % 2 ? SHAPE_RANDOM : SHAPE_BINARY);
         mbd_work *work;
         mbd_work_new(model, NULL, &work);
         coeff_state s = coeff_state_new(model, &seed);
@@ -107,8 +108,10 @@ static void test_christoffel_and_skew(void **unused)
             for (int j = 0; j < n; j++) {
                 double c = 0.0;
                 for (int k = 0; k < n; k++)
-                    c += 0.5 * (dH[(size_t)k * nn + i * n + j] + dH[(size_t)j * nn + i * n + k] -
-                                dH[(size_t)i * nn + j * n + k]) * s.qd[k];
+                    c += 0.5 *
+                         (dH[(size_t)k * nn + i * n + j] + dH[(size_t)j * nn + i * n + k] -
+                          dH[(size_t)i * nn + j * n + k]) *
+                         s.qd[k];
                 expected[i * n + j] = c;
             }
         coefficients(model, work, &s);
@@ -119,8 +122,10 @@ static void test_christoffel_and_skew(void **unused)
         double worst = 0.0, scale = 0.0;
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++) {
-                const double Nij = (plus[i * n + j] - minus[i * n + j]) / (2 * h) - 2 * s.C[i * n + j];
-                const double Nji = (plus[j * n + i] - minus[j * n + i]) / (2 * h) - 2 * s.C[j * n + i];
+                const double Nij =
+                    (plus[i * n + j] - minus[i * n + j]) / (2 * h) - 2 * s.C[i * n + j];
+                const double Nji =
+                    (plus[j * n + i] - minus[j * n + i]) / (2 * h) - 2 * s.C[j * n + i];
                 worst = fmax(worst, fabs(Nij + Nji));
                 scale = fmax(scale, fabs(s.C[i * n + j]));
             }
@@ -195,20 +200,25 @@ static void test_planar_arm_closed_form(void **unused)
 static void test_cli_json(void **unused)
 {
     (void)unused;
-    json_t *root = run_json("coeffs models/planar-arm.json --q 0,1.5707963267948966 --qd 1,2 --json");
+    json_t *root =
+        run_json("coeffs models/planar-arm.json --q 0,1.5707963267948966 --qd 1,2 --json");
     const double q[2] = {0, 1.5707963267948966}, qd[2] = {1, 2};
     double H[4], C[4], g[2];
     arm_closed_form(q, qd, H, C, g);
     const double Cqd[2] = {C[0] * qd[0] + C[1] * qd[1], C[2] * qd[0] + C[3] * qd[1]};
-    const struct { const char *key; const double *expected; int rows; } fields[] = {
-        {"H", H, 2}, {"C", C, 2}, {"g", g, 0}, {"Cqd", Cqd, 0}};
+    const struct {
+        const char *key;
+        const double *expected;
+        int rows;
+    } fields[] = {{"H", H, 2}, {"C", C, 2}, {"g", g, 0}, {"Cqd", Cqd, 0}};
     for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
         const json_t *value = json_object_get(root, fields[f].key);
         double got[4];
         const int n = fields[f].rows ? 4 : 2;
         for (int e = 0; e < n; e++) {
-            const json_t *x = fields[f].rows ? json_array_get(json_array_get(value, (size_t)e / 2), (size_t)e % 2)
-                                             : json_array_get(value, (size_t)e);
+            const json_t *x =
+                fields[f].rows ? json_array_get(json_array_get(value, (size_t)e / 2), (size_t)e % 2)
+                               : json_array_get(value, (size_t)e);
             assert_true(json_is_number(x));
             got[e] = json_number_value(x);
         }

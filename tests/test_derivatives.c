@@ -58,16 +58,17 @@ static void test_single_pendulum(void **state)
     for (int k = 0; k < mbd_derivatives_method_count(); k++) {
         const mbd_derivatives_method *method = mbd_derivatives_method_at(k);
         double got[3];
-        assert_int_equal(mbd_forward_derivatives(model, work, &q, &qd, &tau, method, &got[0],
-                                                 &got[1], &got[2]),
-                         MBD_OK);
-        assert_close(got, expected, 3, method_tolerance(method), mbd_derivatives_method_name(method));
+        assert_int_equal(
+            mbd_forward_derivatives(model, work, &q, &qd, &tau, method, &got[0], &got[1], &got[2]),
+            MBD_OK);
+        assert_close(got, expected, 3, method_tolerance(method),
+                     mbd_derivatives_method_name(method));
     }
-    const double qdd = 0.3, dtau_expected[2] = {-m * g * lc * sin(q), 0.0}; /* tau = J qdd + m g lc cos q */
+    const double qdd = 0.3,
+                 dtau_expected[2] = {-m * g * lc * sin(q), 0.0}; /* tau = J qdd + m g lc cos q */
     double dtau[2];
-    assert_int_equal(mbd_inverse_dynamics_derivatives(model, work, &q, &qd, &qdd, &dtau[0],
-                                                      &dtau[1]),
-                     MBD_OK);
+    assert_int_equal(
+        mbd_inverse_dynamics_derivatives(model, work, &q, &qd, &qdd, &dtau[0], &dtau[1]), MBD_OK);
     assert_close(dtau, dtau_expected, 2, 1e-13, "dtau/dq, dtau/dqd");
     mbd_work_free(work);
     mbd_model_free(model);
@@ -82,9 +83,8 @@ static void test_inverse_mass_matrix(void **state)
         for (int bodies = 6; bodies <= 18; bodies += 12) {
             if (type == MIXED_COORDINATE_JOINTS)
                 continue;
-            mbd_model *model =
-                random_model(40 + (uint64_t)(type + 2) + 10 * (uint64_t)(bodies - 6), bodies, type,
-                             SHAPE_RANDOM);
+            mbd_model *model = random_model(40 + (uint64_t)(type + 2) + 10 * (uint64_t)(bodies - 6),
+                                            bodies, type, SHAPE_RANDOM);
             const int nv = mbd_model_nv(model);
             mbd_work *work;
             assert_int_equal(mbd_work_new(model, mbd_solver_find("bodies"), &work), MBD_OK);
@@ -144,8 +144,8 @@ static void test_against_differences(void **state)
 
 /* Column j of dtau/dq and dtau/dqd by central differences of mbd_inverse_dynamics, along
  * q (+) h e_j and qd + h e_j; qdd is s->tau. */
-static void inverse_dynamics_differences(const mbd_model *model, mbd_work *work,
-                                         const state_buf *s, double *dq, double *dqd)
+static void inverse_dynamics_differences(const mbd_model *model, mbd_work *work, const state_buf *s,
+                                         double *dq, double *dqd)
 {
     const int nq = s->nq, nv = s->nv;
     const double h = 1e-5;
@@ -156,9 +156,9 @@ static void inverse_dynamics_differences(const mbd_model *model, mbd_work *work,
         for (int side = 0; side < 2; side++) {
             delta[j] = side ? -h : h;
             assert_int_equal(mbd_integrate_positions(model, s->q, delta, moved), MBD_OK);
-            assert_int_equal(mbd_inverse_dynamics(model, work, moved, s->qd, s->tau,
-                                                  side ? minus : plus, NULL),
-                             MBD_OK);
+            assert_int_equal(
+                mbd_inverse_dynamics(model, work, moved, s->qd, s->tau, side ? minus : plus, NULL),
+                MBD_OK);
         }
         delta[j] = 0.0;
         for (int i = 0; i < nv; i++)
@@ -166,9 +166,9 @@ static void inverse_dynamics_differences(const mbd_model *model, mbd_work *work,
         const double qd_j = s->qd[j];
         for (int side = 0; side < 2; side++) {
             s->qd[j] = side ? qd_j - h : qd_j + h;
-            assert_int_equal(mbd_inverse_dynamics(model, work, s->q, s->qd, s->tau,
-                                                  side ? minus : plus, NULL),
-                             MBD_OK);
+            assert_int_equal(
+                mbd_inverse_dynamics(model, work, s->q, s->qd, s->tau, side ? minus : plus, NULL),
+                MBD_OK);
         }
         s->qd[j] = qd_j;
         for (int i = 0; i < nv; i++)
@@ -188,7 +188,8 @@ static void test_exact_methods_agree(void **state)
         for (tree_shape shape = SHAPE_CHAIN; shape <= SHAPE_RANDOM; shape += 2) {
             if (type == MIXED_COORDINATE_JOINTS)
                 continue;
-            mbd_model *model = random_model(130 + (uint64_t)(type + 2) + 10 * shape, 12, type, shape);
+            mbd_model *model =
+                random_model(130 + (uint64_t)(type + 2) + 10 * shape, 12, type, shape);
             const int nv = mbd_model_nv(model);
             mbd_work *work;
             assert_int_equal(mbd_work_new(model, mbd_solver_find("bodies"), &work), MBD_OK);
@@ -206,7 +207,8 @@ static void test_exact_methods_agree(void **state)
                 }
                 derivatives d = derivatives_new(nv);
                 assert_int_equal(forward_derivatives(model, work, &s, method, &d), MBD_OK);
-                assert_close(d.dq, first.dq, 3 * nv * nv, 1e-10, mbd_derivatives_method_name(method));
+                assert_close(d.dq, first.dq, 3 * nv * nv, 1e-10,
+                             mbd_derivatives_method_name(method));
                 free(d.dq);
             }
             free(first.dq);
@@ -239,7 +241,8 @@ static void test_floating_branched(void **state)
         mbd_work *work;
         assert_int_equal(mbd_work_new(model, mbd_solver_find("bodies"), &work), MBD_OK);
         state_buf s = state_new(model, 19);
-        derivatives got = derivatives_new(nv), dual = derivatives_new(nv), ref = derivatives_new(nv);
+        derivatives got = derivatives_new(nv), dual = derivatives_new(nv),
+                    ref = derivatives_new(nv);
         double *Hinv = calloc((size_t)nv * (size_t)nv, sizeof *Hinv);
         assert_non_null(Hinv);
         assert_int_equal(forward_derivatives(model, work, &s, analytic, &got), MBD_OK);
@@ -284,15 +287,15 @@ static void test_inverse_dynamics_derivatives(void **state)
             assert_int_equal(mbd_work_new(model, mbd_solver_find("dense"), &work), MBD_OK);
             state_buf s = state_new(model, 13);
             derivatives got = derivatives_new(nv), ref = derivatives_new(nv);
-            assert_int_equal(mbd_inverse_dynamics_derivatives(model, work, s.q, s.qd, s.tau,
-                                                              got.dq, got.dqd),
-                             MBD_OK);
+            assert_int_equal(
+                mbd_inverse_dynamics_derivatives(model, work, s.q, s.qd, s.tau, got.dq, got.dqd),
+                MBD_OK);
             inverse_dynamics_differences(model, work, &s, ref.dq, ref.dqd);
             assert_close(got.dq, ref.dq, nv * nv, 1e-6, "dtau/dq");
             assert_close(got.dqd, ref.dqd, nv * nv, 1e-6, "dtau/dqd");
-            assert_int_equal(mbd_inverse_dynamics_derivatives(model, work, s.q, s.qd, s.tau,
-                                                              NULL, got.dqd),
-                             MBD_OK);
+            assert_int_equal(
+                mbd_inverse_dynamics_derivatives(model, work, s.q, s.qd, s.tau, NULL, got.dqd),
+                MBD_OK);
             assert_close(got.dqd, ref.dqd, nv * nv, 1e-6, "dtau/dqd alone");
             free(got.dq);
             free(ref.dq);
@@ -357,10 +360,9 @@ static void test_directions_in_sweeps(void **state)
         assert_int_equal(forward_derivatives(model, work, &s, method, &all), MBD_OK);
         double *outputs[3] = {alone.dq, alone.dqd, alone.dtau};
         for (int k = 0; k < 3; k++)
-            assert_int_equal(mbd_forward_derivatives(model, work, s.q, s.qd, s.tau, method,
-                                                     k == 0 ? outputs[0] : NULL,
-                                                     k == 1 ? outputs[1] : NULL,
-                                                     k == 2 ? outputs[2] : NULL),
+            assert_int_equal(mbd_forward_derivatives(
+                                 model, work, s.q, s.qd, s.tau, method, k == 0 ? outputs[0] : NULL,
+                                 k == 1 ? outputs[1] : NULL, k == 2 ? outputs[2] : NULL),
                              MBD_OK);
         assert_close(alone.dq, all.dq, 3 * nv * nv, 0.0, "each matrix alone");
         free(all.dq);
@@ -423,9 +425,9 @@ static void test_refused(void **state)
         state_buf s = state_new(model, 1);
         derivatives d = derivatives_new(mbd_model_nv(model));
         assert_int_equal(forward_derivatives(model, work, &s, method, &d), MBD_EUNSUPPORTED);
-        assert_int_equal(mbd_inverse_dynamics_derivatives(model, work, s.q, s.qd, s.tau, d.dq,
-                                                          d.dqd),
-                         MBD_EUNSUPPORTED);
+        assert_int_equal(
+            mbd_inverse_dynamics_derivatives(model, work, s.q, s.qd, s.tau, d.dq, d.dqd),
+            MBD_EUNSUPPORTED);
         free(d.dq);
         state_free(&s);
         mbd_work_free(work);
@@ -437,9 +439,8 @@ static void test_refused(void **state)
     state_buf s = state_new(model, 2);
     derivatives d = derivatives_new(mbd_model_nv(model));
     assert_int_equal(forward_derivatives(model, work, &s, NULL, &d), MBD_EINVAL);
-    assert_int_equal(mbd_forward_derivatives(model, work, s.q, s.qd, s.tau, method, NULL, NULL,
-                                             NULL),
-                     MBD_OK);
+    assert_int_equal(
+        mbd_forward_derivatives(model, work, s.q, s.qd, s.tau, method, NULL, NULL, NULL), MBD_OK);
     s.qd[2] = NAN;
     assert_int_equal(forward_derivatives(model, work, &s, method, &d), MBD_ENONFINITE);
     free(d.dq);

@@ -68,10 +68,13 @@ static void test_double_pendulum(void **state)
     mbd_work_new(model, NULL, &work);
     const double q[2] = {0.3, -0.7}, qd[2] = {1.1, -0.4}, qdd[2] = {0.5, 2.0};
     const double c2 = cos(q[1]), s2 = sin(q[1]), h = m[1] * len[0] * lc[1];
-    const double H[4] = {I[0] + I[1] + m[0] * lc[0] * lc[0] + m[1] * (len[0] * len[0] + lc[1] * lc[1] + 2 * len[0] * lc[1] * c2),
-                         I[1] + m[1] * (lc[1] * lc[1] + len[0] * lc[1] * c2), 0, I[1] + m[1] * lc[1] * lc[1]};
+    const double H[4] = {I[0] + I[1] + m[0] * lc[0] * lc[0] +
+                             m[1] * (len[0] * len[0] + lc[1] * lc[1] + 2 * len[0] * lc[1] * c2),
+                         I[1] + m[1] * (lc[1] * lc[1] + len[0] * lc[1] * c2), 0,
+                         I[1] + m[1] * lc[1] * lc[1]};
     const double C[2] = {-h * s2 * (2 * qd[0] * qd[1] + qd[1] * qd[1]), h * s2 * qd[0] * qd[0]};
-    const double G[2] = {(m[0] * lc[0] + m[1] * len[0]) * g0 * cos(q[0]) + m[1] * lc[1] * g0 * cos(q[0] + q[1]),
+    const double G[2] = {(m[0] * lc[0] + m[1] * len[0]) * g0 * cos(q[0]) +
+                             m[1] * lc[1] * g0 * cos(q[0] + q[1]),
                          m[1] * lc[1] * g0 * cos(q[0] + q[1])};
     const double tau[2] = {H[0] * qdd[0] + H[1] * qdd[1] + C[0] + G[0],
                            H[1] * qdd[0] + H[3] * qdd[1] + C[1] + G[1]};
@@ -126,7 +129,8 @@ static void for_each_random_model(void (*check)(fixture *))
     for (int type = -1; type < MBD_JOINT_TYPE_COUNT; type++)
         for (int s = 0; s < 3; s++) {
             const uint64_t seed = (uint64_t)(31 * (type + 1) + s);
-            fixture *f = fixture_new(random_model(seed, 12, type, shapes[s]), mbd_solver_find("dense"), seed);
+            fixture *f = fixture_new(random_model(seed, 12, type, shapes[s]),
+                                     mbd_solver_find("dense"), seed);
             check(f);
             fixture_free(f);
         }
@@ -138,16 +142,20 @@ static void for_each_random_model(void (*check)(fixture *))
 static void check_mass_matrix_identities(fixture *f)
 {
     const int nv = f->nv;
-    double *at_rest = calloc((size_t)nv, sizeof(double)), *zero = calloc((size_t)nv, sizeof(double));
-    double *Hcol = malloc(sizeof(double) * (size_t)nv), *L = malloc(sizeof(double) * (size_t)nv * nv);
+    double *at_rest = calloc((size_t)nv, sizeof(double)),
+           *zero = calloc((size_t)nv, sizeof(double));
+    double *Hcol = malloc(sizeof(double) * (size_t)nv),
+           *L = malloc(sizeof(double) * (size_t)nv * nv);
     assert_int_equal(mbd_mass_matrix(f->model, f->work, f->q, f->H), MBD_OK);
     for (int r = 0; r < nv; r++)
         for (int c = 0; c < r; c++)
             assert_true(f->H[r * nv + c] == f->H[c * nv + r]);
-    assert_int_equal(mbd_inverse_dynamics(f->model, f->work, f->q, zero, zero, at_rest, NULL), MBD_OK);
+    assert_int_equal(mbd_inverse_dynamics(f->model, f->work, f->q, zero, zero, at_rest, NULL),
+                     MBD_OK);
     for (int j = 0; j < nv; j++) {
         f->qdd[j] = 1.0;
-        assert_int_equal(mbd_inverse_dynamics(f->model, f->work, f->q, zero, f->qdd, f->col, NULL), MBD_OK);
+        assert_int_equal(mbd_inverse_dynamics(f->model, f->work, f->q, zero, f->qdd, f->col, NULL),
+                         MBD_OK);
         f->qdd[j] = 0.0;
         for (int r = 0; r < nv; r++)
             f->col[r] -= at_rest[r];
@@ -179,7 +187,8 @@ static void check_mass_matrix_identities(fixture *f)
 static void check_inverse_of_forward(fixture *f)
 {
     assert_int_equal(mbd_forward(f->model, f->work, f->q, f->qd, f->tau, f->qdd), MBD_OK);
-    assert_int_equal(mbd_inverse_dynamics(f->model, f->work, f->q, f->qd, f->qdd, f->col, NULL), MBD_OK);
+    assert_int_equal(mbd_inverse_dynamics(f->model, f->work, f->q, f->qd, f->qdd, f->col, NULL),
+                     MBD_OK);
     assert_close(f->col, f->tau, f->nv, 1e-11, "RNEA(FD(tau))");
 }
 
@@ -206,7 +215,8 @@ static int joint_subspace_from_def(const mbd_body_def *b, const double *q, doubl
         return 2;
     default: { /* Rot(a2, q2)^T a1 by Rodrigues: a1 cos - (a2 x a1) sin + a2 (a2.a1)(1 - cos) */
         const double c = cos(q[1]), s = sin(q[1]), d = a[0] * a2[0] + a[1] * a2[1] + a[2] * a2[2];
-        const double x[3] = {a2[1] * a[2] - a2[2] * a[1], a2[2] * a[0] - a2[0] * a[2], a2[0] * a[1] - a2[1] * a[0]};
+        const double x[3] = {a2[1] * a[2] - a2[2] * a[1], a2[2] * a[0] - a2[0] * a[2],
+                             a2[0] * a[1] - a2[1] * a[0]};
         for (int k = 0; k < 3; k++)
             S[0][k] = a[k] * c - x[k] * s + a2[k] * d * (1 - c);
         memcpy(S[1], a2, 3 * sizeof *a2);
@@ -230,7 +240,8 @@ static void check_reactions_project_to_tau(fixture *f)
     const int nb = mbd_model_nbodies(f->model);
     double *reactions = malloc(sizeof(double) * 6 * (size_t)nb);
     test_fill(&(uint64_t){7}, f->qdd, f->nv, -1.0, 1.0);
-    assert_int_equal(mbd_inverse_dynamics(f->model, f->work, f->q, f->qd, f->qdd, f->tau, reactions), MBD_OK);
+    assert_int_equal(
+        mbd_inverse_dynamics(f->model, f->work, f->q, f->qd, f->qdd, f->tau, reactions), MBD_OK);
     int qi = 0, vi = 0;
     for (int i = 0; i < nb; i++) {
         mbd_body_def b = *mbd_model_body(f->model, i);
@@ -260,7 +271,8 @@ static void check_base_carries_weight(fixture *f)
     int roots = 0;
     memset(f->qd, 0, sizeof(double) * (size_t)f->nv);
     memset(f->qdd, 0, sizeof(double) * (size_t)f->nv);
-    assert_int_equal(mbd_inverse_dynamics(f->model, f->work, f->q, f->qd, f->qdd, f->tau, reactions), MBD_OK);
+    assert_int_equal(
+        mbd_inverse_dynamics(f->model, f->work, f->q, f->qd, f->qdd, f->tau, reactions), MBD_OK);
     mbd_model_gravity(f->model, g);
     for (int i = 0; i < nb; i++) {
         total += mbd_model_body(f->model, i)->mass;
@@ -275,20 +287,33 @@ static void check_base_carries_weight(fixture *f)
     free(reactions);
 }
 
-static void test_mass_matrix_identities(void **state) { (void)state; for_each_random_model(check_mass_matrix_identities); }
-static void test_inverse_of_forward(void **state) { (void)state; for_each_random_model(check_inverse_of_forward); }
-static void test_reactions_project_to_tau(void **state) { (void)state; for_each_random_model(check_reactions_project_to_tau); }
-static void test_base_carries_weight(void **state) { (void)state; for_each_random_model(check_base_carries_weight); }
+static void test_mass_matrix_identities(void **state)
+{
+    (void)state;
+    for_each_random_model(check_mass_matrix_identities);
+}
+static void test_inverse_of_forward(void **state)
+{
+    (void)state;
+    for_each_random_model(check_inverse_of_forward);
+}
+static void test_reactions_project_to_tau(void **state)
+{
+    (void)state;
+    for_each_random_model(check_reactions_project_to_tau);
+}
+static void test_base_carries_weight(void **state)
+{
+    (void)state;
+    for_each_random_model(check_base_carries_weight);
+}
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_single_pendulum),
-        cmocka_unit_test(test_double_pendulum),
-        cmocka_unit_test(test_mass_matrix_identities),
-        cmocka_unit_test(test_inverse_of_forward),
-        cmocka_unit_test(test_reactions_project_to_tau),
-        cmocka_unit_test(test_base_carries_weight),
+        cmocka_unit_test(test_single_pendulum),          cmocka_unit_test(test_double_pendulum),
+        cmocka_unit_test(test_mass_matrix_identities),   cmocka_unit_test(test_inverse_of_forward),
+        cmocka_unit_test(test_reactions_project_to_tau), cmocka_unit_test(test_base_carries_weight),
     };
     return cmocka_run_group_tests_name("dynamics", tests, NULL, NULL);
 }

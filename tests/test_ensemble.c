@@ -108,8 +108,8 @@ static ensemble_log *run_ensemble(const mbd_model *model, const char *solver,
     const int nq = mbd_model_nq(model);
     ensemble_log *log = log_new(nq, mbd_model_nv(model), K);
     int status[K_RUNS];
-    assert_int_equal(mbd_simulate_ensemble(model, mbd_solver_find(solver), opt, K, x0,
-                                           x0 + K * nq, record_ensemble, log, status),
+    assert_int_equal(mbd_simulate_ensemble(model, mbd_solver_find(solver), opt, K, x0, x0 + K * nq,
+                                           record_ensemble, log, status),
                      expect);
     for (int k = 0; k < K; k++)
         assert_int_equal(status[k], log->status[log->count - 1][k]);
@@ -126,8 +126,8 @@ static void test_ensemble_equals_single_runs(void **unused)
     const char *models[] = {"chain:n=4,joint=cardan", "chain:n=3,joint=spherical,base=free"};
     const char *solvers[] = {"bodies", "dense", "sparse"};
     const mbd_ensemble_options opt = {.t1 = 0.25, .dt = 1.0 / 64, .report_every = 1};
-    const mbd_sim_options single = {.formulation = MBD_ACCELERATION, .integrator = MBD_RK4,
-                                    .t1 = opt.t1, .dt = opt.dt};
+    const mbd_sim_options single = {
+        .formulation = MBD_ACCELERATION, .integrator = MBD_RK4, .t1 = opt.t1, .dt = opt.dt};
     for (size_t m = 0; m < sizeof models / sizeof *models; m++) {
         mbd_model *model = load_model(models[m]);
         const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);
@@ -256,9 +256,9 @@ static void test_ensemble_bad_options(void **unused)
     bad[4].threads = -1;
     bad[5].lanes = 3;
     for (size_t b = 0; b < sizeof bad / sizeof *bad; b++)
-        assert_int_equal(mbd_simulate_ensemble(model, solver, &bad[b], 1, x0, x0 + 2, NULL, NULL,
-                                               NULL),
-                         MBD_EINVAL);
+        assert_int_equal(
+            mbd_simulate_ensemble(model, solver, &bad[b], 1, x0, x0 + 2, NULL, NULL, NULL),
+            MBD_EINVAL);
     assert_int_equal(mbd_simulate_ensemble(model, solver, &good, -1, x0, x0 + 2, NULL, NULL, NULL),
                      MBD_EINVAL);
     assert_int_equal(mbd_simulate_ensemble(model, NULL, &good, 1, x0, x0 + 2, NULL, NULL, NULL),
@@ -306,8 +306,8 @@ static int csv_numbers(const char *text, int columns, int fixed, double *cells)
 /* Two initial states (q row, qd row) from a file with a header: each run of the ensemble is mbd
  * simulate's RK4 run from its state, every step, to round-off; rows are time-major with
  * run and status. */
-static void check_cli_ensemble_equals_simulate(const char *model, int nq, int nv,
-                                               const char *q[2], const char *qd[2])
+static void check_cli_ensemble_equals_simulate(const char *model, int nq, int nv, const char *q[2],
+                                               const char *qd[2])
 {
     char text[512], args[1024];
     snprintf(text, sizeof text, "q,qd\n%s,%s\n%s,%s\n", q[0], qd[0], q[1], qd[1]);
@@ -360,11 +360,13 @@ static void columns_from_info(const char *model, char *out, size_t size)
     json_t *info = run_json(args), *joint;
     size_t used = 0, j;
     for (int rates = 0; rates < 2; rates++)
-        json_array_foreach(json_object_get(info, "joints"), j, joint) {
+        json_array_foreach(json_object_get(info, "joints"), j, joint)
+        {
             const int n = (int)json_integer_value(json_object_get(joint, rates ? "nv" : "nq"));
             const char *name = json_string_value(json_object_get(joint, "name"));
             for (int k = 0; k < n; k++) {
-                used += (size_t)snprintf(out + used, size - used, ",%s.%s", name, rates ? "qd" : "q");
+                used +=
+                    (size_t)snprintf(out + used, size - used, ",%s.%s", name, rates ? "qd" : "q");
                 if (n > 1)
                     used += (size_t)snprintf(out + used, size - used, "%d", k);
                 assert_true(used < size);
@@ -465,7 +467,8 @@ static void test_cli_ensemble_files(void **unused)
         assert_int_equal(strlen(text), header + 5 * row);
         assert_memory_equal(text, reference, header);
         for (int s = 0; s < 5; s++)
-            assert_memory_equal(text + header + s * row, reference + header + (s * 4 + k) * row, row);
+            assert_memory_equal(text + header + s * row, reference + header + (s * 4 + k) * row,
+                                row);
         free(text);
         unlink(path);
     }
@@ -481,8 +484,8 @@ static void test_cli_ensemble_failed_run(void **unused)
     (void)unused;
     const char *states = temp_file_with("0.1,0.2,0,0\n0.1,0.2,1e300,1e300\n", ".csv");
     char args[512];
-    snprintf(args, sizeof args, "simulate chain:n=2,joint=revolute " RK4 " --ensemble 2 --states %s",
-             states);
+    snprintf(args, sizeof args,
+             "simulate chain:n=2,joint=revolute " RK4 " --ensemble 2 --states %s", states);
     cli_result r = mbd_run(args);
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.err, "1 of 2 runs failed"));
@@ -490,7 +493,8 @@ static void test_cli_ensemble_failed_run(void **unused)
     assert_int_equal(csv_numbers(r.out, 7, 1, cells), 2 * 5);
     for (int s = 1; s < 5; s++) {
         assert_true(cells[(s * 2) * 7 + 6] == 0.0 && isfinite(cells[(s * 2) * 7 + 2]));
-        assert_true(cells[(s * 2 + 1) * 7 + 6] == MBD_ENONFINITE && isnan(cells[(s * 2 + 1) * 7 + 2]));
+        assert_true(cells[(s * 2 + 1) * 7 + 6] == MBD_ENONFINITE &&
+                    isnan(cells[(s * 2 + 1) * 7 + 2]));
     }
     cli_result_free(&r);
     unlink(states);
@@ -515,7 +519,8 @@ static void test_cli_ensemble_rejects(void **unused)
         {"--integrator rk4 --ensemble 2 --threads -1", "--threads"},
         {"--integrator rk4 --ensemble 2 --out a.csv --out-dir b", "--out-dir"},
         {"--integrator rk4 --ensemble 2 --formulation momentum --solver bodies", "--formulation"},
-        {"--integrator rk4 --ensemble 2 --states /nonexistent.csv", "/nonexistent.csv: cannot open"},
+        {"--integrator rk4 --ensemble 2 --states /nonexistent.csv",
+         "/nonexistent.csv: cannot open"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         char args[512];
@@ -529,8 +534,9 @@ static void test_cli_ensemble_rejects(void **unused)
     expect_rejected(args, (const char *const[]){nan_states, "column 4", "'x'", NULL});
     snprintf(args, sizeof args, "%s --integrator rk4 --ensemble 3 --states %s", base, two_states);
     expect_rejected(args, (const char *const[]){two_states, "has 2 states", "asks for 3", NULL});
-    expect_rejected("simulate models/five-bar.json --integrator rk4 --t1 0.1 --dt 0.01 --ensemble 2",
-                    (const char *const[]){"loops", NULL});
+    expect_rejected(
+        "simulate models/five-bar.json --integrator rk4 --t1 0.1 --dt 0.01 --ensemble 2",
+        (const char *const[]){"loops", NULL});
     char *files[] = {bad_states, nan_states, two_states};
     for (int f = 0; f < 3; f++) {
         unlink(files[f]);

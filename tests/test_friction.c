@@ -134,9 +134,14 @@ static mbd_model *incline_model(const incline *c)
     double R[3][3];
     rotation(R, (const double[3]){0.3, -0.5, 0.8}, 0.9);
     const double phi = 0.6;
-    const double axis_world[3] = {cos(c->theta) * cos(phi), cos(c->theta) * sin(phi), sin(c->theta)};
-    mbd_body_def b = {.name = "block", .parent = -1, .joint = MBD_PRISMATIC, .mass = c->m,
-                      .com = {0.1, -0.2, 0.05}, .friction = c->fr};
+    const double axis_world[3] = {cos(c->theta) * cos(phi), cos(c->theta) * sin(phi),
+                                  sin(c->theta)};
+    mbd_body_def b = {.name = "block",
+                      .parent = -1,
+                      .joint = MBD_PRISMATIC,
+                      .mass = c->m,
+                      .com = {0.1, -0.2, 0.05},
+                      .friction = c->fr};
     apply_t(b.axes[0], R, axis_world);
     memcpy(b.rotation, R, sizeof R);
     memcpy(b.origin, (const double[3]){0.4, 0.1, -0.3}, sizeof b.origin);
@@ -151,7 +156,8 @@ static void check_incline(const mbd_model *model, mbd_work *work, mbd_formulatio
     const incline *c = ctx;
     const double qdd = (c->tau - c->m * g0 * sin(c->theta) -
                         c->fr.coulomb * c->m * g0 * cos(c->theta) * tanh(c->qd / c->fr.smoothing) -
-                        c->fr.viscous * c->qd) / c->m;
+                        c->fr.viscous * c->qd) /
+                       c->m;
     const double expected = form == MBD_MOMENTUM ? c->m * qdd : qdd; /* pd = m qdd */
     assert_close(out, &expected, 1, 1e-12, "incline");
     if (c->fr.coulomb > 0.0)
@@ -203,7 +209,11 @@ static mbd_model *arm_model(const turning_arm *c)
     multiply(R12, R1, R2);
     mbd_body_def b[2] = {
         {.name = "arm", .parent = -1, .joint = MBD_REVOLUTE, .mass = c->m1, .friction = c->arm},
-        {.name = "slider", .parent = 0, .joint = MBD_PRISMATIC, .mass = c->m, .friction = c->slider},
+        {.name = "slider",
+         .parent = 0,
+         .joint = MBD_PRISMATIC,
+         .mass = c->m,
+         .friction = c->slider},
     };
     apply_t(b[0].axes[0], R1, (const double[3]){0, 0, 1});
     memcpy(b[0].rotation, R1, sizeof R1);
@@ -229,8 +239,8 @@ static void arm_by_hand(const turning_arm *c, double qdd[2], double pd[2])
         const double N1 = c->m * hypot(radial, tangential), N2 = c->m * hypot(tangential, g0);
         const double F1 = -c->arm.coulomb * c->arm.radius * N1 * tanh(thd / c->arm.smoothing) -
                           c->arm.viscous * thd;
-        const double F2 = -c->slider.coulomb * N2 * tanh(sd / c->slider.smoothing) -
-                          c->slider.viscous * sd;
+        const double F2 =
+            -c->slider.coulomb * N2 * tanh(sd / c->slider.smoothing) - c->slider.viscous * sd;
         thdd = (c->tau[0] + F1 - 2 * c->m * rho * sd * thd) / H11;
         sdd = (c->tau[1] + F2) / c->m + rho * thd * thd;
     }
@@ -250,10 +260,17 @@ static void check_arm(const mbd_model *model, mbd_work *work, mbd_formulation fo
 }
 
 static const turning_arm arm_case = {
-    .m1 = 3.0, .J1 = 0.2, .m = 1.5, .J2 = 0.01, .d = 0.25, .h = 0.1,
+    .m1 = 3.0,
+    .J1 = 0.2,
+    .m = 1.5,
+    .J2 = 0.01,
+    .d = 0.25,
+    .h = 0.1,
     .arm = {.coulomb = 0.4, .radius = 0.1, .viscous = 0.05, .smoothing = 0.2},
     .slider = {.coulomb = 0.3, .viscous = 0.1, .smoothing = 0.1},
-    .q = {0.4, 0.15}, .qd = {1.3, -0.6}, .tau = {0.5, -0.2},
+    .q = {0.4, 0.15},
+    .qd = {1.3, -0.6},
+    .tau = {0.5, -0.2},
 };
 
 static void test_turning_arm_by_hand(void **state)
@@ -356,8 +373,8 @@ static void test_first_evaluation_as_full_solves(void **state)
     for (int type = MIXED_COORDINATE_JOINTS; type <= MBD_CARDAN; type++) {
         if (type == MIXED_JOINTS) /* spherical and free joints have no friction */
             continue;
-        mbd_model *model = replace_friction(random_model(40 + (uint64_t)(type + 2), 9, type,
-                                                         SHAPE_RANDOM), "random", fr);
+        mbd_model *model = replace_friction(
+            random_model(40 + (uint64_t)(type + 2), 9, type, SHAPE_RANDOM), "random", fr);
         state_buf s = state_new(model, 7 + (uint64_t)(type + 2));
         for (int k = 0; k < mbd_solver_count(); k++) {
             const mbd_solver *solver = mbd_solver_at(k);
@@ -442,8 +459,8 @@ static void test_calls_independent(void **state)
 {
     (void)state;
     const mbd_friction fr = {.coulomb = 0.2, .radius = 0.05, .viscous = 0.1, .smoothing = 0.05};
-    mbd_model *model = replace_friction(random_model(3, 12, MIXED_COORDINATE_JOINTS,
-                                                     SHAPE_RANDOM), "random", fr);
+    mbd_model *model =
+        replace_friction(random_model(3, 12, MIXED_COORDINATE_JOINTS, SHAPE_RANDOM), "random", fr);
     state_buf a = state_new(model, 1), b = state_new(model, 2);
     for (int k = 0; k < mbd_solver_count(); k++) {
         const mbd_solver *solver = mbd_solver_at(k);
@@ -498,7 +515,8 @@ static void test_zero_friction_bit_identical(void **state)
             assert_int_equal(mbd_forward(plain, w_plain, q, qd, tau, ref), MBD_OK);
             assert_int_equal(mbd_forward(zero, w_zero, q, qd, tau, out), MBD_OK);
         } else {
-            assert_int_equal(mbd_forward_momentum(plain, w_plain, q, p, tau, ref, ref + nv), MBD_OK);
+            assert_int_equal(mbd_forward_momentum(plain, w_plain, q, p, tau, ref, ref + nv),
+                             MBD_OK);
             assert_int_equal(mbd_forward_momentum(zero, w_zero, q, p, tau, out, out + nv), MBD_OK);
         }
         assert_memory_equal(out, ref, bytes);
@@ -535,21 +553,28 @@ static int track_energy(const mbd_sim_state *s, void *ctx)
 static void test_energy_decreases(void **state)
 {
     (void)state;
-    mbd_model *model = with_friction("chain:n=4,joint=cylindrical",
-                                     (mbd_friction){.coulomb = 0.2, .radius = 0.05,
-                                                    .viscous = 0.05, .smoothing = 0.05});
+    mbd_model *model = with_friction(
+        "chain:n=4,joint=cylindrical",
+        (mbd_friction){.coulomb = 0.2, .radius = 0.05, .viscous = 0.05, .smoothing = 0.05});
     const double q0[8] = {0.3, 0.1, -0.4, 0.0, 0.6, -0.1, 0.2, 0.05};
     const double qd0[8] = {1.0, 0.5, -0.8, 0.3, 0.4, -0.6, 1.2, 0.2};
-    const struct { const char *solver; mbd_formulation form; } runs[] = {
-        {"bodies", MBD_ACCELERATION}, {"poisson-ldlt", MBD_MOMENTUM}};
+    const struct {
+        const char *solver;
+        mbd_formulation form;
+    } runs[] = {{"bodies", MBD_ACCELERATION}, {"poisson-ldlt", MBD_MOMENTUM}};
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
-        const mbd_sim_options opt = {.formulation = runs[r].form, .integrator = MBD_DOPRI5,
-                                     .t1 = 1.0, .rtol = 1e-10, .atol = 1e-12, .sample = 0.01};
+        const mbd_sim_options opt = {.formulation = runs[r].form,
+                                     .integrator = MBD_DOPRI5,
+                                     .t1 = 1.0,
+                                     .rtol = 1e-10,
+                                     .atol = 1e-12,
+                                     .sample = 0.01};
         energy_track e = {0};
         assert_int_equal(mbd_simulate(model, mbd_solver_find(runs[r].solver), &opt, q0, qd0,
-                                      track_energy, &e, NULL), MBD_OK);
-        print_message("%s: E %.6f -> %.6f, largest rise %.1e over %ld samples\n",
-                      runs[r].solver, e.first, e.last, e.worst_rise, e.count);
+                                      track_energy, &e, NULL),
+                         MBD_OK);
+        print_message("%s: E %.6f -> %.6f, largest rise %.1e over %ld samples\n", runs[r].solver,
+                      e.first, e.last, e.worst_rise, e.count);
         assert_int_equal(e.count, 101);
         assert_true(e.worst_rise <= 1e-8 * fabs(e.first));
         assert_true(e.first - e.last > 0.05);
@@ -563,25 +588,30 @@ static void test_energy_decreases(void **state)
 static const char *arm_json(const char *arm_friction, const char *slider_friction)
 {
     static char text[1024];
-    snprintf(text, sizeof text,
-             "{\"bodies\": ["
-             "{\"name\": \"arm\", \"parent\": \"world\", \"joint\": {\"type\": \"revolute\", "
-             "\"axis\": [0, 0, 1], \"friction\": %s}, "
-             "\"mass\": 3, \"com\": [0, 0, 0], \"inertia\": [[1e-3, 0, 0], [0, 1e-3, 0], [0, 0, 1e-3]]}, "
-             "{\"name\": \"slider\", \"parent\": \"arm\", \"joint\": {\"type\": \"prismatic\", "
-             "\"axis\": [1, 0, 0], \"origin\": [1, 0, 0], \"friction\": %s}, "
-             "\"mass\": 1.5, \"com\": [0, 0, 0], \"inertia\": [[1e-3, 0, 0], [0, 1e-3, 0], [0, 0, 1e-3]]}]}",
-             arm_friction, slider_friction);
+    snprintf(
+        text, sizeof text,
+        "{\"bodies\": ["
+        "{\"name\": \"arm\", \"parent\": \"world\", \"joint\": {\"type\": \"revolute\", "
+        "\"axis\": [0, 0, 1], \"friction\": %s}, "
+        "\"mass\": 3, \"com\": [0, 0, 0], \"inertia\": [[1e-3, 0, 0], [0, 1e-3, 0], [0, 0, 1e-3]]}, "
+        "{\"name\": \"slider\", \"parent\": \"arm\", \"joint\": {\"type\": \"prismatic\", "
+        "\"axis\": [1, 0, 0], \"origin\": [1, 0, 0], \"friction\": %s}, "
+        "\"mass\": 1.5, \"com\": [0, 0, 0], \"inertia\": [[1e-3, 0, 0], [0, 1e-3, 0], [0, 0, 1e-3]]}]}",
+        arm_friction, slider_friction);
     return temp_file_with(text, ".json");
 }
 
 static void test_model_file_errors(void **state)
 {
     (void)state;
-    const struct { const char *friction, *fragment; } bad[] = {
-        {"{\"coulomb\": 0.3}", "bodies[1] (\"slider\").joint.friction.smoothing: expected a number > 0 where coulomb > 0, got 0"},
+    const struct {
+        const char *friction, *fragment;
+    } bad[] = {
+        {"{\"coulomb\": 0.3}",
+         "bodies[1] (\"slider\").joint.friction.smoothing: expected a number > 0 where coulomb > 0, got 0"},
         {"{\"viscous\": -1}", "joint.friction.viscous: expected a finite number >= 0, got -1"},
-        {"{\"coulomb\": \"high\"}", "joint.friction.coulomb: expected a finite number, got \"high\""},
+        {"{\"coulomb\": \"high\"}",
+         "joint.friction.coulomb: expected a finite number, got \"high\""},
         {"{\"static\": 0.3}", "joint.friction.static: unknown field"},
         {"0.3", "bodies[1] (\"slider\").joint.friction: expected an object, got 0.3"},
     };
@@ -592,13 +622,19 @@ static void test_model_file_errors(void **state)
         expect_mbd2(args, 2, bad[k].fragment, path);
         unlink(path);
     }
-    mbd_body_def b = {.name = "b", .parent = -1, .joint = MBD_REVOLUTE, .axes = {{0, 0, 1}},
-                      .rotation = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, .mass = 1,
-                      .inertia = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, .friction = {.radius = NAN}};
+    mbd_body_def b = {.name = "b",
+                      .parent = -1,
+                      .joint = MBD_REVOLUTE,
+                      .axes = {{0, 0, 1}},
+                      .rotation = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}},
+                      .mass = 1,
+                      .inertia = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}},
+                      .friction = {.radius = NAN}};
     char err[256];
     const double gravity[3] = {0, 0, -g0};
     assert_null(build_tree("m", gravity, 1, &b, err, sizeof err));
-    assert_non_null(strstr(err, "bodies[0] (\"b\").joint.friction.radius: expected a finite number >= 0"));
+    assert_non_null(
+        strstr(err, "bodies[0] (\"b\").joint.friction.radius: expected a finite number >= 0"));
 }
 
 /* mbd fd prints the iteration count, and names the joint when the iteration fails. */

@@ -54,7 +54,8 @@ static int on_gpu(void)
 static int batch_takes(int solver)
 {
     const int slots = gpu_options.inertia_slots, kernel = gpu_solvers[solver].kernel;
-    return !(kernel == GPU_KERNEL_bodies && slots) && !(kernel == GPU_KERNEL_bodies_slots && !slots);
+    return !(kernel == GPU_KERNEL_bodies && slots) &&
+           !(kernel == GPU_KERNEL_bodies_slots && !slots);
 }
 
 /* K states of one GPU solver: x is qd (p in the momentum form), y qdd (qd), z pd (the
@@ -121,10 +122,10 @@ static void check_states(const mbd_model *model, gpu_states *b, int with_tau, co
     for (int k = 0; k < b->K; k++) {
         const size_t at = (size_t)k * b->nv;
         const double *q = b->q + (size_t)k * b->nq, *tau = with_tau ? b->tau + at : NULL;
-        b->expect[k] = gpu_solvers[b->solver].momentum
-                           ? mbd_forward_momentum(model, work, q, b->x + at, tau, b->ref + at,
-                                                  b->ref_z + at)
-                           : mbd_forward(model, work, q, b->x + at, tau, b->ref + at);
+        b->expect[k] =
+            gpu_solvers[b->solver].momentum
+                ? mbd_forward_momentum(model, work, q, b->x + at, tau, b->ref + at, b->ref_z + at)
+                : mbd_forward(model, work, q, b->x + at, tau, b->ref + at);
         if (b->status[k] != b->expect[k])
             fail_msg("%s, %s: state %d of %d: status %d, the CPU's %d", label,
                      gpu_solvers[b->solver].name, k, b->K, b->status[k], b->expect[k]);
@@ -204,15 +205,16 @@ static void run_on_gpu_arrays(const mbd_model *model, mbd_gpu_batch *batch, gpu_
     assert_int_equal(mbd_gpu_copy_to(batch, q, b->q, q_bytes), MBD_OK);
     assert_int_equal(mbd_gpu_copy_to(batch, x, b->x, v_bytes), MBD_OK);
     memset(b->y, 0, 2 * v_bytes);
-    assert_int_equal(momentum ? mbd_gpu_batch_forward_momentum_on_gpu(model, batch, b->K, q, x,
-                                                                       tau, y, z, status)
-                              : mbd_gpu_batch_forward_on_gpu(model, batch, b->K, q, x, tau, y,
-                                                             status),
-                     MBD_OK);
+    assert_int_equal(
+        momentum
+            ? mbd_gpu_batch_forward_momentum_on_gpu(model, batch, b->K, q, x, tau, y, z, status)
+            : mbd_gpu_batch_forward_on_gpu(model, batch, b->K, q, x, tau, y, status),
+        MBD_OK);
     assert_int_equal(mbd_gpu_copy_from(batch, b->y, y, v_bytes), MBD_OK);
     if (momentum)
         assert_int_equal(mbd_gpu_copy_from(batch, b->z, z, v_bytes), MBD_OK);
-    assert_int_equal(mbd_gpu_copy_from(batch, b->status, status, (size_t)b->K * sizeof(int)), MBD_OK);
+    assert_int_equal(mbd_gpu_copy_from(batch, b->status, status, (size_t)b->K * sizeof(int)),
+                     MBD_OK);
     const mbd_gpu_ptr arrays[] = {q, x, tau, y, z, status};
     for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++)
         mbd_gpu_release(batch, arrays[a]); /* 0: none */
@@ -237,9 +239,9 @@ static void run_on_gpu(const mbd_model *model, gpu_states *b, int with_tau)
                          MBD_EUNSUPPORTED);
     } else {
         mbd_gpu_batch_forward(model, batch, b->K, b->q, b->x, tau, b->y, b->status);
-        assert_int_equal(mbd_gpu_batch_forward_momentum(model, batch, 1, b->q, b->x, tau, b->y,
-                                                        b->z, NULL),
-                         MBD_EUNSUPPORTED);
+        assert_int_equal(
+            mbd_gpu_batch_forward_momentum(model, batch, 1, b->q, b->x, tau, b->y, b->z, NULL),
+            MBD_EUNSUPPORTED);
     }
     check_states(model, b, with_tau, "gpu, host arrays");
     run_on_gpu_arrays(model, batch, b, with_tau);
@@ -280,12 +282,13 @@ static void test_ptx_entries(void **state)
         skip(); /* built without clang */
     assert_non_null(strstr(mbd_gpu_ptx, ".target sm_80"));
 #define CHECK_ENTRY(entry) assert_non_null(strstr(mbd_gpu_ptx, ".visible .entry " #entry "("));
-#define CHECK_ENTRIES(kernel, solvers, entry, local_entry) CHECK_ENTRY(entry) CHECK_ENTRY(local_entry)
+#define CHECK_ENTRIES(kernel, solvers, entry, local_entry)                                         \
+    CHECK_ENTRY(entry) CHECK_ENTRY(local_entry)
     CHECK_ENTRY(mbd_gpu_start_works)
     GPU_KERNEL_LIST(CHECK_ENTRIES)
 #undef CHECK_ENTRIES
 #undef CHECK_ENTRY
-    assert_null(strstr(mbd_gpu_ptx, ".extern")); /* no libc or libm on the GPU */
+    assert_null(strstr(mbd_gpu_ptx, ".extern"));     /* no libc or libm on the GPU */
     assert_int_equal(GPU_SOLVERS, GPU_KERNEL_COUNT); /* each kernel tested below */
 }
 
@@ -476,9 +479,9 @@ static void refuse_options(const mbd_model *model, const char *solver,
 {
     mbd_gpu_batch *batch = (mbd_gpu_batch *)1;
     char why[256] = "";
-    assert_int_equal(mbd_gpu_batch_new(model, mbd_solver_find(solver), options, &batch, why,
-                                       sizeof why),
-                     status);
+    assert_int_equal(
+        mbd_gpu_batch_new(model, mbd_solver_find(solver), options, &batch, why, sizeof why),
+        status);
     assert_null(batch);
     if (!strstr(why, expected))
         fail_msg("\"%s\" does not say \"%s\"", why, expected);
@@ -528,9 +531,9 @@ static void test_refusals(void **state)
     mbd_model *model = load_model("chain:n=4,joint=revolute");
     mbd_gpu_batch *batch = (mbd_gpu_batch *)1;
     char why[256];
-    assert_int_equal(mbd_gpu_batch_new(model, mbd_solver_find("poisson-sweep"), NULL, &batch,
-                                       why, sizeof why),
-                     MBD_EUNSUPPORTED);
+    assert_int_equal(
+        mbd_gpu_batch_new(model, mbd_solver_find("poisson-sweep"), NULL, &batch, why, sizeof why),
+        MBD_EUNSUPPORTED);
     assert_null(batch);
     assert_non_null(strstr(why, "no GPU kernel for the solver poisson-sweep"));
     assert_int_equal(mbd_gpu_batch_new(model, mbd_solver_find("sparse"), NULL, &batch, NULL, 0),
@@ -555,9 +558,9 @@ static void test_refusals(void **state)
     refuse_setting("MBD_GPU_WORKSPACE", "shared");
     refuse_setting("MBD_GPU_INERTIA_SUMS", "shared");
     refuse_setting("MBD_GPU_IMAGE", "sass");
-    assert_int_equal(mbd_gpu_batch_new(NULL, mbd_solver_find("bodies"), NULL, &batch, why,
-                                       sizeof why),
-                     MBD_EINVAL);
+    assert_int_equal(
+        mbd_gpu_batch_new(NULL, mbd_solver_find("bodies"), NULL, &batch, why, sizeof why),
+        MBD_EINVAL);
     void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
     if (driver)
         dlclose(driver);
@@ -575,11 +578,15 @@ int main(void)
         return 1;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ptx_entries),     cmocka_unit_test(test_image_selected),
+        cmocka_unit_test(test_ptx_entries),
+        cmocka_unit_test(test_image_selected),
         cmocka_unit_test(test_thread_work_in_its_block),
-        cmocka_unit_test(test_random_models),   cmocka_unit_test(test_bad_states),
-        cmocka_unit_test(test_zero_quaternion), cmocka_unit_test(test_long_chain),
-        cmocka_unit_test(test_screw_trees),     cmocka_unit_test(test_armature_and_passive),
+        cmocka_unit_test(test_random_models),
+        cmocka_unit_test(test_bad_states),
+        cmocka_unit_test(test_zero_quaternion),
+        cmocka_unit_test(test_long_chain),
+        cmocka_unit_test(test_screw_trees),
+        cmocka_unit_test(test_armature_and_passive),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, make_temp_dir, remove_temp_dir);

@@ -14,15 +14,16 @@
 static cli_result make_staged(const char *target)
 {
     char line[512];
-    snprintf(line, sizeof line,
-             "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory %s DESTDIR=%s PREFIX=/usr",
-             target, temp_dir);
+    snprintf(
+        line, sizeof line,
+        "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory %s DESTDIR=%s PREFIX=/usr",
+        target, temp_dir);
     return shell_run(line);
 }
 
-static const char *const installed[] = {"include/mbd.h", "lib/libmbd.a", "lib/pkgconfig/mbd.pc",
-                                        "bin/mbd", "bin/mbd-bench",
-                                        "share/mbdbench/golden/cases.txt"};
+static const char *const installed[] = {"include/mbd.h",        "lib/libmbd.a",
+                                        "lib/pkgconfig/mbd.pc", "bin/mbd",
+                                        "bin/mbd-bench",        "share/mbdbench/golden/cases.txt"};
 
 static int staged_exists(const char *file)
 {
@@ -43,10 +44,11 @@ static void test_install_link_uninstall(void **unused)
         assert_true(staged_exists(installed[k]));
 
     char line[1024];
-    snprintf(line, sizeof line,
-             "cc examples/batch.c $(PKG_CONFIG_PATH=%s/usr/lib/pkgconfig pkg-config --define-prefix "
-             "--cflags --libs mbd) -o %s/batch && %s/batch",
-             temp_dir, temp_dir, temp_dir);
+    snprintf(
+        line, sizeof line,
+        "cc examples/batch.c $(PKG_CONFIG_PATH=%s/usr/lib/pkgconfig pkg-config --define-prefix "
+        "--cflags --libs mbd) -o %s/batch && %s/batch",
+        temp_dir, temp_dir, temp_dir);
     r = shell_run(line);
     if (r.status)
         print_error("%s\n%s", line, r.err);

@@ -140,7 +140,8 @@ static void test_free_body_euler(void **state)
     static const double com[3] = {0}, gravity[3] = {0.3, -0.4, -9.81};
     static const double I[9] = {0.8, 0.1, -0.05, 0.1, 1.3, 0.2, -0.05, 0.2, 1.9};
     mbd_model *model = one_body(MBD_FREE, 2.5, com, I, gravity);
-    const double q[7] = {0.3, -1.2, 2.0, 0.5, -0.5, 0.1, 0.7}, qd[6] = {0.7, -1.1, 0.4, 0.2, 0.5, -0.9};
+    const double q[7] = {0.3, -1.2, 2.0, 0.5, -0.5, 0.1, 0.7},
+                 qd[6] = {0.7, -1.1, 0.4, 0.2, 0.5, -0.9};
     double unit_q[7], R[9], Iw[3], wxIw[3], wxv[3], expected[6], g_body[3], qdd[6];
     memcpy(unit_q, q, sizeof q);
     const double norm = quaternion_norm(q + 3);
@@ -160,7 +161,8 @@ static void test_free_body_euler(void **state)
         }
     const double det = I[0] * cof[0] + I[1] * cof[3] + I[2] * cof[6];
     for (int r = 0; r < 3; r++) {
-        expected[r] = -(cof[3 * r] * wxIw[0] + cof[3 * r + 1] * wxIw[1] + cof[3 * r + 2] * wxIw[2]) / det;
+        expected[r] =
+            -(cof[3 * r] * wxIw[0] + cof[3 * r + 1] * wxIw[1] + cof[3 * r + 2] * wxIw[2]) / det;
         expected[3 + r] = -wxv[r] + g_body[r];
     }
     for (int s = 0; s < mbd_solver_count(); s++) {
@@ -219,10 +221,10 @@ static void test_spherical_at_rest(void **state)
 
 typedef struct {
     const mbd_model *model;
-    double worst_quaternion;   /* max ||quat| - 1| */
+    double worst_quaternion; /* max ||quat| - 1| */
     double L0[3], P0[3], E0;
     double worst_L, worst_P, worst_E; /* max deviations from the first state */
-    double min_w1, max_w1;     /* extremes of qd[1] */
+    double min_w1, max_w1;            /* extremes of qd[1] */
     int count;
 } invariants;
 
@@ -263,11 +265,16 @@ static void test_intermediate_axis_flip(void **state)
     mbd_model *model = one_body(MBD_FREE, 3.0, com, I, zero3);
     const double q0[7] = {0.5, -0.2, 0.1, 1, 0, 0, 0}, qd0[6] = {0.01, 2.0, 0.01, 0.3, -0.2, 0.1};
     for (int form = MBD_ACCELERATION; form <= MBD_MOMENTUM; form++) {
-        const mbd_sim_options opt = {.formulation = (mbd_formulation)form, .integrator = MBD_RK4,
-                                     .t1 = 10.0, .dt = 1e-4, .sample = 0.05};
+        const mbd_sim_options opt = {.formulation = (mbd_formulation)form,
+                                     .integrator = MBD_RK4,
+                                     .t1 = 10.0,
+                                     .dt = 1e-4,
+                                     .sample = 0.05};
         invariants inv = {.model = model};
-        const mbd_solver *solver = mbd_solver_find(form == MBD_ACCELERATION ? "bodies" : "poisson-ldlt");
-        assert_int_equal(mbd_simulate(model, solver, &opt, q0, qd0, track_invariants, &inv, NULL), MBD_OK);
+        const mbd_solver *solver =
+            mbd_solver_find(form == MBD_ACCELERATION ? "bodies" : "poisson-ldlt");
+        assert_int_equal(mbd_simulate(model, solver, &opt, q0, qd0, track_invariants, &inv, NULL),
+                         MBD_OK);
         assert_int_equal(inv.count, 201);
         assert_true(inv.min_w1 < -1.9 && inv.max_w1 > 1.9); /* flipped */
         assert_true(inv.worst_quaternion <= 1e-12);
@@ -289,7 +296,8 @@ typedef struct {
 static int compare_top(const mbd_sim_state *s, void *ctx)
 {
     top *tp = ctx;
-    const double Omega = (tp->C - tp->A) * tp->w0[2] / tp->A, c = cos(Omega * s->t), sn = sin(Omega * s->t);
+    const double Omega = (tp->C - tp->A) * tp->w0[2] / tp->A, c = cos(Omega * s->t),
+                 sn = sin(Omega * s->t);
     const double w[3] = {tp->w0[0] * c - tp->w0[1] * sn, tp->w0[0] * sn + tp->w0[1] * c, tp->w0[2]};
     for (int k = 0; k < 3; k++)
         tp->worst = fmax(tp->worst, fabs(s->qd[k] - w[k]));
@@ -304,9 +312,15 @@ static void test_symmetric_top(void **state)
     mbd_model *model = one_body(MBD_FREE, 2.0, zero3, I, zero3);
     const double q0[7] = {0, 0, 0, 0.6, 0.0, 0.8, 0.0};
     const double qd0[6] = {tp.w0[0], tp.w0[1], tp.w0[2], 0, 0, 0};
-    const mbd_sim_options opt = {.formulation = MBD_ACCELERATION, .integrator = MBD_DOPRI5,
-                                 .t1 = 20.0, .rtol = 1e-12, .atol = 1e-12, .sample = 0.1};
-    assert_int_equal(mbd_simulate(model, mbd_solver_find("dense"), &opt, q0, qd0, compare_top, &tp, NULL), MBD_OK);
+    const mbd_sim_options opt = {.formulation = MBD_ACCELERATION,
+                                 .integrator = MBD_DOPRI5,
+                                 .t1 = 20.0,
+                                 .rtol = 1e-12,
+                                 .atol = 1e-12,
+                                 .sample = 0.1};
+    assert_int_equal(
+        mbd_simulate(model, mbd_solver_find("dense"), &opt, q0, qd0, compare_top, &tp, NULL),
+        MBD_OK);
     assert_true(tp.worst <= 1e-9);
     mbd_model_free(model);
 }
@@ -349,10 +363,14 @@ static void test_conical_pendulum(void **state)
     double R[9];
     rotation_of(R, q0);
     const double qd0[3] = {cn.rate * R[6], cn.rate * R[7], cn.rate * R[8]}; /* R^T e_z */
-    const mbd_sim_options opt = {.formulation = MBD_MOMENTUM, .integrator = MBD_ADAMS,
-                                 .t1 = 3 * 2 * M_PI / cn.rate, .rtol = 1e-11, .atol = 1e-11,
+    const mbd_sim_options opt = {.formulation = MBD_MOMENTUM,
+                                 .integrator = MBD_ADAMS,
+                                 .t1 = 3 * 2 * M_PI / cn.rate,
+                                 .rtol = 1e-11,
+                                 .atol = 1e-11,
                                  .sample = 0.05};
-    assert_int_equal(mbd_simulate(model, mbd_solver_find("poisson-sweep"), &opt, q0, qd0, compare_cone, &cn, NULL),
+    assert_int_equal(mbd_simulate(model, mbd_solver_find("poisson-sweep"), &opt, q0, qd0,
+                                  compare_cone, &cn, NULL),
                      MBD_OK);
     assert_true(cn.worst <= 1e-8);
     mbd_model_free(model);
@@ -388,18 +406,24 @@ static void test_floating_tree_keeps_momentum(void **state)
 {
     (void)state;
     static const char *const specs[] = {"tree:n=7,branching=2,skew=0.4,base=free",
-                                        "legged:legs=4,dof=3", "chain:n=5,joint=spherical,base=free"};
+                                        "legged:legs=4,dof=3",
+                                        "chain:n=5,joint=spherical,base=free"};
     for (size_t m = 0; m < sizeof specs / sizeof specs[0]; m++) {
         mbd_model *model = with_gravity(specs[m], zero3);
         double q0[64], qd0[64];
         random_state(model, 7 + m, q0, qd0);
         for (int form = MBD_ACCELERATION; form <= MBD_MOMENTUM; form++) {
             const mbd_sim_options opt = {.formulation = (mbd_formulation)form,
-                                         .integrator = MBD_DOPRI5, .t1 = 2.0, .rtol = 1e-12,
-                                         .atol = 1e-12, .sample = 0.1};
+                                         .integrator = MBD_DOPRI5,
+                                         .t1 = 2.0,
+                                         .rtol = 1e-12,
+                                         .atol = 1e-12,
+                                         .sample = 0.1};
             invariants inv = {.model = model};
-            const mbd_solver *solver = mbd_solver_find(form == MBD_ACCELERATION ? "sparse" : "poisson-sweep");
-            assert_int_equal(mbd_simulate(model, solver, &opt, q0, qd0, track_invariants, &inv, NULL), MBD_OK);
+            const mbd_solver *solver =
+                mbd_solver_find(form == MBD_ACCELERATION ? "sparse" : "poisson-sweep");
+            assert_int_equal(
+                mbd_simulate(model, solver, &opt, q0, qd0, track_invariants, &inv, NULL), MBD_OK);
             assert_true(inv.worst_L <= 1e-10 * sqrt(dot(inv.L0, inv.L0)));
             assert_true(inv.worst_P <= 1e-10 * sqrt(dot(inv.P0, inv.P0)));
             assert_true(inv.worst_E <= 1e-10 * fabs(inv.E0));
@@ -429,7 +453,8 @@ static void test_centre_of_mass_falls_at_g(void **state)
 {
     (void)state;
     static const char *const specs[] = {"tree:n=7,branching=2,skew=0.4,base=free",
-                                        "legged:legs=4,dof=3", "chain:n=5,joint=spherical,base=free"};
+                                        "legged:legs=4,dof=3",
+                                        "chain:n=5,joint=spherical,base=free"};
     const double gravity[3] = {0, 0, -9.81};
     for (size_t m = 0; m < sizeof specs / sizeof specs[0]; m++) {
         mbd_model *model = load_model(specs[m]);
@@ -463,10 +488,15 @@ static void test_centre_of_mass_falls_at_g(void **state)
         assert_int_equal(mbd_energy(model, work, q, qd, &T, &V), MBD_OK);
         mbd_work_free(work);
         fall f = {.M = M, .g = 9.81, .z0 = V / (M * 9.81), .vz0 = P[2] / M};
-        const mbd_sim_options opt = {.formulation = MBD_ACCELERATION, .integrator = MBD_DOPRI5,
-                                     .t1 = 1.0, .rtol = 1e-12, .atol = 1e-12, .sample = 0.1};
-        assert_int_equal(mbd_simulate(model, mbd_solver_find("bodies"), &opt, q, qd, compare_fall, &f, NULL),
-                         MBD_OK);
+        const mbd_sim_options opt = {.formulation = MBD_ACCELERATION,
+                                     .integrator = MBD_DOPRI5,
+                                     .t1 = 1.0,
+                                     .rtol = 1e-12,
+                                     .atol = 1e-12,
+                                     .sample = 0.1};
+        assert_int_equal(
+            mbd_simulate(model, mbd_solver_find("bodies"), &opt, q, qd, compare_fall, &f, NULL),
+            MBD_OK);
         assert_true(f.worst <= 1e-9);
         mbd_model_free(model);
     }
@@ -516,7 +546,8 @@ static void test_refusals(void **state)
     assert_int_equal(mbd_forward(model, work, q, qd, NULL, out), MBD_OK);
     /* coefficients: no Christoffel symbols for body-frame velocities */
     double *H = calloc(4 * 10 * 10, sizeof *H);
-    assert_int_equal(mbd_coefficients(model, work, q, qd, H, H + 100, H + 200, H + 300), MBD_EUNSUPPORTED);
+    assert_int_equal(mbd_coefficients(model, work, q, qd, H, H + 100, H + 200, H + 300),
+                     MBD_EUNSUPPORTED);
     free(H);
     /* loops */
     mbd_loop_def loop = {.name = "foot", .type = MBD_LOOP_SPHERICAL, .body_a = 2, .body_b = -1};
@@ -531,12 +562,14 @@ static void test_refusals(void **state)
     mbd_work_free(work);
     mbd_model_free(model);
     /* friction, in a model file */
-    expect_model_rejected(temp_file_with("{\"name\": \"f\", \"bodies\": [{\"name\": \"ball\", "
-                                         "\"parent\": \"world\", \"joint\": {\"type\": \"spherical\", "
-                                         "\"friction\": {\"coulomb\": 0.2, \"smoothing\": 0.01}}, "
-                                         "\"mass\": 1, \"com\": [0, 0, 0], \"inertia\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}]}",
-                                         ".json"),
-                          "joint.friction.coulomb", "0.2");
+    expect_model_rejected(
+        temp_file_with(
+            "{\"name\": \"f\", \"bodies\": [{\"name\": \"ball\", "
+            "\"parent\": \"world\", \"joint\": {\"type\": \"spherical\", "
+            "\"friction\": {\"coulomb\": 0.2, \"smoothing\": 0.01}}, "
+            "\"mass\": 1, \"com\": [0, 0, 0], \"inertia\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}]}",
+            ".json"),
+        "joint.friction.coulomb", "0.2");
     expect_model_rejected(temp_file_with("{\"name\": \"f\", \"bodies\": [{\"name\": \"ball\", "
                                          "\"parent\": \"world\", \"joint\": {\"type\": \"free\", "
                                          "\"axis\": [0, 0, 1]}, \"mass\": 1, \"com\": [0, 0, 0], "
@@ -553,14 +586,16 @@ static void test_cli(void **state)
 {
     (void)state;
     char path[64], args[128];
-    snprintf(path, sizeof path, "%s",
-             temp_file_with("{\"name\": \"torso-arm\", \"bodies\": ["
-                            "{\"name\": \"torso\", \"parent\": \"world\", \"joint\": {\"type\": \"free\"}, "
-                            "\"mass\": 5, \"com\": [0, 0, 0], \"inertia\": [[0.2, 0, 0], [0, 0.3, 0], [0, 0, 0.4]]}, "
-                            "{\"name\": \"arm\", \"parent\": \"torso\", "
-                            "\"joint\": {\"type\": \"spherical\", \"origin\": [0.3, 0, 0.1]}, "
-                            "\"mass\": 1, \"com\": [0.2, 0, 0], \"inertia\": [[0.01, 0, 0], [0, 0.02, 0], [0, 0, 0.02]]}]}",
-                            ".json"));
+    snprintf(
+        path, sizeof path, "%s",
+        temp_file_with(
+            "{\"name\": \"torso-arm\", \"bodies\": ["
+            "{\"name\": \"torso\", \"parent\": \"world\", \"joint\": {\"type\": \"free\"}, "
+            "\"mass\": 5, \"com\": [0, 0, 0], \"inertia\": [[0.2, 0, 0], [0, 0.3, 0], [0, 0, 0.4]]}, "
+            "{\"name\": \"arm\", \"parent\": \"torso\", "
+            "\"joint\": {\"type\": \"spherical\", \"origin\": [0.3, 0, 0.1]}, "
+            "\"mass\": 1, \"com\": [0.2, 0, 0], \"inertia\": [[0.01, 0, 0], [0, 0.02, 0], [0, 0, 0.02]]}]}",
+            ".json"));
     snprintf(args, sizeof args, "info %s", path);
     expect_mbd2(args, 0, "2 bodies, nq 11, nv 9", "spherical (nq 4, nv 3)");
     snprintf(args, sizeof args, "fd %s --solver poisson-sweep --qd 0,0,0,0,0,0,1,0,0", path);
@@ -574,11 +609,13 @@ static void test_cli(void **state)
     assert_int_equal(json_array_size(qdd), 9);
     json_decref(fd);
     static const char *const wrong_q[] = {"--q", "expected 11 numbers, got 9", NULL};
-    expect_rejected("fd chain:n=2,joint=spherical,base=free --solver bodies --q 0,0,0,0,0,0,0,0,0", wrong_q);
+    expect_rejected("fd chain:n=2,joint=spherical,base=free --solver bodies --q 0,0,0,0,0,0,0,0,0",
+                    wrong_q);
     static const char *const zero_quaternion[] = {"--q", "quaternion", "zero", NULL};
     expect_rejected("fd chain:n=1,joint=spherical --solver dense --q 0,0,0,0", zero_quaternion);
     json_t *free_fall = run_json("fd tree:n=3,base=free --solver dense");
-    assert_true(fabs(json_real_value(json_array_get(json_object_get(free_fall, "qdd"), 5)) + 9.81) < 1e-12);
+    assert_true(fabs(json_real_value(json_array_get(json_object_get(free_fall, "qdd"), 5)) + 9.81) <
+                1e-12);
     json_decref(free_fall);
     json_t *id = run_json("id chain:n=1,joint=spherical --q 1,0,0,0 --qd 1,2,3 --qdd 0,0,0");
     assert_int_equal(json_array_size(json_object_get(id, "tau")), 3);

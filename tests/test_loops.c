@@ -136,8 +136,8 @@ static mbd_model *build(const char *name, int nb, const mbd_body_def *defs, int 
     double gravity[3];
     const double down[3] = {0, -g0, 0};
     apply(gravity, R0, down);
-    mbd_model_def def = {.name = name, .nbodies = nb, .bodies = defs, .nloops = nloops,
-                         .loops = loops};
+    mbd_model_def def = {
+        .name = name, .nbodies = nb, .bodies = defs, .nloops = nloops, .loops = loops};
     memcpy(def.gravity, gravity, sizeof def.gravity);
     mbd_model *model; /* the loops closed in the one call */
     const int status = mbd_model_build(&def, &model, err, sizeof err);
@@ -185,11 +185,12 @@ static planar_body link_body(double m, double I, double lc, double th, double w,
 }
 
 typedef struct {
-    double a, b, c, d;      /* crank, coupler, rocker, ground */
+    double a, b, c, d; /* crank, coupler, rocker, ground */
     double m[3], lc[3], I[3];
 } fourbar;
 
-static const fourbar fb = {0.3, 1.0, 0.8, 0.9, {1.2, 2.0, 1.5}, {0.12, 0.45, 0.35}, {0.02, 0.2, 0.09}};
+static const fourbar fb = {
+    0.3, 1.0, 0.8, 0.9, {1.2, 2.0, 1.5}, {0.12, 0.45, 0.35}, {0.02, 0.2, 0.09}};
 
 /* Closure: B at distance b from A = a e(th1) and c from D = (d, 0); the branch above AD. */
 static void fourbar_angles(double th1, double th[3])
@@ -211,8 +212,12 @@ static void fourbar_hand(const double th[3], double w1, const double tau[3], dou
     const double s23 = sin(th[1] - th[2]), s32 = -s23;
     const double k2 = -a * sin(th[0] - th[2]) / (b * s23), k3 = a * sin(th[0] - th[1]) / (c * s32);
     const double w2 = k2 * w1, w3 = k3 * w1;
-    const double h2 = (-a * w1 * w1 * cos(th[0] - th[2]) - b * w2 * w2 * cos(th[1] - th[2]) + c * w3 * w3) / (b * s23);
-    const double h3 = (a * w1 * w1 * cos(th[0] - th[1]) + b * w2 * w2 - c * w3 * w3 * cos(th[2] - th[1])) / (c * s32);
+    const double h2 =
+        (-a * w1 * w1 * cos(th[0] - th[2]) - b * w2 * w2 * cos(th[1] - th[2]) + c * w3 * w3) /
+        (b * s23);
+    const double h3 =
+        (a * w1 * w1 * cos(th[0] - th[1]) + b * w2 * w2 - c * w3 * w3 * cos(th[2] - th[1])) /
+        (c * s32);
     const double zero[2] = {0, 0}, kA[2] = {-a * sin(th[0]), a * cos(th[0])},
                  hA[2] = {-a * w1 * w1 * cos(th[0]), -a * w1 * w1 * sin(th[0])};
     const planar_body bodies[3] = {
@@ -271,7 +276,8 @@ static void test_fourbar_against_hand(void **state)
                 fourbar_state(th1, 1.7 - th1, q, qd, th);
                 fourbar_hand(th, qd[0], tau, alpha);
                 const double expected[3] = {alpha[0], alpha[1] - alpha[0], alpha[2]};
-                assert_int_equal(mbd_forward_constrained(model, work, q, qd, tau, NULL, qdd, lambda), MBD_OK);
+                assert_int_equal(
+                    mbd_forward_constrained(model, work, q, qd, tau, NULL, qdd, lambda), MBD_OK);
                 assert_close(qdd, expected, 3, 1e-10, routes[r]);
             }
             int rank = -1;
@@ -287,21 +293,24 @@ static void test_fourbar_against_hand(void **state)
 
 /* ---- slider-crank ----------------------------------------------------------------- */
 
-static const fourbar sc = {0.25, 0.9, 0.0, 0.1, {1.1, 1.8, 2.5}, {0.1, 0.4, 0.0}, {0.015, 0.15, 0.0}};
+static const fourbar sc = {
+    0.25, 0.9, 0.0, 0.1, {1.1, 1.8, 2.5}, {0.1, 0.4, 0.0}, {0.015, 0.15, 0.0}};
 
 /* Closure a sin th1 + b sin th2 = e (the slider's line, e = sc.d), s = a cos th1 + b cos th2;
  * the rod's branch with cos th2 > 0. Rates by hand: w2 = k2 w1, s' = ks w1, alpha2 =
  * k2 alpha1 + h2, s'' = ks alpha1 + hs. */
-static void slider_crank_hand(double th1, double w1, const double tau[3], double q[3],
-                              double qd[3], double qdd[3])
+static void slider_crank_hand(double th1, double w1, const double tau[3], double q[3], double qd[3],
+                              double qdd[3])
 {
     const double a = sc.a, b = sc.b;
-    const double th2 = asin((sc.d - a * sin(th1)) / b), c1 = cos(th1), s1 = sin(th1),
-                 c2 = cos(th2), s2 = sin(th2);
+    const double th2 = asin((sc.d - a * sin(th1)) / b), c1 = cos(th1), s1 = sin(th1), c2 = cos(th2),
+                 s2 = sin(th2);
     const double k2 = -a * c1 / (b * c2), w2 = k2 * w1;
     const double h2 = (a * w1 * w1 * s1 + b * w2 * w2 * s2) / (b * c2);
-    const double ks = -a * s1 - b * k2 * s2, hs = -a * w1 * w1 * c1 - b * h2 * s2 - b * w2 * w2 * c2;
-    const double zero[2] = {0, 0}, kA[2] = {-a * s1, a * c1}, hA[2] = {-a * w1 * w1 * c1, -a * w1 * w1 * s1};
+    const double ks = -a * s1 - b * k2 * s2,
+                 hs = -a * w1 * w1 * c1 - b * h2 * s2 - b * w2 * w2 * c2;
+    const double zero[2] = {0, 0}, kA[2] = {-a * s1, a * c1},
+                 hA[2] = {-a * w1 * w1 * c1, -a * w1 * w1 * s1};
     const planar_body bodies[3] = {
         link_body(sc.m[0], sc.I[0], sc.lc[0], th1, w1, zero, zero, 1.0, 0.0),
         link_body(sc.m[1], sc.I[1], sc.lc[1], th2, w2, kA, hA, k2, h2),
@@ -344,7 +353,8 @@ static void test_slider_crank_against_hand(void **state)
         for (double th1 = -3.0; th1 < 3.0; th1 += 0.7) {
             double q[3], qd[3], expected[3], qdd[3];
             slider_crank_hand(th1, 2.0 + th1, tau, q, qd, expected);
-            assert_int_equal(mbd_forward_constrained(model, work, q, qd, tau, NULL, qdd, NULL), MBD_OK);
+            assert_int_equal(mbd_forward_constrained(model, work, q, qd, tau, NULL, qdd, NULL),
+                             MBD_OK);
             assert_close(qdd, expected, 3, 1e-10, routes[r % 2]);
         }
         mbd_work_free(work);
@@ -413,11 +423,11 @@ static mbd_model *random_loop_model(uint64_t seed)
         for (int k = 0; k < 3; k++)
             axis[k] /= norm;
         rotation(F, axis, test_uniform(&s, -3.0, 3.0));
-        loops[l] = (mbd_loop_def){.name = names[l], .type = types[l], .body_a = ends[l][0],
-                                  .body_b = ends[l][1]};
-        frame_at((const double (*)[3][3])R, (const double (*)[3])p, ends[l][0], P, F,
+        loops[l] = (mbd_loop_def){
+            .name = names[l], .type = types[l], .body_a = ends[l][0], .body_b = ends[l][1]};
+        frame_at((const double(*)[3][3])R, (const double(*)[3])p, ends[l][0], P, F,
                  loops[l].origin_a, loops[l].rotation_a);
-        frame_at((const double (*)[3][3])R, (const double (*)[3])p, ends[l][1], P, F,
+        frame_at((const double(*)[3][3])R, (const double(*)[3])p, ends[l][1], P, F,
                  loops[l].origin_b, loops[l].rotation_b);
         test_fill(&s, loops[l].axis, 3, -1.0, 1.0);
     }
@@ -501,8 +511,9 @@ static void test_routes_agree_and_residual(void **state)
         mbd_work_new(model, mbd_solver_find(routes[0]), &work[0]);
         mbd_work_new(model, mbd_solver_find(routes[1]), &work[1]);
         double *q = calloc((size_t)(6 * n + 6 * m + m * n), sizeof *q);
-        double *qd = q + n, *tau = qd + n, *qdd[2] = {tau + n, tau + 2 * n}, *lambda[2] = {tau + 3 * n, tau + 3 * n + m},
-               *phi = lambda[1] + m, *phid = phi + m, *gamma = phid + m, *res = gamma + m, *J = res + m;
+        double *qd = q + n, *tau = qd + n, *qdd[2] = {tau + n, tau + 2 * n},
+               *lambda[2] = {tau + 3 * n, tau + 3 * n + m}, *phi = lambda[1] + m, *phid = phi + m,
+               *gamma = phid + m, *res = gamma + m, *J = res + m;
         uint64_t s = seed;
         test_fill(&s, tau, n, -2.0, 2.0);
         for (int off = 0; off < 2; off++) {
@@ -515,7 +526,9 @@ static void test_routes_agree_and_residual(void **state)
             assert_int_equal(mbd_constraint_rank(model, work[0], q, &rank), MBD_OK);
             assert_int_equal(rank, m); /* independent: off the manifold too, a solution exists */
             for (int r = 0; r < 2; r++)
-                assert_int_equal(mbd_forward_constrained(model, work[r], q, qd, tau, &stab, qdd[r], lambda[r]), MBD_OK);
+                assert_int_equal(
+                    mbd_forward_constrained(model, work[r], q, qd, tau, &stab, qdd[r], lambda[r]),
+                    MBD_OK);
             assert_close(qdd[1], qdd[0], n, 1e-10, "qdd, bodies vs dense");
             assert_close(lambda[1], lambda[0], m, 1e-10, "lambda, bodies vs dense");
             assert_int_equal(mbd_constraint_jacobian(model, work[0], q, qd, J, gamma), MBD_OK);
@@ -585,7 +598,8 @@ static void test_inconsistent_constraints(void **state)
         mbd_work_new(model, mbd_solver_find(routes[r]), &work);
         const double q = 0.0, still = 0.0, moving = 1.0;
         double qdd = 1.0, lambda[3], wrench[6], f[3];
-        assert_int_equal(mbd_forward_constrained(model, work, &q, &still, NULL, NULL, &qdd, lambda), MBD_OK);
+        assert_int_equal(mbd_forward_constrained(model, work, &q, &still, NULL, NULL, &qdd, lambda),
+                         MBD_OK);
         assert_true(fabs(qdd) < 1e-14);
         /* the pin holds the moment of the weight about the joint: f_y l = m g lc */
         assert_int_equal(mbd_loop_wrenches(model, work, &q, lambda, wrench), MBD_OK);
@@ -607,7 +621,8 @@ static void test_unsupported_and_tree(void **state)
     mbd_work *work;
     mbd_work_new(model, mbd_solver_find("poisson-ldlt"), &work);
     double q[3] = {0}, qdd[3];
-    assert_int_equal(mbd_forward_constrained(model, work, q, q, NULL, NULL, qdd, NULL), MBD_EUNSUPPORTED);
+    assert_int_equal(mbd_forward_constrained(model, work, q, q, NULL, NULL, qdd, NULL),
+                     MBD_EUNSUPPORTED);
     mbd_work_free(work);
     mbd_model_free(model);
     model = random_model(2, 6, MIXED_COORDINATE_JOINTS, SHAPE_CHAIN);
@@ -616,7 +631,8 @@ static void test_unsupported_and_tree(void **state)
     uint64_t s = 2;
     test_fill(&s, x[0], n, -1.0, 1.0);
     mbd_work_new(model, mbd_solver_find("bodies"), &work);
-    assert_int_equal(mbd_forward_constrained(model, work, x[0], x[0], NULL, NULL, x[1], NULL), MBD_OK);
+    assert_int_equal(mbd_forward_constrained(model, work, x[0], x[0], NULL, NULL, x[1], NULL),
+                     MBD_OK);
     assert_int_equal(mbd_forward(model, work, x[0], x[0], NULL, x[2]), MBD_OK);
     assert_close(x[1], x[2], n, 0.0, "tree qdd");
     mbd_work_free(work);
@@ -643,7 +659,8 @@ static void test_ladder_generator(void **state)
     assert_int_equal(rank, 8);
     consistent_state(model, work[0], 9, q, qd);
     for (int r = 0; r < 2; r++)
-        assert_int_equal(mbd_forward_constrained(model, work[r], q, qd, NULL, NULL, qdd[r], NULL), MBD_OK);
+        assert_int_equal(mbd_forward_constrained(model, work[r], q, qd, NULL, NULL, qdd[r], NULL),
+                         MBD_OK);
     assert_close(qdd[1], qdd[0], 28, 1e-10, "ladder qdd, bodies vs dense");
     mbd_work_free(work[0]);
     mbd_work_free(work[1]);
@@ -664,8 +681,12 @@ static void test_simulate_energy_and_drift(void **state)
     double q[3], qd[3], th[3];
     fourbar_state(0.4, 3.0, q, qd, th);
     for (int r = 0; r < 2; r++) {
-        mbd_sim_options opt = {.formulation = MBD_ACCELERATION, .integrator = MBD_DOPRI5,
-                               .t1 = 10.0, .rtol = 1e-10, .atol = 1e-12, .sample = 0.1};
+        mbd_sim_options opt = {.formulation = MBD_ACCELERATION,
+                               .integrator = MBD_DOPRI5,
+                               .t1 = 10.0,
+                               .rtol = 1e-10,
+                               .atol = 1e-12,
+                               .sample = 0.1};
         mbd_sim_stats tight, free_run, stabilized;
         const mbd_solver *solver = mbd_solver_find(routes[r]);
         assert_int_equal(mbd_simulate(model, solver, &opt, q, qd, NULL, NULL, &tight), MBD_OK);
@@ -674,14 +695,17 @@ static void test_simulate_energy_and_drift(void **state)
         assert_int_equal(mbd_simulate(model, solver, &opt, q, qd, NULL, NULL, &free_run), MBD_OK);
         opt.baumgarte = (mbd_baumgarte){10.0, 10.0};
         assert_int_equal(mbd_simulate(model, solver, &opt, q, qd, NULL, NULL, &stabilized), MBD_OK);
-        if (!(tight.energy_drift < 1e-8) || !(stabilized.max_phi_norm < 0.1 * free_run.max_phi_norm) ||
+        if (!(tight.energy_drift < 1e-8) ||
+            !(stabilized.max_phi_norm < 0.1 * free_run.max_phi_norm) ||
             !(free_run.max_phi_norm > 0.0))
             fail_msg("%s: energy drift %.3g; max |Phi| at rtol 1e-6 %.3g free, %.3g stabilized",
                      routes[r], tight.energy_drift, free_run.max_phi_norm, stabilized.max_phi_norm);
     }
-    mbd_sim_options momentum = {.formulation = MBD_MOMENTUM, .integrator = MBD_RK4, .t1 = 1.0, .dt = 0.01};
-    assert_int_equal(mbd_simulate(model, mbd_solver_find("dense"), &momentum, q, qd, NULL, NULL, NULL),
-                     MBD_EUNSUPPORTED);
+    mbd_sim_options momentum = {
+        .formulation = MBD_MOMENTUM, .integrator = MBD_RK4, .t1 = 1.0, .dt = 0.01};
+    assert_int_equal(
+        mbd_simulate(model, mbd_solver_find("dense"), &momentum, q, qd, NULL, NULL, NULL),
+        MBD_EUNSUPPORTED);
     mbd_model_free(model);
 }
 
@@ -710,7 +734,8 @@ static void test_projection(void **state)
 static void test_cli_fd(void **state)
 {
     (void)state;
-    cli_result r = mbd_run("fd models/four-bar.json --solver bodies --q 0.1,-0.2,0.05 --qd 1,0,0 --baumgarte 3,4");
+    cli_result r = mbd_run(
+        "fd models/four-bar.json --solver bodies --q 0.1,-0.2,0.05 --qd 1,0,0 --baumgarte 3,4");
     assert_int_equal(r.status, 0);
     mbd_model *model = load_model("models/four-bar.json");
     mbd_work *work;
@@ -724,30 +749,38 @@ static void test_cli_fd(void **state)
     int used = snprintf(expected, sizeof expected, "{\"qdd\": [%.17g, %.17g, %.17g], \"lambda\": [",
                         qdd[0], qdd[1], qdd[2]);
     for (int k = 0; k < 5; k++)
-        used += snprintf(expected + used, sizeof expected - used, "%s%.17g", k ? ", " : "", lambda[k]);
+        used +=
+            snprintf(expected + used, sizeof expected - used, "%s%.17g", k ? ", " : "", lambda[k]);
     used += snprintf(expected + used, sizeof expected - used,
                      "], \"loops\": [{\"name\": \"coupler-rocker\", \"wrench\": [");
     for (int k = 0; k < 6; k++)
-        used += snprintf(expected + used, sizeof expected - used, "%s%.17g", k ? ", " : "", wrench[k]);
+        used +=
+            snprintf(expected + used, sizeof expected - used, "%s%.17g", k ? ", " : "", wrench[k]);
     snprintf(expected + used, sizeof expected - used, "]}]}\n");
     assert_string_equal(r.out, expected);
     cli_result_free(&r);
     mbd_work_free(work);
     mbd_model_free(model);
-    expect_rejected("fd models/four-bar.json --solver poisson-ldlt", (const char *const[]){"poisson-ldlt", "loops", "bodies", NULL});
-    expect_rejected("fd models/four-bar.json --baumgarte 1,-2", (const char *const[]){"--baumgarte", "1,-2", NULL});
-    expect_rejected("fd models/double-pendulum.json --baumgarte 1,2", (const char *const[]){"--baumgarte", "no loops", NULL});
+    expect_rejected("fd models/four-bar.json --solver poisson-ldlt",
+                    (const char *const[]){"poisson-ldlt", "loops", "bodies", NULL});
+    expect_rejected("fd models/four-bar.json --baumgarte 1,-2",
+                    (const char *const[]){"--baumgarte", "1,-2", NULL});
+    expect_rejected("fd models/double-pendulum.json --baumgarte 1,2",
+                    (const char *const[]){"--baumgarte", "no loops", NULL});
 }
 
 static void test_cli_simulate_and_info(void **state)
 {
     (void)state;
-    expect_rejected("simulate models/slider-crank.json --integrator rk4 --dt 0.01 --t1 0.1 --q0 0.1,0,0",
-                    (const char *const[]){"--q0", "violates", "--project-initial", NULL});
-    expect_rejected("simulate models/slider-crank.json --integrator rk4 --dt 0.01 --t1 0.1 --formulation momentum",
-                    (const char *const[]){"--formulation", "acceleration", NULL});
-    cli_result r = mbd_run("simulate models/slider-crank.json --integrator rk4 --dt 0.001 --t1 0.5 --sample 0.5 "
-                           "--q0 0.1,0,0 --qd0 1,1,1 --project-initial --solver bodies");
+    expect_rejected(
+        "simulate models/slider-crank.json --integrator rk4 --dt 0.01 --t1 0.1 --q0 0.1,0,0",
+        (const char *const[]){"--q0", "violates", "--project-initial", NULL});
+    expect_rejected(
+        "simulate models/slider-crank.json --integrator rk4 --dt 0.01 --t1 0.1 --formulation momentum",
+        (const char *const[]){"--formulation", "acceleration", NULL});
+    cli_result r = mbd_run(
+        "simulate models/slider-crank.json --integrator rk4 --dt 0.001 --t1 0.5 --sample 0.5 "
+        "--q0 0.1,0,0 --qd0 1,1,1 --project-initial --solver bodies");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, ",total,phi_norm,phid_norm\n"));
     const char *last = strrchr(strstr(r.out, "\n0.5,"), ',');
@@ -755,7 +788,8 @@ static void test_cli_simulate_and_info(void **state)
     cli_result_free(&r);
     r = mbd_run("info models/five-bar.json");
     assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "1 loops, 5 constraint equations; at q = 0 Phi_q has rank 2: 2 DOF"));
+    assert_non_null(
+        strstr(r.out, "1 loops, 5 constraint equations; at q = 0 Phi_q has rank 2: 2 DOF"));
     assert_non_null(strstr(r.out, "end-effector revolute  left-distal - right-distal"));
     cli_result_free(&r);
 }
@@ -780,28 +814,40 @@ static void expect_loop_rejected(const char *loop, const char *field, const char
 static void test_loader_errors(void **state)
 {
     (void)state;
-    expect_loop_rejected("{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"nope\", \"body_b\": \"rocker\"}",
-                         "loops[0] (\"x\").body_a", "\"nope\"");
-    expect_loop_rejected("{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"world\", \"body_b\": \"rocker\"}",
-                         "loops[0] (\"x\").body_a", "\"world\"");
-    expect_loop_rejected("{\"name\": \"x\", \"type\": \"revolute\", \"body_a\": \"coupler\", \"body_b\": \"rocker\", \"axis\": [0, 0, 0]}",
-                         "loops[0] (\"x\").axis", "[0, 0, 0]");
-    expect_loop_rejected("{\"name\": \"x\", \"type\": \"weld\", \"body_a\": \"rocker\", \"body_b\": \"rocker\"}",
-                         "loops[0] (\"x\").body_b", "on itself");
-    expect_loop_rejected("{\"name\": \"x\", \"type\": \"hinge\", \"body_a\": \"coupler\", \"body_b\": \"rocker\"}",
-                         "loops[0] (\"x\").type", "\"hinge\"");
-    expect_loop_rejected("{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"rocker\", \"axis\": [0, 0, 1]}",
-                         "loops[0] (\"x\").axis", "only a revolute");
-    expect_loop_rejected("{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"rocker\", \"origin_a\": [0, \"a\", 0]}",
-                         "loops[0] (\"x\").origin_a", "[0,\"a\",0]");
-    expect_loop_rejected("{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"rocker\", \"rotation_b\": [[1, 0, 0], [0, 1, 0], [0, 0, -1]]}",
-                         "loops[0] (\"x\").rotation_b", "reflection");
-    expect_loop_rejected("{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"rocker\", \"colour\": 1}",
-                         "loops[0] (\"x\").colour", "unknown field");
-    expect_loop_rejected("{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"world\"}, "
-                         "{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"rocker\", \"body_b\": \"world\"}",
-                         "loops[1] (\"x\").name", "duplicate");
-    expect_loop_rejected("{\"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"rocker\"}", "loops[0].name", "missing");
+    expect_loop_rejected(
+        "{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"nope\", \"body_b\": \"rocker\"}",
+        "loops[0] (\"x\").body_a", "\"nope\"");
+    expect_loop_rejected(
+        "{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"world\", \"body_b\": \"rocker\"}",
+        "loops[0] (\"x\").body_a", "\"world\"");
+    expect_loop_rejected(
+        "{\"name\": \"x\", \"type\": \"revolute\", \"body_a\": \"coupler\", \"body_b\": \"rocker\", \"axis\": [0, 0, 0]}",
+        "loops[0] (\"x\").axis", "[0, 0, 0]");
+    expect_loop_rejected(
+        "{\"name\": \"x\", \"type\": \"weld\", \"body_a\": \"rocker\", \"body_b\": \"rocker\"}",
+        "loops[0] (\"x\").body_b", "on itself");
+    expect_loop_rejected(
+        "{\"name\": \"x\", \"type\": \"hinge\", \"body_a\": \"coupler\", \"body_b\": \"rocker\"}",
+        "loops[0] (\"x\").type", "\"hinge\"");
+    expect_loop_rejected(
+        "{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"rocker\", \"axis\": [0, 0, 1]}",
+        "loops[0] (\"x\").axis", "only a revolute");
+    expect_loop_rejected(
+        "{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"rocker\", \"origin_a\": [0, \"a\", 0]}",
+        "loops[0] (\"x\").origin_a", "[0,\"a\",0]");
+    expect_loop_rejected(
+        "{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"rocker\", \"rotation_b\": [[1, 0, 0], [0, 1, 0], [0, 0, -1]]}",
+        "loops[0] (\"x\").rotation_b", "reflection");
+    expect_loop_rejected(
+        "{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"rocker\", \"colour\": 1}",
+        "loops[0] (\"x\").colour", "unknown field");
+    expect_loop_rejected(
+        "{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"world\"}, "
+        "{\"name\": \"x\", \"type\": \"spherical\", \"body_a\": \"rocker\", \"body_b\": \"world\"}",
+        "loops[1] (\"x\").name", "duplicate");
+    expect_loop_rejected(
+        "{\"type\": \"spherical\", \"body_a\": \"coupler\", \"body_b\": \"rocker\"}",
+        "loops[0].name", "missing");
     /* The constrained solve has no friction: a loop model with it is refused, not solved
      * without it. */
     char *text = read_text_file("models/four-bar.json");
@@ -827,8 +873,12 @@ static void test_build_with_loops(void **state)
     for (int i = 0; i < 3; i++)
         defs[i] = *mbd_model_body(model, i);
     defs[1].friction = (mbd_friction){.viscous = 0.1};
-    mbd_model_def def = {.name = "four-bar", .gravity = {0, -9.81, 0}, .nbodies = 3, .bodies = defs,
-                         .nloops = 1, .loops = mbd_model_loop(model, 0)};
+    mbd_model_def def = {.name = "four-bar",
+                         .gravity = {0, -9.81, 0},
+                         .nbodies = 3,
+                         .bodies = defs,
+                         .nloops = 1,
+                         .loops = mbd_model_loop(model, 0)};
     char err[256];
     mbd_model *refused;
     assert_int_equal(mbd_model_build(&def, &refused, err, sizeof err), MBD_EUNSUPPORTED);

@@ -89,13 +89,14 @@ static void expect_json_error(const char *text, ...)
 
 #define UNIT3 "[[1, 0, 0], [0, 1, 0], [0, 0, 1]]"
 #define REVOLUTE_Z "{'type': 'revolute', 'axis': [0, 0, 1]}"
-#define BODY(name, parent, joint, mass, com, inertia)                                      \
-    "{'name': " name ", 'parent': " parent ", 'joint': " joint ", 'mass': " mass            \
-    ", 'com': " com ", 'inertia': " inertia "}"
+#define BODY(name, parent, joint, mass, com, inertia)                                              \
+    "{'name': " name ", 'parent': " parent ", 'joint': " joint ", 'mass': " mass ", 'com': " com   \
+    ", 'inertia': " inertia "}"
 #define BODY_WITH_JOINT(joint) BODY("'a'", "'world'", joint, "1", "[0, 0, 0]", UNIT3)
 #define BODY_WITH_MASS(mass) BODY("'a'", "'world'", REVOLUTE_Z, mass, "[0, 0, 0]", UNIT3)
 #define BODY_WITH_INERTIA(I) BODY("'a'", "'world'", REVOLUTE_Z, "1", "[0, 0, 0]", I)
-#define VALID_BODY(name, parent) BODY("'" name "'", "'" parent "'", REVOLUTE_Z, "1", "[0, 0, 0]", UNIT3)
+#define VALID_BODY(name, parent)                                                                   \
+    BODY("'" name "'", "'" parent "'", REVOLUTE_Z, "1", "[0, 0, 0]", UNIT3)
 #define MODEL(bodies) "{'bodies': [" bodies "]}"
 
 /* ---- the example files ---- */
@@ -148,8 +149,7 @@ static void test_cylindrical_tree_file(void **state)
 {
     (void)state;
     mbd_model *model = load_model("models/cylindrical-tree.json");
-    static const int parents[] = {-1, 0, 0, 1, 2}, v0[] = {0, 2, 3, 4, 6},
-                     d0[] = {0, 4, 5, 6, 10};
+    static const int parents[] = {-1, 0, 0, 1, 2}, v0[] = {0, 2, 3, 4, 6}, d0[] = {0, 4, 5, 6, 10};
     assert_int_equal(model->nb, 5);
     assert_int_equal(model->nq, 7);
     assert_int_equal(model->nv, 7);
@@ -226,25 +226,26 @@ static void test_json_value_errors(void **state)
     expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'revolute', 'axis': [0, 'abc', 1]}")),
                       "bodies[0] (\"a\").joint.axis: expected an array of 3 finite numbers",
                       "[0,\"abc\",1]", NULL);
-    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'revolute', 'axis': [0, 1]}")),
-                      "joint.axis", "[0,1]", NULL);
-    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'ball', 'axis': [0, 0, 1]}")),
-                      "joint.type", "\"ball\"", NULL);
-    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'cardan', 'axis': [0, 0, 1]}")),
-                      "joint.axis", "[0,0,1]", NULL);
-    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'prismatic', 'axes': [[0, 0, 1], [1, 0, 0]]}")),
-                      "joint.axes", "[[0,0,1],[1,0,0]]", NULL);
+    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'revolute', 'axis': [0, 1]}")), "joint.axis",
+                      "[0,1]", NULL);
+    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'ball', 'axis': [0, 0, 1]}")), "joint.type",
+                      "\"ball\"", NULL);
+    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'cardan', 'axis': [0, 0, 1]}")), "joint.axis",
+                      "[0,0,1]", NULL);
+    expect_json_error(
+        MODEL(BODY_WITH_JOINT("{'type': 'prismatic', 'axes': [[0, 0, 1], [1, 0, 0]]}")),
+        "joint.axes", "[[0,0,1],[1,0,0]]", NULL);
     expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'cardan', 'axes': [[0, 0, 1]]}")),
                       "joint.axes", "[[0,0,1]]", NULL);
-    expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'revolute', 'axis': [0, 0, 1], 'origin': null}")),
-                      "joint.origin", "null", NULL);
+    expect_json_error(
+        MODEL(BODY_WITH_JOINT("{'type': 'revolute', 'axis': [0, 0, 1], 'origin': null}")),
+        "joint.origin", "null", NULL);
     expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'revolute', 'axis': [0, 0, 1], "
                                             "'rotation': [[1, 0, 0], [0, 1, 0]]}")),
                       "joint.rotation", "[[1,0,0],[0,1,0]]", NULL);
     expect_json_error(MODEL(BODY_WITH_JOINT("'revolute'")), "joint: expected an object",
                       "\"revolute\"", NULL);
-    expect_json_error(MODEL(BODY_WITH_JOINT("{'axis': [0, 0, 1]}")), "joint.type: missing",
-                      NULL);
+    expect_json_error(MODEL(BODY_WITH_JOINT("{'axis': [0, 0, 1]}")), "joint.type: missing", NULL);
     expect_json_error(MODEL(BODY_WITH_MASS("'heavy'")), "mass", "\"heavy\"", NULL);
     expect_json_error(MODEL(BODY("'a'", "'world'", REVOLUTE_Z, "1", "[0, 0]", UNIT3)), "com",
                       "[0,0]", NULL);
@@ -256,13 +257,12 @@ static void test_json_value_errors(void **state)
 static void test_json_structure_errors(void **state)
 {
     (void)state;
-    expect_json_error(MODEL(VALID_BODY("a", "nobody")), "bodies[0] (\"a\").parent",
-                      "\"nobody\"", NULL);
+    expect_json_error(MODEL(VALID_BODY("a", "nobody")), "bodies[0] (\"a\").parent", "\"nobody\"",
+                      NULL);
     expect_json_error(MODEL(VALID_BODY("a", "b") ", " VALID_BODY("b", "world")),
                       "bodies[0] (\"a\").parent", "\"b\"", NULL);
     expect_json_error(MODEL("{'name': 'a', 'parent': 'world', 'joint': " REVOLUTE_Z
-                            ", 'mass': 1, 'com': [0, 0, 0], 'inertia': " UNIT3
-                            ", 'color': 'red'}"),
+                            ", 'mass': 1, 'com': [0, 0, 0], 'inertia': " UNIT3 ", 'color': 'red'}"),
                       "bodies[0] (\"a\").color: unknown field", "\"red\"", NULL);
     expect_json_error(MODEL(BODY_WITH_JOINT("{'type': 'revolute', 'axis': [0, 0, 1], 'limit': 3}")),
                       "joint.limit: unknown field", "3", NULL);
@@ -296,14 +296,14 @@ static void test_json_physics_errors(void **state)
                       "joint.rotation", "determinant", "[0, 0, -1]", NULL);
     expect_json_error(MODEL(BODY_WITH_MASS("0")), "bodies[0] (\"a\").mass", "got 0", NULL);
     expect_json_error(MODEL(BODY_WITH_MASS("-2.5")), "mass", "got -2.5", NULL);
-    expect_json_error(MODEL(BODY_WITH_INERTIA("[[1, 0.5, 0], [0, 1, 0], [0, 0, 1]]")),
-                      "inertia", "symmetric", "[1, 0.5, 0]", NULL);
+    expect_json_error(MODEL(BODY_WITH_INERTIA("[[1, 0.5, 0], [0, 1, 0], [0, 0, 1]]")), "inertia",
+                      "symmetric", "[1, 0.5, 0]", NULL);
     expect_json_error(MODEL(BODY_WITH_INERTIA("[[1, 0, 0], [0, 1, 0], [0, 0, 0]]")), "inertia",
                       "positive definite", "[0, 0, 0]", NULL);
-    expect_json_error(MODEL(BODY_WITH_INERTIA("[[-1, 0, 0], [0, 1, 0], [0, 0, 1]]")),
-                      "inertia", "positive definite", "[-1, 0, 0]", NULL);
-    expect_json_error(MODEL(BODY_WITH_INERTIA("[[1, 0, 0], [0, 1, 0], [0, 0, 2.5]]")),
-                      "inertia", "triangle", "2.5", NULL);
+    expect_json_error(MODEL(BODY_WITH_INERTIA("[[-1, 0, 0], [0, 1, 0], [0, 0, 1]]")), "inertia",
+                      "positive definite", "[-1, 0, 0]", NULL);
+    expect_json_error(MODEL(BODY_WITH_INERTIA("[[1, 0, 0], [0, 1, 0], [0, 0, 2.5]]")), "inertia",
+                      "triangle", "2.5", NULL);
     expect_json_error(MODEL(BODY_WITH_INERTIA("[[1e308, 0, 0], [0, 1e308, 0], [0, 0, 1e308]]")),
                       "inertia", "finite principal moments", "1e+308", NULL);
     expect_json_error(MODEL(VALID_BODY("a", "world") ", " VALID_BODY("a", "a")),
@@ -420,7 +420,8 @@ static void test_build_rejects(void **state)
     b[1] = valid_body("a", 0);
     expect_build_error(b, 2, "bodies[1] (\"a\").name: duplicate of bodies[0]", NULL);
 
-    const mbd_model_def bad_gravity = {.name = "test", .gravity = {0, NAN, 0}, .nbodies = 1, .bodies = b};
+    const mbd_model_def bad_gravity = {
+        .name = "test", .gravity = {0, NAN, 0}, .nbodies = 1, .bodies = b};
     char err[256] = "";
     mbd_model *model;
     assert_int_equal(mbd_model_build(&bad_gravity, &model, err, sizeof err), MBD_EPARSE);
@@ -476,7 +477,8 @@ static void test_build_copies_and_normalizes(void **state)
 static void test_joint_types(void **state)
 {
     (void)state;
-    static const char *names[] = {"revolute", "prismatic", "cylindrical", "cardan", "spherical", "free"};
+    static const char *names[] = {"revolute", "prismatic", "cylindrical",
+                                  "cardan",   "spherical", "free"};
     static const int dofs[] = {1, 1, 2, 2, 3, 6}, coordinates[] = {1, 1, 2, 2, 4, 7};
     for (int t = 0; t < MBD_JOINT_TYPE_COUNT; t++) {
         assert_string_equal(mbd_joint_type_name((mbd_joint_type)t), names[t]);
@@ -588,7 +590,8 @@ static void test_turns_skip_zeros(void **state)
             double sym[6], full_sym[6], M[9], full_M[9];
             for (int r = 0; r < 3; r++)
                 for (int col = r; col < 3; col++)
-                    sym[SYM3(r, col)] = zero >> r & 1 || zero >> col & 1 ? 0.0 : 1.0 + r + 0.3 * col;
+                    sym[SYM3(r, col)] =
+                        zero >> r & 1 || zero >> col & 1 ? 0.0 : 1.0 + r + 0.3 * col;
             for (int e = 0; e < 9; e++)
                 M[e] = zero >> (e / 3) & 1 ? 0.0 : 0.5 + 0.25 * e;
             memcpy(full_sym, sym, sizeof sym);
@@ -686,9 +689,9 @@ static void test_tree_forms(void **state)
 static void test_kinematics_sines(void **state)
 {
     (void)state;
-    static const char *const specs[] = {"tree:n=11,branching=2,skew=0.5,base=free",
-                                        "chain:n=7,joint=cylindrical", "chain:n=5,joint=cardan",
-                                        "chain:n=6,joint=prismatic", "models/cylindrical-tree.json"};
+    static const char *const specs[] = {
+        "tree:n=11,branching=2,skew=0.5,base=free", "chain:n=7,joint=cylindrical",
+        "chain:n=5,joint=cardan", "chain:n=6,joint=prismatic", "models/cylindrical-tree.json"};
     for (size_t m = 0; m < sizeof specs / sizeof *specs; m++) {
         mbd_model *model = load_model(specs[m]);
         mbd_work *work;
@@ -699,7 +702,8 @@ static void test_kinematics_sines(void **state)
             mbd_neutral_positions(model, q);
             for (int i = 0; i < model->nb; i++)
                 for (int k = 0; k < joint_angles(model->joint_type[i]); k++)
-                    test_fill(&seed, q + model->q0[i] + k, 1, round ? 1e5 : -60.0, round ? 3e5 : 60.0);
+                    test_fill(&seed, q + model->q0[i] + k, 1, round ? 1e5 : -60.0,
+                              round ? 3e5 : 60.0);
             assert_int_equal(mbd_kinematics(model, work, q), MBD_OK);
             for (int i = 0; i < model->nb; i++) {
                 const double *qi = q + model->q0[i];

@@ -18,10 +18,12 @@
  * frees its own allocations; our code's leaks are checked by the one-process runs of the
  * same paths (test_ensemble). */
 #define JOB_TIMEOUT "120"
-#define MPIRUN "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 timeout " JOB_TIMEOUT \
-               " mpirun --allow-run-as-root --oversubscribe"
-#define ENSEMBLE "simulate chain:n=3,joint=cardan,base=free --integrator rk4 --t1 0.2 --dt 0.01 " \
-                 "--sample 0.05 --ensemble 13 --spread 0.3 --seed 5 --threads 1"
+#define MPIRUN                                                                                     \
+    "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 timeout " JOB_TIMEOUT              \
+    " mpirun --allow-run-as-root --oversubscribe"
+#define ENSEMBLE                                                                                   \
+    "simulate chain:n=3,joint=cardan,base=free --integrator rk4 --t1 0.2 --dt 0.01 "               \
+    "--sample 0.05 --ensemble 13 --spread 0.3 --seed 5 --threads 1"
 
 static void skip_without_mpi(void)
 {
@@ -111,8 +113,8 @@ static void test_bench_bad_argument_on_one_rank(void **unused)
     skip_without_mpi();
     const char *args = "--suite percall --n 3 --min-time 0.001 --repetitions 1 --filter";
     char command[1024];
-    snprintf(command, sizeof command, MPIRUN " -n 1 ./mbd-bench %s bodies : -n 1 ./mbd-bench %s '('",
-             args, args);
+    snprintf(command, sizeof command,
+             MPIRUN " -n 1 ./mbd-bench %s bodies : -n 1 ./mbd-bench %s '('", args, args);
     cli_result r = shell_run(command);
     assert_int_equal(r.status, 2);
     const char *line = strstr(r.err, "[rank 1 on ");
@@ -127,7 +129,8 @@ static void test_single_run_refused_over_ranks(void **unused)
 {
     (void)unused;
     skip_without_mpi();
-    cli_result r = run_ranks(2, "simulate chain:n=2,joint=revolute --integrator rk4 --t1 0.1 --dt 0.01");
+    cli_result r =
+        run_ranks(2, "simulate chain:n=2,joint=revolute --integrator rk4 --t1 0.1 --dt 0.01");
     assert_int_equal(r.status, 2);
     assert_string_equal(r.out, "");
     const char *line = strstr(r.err, "mbd simulate: 2 MPI ranks");
@@ -190,7 +193,7 @@ static void test_rank_that_dies(void **unused)
                        "--ensemble 64 --spread 0.1 --threads 1";
     snprintf(command, sizeof command,
              MPIRUN " -n 1 %s %s --out %s : -n 1 sh -c '%s %s --out %s & pid=$!; sleep 2; "
-             "kill -9 $pid; wait $pid'",
+                    "kill -9 $pid; wait $pid'",
              mbd_binary(), args, path, mbd_binary(), args, path);
     cli_result r = shell_run(command);
     assert_int_not_equal(r.status, 0);
@@ -199,8 +202,9 @@ static void test_rank_that_dies(void **unused)
     expect_untouched("survivor.csv", "complete\n");
 }
 
-#define BENCH_ARGS "--suite percall,batch --n 3,7 --batch-n 10 --threads 1,2 --batch-k 16 " \
-                   "--filter 'bodies|dense' --min-time 0.001 --repetitions 2"
+#define BENCH_ARGS                                                                                 \
+    "--suite percall,batch --n 3,7 --batch-n 10 --threads 1,2 --batch-k 16 "                       \
+    "--filter 'bodies|dense' --min-time 0.001 --repetitions 2"
 
 /* The rows' names with their family and instance indices, in order, one per line; and
  * every row has a host. */
@@ -214,7 +218,8 @@ static char *row_keys(const char *path)
     assert_true(count > 0);
     char **keys = calloc(count, sizeof *keys);
     size_t k, size = 1;
-    json_array_foreach(rows, k, row) {
+    json_array_foreach(rows, k, row)
+    {
         assert_non_null(json_string_value(json_object_get(row, "host")));
         keys[k] = malloc(256);
         snprintf(keys[k], 256, "%s %lld %lld\n", json_string_value(json_object_get(row, "name")),
@@ -256,7 +261,8 @@ static void test_bench_over_ranks(void **unused)
     free(a), free(b);
     json_error_t error;
     json_t *root = json_load_file(two, 0, &error);
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(root, "context"), "ranks")), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(root, "context"), "ranks")),
+                     2);
     json_decref(root);
     snprintf(command, sizeof command, MPIRUN " -n 2 ./mbd-bench --dat %s", temp_dir);
     r = shell_run(command);

@@ -103,10 +103,7 @@ static int peer_check_with(const char *model, const char *args)
     return rc != -1 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
-static int peer_check(const char *model)
-{
-    return peer_check_with(model, "");
-}
+static int peer_check(const char *model) { return peer_check_with(model, ""); }
 
 /* "MODEL ARGS" */
 static void test_peer_agrees_on_file(void **state)
@@ -119,10 +116,7 @@ static void test_peer_agrees_on_file(void **state)
     assert_int_equal(peer_check_with(model, args ? args : ""), 0);
 }
 
-static void test_peer_agrees(void **state)
-{
-    assert_int_equal(peer_check(*state), 0);
-}
+static void test_peer_agrees(void **state) { assert_int_equal(peer_check(*state), 0); }
 
 /* The reference file's "model" member, written out alone as a model file. */
 static void test_peer_agrees_on_reference(void **state)
@@ -291,17 +285,20 @@ static void test_cli_export_errors(void **state)
     expect_export_error("export mjcf rods:n=3 --out /nonexistent-dir/x.xml", 2, /* as given */
                         "/nonexistent-dir/x.xml");
     char args[256];
-    snprintf(args, sizeof args, "export mjcf %s --out /tmp/mbd-massless.xml",
-             temp_file_with("{\"bodies\": [{\"name\": \"frame\", \"parent\": \"world\","
-                            " \"joint\": {\"type\": \"revolute\", \"axis\": [0, 0, 1]},"
-                            " \"mass\": 0, \"com\": [0, 0, 0], \"inertia\": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]},"
-                            " {\"name\": \"link\", \"parent\": \"frame\","
-                            " \"joint\": {\"type\": \"revolute\", \"axis\": [1, 0, 0]},"
-                            " \"mass\": 1, \"com\": [0.5, 0, 0], \"inertia\": [[0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]]}]}",
-                            ".json"));
+    snprintf(
+        args, sizeof args, "export mjcf %s --out /tmp/mbd-massless.xml",
+        temp_file_with(
+            "{\"bodies\": [{\"name\": \"frame\", \"parent\": \"world\","
+            " \"joint\": {\"type\": \"revolute\", \"axis\": [0, 0, 1]},"
+            " \"mass\": 0, \"com\": [0, 0, 0], \"inertia\": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]},"
+            " {\"name\": \"link\", \"parent\": \"frame\","
+            " \"joint\": {\"type\": \"revolute\", \"axis\": [1, 0, 0]},"
+            " \"mass\": 1, \"com\": [0.5, 0, 0], \"inertia\": [[0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]]}]}",
+            ".json"));
     expect_export_error(args, 1, "massless");
-    expect_export_error("export mjcf chain:n=3,joint=free --out /tmp/x.xml", 1,
-                        "bodies[1] (\"b2\").joint: free: MuJoCo allows free joints on children of the world only");
+    expect_export_error(
+        "export mjcf chain:n=3,joint=free --out /tmp/x.xml", 1,
+        "bodies[1] (\"b2\").joint: free: MuJoCo allows free joints on children of the world only");
 }
 
 /* ---- MJCF models ---- */
@@ -336,14 +333,15 @@ static void test_mjcf_refusals(void **state)
 {
     (void)state;
     /* every offending element in one message, each with its reason */
-    expect_mjcf_refused(temp_file_with(
-                            "<mujoco><option density=\"1.2\"/><worldbody><site name=\"p\"/>"
-                            "<body name=\"b\"><joint name=\"j\"/><site name=\"r\" pos=\"0 0 -1\"/>"
-                            "<geom type=\"sphere\" size=\"0.1\"/></body></worldbody><tendon>"
-                            "<spatial name=\"s\" stiffness=\"5\"><site site=\"p\"/><site "
-                            "site=\"r\"/></spatial></tendon></mujoco>", ".xml"),
-                        "<option> density=\"1.2\": fluid forces",
-                        "<spatial name=\"s\"> stiffness: a spatial tendon's passive forces");
+    expect_mjcf_refused(
+        temp_file_with("<mujoco><option density=\"1.2\"/><worldbody><site name=\"p\"/>"
+                       "<body name=\"b\"><joint name=\"j\"/><site name=\"r\" pos=\"0 0 -1\"/>"
+                       "<geom type=\"sphere\" size=\"0.1\"/></body></worldbody><tendon>"
+                       "<spatial name=\"s\" stiffness=\"5\"><site site=\"p\"/><site "
+                       "site=\"r\"/></spatial></tendon></mujoco>",
+                       ".xml"),
+        "<option> density=\"1.2\": fluid forces",
+        "<spatial name=\"s\"> stiffness: a spatial tendon's passive forces");
     expect_mjcf_refused(mjcf_with("class=\"soft\"", "<compiler angle=\"radian\"/><default><default "
                                                     "class=\"soft\"><joint stiffness=\"3\" "
                                                     "springyield=\"1\"/></default></default>"),
@@ -377,8 +375,8 @@ static void test_mjcf_left_out(void **state)
     json_t *info = run_json(args);
     const json_t *left_out = json_object_get(info, "left_out");
     assert_true(json_is_array(left_out) && json_array_size(left_out) == 5);
-    static const char *const kinds[] = {"contacts", "limit", "frictionloss",
-                                        "equality constraint", "tendon without passive forces"};
+    static const char *const kinds[] = {"contacts", "limit", "frictionloss", "equality constraint",
+                                        "tendon without passive forces"};
     for (size_t k = 0; k < 5; k++)
         assert_non_null(strstr(json_string_value(json_array_get(left_out, k)), kinds[k]));
     json_decref(info);
@@ -396,7 +394,8 @@ static void test_mjcf_malformed(void **state)
 {
     (void)state;
     expect_mjcf_refused(temp_file_with("<mujoco><worldbody><body><joint type=\"hinge\"/>"
-                                       "</worldbody></mujoco>", ".xml"),
+                                       "</worldbody></mujoco>",
+                                       ".xml"),
                         "MuJoCo's compiler", "Line number=1");
     expect_mjcf_refused(mjcf_with("type=\"screw\"", ""), "MuJoCo's compiler", "screw");
     const char *path = mjcf_with("", "");
@@ -479,8 +478,8 @@ static void test_load_text_is_the_file(void **state)
     }
     mbd_model *model;
     assert_int_equal(mbd_model_load_text("<mujoco><worldbody><body><joint/></body></worldbody>"
-                                         "</mujoco>", "massless.xml", NULL, &model, err,
-                                         sizeof err),
+                                         "</mujoco>",
+                                         "massless.xml", NULL, &model, err, sizeof err),
                      MBD_EPARSE);
     assert_non_null(strstr(err, "massless.xml: MuJoCo's compiler"));
     assert_int_equal(mbd_model_load_text(NULL, "x", NULL, &model, err, sizeof err), MBD_EINVAL);
@@ -509,7 +508,8 @@ int main(void)
     struct CMUnitTest tests[NPEER + NFILE + NREF + sizeof fixed / sizeof fixed[0]];
     size_t n = 0;
     for (int k = 0; k < NPEER; k++) /* named by the model, which the output then shows */
-        tests[n++] = (struct CMUnitTest){.name = peer_models[k], .test_func = test_peer_agrees,
+        tests[n++] = (struct CMUnitTest){.name = peer_models[k],
+                                         .test_func = test_peer_agrees,
                                          .initial_state = (void *)peer_models[k]};
     for (int k = 0; k < NFILE; k++)
         tests[n++] = (struct CMUnitTest){.name = file_checks[k],

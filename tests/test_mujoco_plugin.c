@@ -70,13 +70,16 @@ static void test_floating_bases(void **state)
     mbd_model_free(model);
     const mbd_load_options floating = {.floating_base = 1};
     char err[MBD_ERROR_SIZE];
-    assert_int_equal(mbd_model_load("models/quadruped.urdf", &floating, &model, err, sizeof err), MBD_OK);
+    assert_int_equal(mbd_model_load("models/quadruped.urdf", &floating, &model, err, sizeof err),
+                     MBD_OK);
     check_model(model, 3, "quadruped.urdf --floating-base");
     mbd_model_free(model);
 
-    mbd_body_def bodies[4] = {body_def("torso", -1, MBD_FREE, 4.0), body_def("arm", 0, MBD_SPHERICAL, 1.0),
-                              body_def("hand", 1, MBD_REVOLUTE, 0.5), body_def("finger", 2, MBD_REVOLUTE, 0.1)};
-    bodies[0].passive = (mbd_passive){.armature = 0.3, .damping = 0.2, .stiffness = 1.5, .gravcomp = 0.4};
+    mbd_body_def bodies[4] = {
+        body_def("torso", -1, MBD_FREE, 4.0), body_def("arm", 0, MBD_SPHERICAL, 1.0),
+        body_def("hand", 1, MBD_REVOLUTE, 0.5), body_def("finger", 2, MBD_REVOLUTE, 0.1)};
+    bodies[0].passive =
+        (mbd_passive){.armature = 0.3, .damping = 0.2, .stiffness = 1.5, .gravcomp = 0.4};
     bodies[0].passive.springref[3] = 1.0;
     bodies[1].passive = (mbd_passive){.armature = 0.05, .damping = 0.1};
     bodies[1].origin[0] = 0.3;
@@ -85,10 +88,19 @@ static void test_floating_bases(void **state)
     bodies[3].origin[2] = 0.1;
     const int tendon_bodies[2] = {2, 3};
     const double coef[2] = {1.0, -0.5};
-    const mbd_tendon_def tendon = {.name = "pull", .ncoef = 2, .bodies = tendon_bodies, .coef = coef,
-                                   .stiffness = 3.0, .damping = 0.2, .length_spring = {-0.1, 0.1}};
-    const mbd_model_def def = {.name = "free-passive", .gravity = {0, 0, -9.81}, .nbodies = 4,
-                               .bodies = bodies, .ntendons = 1, .tendons = &tendon};
+    const mbd_tendon_def tendon = {.name = "pull",
+                                   .ncoef = 2,
+                                   .bodies = tendon_bodies,
+                                   .coef = coef,
+                                   .stiffness = 3.0,
+                                   .damping = 0.2,
+                                   .length_spring = {-0.1, 0.1}};
+    const mbd_model_def def = {.name = "free-passive",
+                               .gravity = {0, 0, -9.81},
+                               .nbodies = 4,
+                               .bodies = bodies,
+                               .ntendons = 1,
+                               .tendons = &tendon};
     assert_int_equal(mbd_model_build(&def, &model, err, sizeof err), MBD_OK);
     for (uint64_t seed = 1; seed <= 4; seed++)
         check_model(model, seed, "free body with armature, passive forces and a tendon");
@@ -104,12 +116,23 @@ static void test_project_models(void **state)
     (void)state;
     skip_without_plugin();
     static const char *const specs[] = {
-        "models/arm7.urdf", "chain:n=30,joint=revolute", "chain:n=12,joint=cardan",
-        "chain:n=8,joint=spherical", "chain:n=70,joint=cylindrical", "tree:n=31,branching=2",
-        "models/cylindrical-tree.json", "models/passive-arm.json", "models/cardan-chain.json",
-        "models/double-pendulum.json", "models/planar-arm.json", "models/four-bar.json",
-        "models/mjcf/arm.xml", "models/mjcf/ball-tree.xml", "models/mjcf/quadruped.xml",
-        "models/mjcf/passive.xml", "models/mjcf/two-joints.xml",
+        "models/arm7.urdf",
+        "chain:n=30,joint=revolute",
+        "chain:n=12,joint=cardan",
+        "chain:n=8,joint=spherical",
+        "chain:n=70,joint=cylindrical",
+        "tree:n=31,branching=2",
+        "models/cylindrical-tree.json",
+        "models/passive-arm.json",
+        "models/cardan-chain.json",
+        "models/double-pendulum.json",
+        "models/planar-arm.json",
+        "models/four-bar.json",
+        "models/mjcf/arm.xml",
+        "models/mjcf/ball-tree.xml",
+        "models/mjcf/quadruped.xml",
+        "models/mjcf/passive.xml",
+        "models/mjcf/two-joints.xml",
     };
     for (size_t m = 0; m < sizeof specs / sizeof specs[0]; m++) {
         mbd_model *model = load_model(specs[m]);

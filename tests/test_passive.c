@@ -11,9 +11,16 @@
 /* random_model(seed, nb, type, SHAPE_RANDOM) with what `which` asks for: armature,
  * dampers, springs (about random rest positions), gravity compensation (some joints' share
  * left to their actuators), a fixed tendon over the 1-DOF joints. */
-enum { ARMATURE = 1, DAMPERS = 2, SPRINGS = 4, GRAVCOMP = 8, TENDON = 16, ALL = 31,
-       BY_ACTUATORS = 32, /* every third joint's share of gravity compensation */
-       ROTORS_ONLY = 64 }; /* no armature on free joints (whose translation's is tau_p's) */
+enum {
+    ARMATURE = 1,
+    DAMPERS = 2,
+    SPRINGS = 4,
+    GRAVCOMP = 8,
+    TENDON = 16,
+    ALL = 31,
+    BY_ACTUATORS = 32, /* every third joint's share of gravity compensation */
+    ROTORS_ONLY = 64
+}; /* no armature on free joints (whose translation's is tau_p's) */
 
 static mbd_model *passive_model(uint64_t seed, int nb, int type, unsigned which)
 {
@@ -39,10 +46,13 @@ static mbd_model *passive_model(uint64_t seed, int nb, int type, unsigned which)
             coef[ncoef++] = test_uniform(&s, -1.0, 1.0);
         }
     }
-    const mbd_tendon_def tendon = {"t", ncoef, tendon_bodies, coef, 3.0,
-                                   which & DAMPERS ? 0.4 : 0.0, {-0.1, 0.05}};
-    mbd_model_def def = {.name = "passive", .nbodies = nb, .bodies = bodies,
-                         .ntendons = ncoef > 0, .tendons = &tendon};
+    const mbd_tendon_def tendon = {
+        "t", ncoef, tendon_bodies, coef, 3.0, which & DAMPERS ? 0.4 : 0.0, {-0.1, 0.05}};
+    mbd_model_def def = {.name = "passive",
+                         .nbodies = nb,
+                         .bodies = bodies,
+                         .ntendons = ncoef > 0,
+                         .tendons = &tendon};
     mbd_model_gravity(rigid, def.gravity);
     char err[512];
     mbd_model *model;
@@ -89,7 +99,8 @@ static void test_armature_on_the_diagonal(void **state)
     mbd_model *rotors = passive_model(3, 8, MIXED_JOINTS, ARMATURE);
     const int nv = mbd_model_nv(rigid);
     double *H0 = calloc((size_t)(nv * nv), sizeof *H0), *H = calloc((size_t)(nv * nv), sizeof *H);
-    double *Hinv = calloc((size_t)(nv * nv), sizeof *Hinv), *I = calloc((size_t)(nv * nv), sizeof *I);
+    double *Hinv = calloc((size_t)(nv * nv), sizeof *Hinv),
+           *I = calloc((size_t)(nv * nv), sizeof *I);
     double *p = calloc((size_t)nv, sizeof *p), *Hqd = calloc((size_t)nv, sizeof *Hqd);
     state_buf s = passive_state(rigid, 2);
     mbd_work *w0, *w;
@@ -153,13 +164,15 @@ static void test_lanes_with_armature(void **state)
             const int momentum = n > 0;
             mbd_work *work;
             mbd_work_new(model, solver, &work);
-            assert_int_equal(momentum ? mbd_batch_forward_momentum(model, batch, K, q, x, tau, y, z, NULL)
-                                      : mbd_batch_forward(model, batch, K, q, x, tau, y, NULL),
-                             MBD_OK);
+            assert_int_equal(
+                momentum ? mbd_batch_forward_momentum(model, batch, K, q, x, tau, y, z, NULL)
+                         : mbd_batch_forward(model, batch, K, q, x, tau, y, NULL),
+                MBD_OK);
             for (int k = 0; k < K; k++) {
                 const double *qk = q + k * nq, *xk = x + k * nv, *tk = tau + k * nv;
-                assert_int_equal(momentum ? mbd_forward_momentum(model, work, qk, xk, tk, ref, ref + nv)
-                                          : mbd_forward(model, work, qk, xk, tk, ref),
+                assert_int_equal(momentum
+                                     ? mbd_forward_momentum(model, work, qk, xk, tk, ref, ref + nv)
+                                     : mbd_forward(model, work, qk, xk, tk, ref),
                                  MBD_OK);
                 assert_close(y + k * nv, ref, nv, 1e-12, solvers[n]);
                 if (momentum)
@@ -188,7 +201,8 @@ static void test_inverse_dynamics_and_batch(void **state)
     mbd_batch *batch;
     assert_int_equal(mbd_batch_new(model, mbd_solver_find("bodies"), 2, 0, &batch), MBD_OK);
     double *q2 = malloc(2 * (size_t)nq * sizeof *q2), *qd2 = malloc(2 * (size_t)nv * sizeof *qd2);
-    double *tau2 = malloc(2 * (size_t)nv * sizeof *tau2), *qdd2 = malloc(2 * (size_t)nv * sizeof *qdd2);
+    double *tau2 = malloc(2 * (size_t)nv * sizeof *tau2),
+           *qdd2 = malloc(2 * (size_t)nv * sizeof *qdd2);
     for (int k = 0; k < 2; k++) {
         memcpy(q2 + k * nq, s.q, (size_t)nq * sizeof *q2);
         memcpy(qd2 + k * nv, s.qd, (size_t)nv * sizeof *qd2);
@@ -210,7 +224,8 @@ static void test_known_forces(void **state)
     (void)state;
     mbd_body_def rod = body_def("rod", -1, MBD_REVOLUTE, 2.0); /* com (0.2, 0, 0), axis z */
     rod.axes[0][2] = 0.0, rod.axes[0][1] = -1.0;               /* gravity -z turns it */
-    rod.passive = (mbd_passive){.damping = 0.3, .stiffness = 5.0, .springref = {0.25}, .gravcomp = 0.5};
+    rod.passive =
+        (mbd_passive){.damping = 0.3, .stiffness = 5.0, .springref = {0.25}, .gravcomp = 0.5};
     char err[256];
     const double gravity[3] = {0, 0, -9.81};
     mbd_model *model = build_tree("rod", gravity, 1, &rod, err, sizeof err);
@@ -273,7 +288,8 @@ static void test_power_balance(void **state)
     const int nq = mbd_model_nq(model), nv = mbd_model_nv(model);
     state_buf s = passive_state(model, 4);
     double *q = malloc((size_t)nq * sizeof *q), *qd = malloc((size_t)nv * sizeof *qd);
-    double *damped = malloc((size_t)nv * sizeof *damped), *spring = malloc((size_t)nv * sizeof *spring);
+    double *damped = malloc((size_t)nv * sizeof *damped),
+           *spring = malloc((size_t)nv * sizeof *spring);
     mbd_work *work, *w2;
     mbd_work_new(model, mbd_solver_find("bodies"), &work);
     mbd_work_new(undamped, NULL, &w2);
@@ -327,7 +343,8 @@ static void test_derivatives_by_differences(void **state)
             v[c] = dir ? h : -h;
             assert_int_equal(mbd_integrate_positions(model, s.q, v, q), MBD_OK);
             assert_int_equal(mbd_forward(model, work, q, s.qd, s.tau, out), MBD_OK);
-            assert_int_equal(mbd_inverse_dynamics(model, work, q, s.qd, s.ref, tau_out, NULL), MBD_OK);
+            assert_int_equal(mbd_inverse_dynamics(model, work, q, s.qd, s.ref, tau_out, NULL),
+                             MBD_OK);
             v[c] = 0.0;
         }
         for (int r = 0; r < nv; r++) {
@@ -339,7 +356,8 @@ static void test_derivatives_by_differences(void **state)
             memcpy(x, s.qd, (size_t)nv * sizeof *x);
             x[c] += dir ? h : -h;
             assert_int_equal(mbd_forward(model, work, s.q, x, s.tau, out), MBD_OK);
-            assert_int_equal(mbd_inverse_dynamics(model, work, s.q, x, s.ref, tau_out, NULL), MBD_OK);
+            assert_int_equal(mbd_inverse_dynamics(model, work, s.q, x, s.ref, tau_out, NULL),
+                             MBD_OK);
         }
         for (int r = 0; r < nv; r++) {
             FB[r * nv + c] = (plus[r] - minus[r]) / (2 * h);

@@ -109,9 +109,14 @@ static void test_robots_and_generators(void **state)
     (void)state;
     skip_without_plugin();
     static const char *const specs[] = {
-        "models/arm7.urdf", "chain:n=30,joint=revolute", "chain:n=12,joint=cardan",
-        "chain:n=8,joint=spherical", "tree:n=40,branching=3,skew=0.5,base=free",
-        "tree:n=31,branching=2", "models/cylindrical-tree.json", "models/passive-arm.json",
+        "models/arm7.urdf",
+        "chain:n=30,joint=revolute",
+        "chain:n=12,joint=cardan",
+        "chain:n=8,joint=spherical",
+        "tree:n=40,branching=3,skew=0.5,base=free",
+        "tree:n=31,branching=2",
+        "models/cylindrical-tree.json",
+        "models/passive-arm.json",
         "models/four-bar.json",
     };
     for (size_t m = 0; m < sizeof specs / sizeof specs[0]; m++) {
@@ -122,8 +127,8 @@ static void test_robots_and_generators(void **state)
     const mbd_load_options floating = {.floating_base = 1};
     char err[MBD_ERROR_SIZE];
     mbd_model *quadruped;
-    assert_int_equal(mbd_model_load("models/quadruped.urdf", &floating, &quadruped, err, sizeof err),
-                     MBD_OK);
+    assert_int_equal(
+        mbd_model_load("models/quadruped.urdf", &floating, &quadruped, err, sizeof err), MBD_OK);
     check_model(quadruped, 3, "quadruped.urdf --floating-base");
     mbd_model_free(quadruped);
 }
@@ -161,7 +166,8 @@ static void test_cases_checked(void **state)
     const int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
-    snprintf(args, sizeof args, "cases models/quadruped.urdf --floating-base --states 3 --out %s", path);
+    snprintf(args, sizeof args, "cases models/quadruped.urdf --floating-base --states 3 --out %s",
+             path);
     expect_mbd(args, 0, NULL);
     snprintf(args, sizeof args, "check --cases %s --solver pinocchio-aba --plugin " PLUGIN, path);
     expect_mbd2(args, 0, "pass", "solver pinocchio-aba");
@@ -171,10 +177,8 @@ static void test_cases_checked(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_random_models),
-        cmocka_unit_test(test_robots_and_generators),
-        cmocka_unit_test(test_batch),
-        cmocka_unit_test(test_friction_refused),
+        cmocka_unit_test(test_random_models), cmocka_unit_test(test_robots_and_generators),
+        cmocka_unit_test(test_batch),         cmocka_unit_test(test_friction_refused),
         cmocka_unit_test(test_cases_checked),
     };
     return cmocka_run_group_tests(tests, load_plugin, NULL);

@@ -49,8 +49,9 @@ static void test_example_matches_dense(void **state)
 {
     (void)state;
     static const char *const specs[] = {
-        "chain:n=7,joint=revolute", "chain:n=5,joint=cardan", "chain:n=4,joint=spherical",
-        "tree:n=12,branching=2,skew=0.5,base=free", "chain:n=6,joint=cylindrical",
+        "chain:n=7,joint=revolute",    "chain:n=5,joint=cardan",
+        "chain:n=4,joint=spherical",   "tree:n=12,branching=2,skew=0.5,base=free",
+        "chain:n=6,joint=cylindrical",
     };
     const mbd_solver *textbook = mbd_solver_find("textbook");
     for (size_t m = 0; m < sizeof specs / sizeof specs[0]; m++) {
@@ -171,7 +172,7 @@ static void test_faulty_plugins_refused(void **state)
     expect_rejected("solvers --plugin", (const char *const[]){"--plugin", "needs a value", NULL});
     setenv("MBD_PLUGINS", EXAMPLE ":" FAULTY("null_forward"), 1);
     expect_rejected("solvers", (const char *const[]){"MBD_PLUGINS", FAULTY("null_forward"),
-                                                      "function forward is NULL", NULL});
+                                                     "function forward is NULL", NULL});
     unsetenv("MBD_PLUGINS");
 }
 
@@ -201,8 +202,9 @@ static void test_example_in_mbd(void **state)
     read_qdd(args, dense, 8);
     assert_close(plugin, dense, 8, 1e-10, "mbd fd --solver textbook");
     setenv("MBD_PLUGINS", EXAMPLE, 1);
-    expect_mbd("simulate chain:n=3,joint=revolute --integrator rk4 --dt 0.01 --t1 0.05 --solver textbook", 0,
-               "t,");
+    expect_mbd(
+        "simulate chain:n=3,joint=revolute --integrator rk4 --dt 0.01 --t1 0.05 --solver textbook",
+        0, "t,");
     expect_mbd("recommend chain:n=3,joint=revolute", 0, "textbook");
     unsetenv("MBD_PLUGINS");
     expect_mbd("fd chain:n=2,joint=revolute --plugin " FAULTY("nan_result") " --solver faulty", 1,
@@ -227,8 +229,9 @@ static void test_older_abi_loads(void **state)
     snprintf(args, sizeof args, "fd %s --solver dense", state_args);
     read_qdd(args, dense, 8);
     assert_close(plugin, dense, 8, 1e-10, "mbd fd --solver textbook (ABI 1)");
-    expect_rejected("derivatives chain:n=2,joint=revolute --plugin " FAULTY("abi1") " --solver faulty-2",
-                    (const char *const[]){"--solver", "'faulty-2'", "has no derivatives", NULL});
+    expect_rejected(
+        "derivatives chain:n=2,joint=revolute --plugin " FAULTY("abi1") " --solver faulty-2",
+        (const char *const[]){"--solver", "'faulty-2'", "has no derivatives", NULL});
 }
 
 /* Derivatives through a plugin: an ABI-2 solver with forward_derivatives is a method of
@@ -251,7 +254,8 @@ static void test_plugin_derivatives(void **state)
         assert_int_equal(mbd_forward_derivatives(model, work, q, qd, NULL, faulty, NULL, d, NULL),
                          MBD_ENONFINITE);
         assert_int_equal(mbd_forward_derivatives(model, work, q, qd, NULL,
-                                                 mbd_derivatives_method_find("analytic"), NULL, d, NULL),
+                                                 mbd_derivatives_method_find("analytic"), NULL, d,
+                                                 NULL),
                          MBD_OK);
         mbd_work_free(work);
     }
@@ -264,15 +268,16 @@ static void test_plugin_derivatives(void **state)
                  FAULTY("nan_result"), nan_runs[k]);
         expect_mbd(args, 1, "NaN or Inf");
     }
-    expect_rejected("derivatives chain:n=2,joint=revolute --plugin " FAULTY("nan_result")
-                    " --method faulty --solver dense",
+    expect_rejected("derivatives chain:n=2,joint=revolute --plugin " FAULTY(
+                        "nan_result") " --method faulty --solver dense",
                     (const char *const[]){"--solver", "'faulty' does not take a solver", NULL});
     expect_rejected("derivatives chain:n=2,joint=revolute --plugin " EXAMPLE " --solver textbook",
                     (const char *const[]){"'textbook'", EXAMPLE, "has no derivatives", NULL});
     expect_mbd("derivatives chain:n=2,joint=revolute --solver bodies --json", 0,
                "\"method\": \"automatic\"");
-    expect_mbd("derivatives chain:n=2,joint=revolute --plugin " FAULTY("not_a_status")
-               " --method faulty", 1, "invalid argument");
+    expect_mbd(
+        "derivatives chain:n=2,joint=revolute --plugin " FAULTY("not_a_status") " --method faulty",
+        1, "invalid argument");
 }
 
 /* A plugin that fails in a call is named with its fault: a NULL workspace in mbd check
@@ -289,8 +294,8 @@ static void test_plugin_call_faults_named(void **state)
              FAULTY("work_new_fails"));
     expect_mbd2(args, 1, "solver 'faulty'", "work_new failed");
     expect_mbd2("simulate chain:n=2,joint=revolute --ensemble 2 --integrator rk4 --dt 0.01 "
-                "--t1 0.05 --solver faulty --plugin " FAULTY("not_a_status"), 1,
-                FAULTY("not_a_status"), "not an mbd status");
+                "--t1 0.05 --solver faulty --plugin " FAULTY("not_a_status"),
+                1, FAULTY("not_a_status"), "not an mbd status");
 }
 
 /* mbd-bench times the plugin as a built-in: rows in the percall and batch suites. */
@@ -302,7 +307,8 @@ static void test_example_in_bench(void **state)
     snprintf(line, sizeof line,
              "./mbd-bench --plugin " EXAMPLE " --suite percall,batch --n 3 --batch-n 3 "
              "--threads 1 --batch-k 8 --filter textbook --min-time 0.001 --repetitions 2 "
-             "--json %s", path);
+             "--json %s",
+             path);
     cli_result r = shell_run(line);
     if (r.status != 0)
         print_error("%s: exit %d\n%s", line, r.status, r.err);

@@ -75,12 +75,16 @@ typedef struct {
     double *q, *qd, *qdd, *tau, *reactions, *H, *p, *pd, *out, *out2;
 } case_buffers;
 
-static void for_each_case(const reference *ref, void (*check)(const reference *, json_t *, case_buffers *))
+static void for_each_case(const reference *ref,
+                          void (*check)(const reference *, json_t *, case_buffers *))
 {
     const int nq = mbd_model_nq(ref->model), nv = mbd_model_nv(ref->model);
     const int nb = mbd_model_nbodies(ref->model);
     double *mem = calloc((size_t)(nq + 9 * nv + 6 * nb + nv * nv), sizeof(double));
-    case_buffers b = {.q = mem, .qd = mem + nq, .qdd = mem + nq + nv, .tau = mem + nq + 2 * nv,
+    case_buffers b = {.q = mem,
+                      .qd = mem + nq,
+                      .qdd = mem + nq + nv,
+                      .tau = mem + nq + 2 * nv,
                       .reactions = mem + nq + 3 * nv};
     b.H = b.reactions + 6 * nb;
     b.p = b.H + nv * nv;
@@ -121,7 +125,8 @@ static void check_inverse(const reference *ref, json_t *c, case_buffers *b)
     read_rows(json_object_get(inv, "reactions"), reactions, nb, 6);
     mbd_work *work;
     mbd_work_new(ref->model, NULL, &work);
-    assert_int_equal(mbd_inverse_dynamics(ref->model, work, b->q, b->qd, b->qdd, b->out, b->reactions), MBD_OK);
+    assert_int_equal(
+        mbd_inverse_dynamics(ref->model, work, b->q, b->qd, b->qdd, b->out, b->reactions), MBD_OK);
     assert_close(b->out, b->tau, nv, 1e-12, "tau");
     assert_close(b->reactions, reactions, 6 * nb, 1e-12, "reactions");
     mbd_work_free(work);
@@ -146,7 +151,9 @@ static void check_forward(const reference *ref, json_t *c, case_buffers *b)
             assert_close(b->out, b->qdd, nv, 1e-10, mbd_solver_name(solver));
         }
         if (forms & MBD_MOMENTUM) {
-            assert_int_equal(mbd_forward_momentum(ref->model, work, b->q, b->p, b->tau, b->out, b->out2), MBD_OK);
+            assert_int_equal(
+                mbd_forward_momentum(ref->model, work, b->q, b->p, b->tau, b->out, b->out2),
+                MBD_OK);
             assert_close(b->out, b->qd, nv, 1e-10, mbd_solver_name(solver));
             assert_close(b->out2, b->pd, nv, 1e-7, mbd_solver_name(solver)); /* pd: FD reference */
         }
@@ -170,9 +177,11 @@ static void test_inverse(void **state) { for_each_case(*state, check_inverse); }
 static void test_forward(void **state) { for_each_case(*state, check_forward); }
 static void test_momentum(void **state) { for_each_case(*state, check_momentum); }
 
-#define FOR_FILE(test, k) cmocka_unit_test_prestate_setup_teardown(test, setup, teardown, (void *)(intptr_t)(k))
-#define ALL_CHECKS(k) FOR_FILE(test_mass_matrix, k), FOR_FILE(test_inverse, k), \
-                      FOR_FILE(test_momentum, k), FOR_FILE(test_forward, k)
+#define FOR_FILE(test, k)                                                                          \
+    cmocka_unit_test_prestate_setup_teardown(test, setup, teardown, (void *)(intptr_t)(k))
+#define ALL_CHECKS(k)                                                                              \
+    FOR_FILE(test_mass_matrix, k), FOR_FILE(test_inverse, k), FOR_FILE(test_momentum, k),          \
+        FOR_FILE(test_forward, k)
 
 int main(void)
 {

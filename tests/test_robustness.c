@@ -114,7 +114,8 @@ static void test_massless_leaf_and_subtree_singular(void **state)
 {
     (void)state;
     mbd_body_def defs[4] = {body_def("a", -1, MBD_REVOLUTE, 1.0), body_def("b", 0, MBD_CARDAN, 2.0),
-                            body_def("c", 1, MBD_PRISMATIC, 0.0), body_def("d", 2, MBD_REVOLUTE, 0.0)};
+                            body_def("c", 1, MBD_PRISMATIC, 0.0),
+                            body_def("d", 2, MBD_REVOLUTE, 0.0)};
     defs[1].origin[0] = defs[2].origin[1] = defs[3].origin[2] = 0.3;
     for (int i = 2; i < 4; i++)
         memset(defs[i].inertia, 0, sizeof defs[i].inertia);
@@ -136,7 +137,8 @@ static void test_massless_leaf_and_subtree_singular(void **state)
                 const int body = mbd_work_failed_body(work);
                 assert_true(body >= 2 && body < n);
             }
-            assert_int_equal(mbd_inverse_dynamics(model, work, s.q, s.qd, s.tau, s.out, NULL), MBD_OK);
+            assert_int_equal(mbd_inverse_dynamics(model, work, s.q, s.qd, s.tau, s.out, NULL),
+                             MBD_OK);
             assert_int_equal(mbd_momentum(model, work, s.q, s.qd, s.p), MBD_OK);
             assert_true(all_finite_values(s.out, s.nv) && all_finite_values(s.p, s.nv));
             mbd_work_free(work);
@@ -148,11 +150,10 @@ static void test_massless_leaf_and_subtree_singular(void **state)
         assert_non_null(matrix);
         for (int k = 0; k < mbd_derivatives_method_count(); k++)
             for (int asked = 0; asked < 3; asked++) {
-                assert_int_equal(mbd_forward_derivatives(model, work, s.q, s.qd, s.tau,
-                                                         mbd_derivatives_method_at(k),
-                                                         asked == 0 ? matrix : NULL,
-                                                         asked == 1 ? matrix : NULL,
-                                                         asked == 2 ? matrix : NULL),
+                assert_int_equal(mbd_forward_derivatives(
+                                     model, work, s.q, s.qd, s.tau, mbd_derivatives_method_at(k),
+                                     asked == 0 ? matrix : NULL, asked == 1 ? matrix : NULL,
+                                     asked == 2 ? matrix : NULL),
                                  MBD_ESINGULAR);
                 const int body = mbd_work_failed_body(work);
                 assert_true(body >= 2 && body < n);
@@ -163,7 +164,8 @@ static void test_massless_leaf_and_subtree_singular(void **state)
         mbd_model_free(model);
     }
     /* the singular block is not an artefact of the massless leaf's own joint type */
-    mbd_body_def one[2] = {body_def("a", -1, MBD_CYLINDRICAL, 1.0), body_def("tip", 0, MBD_CARDAN, 0.0)};
+    mbd_body_def one[2] = {body_def("a", -1, MBD_CYLINDRICAL, 1.0),
+                           body_def("tip", 0, MBD_CARDAN, 0.0)};
     memset(one[1].inertia, 0, sizeof one[1].inertia);
     mbd_model *model = build(2, one);
     mbd_work *work;
@@ -194,7 +196,8 @@ static void test_subnormal_joint_block_singular(void **state)
     static const char *const solvers[] = {"bodies", "poisson-sweep", "poisson-ldlt"};
     const mbd_joint_type leaves[] = {MBD_REVOLUTE, MBD_CYLINDRICAL};
     for (int t = 0; t < 2; t++) {
-        mbd_body_def defs[2] = {body_def("a", -1, MBD_REVOLUTE, 1.0), body_def("tip", 0, leaves[t], 1e-310)};
+        mbd_body_def defs[2] = {body_def("a", -1, MBD_REVOLUTE, 1.0),
+                                body_def("tip", 0, leaves[t], 1e-310)};
         defs[1].origin[0] = 0.3;
         mbd_model *model = build(2, defs);
         state_buf s = state_new(model, 7);
@@ -202,9 +205,10 @@ static void test_subnormal_joint_block_singular(void **state)
             const mbd_solver *solver = mbd_solver_find(solvers[k]);
             mbd_work *work;
             mbd_work_new(model, solver, &work);
-            const int status = mbd_solver_formulations(solver) & MBD_ACCELERATION
-                                   ? mbd_forward(model, work, s.q, s.qd, s.tau, s.out)
-                                   : mbd_forward_momentum(model, work, s.q, s.qd, s.tau, s.out, s.out2);
+            const int status =
+                mbd_solver_formulations(solver) & MBD_ACCELERATION
+                    ? mbd_forward(model, work, s.q, s.qd, s.tau, s.out)
+                    : mbd_forward_momentum(model, work, s.q, s.qd, s.tau, s.out, s.out2);
             assert_int_equal(status, MBD_ESINGULAR);
             assert_int_equal(mbd_work_failed_body(work), 1);
             mbd_work_free(work);
@@ -251,10 +255,11 @@ static void test_mass_and_inertia_errors(void **state)
 /* A chain whose masses (and inertias with them) run from 1e-6 to 1e6, in either direction,
  * and one alternating between the two: every solver agrees with the dense one to
  * 1e-14 cond(H), the forward error bound of a backward-stable solve. */
-static void check_mass_ratio_chain(const double *masses, int n, mbd_joint_type joint, const char *label)
+static void check_mass_ratio_chain(const double *masses, int n, mbd_joint_type joint,
+                                   const char *label)
 {
     mbd_body_def *defs = calloc((size_t)n, sizeof *defs);
-    char (*names)[16] = calloc((size_t)n, sizeof *names);
+    char(*names)[16] = calloc((size_t)n, sizeof *names);
     for (int i = 0; i < n; i++) {
         snprintf(names[i], sizeof names[i], "m%d", i);
         defs[i] = body_def(names[i], i - 1, joint, masses[i]);
@@ -302,10 +307,10 @@ static void test_collinear_cardan_axes(void **state)
     (void)state;
     mbd_body_def b = body_def("u", -1, MBD_CARDAN, 1.0);
     static const double pairs[][2][3] = {
-        {{1, 0, 0}, {2, 0, 0}},          /* parallel */
-        {{1, 0, 0}, {-3, 0, 0}},         /* antiparallel */
-        {{0, 1, 1}, {0, 1e-6, 1e-6}},    /* parallel, very different lengths */
-        {{1, 0, 0}, {1, 1e-12, 0}},      /* within 1e-12 rad */
+        {{1, 0, 0}, {2, 0, 0}},       /* parallel */
+        {{1, 0, 0}, {-3, 0, 0}},      /* antiparallel */
+        {{0, 1, 1}, {0, 1e-6, 1e-6}}, /* parallel, very different lengths */
+        {{1, 0, 0}, {1, 1e-12, 0}},   /* within 1e-12 rad */
     };
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
         memcpy(b.axes, pairs[k], sizeof b.axes);
@@ -313,9 +318,11 @@ static void test_collinear_cardan_axes(void **state)
     }
     /* through a file, the message names the file too */
     const char *path = temp_path(0, "collinear.json");
-    write_text(path, "{\"bodies\": [{\"name\": \"u\", \"parent\": \"world\", \"joint\": {\"type\": \"cardan\", "
-                     "\"axes\": [[0, 0, 1], [0, 0, -1]]}, \"mass\": 1, \"com\": [0, 0, 0], "
-                     "\"inertia\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}]}");
+    write_text(
+        path,
+        "{\"bodies\": [{\"name\": \"u\", \"parent\": \"world\", \"joint\": {\"type\": \"cardan\", "
+        "\"axes\": [[0, 0, 1], [0, 0, -1]]}, \"mass\": 1, \"com\": [0, 0, 0], "
+        "\"inertia\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}]}");
     char err[512] = "";
     mbd_model *refused;
     assert_int_equal(mbd_model_load(path, NULL, &refused, err, sizeof err), MBD_EPARSE);
@@ -347,11 +354,11 @@ static void test_collinear_cardan_axes(void **state)
 
 typedef struct {
     const char *spec;
-    int status;      /* first failing status, MBD_OK if all went well */
+    int status; /* first failing status, MBD_OK if all went well */
     const char *where;
     int finite;
-    double seconds;  /* one acceleration solve (bodies), best of reps */
-    long rss_kib;    /* resident memory added by model, workspaces and solves */
+    double seconds; /* one acceleration solve (bodies), best of reps */
+    long rss_kib;   /* resident memory added by model, workspaces and solves */
     int reps;
 } chain_run;
 
@@ -412,7 +419,8 @@ static void *chain_thread(void *arg)
         (run->status = mbd_forward_momentum(model, lw, q, p, NULL, qd2, pd)) != MBD_OK)
         run->where = "poisson-ldlt";
     if (run->status == MBD_OK)
-        run->finite = all_finite_values(qdd, nv) && all_finite_values(qd2, nv) && all_finite_values(pd, nv);
+        run->finite =
+            all_finite_values(qdd, nv) && all_finite_values(qd2, nv) && all_finite_values(pd, nv);
     run->rss_kib = resident_kib() - rss0;
     mbd_work_free(bw);
     mbd_work_free(lw);
@@ -448,10 +456,12 @@ static void test_chain_100000(void **state)
     run_on_small_stack(&small, 256 * 1024);
     run_on_small_stack(&large, 256 * 1024);
     const double time_ratio = large.seconds / small.seconds;
-    const double memory_ratio = (double)large.rss_kib / (double)(small.rss_kib > 0 ? small.rss_kib : 1);
-    print_message("chain 1e4: %.3g ms, +%ld KiB; chain 1e5: %.3g ms, +%ld KiB; ratios %.1f (time), %.1f (memory)\n",
-                  1e3 * small.seconds, small.rss_kib, 1e3 * large.seconds, large.rss_kib, time_ratio,
-                  memory_ratio);
+    const double memory_ratio =
+        (double)large.rss_kib / (double)(small.rss_kib > 0 ? small.rss_kib : 1);
+    print_message(
+        "chain 1e4: %.3g ms, +%ld KiB; chain 1e5: %.3g ms, +%ld KiB; ratios %.1f (time), %.1f (memory)\n",
+        1e3 * small.seconds, small.rss_kib, 1e3 * large.seconds, large.rss_kib, time_ratio,
+        memory_ratio);
     /* Time is the benchmark's to judge (mbd-bench's scaling suite checks t(10000) /
      * t(1000) in the report); here, memory linear in N and a 256 KiB stack suffice. */
     assert_true(large.rss_kib < 30L * (small.rss_kib > 4096 ? small.rss_kib : 4096));
@@ -470,12 +480,13 @@ static void test_wide_tree_10000(void **state)
     fputs("{\"name\": \"wide\", \"gravity\": [0.3, -9.81, 0.2], \"bodies\": [\n", file);
     for (int i = 0; i < WIDTH; i++) {
         const double a = 0.001 * i;
-        fprintf(file,
-                "%s{\"name\": \"w%d\", \"parent\": \"world\", \"joint\": {\"type\": \"%s\", \"%s\": %s, "
-                "\"origin\": [%.17g, 0, 0]}, \"mass\": %.17g, \"com\": [0.1, 0.05, 0], "
-                "\"inertia\": [[0.1, 0, 0], [0, 0.12, 0.01], [0, 0.01, 0.15]]}\n",
-                i ? "," : "", i, i % 2 ? "cardan" : "revolute", i % 2 ? "axes" : "axis",
-                i % 2 ? "[[1, 0, 0], [0, 0.6, 0.8]]" : "[0, 0.6, 0.8]", a, 1.0 + 0.5 * sin(i));
+        fprintf(
+            file,
+            "%s{\"name\": \"w%d\", \"parent\": \"world\", \"joint\": {\"type\": \"%s\", \"%s\": %s, "
+            "\"origin\": [%.17g, 0, 0]}, \"mass\": %.17g, \"com\": [0.1, 0.05, 0], "
+            "\"inertia\": [[0.1, 0, 0], [0, 0.12, 0.01], [0, 0.01, 0.15]]}\n",
+            i ? "," : "", i, i % 2 ? "cardan" : "revolute", i % 2 ? "axes" : "axis",
+            i % 2 ? "[[1, 0, 0], [0, 0.6, 0.8]]" : "[0, 0.6, 0.8]", a, 1.0 + 0.5 * sin(i));
     }
     fputs("]}\n", file);
     assert_int_equal(fclose(file), 0);
@@ -541,16 +552,23 @@ static void test_nonfinite_everywhere(void **state)
                     const double saved = *x;
                     *x = bad[b];
                     if (forms & MBD_ACCELERATION)
-                        assert_int_equal(mbd_forward(model, work, s.q, s.qd, s.tau, s.out), MBD_ENONFINITE);
-                    if (forms & MBD_MOMENTUM) /* qd stands in for p */
-                        assert_int_equal(mbd_forward_momentum(model, work, s.q, s.qd, s.tau, s.out, s.out2),
+                        assert_int_equal(mbd_forward(model, work, s.q, s.qd, s.tau, s.out),
                                          MBD_ENONFINITE);
+                    if (forms & MBD_MOMENTUM) /* qd stands in for p */
+                        assert_int_equal(
+                            mbd_forward_momentum(model, work, s.q, s.qd, s.tau, s.out, s.out2),
+                            MBD_ENONFINITE);
                     if (which < 2) {
-                        assert_int_equal(mbd_inverse_dynamics(model, work, s.q, s.qd, s.tau, s.out, NULL), MBD_ENONFINITE);
+                        assert_int_equal(
+                            mbd_inverse_dynamics(model, work, s.q, s.qd, s.tau, s.out, NULL),
+                            MBD_ENONFINITE);
                         assert_int_equal(mbd_momentum(model, work, s.q, s.qd, s.p), MBD_ENONFINITE);
-                        assert_int_equal(mbd_energy(model, work, s.q, s.qd, &T, &V), MBD_ENONFINITE);
+                        assert_int_equal(mbd_energy(model, work, s.q, s.qd, &T, &V),
+                                         MBD_ENONFINITE);
                     } else { /* tau as qdd */
-                        assert_int_equal(mbd_inverse_dynamics(model, work, s.q, s.qd, s.tau, s.out, NULL), MBD_ENONFINITE);
+                        assert_int_equal(
+                            mbd_inverse_dynamics(model, work, s.q, s.qd, s.tau, s.out, NULL),
+                            MBD_ENONFINITE);
                     }
                     if (which == 0) {
                         assert_int_equal(mbd_mass_matrix(model, work, s.q, H), MBD_ENONFINITE);
@@ -584,8 +602,9 @@ static void test_overflowing_state(void **state)
             assert_int_equal(mbd_forward(model, work, q, qd, NULL, out), MBD_ENONFINITE);
         if (mbd_solver_formulations(solver) & MBD_MOMENTUM) {
             const int status = mbd_forward_momentum(model, work, q, qd, NULL, out, pd);
-            assert_true(status == MBD_ENONFINITE ||
-                        (status == MBD_OK && all_finite_values(out, 3) && all_finite_values(pd, 3)));
+            assert_true(
+                status == MBD_ENONFINITE ||
+                (status == MBD_OK && all_finite_values(out, 3) && all_finite_values(pd, 3)));
         }
         mbd_work_free(work);
     }

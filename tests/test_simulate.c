@@ -20,11 +20,12 @@ typedef struct {
 } start;
 
 static const start rods10 = {"rods:n=10", {-1.0}, {0.0}, 2.0};
-static const start chain5 = {"chain:n=5,joint=revolute", {0.3, -0.2, 0.5, -0.4, 0.1},
-                             {0.5, -1.0, 0.8, 0.2, -0.6}, 1.0};
+static const start chain5 = {
+    "chain:n=5,joint=revolute", {0.3, -0.2, 0.5, -0.4, 0.1}, {0.5, -1.0, 0.8, 0.2, -0.6}, 1.0};
 static const start cyltree = {"models/cylindrical-tree.json",
                               {0.1, 0.05, 0.4, -0.3, 0.02, 0.2, -0.5},
-                              {0.5, 0.3, -0.8, 0.6, 0.1, 0.4, 1.0}, 2.0};
+                              {0.5, 0.3, -0.8, 0.6, 0.1, 0.4, 1.0},
+                              2.0};
 static const start chain3 = {"chain:n=3,joint=revolute", {0.4, -0.3, 0.2}, {0.5, -0.4, 0.3}, 1.0};
 static const start *const long_runs[] = {&rods10, &cyltree, &chain5};
 #define LONG_RUNS (sizeof long_runs / sizeof long_runs[0])
@@ -64,11 +65,16 @@ static int run(const start *st, const char *solver, mbd_formulation form, mbd_in
                double step, double t1, double sample, recording *rec, mbd_sim_stats *stats)
 {
     mbd_model *model = load_model(st->spec);
-    const mbd_sim_options opt = {.formulation = form, .integrator = integ, .t1 = t1,
-                                 .sample = sample, .dt = step, .rtol = step, .atol = step};
+    const mbd_sim_options opt = {.formulation = form,
+                                 .integrator = integ,
+                                 .t1 = t1,
+                                 .sample = sample,
+                                 .dt = step,
+                                 .rtol = step,
+                                 .atol = step};
     *rec = (recording){.nq = mbd_model_nq(model), .nv = mbd_model_nv(model)};
-    const int status = mbd_simulate(model, mbd_solver_find(solver), &opt, st->q0, st->qd0,
-                                    record, rec, stats);
+    const int status =
+        mbd_simulate(model, mbd_solver_find(solver), &opt, st->q0, st->qd0, record, rec, stats);
     mbd_model_free(model);
     return status;
 }
@@ -88,21 +94,23 @@ static double max_abs_diff(const double *a, const double *b, int n)
 static void test_sampling_hits_exact_times(void **state)
 {
     (void)state;
-    const double steps[MBD_INTEGRATOR_COUNT] = {[MBD_RK4] = 0.01, [MBD_DOPRI5] = 1e-8,
-                                                [MBD_ADAMS] = 1e-8};
+    const double steps[MBD_INTEGRATOR_COUNT] = {
+        [MBD_RK4] = 0.01, [MBD_DOPRI5] = 1e-8, [MBD_ADAMS] = 1e-8};
     for (int i = 0; i < MBD_INTEGRATOR_COUNT; i++) {
         recording rec;
         mbd_sim_stats stats;
-        assert_int_equal(run(&chain3, "dense", MBD_ACCELERATION, (mbd_integrator)i, steps[i],
-                             0.35, 0.1, &rec, &stats), MBD_OK);
+        assert_int_equal(run(&chain3, "dense", MBD_ACCELERATION, (mbd_integrator)i, steps[i], 0.35,
+                             0.1, &rec, &stats),
+                         MBD_OK);
         const double expected[] = {0.0, 0.1, 0.2, 0.30000000000000004, 0.35};
         assert_int_equal(rec.count, 5);
         for (int k = 0; k < 5; k++)
             assert_true(rec.t[k] == expected[k]);
         recording_free(&rec);
 
-        assert_int_equal(run(&chain3, "dense", MBD_ACCELERATION, (mbd_integrator)i, steps[i],
-                             0.35, 0.0, &rec, &stats), MBD_OK);
+        assert_int_equal(run(&chain3, "dense", MBD_ACCELERATION, (mbd_integrator)i, steps[i], 0.35,
+                             0.0, &rec, &stats),
+                         MBD_OK);
         assert_int_equal(stats.reported, stats.steps + 1);
         assert_int_equal(rec.count, stats.reported);
         for (int k = 1; k < rec.count; k++)
@@ -128,7 +136,8 @@ static void test_energy_conserved(void **state)
                     recording rec;
                     mbd_sim_stats stats;
                     assert_int_equal(run(long_runs[c], mbd_solver_name(mbd_solver_at(s)), f, i,
-                                         1e-10, long_runs[c]->t1, 0.1, &rec, &stats), MBD_OK);
+                                         1e-10, long_runs[c]->t1, 0.1, &rec, &stats),
+                                     MBD_OK);
                     worst = fmax(worst, stats.energy_drift);
                     recording_free(&rec);
                 }
@@ -148,15 +157,17 @@ static void test_formulations_agree(void **state)
         const start *st = long_runs[c];
         recording ref;
         mbd_sim_stats stats;
-        assert_int_equal(run(st, "dense", MBD_ACCELERATION, MBD_DOPRI5, 1e-10, st->t1, 0.25,
-                             &ref, &stats), MBD_OK);
+        assert_int_equal(
+            run(st, "dense", MBD_ACCELERATION, MBD_DOPRI5, 1e-10, st->t1, 0.25, &ref, &stats),
+            MBD_OK);
         for (int s = 0; s < mbd_solver_count(); s++)
             for (mbd_formulation f = MBD_ACCELERATION; f <= MBD_MOMENTUM; f++) {
                 if (!(mbd_solver_formulations(mbd_solver_at(s)) & f))
                     continue;
                 recording rec;
                 assert_int_equal(run(st, mbd_solver_name(mbd_solver_at(s)), f, MBD_DOPRI5, 1e-10,
-                                     st->t1, 0.25, &rec, &stats), MBD_OK);
+                                     st->t1, 0.25, &rec, &stats),
+                                 MBD_OK);
                 assert_int_equal(rec.count, ref.count);
                 worst = fmax(worst, max_abs_diff(rec.q, ref.q, rec.count * rec.nq));
                 recording_free(&rec);
@@ -174,15 +185,16 @@ static void test_rk4_is_fourth_order(void **state)
     (void)state;
     recording ref, rec;
     mbd_sim_stats stats;
-    assert_int_equal(run(&chain3, "dense", MBD_ACCELERATION, MBD_DOPRI5, 1e-13, 1.0, 1.0, &ref,
-                         &stats), MBD_OK);
+    assert_int_equal(
+        run(&chain3, "dense", MBD_ACCELERATION, MBD_DOPRI5, 1e-13, 1.0, 1.0, &ref, &stats), MBD_OK);
     const int n = ref.nq;
     double error[3];
     for (int k = 0; k < 3; k++) {
         assert_int_equal(run(&chain3, "dense", MBD_ACCELERATION, MBD_RK4, 0.0025 / (1 << k), 1.0,
-                             1.0, &rec, &stats), MBD_OK);
-        error[k] = fmax(max_abs_diff(rec.q + n, ref.q + n, n),
-                        max_abs_diff(rec.qd + n, ref.qd + n, n));
+                             1.0, &rec, &stats),
+                         MBD_OK);
+        error[k] =
+            fmax(max_abs_diff(rec.q + n, ref.q + n, n), max_abs_diff(rec.qd + n, ref.qd + n, n));
         recording_free(&rec);
     }
     recording_free(&ref);
@@ -221,8 +233,8 @@ static void test_failures_stop_with_status(void **state)
                      MBD_ENONFINITE);
     int calls = 0;
     opt.sample = 0.1;
-    assert_int_equal(mbd_simulate(model, dense, &opt, chain3.q0, chain3.qd0, stop_at_third,
-                                  &calls, &stats), 7);
+    assert_int_equal(
+        mbd_simulate(model, dense, &opt, chain3.q0, chain3.qd0, stop_at_third, &calls, &stats), 7);
     assert_int_equal(stats.reported, 3);
     assert_true(stats.t == 0.2);
     mbd_model_free(model);

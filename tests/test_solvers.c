@@ -68,7 +68,8 @@ static void check_pd_of_momentum_solvers(problem *pr, const char *label)
             continue;
         mbd_work *sw;
         mbd_work_new(pr->model, solver, &sw);
-        assert_int_equal(mbd_forward_momentum(pr->model, sw, pr->q, pr->p, pr->tau, pr->out, pr->out2), MBD_OK);
+        assert_int_equal(
+            mbd_forward_momentum(pr->model, sw, pr->q, pr->p, pr->tau, pr->out, pr->out2), MBD_OK);
         char what[96];
         snprintf(what, sizeof what, "%s, %s", label, mbd_solver_name(solver));
         assert_close(pr->out2, pr->ref, pr->nv, 1e-7, what);
@@ -85,7 +86,11 @@ static void check_round_trip(problem *pr, mbd_work *work, const double *qd_back,
     double *p_back = malloc(sizeof(double) * (size_t)pr->nv);
     assert_int_equal(mbd_momentum(pr->model, work, pr->q, qd_back, p_back), MBD_OK);
     assert_close(p_back, pr->p, pr->nv, 1e-12, label);
-    assert_close(qd_back, pr->qd, pr->nv, pr->nv <= 60 ? 1e-12 : pr->nq == pr->nv ? 1e-9 : 1e-7, label);
+    assert_close(qd_back, pr->qd, pr->nv,
+                 pr->nv <= 60       ? 1e-12
+                 : pr->nq == pr->nv ? 1e-9
+                                    : 1e-7,
+                 label);
     free(p_back);
 }
 
@@ -102,7 +107,9 @@ static void check_against_dense(problem *pr)
     double *qdd_ref = malloc(sizeof(double) * (size_t)pr->nv);
     assert_int_equal(mbd_momentum(pr->model, ref_work, pr->q, pr->qd, pr->p), MBD_OK);
     assert_int_equal(mbd_forward(pr->model, ref_work, pr->q, pr->qd, pr->tau, qdd_ref), MBD_OK);
-    assert_int_equal(mbd_forward_momentum(pr->model, ref_work, pr->q, pr->p, pr->tau, pr->ref, pr->ref2), MBD_OK);
+    assert_int_equal(
+        mbd_forward_momentum(pr->model, ref_work, pr->q, pr->p, pr->tau, pr->ref, pr->ref2),
+        MBD_OK);
     check_round_trip(pr, ref_work, pr->ref, "dense");
     for (int k = 0; k < mbd_solver_count(); k++) {
         const mbd_solver *solver = mbd_solver_at(k);
@@ -113,7 +120,9 @@ static void check_against_dense(problem *pr)
             assert_close(pr->out, qdd_ref, pr->nv, tol, mbd_solver_name(solver));
         }
         if (mbd_solver_formulations(solver) & MBD_MOMENTUM) {
-            assert_int_equal(mbd_forward_momentum(pr->model, work, pr->q, pr->p, pr->tau, pr->out, pr->out2), MBD_OK);
+            assert_int_equal(
+                mbd_forward_momentum(pr->model, work, pr->q, pr->p, pr->tau, pr->out, pr->out2),
+                MBD_OK);
             check_round_trip(pr, work, pr->out, mbd_solver_name(solver));
             assert_close(pr->out2, pr->ref2, pr->nv, tol, mbd_solver_name(solver));
         }
@@ -165,7 +174,8 @@ static void check_pd_along_motion(problem *pr)
             qs[k] = pr->q[k] + sign * h * qdot[k];
         for (int k = 0; k < n; k++)
             vs[k] = pr->qd[k] + sign * h * qdd[k];
-        assert_int_equal(mbd_position_rates(pr->model, qs, vs, sign > 0 ? rate_plus : rate_minus), MBD_OK);
+        assert_int_equal(mbd_position_rates(pr->model, qs, vs, sign > 0 ? rate_plus : rate_minus),
+                         MBD_OK);
     }
     for (int k = 0; k < nq; k++)
         qddot[k] = (rate_plus[k] - rate_minus[k]) / (2 * h);
@@ -241,24 +251,30 @@ static void check_long_chain(const char *spec, double pd_tol)
 {
     problem *pr = problem_new(load_model(spec), 5);
     const mbd_solver *bodies = mbd_solver_find("bodies");
-    const mbd_solver *sweep = mbd_solver_find("poisson-sweep"), *ldlt = mbd_solver_find("poisson-ldlt");
+    const mbd_solver *sweep = mbd_solver_find("poisson-sweep"),
+                     *ldlt = mbd_solver_find("poisson-ldlt");
     mbd_work *bw, *sw;
     mbd_work_new(pr->model, bodies, &bw);
     mbd_work_new(pr->model, sweep, &sw);
     mbd_work *lw;
     mbd_work_new(pr->model, ldlt, &lw);
     assert_int_equal(mbd_forward(pr->model, bw, pr->q, pr->qd, pr->tau, pr->ref2), MBD_OK);
-    assert_int_equal(mbd_inverse_dynamics(pr->model, bw, pr->q, pr->qd, pr->ref2, pr->out, NULL), MBD_OK);
-    double *bias = calloc((size_t)pr->nv, sizeof(double)), *zero = calloc((size_t)pr->nv, sizeof(double));
+    assert_int_equal(mbd_inverse_dynamics(pr->model, bw, pr->q, pr->qd, pr->ref2, pr->out, NULL),
+                     MBD_OK);
+    double *bias = calloc((size_t)pr->nv, sizeof(double)),
+           *zero = calloc((size_t)pr->nv, sizeof(double));
     assert_int_equal(mbd_inverse_dynamics(pr->model, bw, pr->q, pr->qd, zero, bias, NULL), MBD_OK);
     /* relative to the forces at play (gravity on a long chain dwarfs tau) */
-    assert_true(rel_error(pr->out, pr->tau, pr->nv, 0.0) * norm2(pr->tau, pr->nv) <= 1e-12 * norm2(bias, pr->nv));
+    assert_true(rel_error(pr->out, pr->tau, pr->nv, 0.0) * norm2(pr->tau, pr->nv) <=
+                1e-12 * norm2(bias, pr->nv));
     free(bias);
     free(zero);
     assert_int_equal(mbd_momentum(pr->model, sw, pr->q, pr->qd, pr->p), MBD_OK);
-    assert_int_equal(mbd_forward_momentum(pr->model, sw, pr->q, pr->p, pr->tau, pr->out, pr->ref), MBD_OK);
+    assert_int_equal(mbd_forward_momentum(pr->model, sw, pr->q, pr->p, pr->tau, pr->out, pr->ref),
+                     MBD_OK);
     check_long_round_trip(pr, sw, "poisson-sweep");
-    assert_int_equal(mbd_forward_momentum(pr->model, lw, pr->q, pr->p, pr->tau, pr->out, pr->out2), MBD_OK);
+    assert_int_equal(mbd_forward_momentum(pr->model, lw, pr->q, pr->p, pr->tau, pr->out, pr->out2),
+                     MBD_OK);
     check_long_round_trip(pr, lw, "poisson-ldlt");
     assert_close(pr->out2, pr->ref, pr->nv, pd_tol, "pd sweep vs ldlt");
     mbd_work_free(bw);
@@ -291,9 +307,11 @@ static void test_nonfinite_states(void **state)
             const double saved = inputs[k][1];
             inputs[k][1] = k == 1 ? INFINITY : NAN;
             if (mbd_solver_formulations(solver) & MBD_ACCELERATION)
-                assert_int_equal(mbd_forward(pr->model, work, pr->q, pr->qd, pr->tau, pr->out), MBD_ENONFINITE);
+                assert_int_equal(mbd_forward(pr->model, work, pr->q, pr->qd, pr->tau, pr->out),
+                                 MBD_ENONFINITE);
             if (mbd_solver_formulations(solver) & MBD_MOMENTUM)
-                assert_int_equal(mbd_forward_momentum(pr->model, work, pr->q, pr->qd, pr->tau, pr->out, pr->out2),
+                assert_int_equal(mbd_forward_momentum(pr->model, work, pr->q, pr->qd, pr->tau,
+                                                      pr->out, pr->out2),
                                  MBD_ENONFINITE);
             inputs[k][1] = saved;
         }
@@ -311,7 +329,8 @@ static void test_unsupported_formulation(void **state)
     mbd_work_new(pr->model, mbd_solver_find("bodies"), &bw);
     mbd_work *lw;
     mbd_work_new(pr->model, mbd_solver_find("poisson-ldlt"), &lw);
-    assert_int_equal(mbd_forward_momentum(pr->model, bw, pr->q, pr->p, NULL, pr->out, pr->out2), MBD_EUNSUPPORTED);
+    assert_int_equal(mbd_forward_momentum(pr->model, bw, pr->q, pr->p, NULL, pr->out, pr->out2),
+                     MBD_EUNSUPPORTED);
     assert_int_equal(mbd_forward(pr->model, lw, pr->q, pr->qd, NULL, pr->out), MBD_EUNSUPPORTED);
     mbd_work_free(bw);
     mbd_work_free(lw);
@@ -321,12 +340,9 @@ static void test_unsupported_formulation(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_against_dense),
-        cmocka_unit_test(test_pd_against_lagrangian),
-        cmocka_unit_test(test_pd_along_motion),
-        cmocka_unit_test(test_long_chains),
-        cmocka_unit_test(test_nonfinite_states),
-        cmocka_unit_test(test_unsupported_formulation),
+        cmocka_unit_test(test_against_dense),    cmocka_unit_test(test_pd_against_lagrangian),
+        cmocka_unit_test(test_pd_along_motion),  cmocka_unit_test(test_long_chains),
+        cmocka_unit_test(test_nonfinite_states), cmocka_unit_test(test_unsupported_formulation),
     };
     return cmocka_run_group_tests_name("solvers", tests, NULL, NULL);
 }

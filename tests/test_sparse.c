@@ -38,15 +38,17 @@ static void test_sparse_matches_dense(void **state)
         for (int shape = 0; shape < 3; shape++) {
             char label[64];
             snprintf(label, sizeof label, "random, joint type %d, shape %d", type, shape);
-            check_sparse_matches_dense(random_model((uint64_t)(50 + 10 * type + shape), 40, type, shapes[shape]),
-                                       (uint64_t)shape, label);
+            check_sparse_matches_dense(
+                random_model((uint64_t)(50 + 10 * type + shape), 40, type, shapes[shape]),
+                (uint64_t)shape, label);
         }
 }
 
 /* The DOF tree: lambda[k] = k - 1 inside a joint, else the last DOF of the parent body. */
 static int *dof_parents(const mbd_model *model)
 {
-    int *lambda = malloc(sizeof(int) * (size_t)mbd_model_nv(model)), *last = malloc(sizeof(int) * (size_t)mbd_model_nbodies(model));
+    int *lambda = malloc(sizeof(int) * (size_t)mbd_model_nv(model)),
+        *last = malloc(sizeof(int) * (size_t)mbd_model_nbodies(model));
     for (int i = 0, k = 0; i < mbd_model_nbodies(model); i++) {
         const mbd_body_def *b = mbd_model_body(model, i);
         for (int m = 0; m < mbd_joint_type_nv(b->joint); m++, k++)
@@ -157,7 +159,8 @@ static void test_branched_slides_by_hand(void **state)
     memset(defs, 0, sizeof defs);
     static const char *const names[] = {"base", "left", "right"};
     for (int i = 0; i < 3; i++) {
-        defs[i] = (mbd_body_def){.name = names[i], .parent = i ? 0 : -1, .joint = MBD_PRISMATIC, .mass = m[i]};
+        defs[i] = (mbd_body_def){
+            .name = names[i], .parent = i ? 0 : -1, .joint = MBD_PRISMATIC, .mass = m[i]};
         for (int k = 0; k < 3; k++)
             defs[i].inertia[k][k] = 0.1 * (k + 1);
         defs[i].com[1] = 0.2 * i;
@@ -222,7 +225,8 @@ static void test_inverse_errors(void **state)
     model = build_tree("massless tip", (const double[3]){0, 0, -9.81}, 2, defs, err, sizeof err);
     assert_non_null(model);
     mbd_work_new(model, mbd_solver_find("sparse"), &work);
-    assert_int_equal(mbd_mass_matrix_inverse(model, work, (const double[3]){0.1, 0.2, 0.3}, Hinv), MBD_ESINGULAR);
+    assert_int_equal(mbd_mass_matrix_inverse(model, work, (const double[3]){0.1, 0.2, 0.3}, Hinv),
+                     MBD_ESINGULAR);
     assert_int_equal(mbd_work_failed_body(work), 1);
     mbd_work_free(work);
     mbd_model_free(model);

@@ -79,8 +79,8 @@ static mbd_model *arm_by_hand(void)
             I_O[r][c] = arm_inertia[r][c] + turned;
             for (int p = 0; p < 2; p++) {
                 const double *x = coms[p];
-                I_O[r][c] += masses[p] * ((r == c) * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) -
-                                          x[r] * x[c]);
+                I_O[r][c] += masses[p] *
+                             ((r == c) * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) - x[r] * x[c]);
             }
         }
     double com[3], I[3][3];
@@ -88,8 +88,9 @@ static mbd_model *arm_by_hand(void)
         com[r] = h[r] / m;
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++)
-            I[r][c] = I_O[r][c] - m * ((r == c) * (com[0] * com[0] + com[1] * com[1] + com[2] * com[2]) -
-                                       com[r] * com[c]);
+            I[r][c] =
+                I_O[r][c] - m * ((r == c) * (com[0] * com[0] + com[1] * com[1] + com[2] * com[2]) -
+                                 com[r] * com[c]);
     mbd_body_def b[2] = {body("arm", -1, MBD_REVOLUTE, m, com, I),
                          body("finger", 0, MBD_PRISMATIC, 0.2, finger_com, finger_inertia)};
     for (int r = 0; r < 3; r++) {
@@ -161,11 +162,10 @@ static void test_fixed_merge_edges(void **state)
 {
     (void)state;
     static const double zero[3] = {0}, none[3][3] = {{0}};
-    mbd_body_def b[5] = {body("stand", -1, MBD_FIXED, 50.0, zero, arm_inertia),
-                         body("link", 0, MBD_REVOLUTE, 1.0, zero, none),
-                         body("p1", 1, MBD_FIXED, 1.0, zero, none),
-                         body("p2", 2, MBD_FIXED, 1.0, zero, none),
-                         body("sensor", 3, MBD_FIXED, 0.0, zero, none)};
+    mbd_body_def b[5] = {
+        body("stand", -1, MBD_FIXED, 50.0, zero, arm_inertia),
+        body("link", 0, MBD_REVOLUTE, 1.0, zero, none), body("p1", 1, MBD_FIXED, 1.0, zero, none),
+        body("p2", 2, MBD_FIXED, 1.0, zero, none), body("sensor", 3, MBD_FIXED, 0.0, zero, none)};
     b[1].axes[0][0] = 1.0; /* axis (1, 0, 1) */
     b[2].origin[0] = 0.1;  /* p1 at (0.1, 0, 0) */
     b[3].origin[1] = 0.1;  /* p2 at (0.1, 0.1, 0): composed */
@@ -233,7 +233,8 @@ static void test_loop_on_fixed_body(void **state)
     const mbd_loop_def *pin = mbd_model_loop(m, 0);
     assert_int_equal(pin->body_a, 0);
     assert_int_equal(pin->body_b, -1);
-    const double a_in_arm[3] = {1, 0, 0.5}, b_in_world[3] = {0, 2, 0}; /* R (0, 0.5, 0) = (0, 0, 0.5) */
+    const double a_in_arm[3] = {1, 0, 0.5},
+                 b_in_world[3] = {0, 2, 0}; /* R (0, 0.5, 0) = (0, 0, 0.5) */
     assert_close(pin->origin_a, a_in_arm, 3, 0.0, "origin_a on the arm");
     assert_close(pin->origin_b, b_in_world, 3, 0.0, "origin_b in the world");
     assert_close(&pin->rotation_a[0][0], &turn_x[0][0], 9, 0.0, "rotation_a");
@@ -441,9 +442,10 @@ static void expect_urdf_error(const char *text, int line, const char *fragment)
     assert_null(strchr(err, '\n'));
 }
 
-#define INERTIAL "<inertial><mass value=\"1\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial>"
+#define INERTIAL                                                                                   \
+    "<inertial><mass value=\"1\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial>"
 #define LINK(name) "<link name=\"" name "\">" INERTIAL "</link>\n"
-#define JOINT(name, type, parent, child, extra)                                                   \
+#define JOINT(name, type, parent, child, extra)                                                    \
     "<joint name=\"" name "\" type=\"" type "\"><parent link=\"" parent "\"/><child link=\"" child \
     "\"/>" extra "</joint>\n"
 
@@ -456,42 +458,52 @@ static void test_malformed_urdf(void **state)
     expect_urdf_error("<robot>\n" LINK("a") "<link/>\n</robot>\n", 3, "link: missing name");
     expect_urdf_error("<robot>\n" LINK("a") LINK("b") LINK("a") "</robot>\n", 4,
                       "link \"a\": duplicate name (also on line 2)");
-    expect_urdf_error("<robot>\n" LINK("a") LINK("b") "<joint name=\"j\">\n"
-                      "<parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>\n",
+    expect_urdf_error("<robot>\n" LINK("a")
+                          LINK("b") "<joint name=\"j\">\n"
+                                    "<parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>\n",
                       4, "joint \"j\": missing type");
-    expect_urdf_error("<robot>\n" LINK("a") LINK("b") JOINT("j", "planar", "a", "b", "") "</robot>\n",
+    expect_urdf_error("<robot>\n" LINK("a") LINK("b")
+                          JOINT("j", "planar", "a", "b", "") "</robot>\n",
                       4, "planar joints are not supported");
-    expect_urdf_error("<robot>\n" LINK("a") LINK("b") JOINT("j", "screw", "a", "b", "") "</robot>\n",
+    expect_urdf_error("<robot>\n" LINK("a") LINK("b")
+                          JOINT("j", "screw", "a", "b", "") "</robot>\n",
                       4, "unknown type \"screw\"");
-    expect_urdf_error("<robot>\n" LINK("a") LINK("b") JOINT("j", "revolute", "a", "c", "") "</robot>\n",
+    expect_urdf_error("<robot>\n" LINK("a") LINK("b")
+                          JOINT("j", "revolute", "a", "c", "") "</robot>\n",
                       4, "<child>: no link called \"c\"");
     expect_urdf_error("<robot>\n" LINK("a") LINK("b") LINK("c") JOINT("j", "revolute", "a", "c", "")
-                      JOINT("k", "revolute", "b", "c", "") "</robot>\n",
+                          JOINT("k", "revolute", "b", "c", "") "</robot>\n",
                       6, "already the child of joint \"j\" (line 5): a closed loop");
     expect_urdf_error("<robot>\n" LINK("a") LINK("b") "</robot>\n", 3,
                       "link \"b\": a second root (the first is \"a\", line 2)");
     expect_urdf_error("<robot>\n" LINK("r") LINK("a") LINK("b") JOINT("j", "revolute", "a", "b", "")
-                      JOINT("k", "revolute", "b", "a", "") "</robot>\n",
+                          JOINT("k", "revolute", "b", "a", "") "</robot>\n",
                       3, "link \"a\": not connected to the root \"r\"");
     expect_urdf_error("<robot>\n" LINK("a") LINK("b")
-                      JOINT("j", "revolute", "a", "b", "\n<axis xyz=\"0 0 0\"/>") "</robot>\n",
+                          JOINT("j", "revolute", "a", "b", "\n<axis xyz=\"0 0 0\"/>") "</robot>\n",
                       5, "joint \"j\": <axis xyz>: expected a non-zero vector");
-    expect_urdf_error("<robot>\n" LINK("a") LINK("b")
-                      JOINT("j", "revolute", "a", "b", "\n<origin xyz=\"1 2 x\"/>") "</robot>\n",
+    expect_urdf_error("<robot>\n" LINK("a") LINK("b") JOINT(
+                          "j", "revolute", "a", "b", "\n<origin xyz=\"1 2 x\"/>") "</robot>\n",
                       5, "<origin xyz>: expected 3 finite numbers, got \"1 2 x\"");
-    expect_urdf_error("<robot>\n" LINK("a") "<link name=\"b\"><inertial><mass value=\"1\"/>\n"
-                      "<inertia ixx=\"1\" ixy=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link>\n"
-                      JOINT("j", "revolute", "a", "b", "") "</robot>\n",
-                      4, "link \"b\": <inertia>: missing ixz");
-    expect_urdf_error("<robot>\n" LINK("a") "<link name=\"b\"/>\n"
-                      JOINT("j", "revolute", "a", "b", "") "</robot>\n",
-                      3, "link \"b\": moves (joint \"j\") but has no mass and carries no moving link");
-    expect_urdf_error("<robot>\n" LINK("a") "<link name=\"b\"><inertial><mass value=\"1\"/>\n"
-                      "<inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"3\"/></inertial></link>\n"
-                      JOINT("j", "revolute", "a", "b", "") "</robot>\n",
-                      3, "link \"b\": inertia: principal moments 1, 1, 3 violate the triangle inequality");
+    expect_urdf_error(
+        "<robot>\n" LINK(
+            "a") "<link name=\"b\"><inertial><mass value=\"1\"/>\n"
+                 "<inertia ixx=\"1\" ixy=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link>\n" JOINT(
+                     "j", "revolute", "a", "b", "") "</robot>\n",
+        4, "link \"b\": <inertia>: missing ixz");
+    expect_urdf_error("<robot>\n" LINK("a") "<link name=\"b\"/>\n" JOINT("j", "revolute", "a", "b",
+                                                                         "") "</robot>\n",
+                      3,
+                      "link \"b\": moves (joint \"j\") but has no mass and carries no moving link");
+    expect_urdf_error(
+        "<robot>\n" LINK(
+            "a") "<link name=\"b\"><inertial><mass value=\"1\"/>\n"
+                 "<inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"3\"/></inertial></link>\n" JOINT(
+                     "j", "revolute", "a", "b", "") "</robot>\n",
+        3, "link \"b\": inertia: principal moments 1, 1, 3 violate the triangle inequality");
     expect_urdf_error("<?xml version=\"1.0\"?>\n<!DOCTYPE robot [<!ENTITY a \"aaaa\">]>\n"
-                      "<robot>" LINK("a") "</robot>\n", 2, "(<!DOCTYPE>) is not supported");
+                      "<robot>" LINK("a") "</robot>\n",
+                      2, "(<!DOCTYPE>) is not supported");
     expect_urdf_error("<robot>\n" LINK("a") "</robot>\n", 1, "robot: no joint moves");
     expect_urdf_error("<robot>\n<link name=\"world\"/>\n</robot>\n", 1, "robot: no joint moves");
 }
@@ -543,9 +555,10 @@ static void test_cli_floating_base(void **state)
     json_t *id = run_json("id models/quadruped.urdf --floating-base");
     assert_int_equal(json_array_size(json_object_get(id, "tau")), 18);
     json_decref(id);
-    expect_mbd("simulate models/quadruped.urdf --floating-base --integrator rk4 --dt 0.01 --t1 0.02 "
-               "--q0 0,0,0.4,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0",
-               0, "torso");
+    expect_mbd(
+        "simulate models/quadruped.urdf --floating-base --integrator rk4 --dt 0.01 --t1 0.02 "
+        "--q0 0,0,0.4,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0",
+        0, "torso");
     expect_rejected("fd models/quadruped.urdf --floating-base --q 0,0,0",
                     (const char *const[]){"--q", "expected 19 numbers", NULL});
     expect_rejected("info models/double-pendulum.json --floating-base",
@@ -563,10 +576,10 @@ static void test_mimic_joint_keeps_its_coordinate(void **state)
     char path[64];
     snprintf(path, sizeof path, "%s",
              temp_file_with("<robot name=\"gripper\">\n" LINK("a") LINK("b") LINK("c")
-                            JOINT("j", "prismatic", "a", "b", "<axis xyz=\"0 1 0\"/>")
-                            JOINT("k", "prismatic", "a", "c",
-                                  "<axis xyz=\"0 -1 0\"/><mimic joint=\"j\"/>")
-                            "</robot>\n", ".urdf"));
+                                JOINT("j", "prismatic", "a", "b", "<axis xyz=\"0 1 0\"/>") JOINT(
+                                    "k", "prismatic", "a", "c",
+                                    "<axis xyz=\"0 -1 0\"/><mimic joint=\"j\"/>") "</robot>\n",
+                            ".urdf"));
     mbd_model *model = load_model(path);
     unlink(path);
     assert_int_equal(mbd_model_nv(model), 2);

@@ -168,9 +168,9 @@ static unsigned solve_lanes(const mbd_model *model, const mbd_batch *batch, void
  * the lanes could not solve. A state that fails alone too (singular, non-finite) is left
  * out of a second lane pass over the others, so that a state's result never depends on
  * which states share its group. */
-static void solve_group(const mbd_model *model, const mbd_batch *batch, int thread,
-                        group_span span, const double *q, const double *x, const double *tau,
-                        double *y, double *z, int *rc)
+static void solve_group(const mbd_model *model, const mbd_batch *batch, int thread, group_span span,
+                        const double *q, const double *x, const double *tau, double *y, double *z,
+                        int *rc)
 {
     mbd_work *work = batch->works[thread];
     void *lane_work = batch->lane_works[thread];
@@ -178,7 +178,8 @@ static void solve_group(const mbd_model *model, const mbd_batch *batch, int thre
     const unsigned again = solve_lanes(model, batch, lane_work, span, 0, q, x, tau, y, z);
     unsigned failed = 0;
     for (int w = 0; w < count; w++) {
-        rc[w] = again >> w & 1 ? solve_state(model, work, (size_t)(k0 + w), q, x, tau, y, z) : MBD_OK;
+        rc[w] =
+            again >> w & 1 ? solve_state(model, work, (size_t)(k0 + w), q, x, tau, y, z) : MBD_OK;
         failed |= (unsigned)(rc[w] != MBD_OK) << w;
     }
     if (!in_lanes(batch, z) || !(again & ~failed) || !failed)
@@ -241,9 +242,9 @@ int mbd_batch_forward(const mbd_model *model, mbd_batch *batch, int K, const dou
     return batch_run(model, batch, K, q, qd, tau, qdd, NULL, status);
 }
 
-int mbd_batch_forward_momentum(const mbd_model *model, mbd_batch *batch, int K,
-                               const double *q, const double *p, const double *tau,
-                               double *qd, double *pd, int *status)
+int mbd_batch_forward_momentum(const mbd_model *model, mbd_batch *batch, int K, const double *q,
+                               const double *p, const double *tau, double *qd, double *pd,
+                               int *status)
 {
     if (pd == NULL && K > 0)
         return MBD_EINVAL;

@@ -21,9 +21,9 @@ typedef struct {
     int lanes;
     void *(*work_new)(const mbd_model *model, const mbd_solver *solver);
     void (*work_free)(void *work);
-    unsigned (*solve)(const mbd_model *model, void *work, int count, unsigned skip,
-                      const double *q, const double *x, const double *tau, double *y,
-                      double *z, int next_count, int ahead);
+    unsigned (*solve)(const mbd_model *model, void *work, int count, unsigned skip, const double *q,
+                      const double *x, const double *tau, double *y, double *z, int next_count,
+                      int ahead);
 } mbd_lane_form;
 extern const mbd_lane_form mbd_lane_form_x4, mbd_lane_form_x8;
 

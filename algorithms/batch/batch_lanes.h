@@ -75,7 +75,10 @@ MBD_INLINE void LANE_FN(tally_start)(LANE_FN(finite_tally) *tally)
 }
 
 /* Entry j of the tally is x. */
-MBD_INLINE void LANE_FN(tally_add)(LANE_FN(finite_tally) *tally, int j, lane x) { tally->sum[j % 4] += x * 0.0; }
+MBD_INLINE void LANE_FN(tally_add)(LANE_FN(finite_tally) *tally, int j, lane x)
+{
+    tally->sum[j % 4] += x * 0.0;
+}
 
 /* The mask of the lanes where an entry was not finite. */
 MBD_INLINE unsigned LANE_FN(tally_nonfinite)(const LANE_FN(finite_tally) *tally)
@@ -138,7 +141,8 @@ static void LANE_FN(scatter_rest)(const mbd_model *model, lane_work *work)
         for (int j = work->out_from; j < model->nv; j++)
             for (int w = 0; w < MBD_LANES; w++)
                 if (work->out_mask >> w & 1)
-                    work->out[o].rows[(size_t)w * (size_t)model->nv + (size_t)j] = work->out[o].lanes[j][w];
+                    work->out[o].rows[(size_t)w * (size_t)model->nv + (size_t)j] =
+                        work->out[o].lanes[j][w];
 }
 
 /* The states in the mask solved (not empty) into the lanes, each of the others' lanes a
@@ -151,8 +155,8 @@ static unsigned LANE_FN(gather_states)(const mbd_model *model, lane_work *work, 
     int row[MBD_LANES];
     for (int w = 0; w < MBD_LANES; w++)
         row[w] = solved >> w & 1 ? w : first;
-    unsigned bad = LANE_FN(gather)(work->q, q, model->nq, row) |
-                   LANE_FN(gather)(work->x, x, model->nv, row);
+    unsigned bad =
+        LANE_FN(gather)(work->q, q, model->nq, row) | LANE_FN(gather)(work->x, x, model->nv, row);
     if (tau)
         bad |= LANE_FN(gather)(work->tau, tau, model->nv, row);
     return bad & solved;
@@ -177,7 +181,8 @@ static void LANE_FN(plan_prefetch)(const mbd_model *model, lane_work *work, int 
         const size_t rows = left < MBD_LANES ? (size_t)(left > 0 ? left : 0) : MBD_LANES;
         if (from[r] && rows) {
             const size_t n = r ? nv : nq, lines = (rows * n * sizeof(double) + 63) / 64;
-            work->next[work->next_regions].at = (const char *)(from[r] + (size_t)lead * MBD_LANES * n);
+            work->next[work->next_regions].at =
+                (const char *)(from[r] + (size_t)lead * MBD_LANES * n);
             work->next[work->next_regions++].lines = lines;
             work->next_reads += r < 3;
             most = lines > most ? lines : most;
@@ -220,8 +225,9 @@ static int LANE_FN(bodies_lanes)(const mbd_model *model, LANE_FN(group_work) *gr
         const size_t nq = (size_t)model->nq, nv = (size_t)model->nv;
         const unsigned states = (1u << next_count) - 1;
         unsigned solved = states;
-        group->prepared_bad = LANE_FN(gather_solved)(model, work, &solved, q + MBD_LANES * nq,
-                                                     x + MBD_LANES * nv, tau ? tau + MBD_LANES * nv : NULL);
+        group->prepared_bad =
+            LANE_FN(gather_solved)(model, work, &solved, q + MBD_LANES * nq, x + MBD_LANES * nv,
+                                   tau ? tau + MBD_LANES * nv : NULL);
         if (solved) {
             group->prepared_q = q + MBD_LANES * nq;
             group->prepared_states = states;
@@ -234,10 +240,9 @@ static int LANE_FN(bodies_lanes)(const mbd_model *model, LANE_FN(group_work) *gr
 
 /* The group's states in (x: qd or p; z NULL in the acceleration form), its results out:
  * see mbd_lane_form. A state with a non-finite input is left out like those in skip. */
-static unsigned LANE_FN(lanes_solve)(const mbd_model *model, void *opaque, int count,
-                                     unsigned skip, const double *q, const double *x,
-                                     const double *tau, double *y, double *z, int next_count,
-                                     int ahead)
+static unsigned LANE_FN(lanes_solve)(const mbd_model *model, void *opaque, int count, unsigned skip,
+                                     const double *q, const double *x, const double *tau, double *y,
+                                     double *z, int next_count, int ahead)
 {
     LANE_FN(group_work) *group = opaque;
     lane_work *work = &group->work;
@@ -260,9 +265,10 @@ static unsigned LANE_FN(lanes_solve)(const mbd_model *model, void *opaque, int c
     work->out[1].rows = z, work->out[1].lanes = work->z;
     work->outs = z ? 2 : 1, work->out_from = 0, work->out_mask = solved;
     const int status =
-        !z                                           ? LANE_FN(bodies_lanes)(model, group, prepared, next_count, q, x, tau)
-        : work->solver->lane_kernels == LANES_POISSON_LDLT ? LANE_FN(ldlt_solve)(model, work, NULL, work->x, tau_lanes, work->y, work->z)
-                                                     : LANE_FN(sweep_solve)(model, work, NULL, work->x, tau_lanes, work->y, work->z);
+        !z ? LANE_FN(bodies_lanes)(model, group, prepared, next_count, q, x, tau)
+        : work->solver->lane_kernels == LANES_POISSON_LDLT
+            ? LANE_FN(ldlt_solve)(model, work, NULL, work->x, tau_lanes, work->y, work->z)
+            : LANE_FN(sweep_solve)(model, work, NULL, work->x, tau_lanes, work->y, work->z);
     if (status)
         return solved | bad;
     LANE_FN(scatter_rest)(model, work);

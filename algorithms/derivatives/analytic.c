@@ -22,8 +22,8 @@
 #include "dynamics/cholesky_kernels.h"
 
 /* row[lo .. hi) -= l done[lo .. hi) (row may be NULL: nothing to do) */
-static void subtract_range(double *restrict row, double l, const double *restrict done,
-                           size_t lo, size_t hi)
+static void subtract_range(double *restrict row, double l, const double *restrict done, size_t lo,
+                           size_t hi)
 {
     if (row)
         for (size_t c = lo; c < hi; c++)
@@ -204,8 +204,8 @@ static void combine_rows(double *A, size_t n, size_t r, double scale, const doub
  * NULL), with the factor of H: L^-T from the leaves up, row i from the final rows under it
  * (L's column i), then -D^-1 (D^-1 for Hinv) and L^-1 from the root down, row k from the
  * final rows above it (L's row k), Hinv's upper triangle alone, mirrored. */
-static void solve_in_place(const mbd_model *model, const analytic_layout *a, double *X,
-                           double *Y, double *Hinv)
+static void solve_in_place(const mbd_model *model, const analytic_layout *a, double *X, double *Y,
+                           double *Hinv)
 {
     const int nv = model->nv;
     const size_t n = (size_t)nv;
@@ -239,8 +239,8 @@ static void solve_in_place(const mbd_model *model, const analytic_layout *a, dou
 }
 
 static int analytic_forward(const mbd_model *model, mbd_work *work, const double *q,
-                            const double *qd, const double *tau, double *dqdd_dq,
-                            double *dqdd_dqd, double *dqdd_dtau)
+                            const double *qd, const double *tau, double *dqdd_dq, double *dqdd_dqd,
+                            double *dqdd_dtau)
 {
     int status = mbd_kinematics(model, work, q);
     if (status || (!dqdd_dq && !dqdd_dqd && !dqdd_dtau))
@@ -264,6 +264,7 @@ static int analytic_forward(const mbd_model *model, mbd_work *work, const double
 
 const mbd_derivatives_method mbd_derivatives_analytic = {
     .name = "analytic",
-    .summary = "RNEA derivatives (Carpentier-Mansard) solved with H's tree-sparse L^T D L from the same pass",
+    .summary =
+        "RNEA derivatives (Carpentier-Mansard) solved with H's tree-sparse L^T D L from the same pass",
     .forward = analytic_forward,
 };

@@ -90,8 +90,8 @@ static void ask(asked_matrices *asked, double *out, direction_kind kind)
 
 /* Tangent k of the inputs: the direction of column j of a matrix of the given kind. q
  * moves along G(q) e_j, only in the joint's coordinates. */
-static void seed(dual_sweep *sweep, const mbd_model *model, const double *q,
-                 direction_kind kind, int j, int k)
+static void seed(dual_sweep *sweep, const mbd_model *model, const double *q, direction_kind kind,
+                 int j, int k)
 {
     if (kind == ALONG_QD) {
         dual_set_tangent(&sweep->qd[j], k, 1.0);
@@ -107,8 +107,8 @@ static void seed(dual_sweep *sweep, const mbd_model *model, const double *q,
 }
 
 /* The inputs' values, with no tangent. */
-static void set_values(dual_sweep *sweep, const mbd_model *model, const double *q,
-                       const double *qd, const double *tau)
+static void set_values(dual_sweep *sweep, const mbd_model *model, const double *q, const double *qd,
+                       const double *tau)
 {
     for (int r = 0; r < model->nq; r++)
         sweep->q[r] = mbd_dual(q[r]);
@@ -244,8 +244,8 @@ static int sweep_all(dual_sweep *sweep, const mbd_model *model, mbd_work *work, 
 }
 
 static int automatic_forward(const mbd_model *model, mbd_work *work, const double *q,
-                             const double *qd, const double *tau, double *dqdd_dq,
-                             double *dqdd_dqd, double *dqdd_dtau)
+                             const double *qd, const double *tau, double *dqdd_dq, double *dqdd_dqd,
+                             double *dqdd_dtau)
 {
     /* a solver whose kernels are not the bodies sweep's has no dual form */
     if (!work->solver || work->solver->lane_kernels != LANES_BODIES)

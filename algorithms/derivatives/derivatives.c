@@ -149,8 +149,8 @@ int mbd_integrate_positions(const mbd_model *model, const double *q, const doubl
 
 int mbd_forward_derivatives(const mbd_model *model, mbd_work *work, const double *q,
                             const double *qd, const double *tau,
-                            const mbd_derivatives_method *method, double *dqdd_dq,
-                            double *dqdd_dqd, double *dqdd_dtau)
+                            const mbd_derivatives_method *method, double *dqdd_dq, double *dqdd_dqd,
+                            double *dqdd_dtau)
 {
     if (!model || !work || work->model != model || !method || !q || !qd)
         return MBD_EINVAL;

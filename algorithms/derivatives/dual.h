@@ -50,7 +50,10 @@ MBD_INLINE mbd_dual operator+(double a, mbd_dual b) { return b + a; }
 MBD_INLINE mbd_dual operator-(mbd_dual a) { return dual_of(-a.x); }
 MBD_INLINE mbd_dual operator-(mbd_dual a, mbd_dual b) { return dual_of(a.x - b.x); }
 MBD_INLINE mbd_dual operator-(mbd_dual a, double b) { return dual_of(with_value(a.x, a.x[0] - b)); }
-MBD_INLINE mbd_dual operator-(double a, mbd_dual b) { return dual_of(with_value(-b.x, a - b.x[0])); }
+MBD_INLINE mbd_dual operator-(double a, mbd_dual b)
+{
+    return dual_of(with_value(-b.x, a - b.x[0]));
+}
 /* (a b)' = a b' + b a': lane 0 a b + b 0 */
 MBD_INLINE mbd_dual operator*(mbd_dual a, mbd_dual b)
 {

@@ -23,8 +23,8 @@ static difference_buffers buffers_of(const mbd_model *model, mbd_work *work)
     return (difference_buffers){jv, jv + 2 * nv, jv + 3 * nv, jv + 4 * nv, jv + 5 * nv};
 }
 
-static int bodies_forward(const mbd_model *model, mbd_work *work, const double *q,
-                          const double *qd, const double *tau, double *qdd)
+static int bodies_forward(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+                          const double *tau, double *qdd)
 {
     const int status = start_kinematics(model, work, q);
     return status ? status : mbd_solver_bodies.forward_acc(model, work, q, qd, tau, qdd);

@@ -20,7 +20,7 @@ int dense_factor(const mbd_model *model, mbd_work *work, double *H)
 
 int dense_solve(const mbd_model *model, const double *R, int columns, double *x)
 {
-    lapack_int info = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', model->nv, columns, R,
-                                          model->nv, x, model->nv);
+    lapack_int info =
+        LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', model->nv, columns, R, model->nv, x, model->nv);
     return info == 0 ? MBD_OK : MBD_EINVAL;
 }

@@ -15,49 +15,49 @@
 struct mbd_work {
     const mbd_model *model;
     const mbd_solver *solver;
-    void *block;               /* the one allocation that the arrays below are carved from */
-    int failed_body;           /* body whose joint block was singular in the last solve, or -1 */
-    int screw_transforms;      /* the GPU's bodies and poisson-ldlt kernels: X as the lanes
-                                  keep it (SCREW_TRANSFORMS, lane.h); else 0 */
-    const double *gpu_q;       /* the GPU's kernels: the state's q, whose cos q and sin q
-                                  the screw kernels form where they read them (SCREW_XFORM) */
-    const double *gpu_qd;      /* and its qd, from which the bodies sweep forms c and p^A
-                                  again (BIAS_FROM_VELOCITY, bodies_kernels.h) */
-    mbd_xform *X;              /* (nb) X_i: parent -> body i, valid after mbd_kinematics */
-    double *S;                 /* (nv x 6) motion subspace columns, dof j at 6 j */
-    double *U;                 /* (nv x 6) U = I^A S */
-    double *D;                 /* (ndd) per-joint nv x nv blocks */
-    double *u;                 /* (nv) */
-    double (*v)[6];            /* (nb) body velocities */
-    union {                    /* (nb) by solver: */
-        double (*c)[6];        /* bodies: the velocity-product accelerations c_i */
-        double (*phi)[6];      /* Poisson solvers: phi_i of mu_i = I^A_i v_i + phi_i */
+    void *block;          /* the one allocation that the arrays below are carved from */
+    int failed_body;      /* body whose joint block was singular in the last solve, or -1 */
+    int screw_transforms; /* the GPU's bodies and poisson-ldlt kernels: X as the lanes
+                             keep it (SCREW_TRANSFORMS, lane.h); else 0 */
+    const double *gpu_q;  /* the GPU's kernels: the state's q, whose cos q and sin q
+                             the screw kernels form where they read them (SCREW_XFORM) */
+    const double *gpu_qd; /* and its qd, from which the bodies sweep forms c and p^A
+                             again (BIAS_FROM_VELOCITY, bodies_kernels.h) */
+    mbd_xform *X;         /* (nb) X_i: parent -> body i, valid after mbd_kinematics */
+    double *S;            /* (nv x 6) motion subspace columns, dof j at 6 j */
+    double *U;            /* (nv x 6) U = I^A S */
+    double *D;            /* (ndd) per-joint nv x nv blocks */
+    double *u;            /* (nv) */
+    double (*v)[6];       /* (nb) body velocities */
+    union {               /* (nb) by solver: */
+        double (*c)[6];   /* bodies: the velocity-product accelerations c_i */
+        double (*phi)[6]; /* Poisson solvers: phi_i of mu_i = I^A_i v_i + phi_i */
     };
-    double (*a)[6];            /* (nb) accelerations */
-    double (*f)[6];            /* (nb) forces, momenta */
-    union {                    /* (nb) by pass: */
+    double (*a)[6];                /* (nb) accelerations */
+    double (*f)[6];                /* (nb) forces, momenta */
+    union {                        /* (nb) by pass: */
         double (*mass_moments)[6]; /* pd's subtree sums (h^C_i; m^C_i, 0, 0) (momentum_kernels.h) */
         double (*inverse_forces)[6]; /* bodies_inverse_times's p_i, apart from f's reactions */
     };
-    mbd_inertia *IA;           /* (nb) articulated or composite inertias */
-    double *sin_q, *cos_q;     /* (nq) of the coordinates angles_from to angles_to - 1,
-                                  from start_kinematics (read where one is an angle) */
-    double *scratch;           /* solver-specific, solver->scratch_doubles(model) */
-    double *jv;                /* (JV_COUNT x nv) joint-space vectors of the friction
-                                  iteration and coefficients.c, vector k at k nv */
-    int friction_iterations;   /* of the last forward call's friction solve */
-    double *loop_scratch;      /* loops_scratch_doubles(model, solver); models with loops */
-    double *friction_scratch;  /* friction_scratch_doubles(model); models with Coulomb friction */
-    double *passive_tau;       /* (2 nv) models with passive forces: tau + tau_p, then a
-                                  vector that passive_derivatives writes and drops */
-    double *rest_rates;        /* (nv) zero: qd and qdd of gravity compensation's RNEA */
-    double (*gravcomp_f)[6];   /* (nb) models with gravity compensation: its RNEA's forces */
-    void *plugin_work;         /* a plugin solver's work (its work_new), else NULL */
+    mbd_inertia *IA;          /* (nb) articulated or composite inertias */
+    double *sin_q, *cos_q;    /* (nq) of the coordinates angles_from to angles_to - 1,
+                                 from start_kinematics (read where one is an angle) */
+    double *scratch;          /* solver-specific, solver->scratch_doubles(model) */
+    double *jv;               /* (JV_COUNT x nv) joint-space vectors of the friction
+                                 iteration and coefficients.c, vector k at k nv */
+    int friction_iterations;  /* of the last forward call's friction solve */
+    double *loop_scratch;     /* loops_scratch_doubles(model, solver); models with loops */
+    double *friction_scratch; /* friction_scratch_doubles(model); models with Coulomb friction */
+    double *passive_tau;      /* (2 nv) models with passive forces: tau + tau_p, then a
+                                 vector that passive_derivatives writes and drops */
+    double *rest_rates;       /* (nv) zero: qd and qdd of gravity compensation's RNEA */
+    double (*gravcomp_f)[6];  /* (nb) models with gravity compensation: its RNEA's forces */
+    void *plugin_work;        /* a plugin solver's work (its work_new), else NULL */
     const mbd_solver *derivative_plugin; /* the plugin solver whose derivatives method last */
     void *derivative_plugin_work;        /* ran on this work of another solver, its work */
-    void *derivative_scratch;  /* the derivatives' per-call arrays (derivative_scratch) */
+    void *derivative_scratch;            /* the derivatives' per-call arrays (derivative_scratch) */
     size_t derivative_scratch_bytes;
-    void *passive_scratch;     /* the passive forces' derivatives (derivatives.c) */
+    void *passive_scratch; /* the passive forces' derivatives (derivatives.c) */
     size_t passive_scratch_bytes;
 };
 
@@ -85,18 +85,21 @@ static inline void *carve(carved_block *block, size_t bytes)
 
 /* work->field, `count` entries of its type, carved from the block: the ARRAY of the lists
  * of arrays (MBD_LANE_ARRAYS, MBD_WORK_ARRAYS in solvers.h). */
-#define CARVE_ARRAY(block, work, field, count)                                             \
-    ((work)->field = (__typeof__((work)->field))carve(block, (size_t)(count) * sizeof *(work)->field))
+#define CARVE_ARRAY(block, work, field, count)                                                     \
+    ((work)->field =                                                                               \
+         (__typeof__((work)->field))carve(block, (size_t)(count) * sizeof *(work)->field))
 
 /* The per-state arrays that the lane-generic kernels read (spatial/lane.h: the bodies
  * sweep and the spatial and joint kernels it calls), in their order, each as (field,
  * entries of *field) for model m: the one list that every workspace of those kernels
  * carves first, one state's (MBD_WORK_ARRAYS), the lanes' (batch_lanes.h) and the dual
  * numbers' (automatic.cc), so that a new array is in each. */
+/* clang-format off */
 #define MBD_LANE_ARRAYS(ARRAY, m)                                                                  \
     ARRAY(X, (m)->nb) ARRAY(IA, (m)->nb) ARRAY(S, 6 * (m)->nv) ARRAY(U, 6 * (m)->nv)               \
     ARRAY(D, (m)->ndd) ARRAY(u, (m)->nv) ARRAY(v, (m)->nb) ARRAY(c, (m)->nb) ARRAY(a, (m)->nb)     \
     ARRAY(f, (m)->nb)
+/* clang-format on */
 
 /* ---- joints and joint-space blocks: the one-state kernels (see joint_kernels.h) ---- */
 #define MBD_LANES 1
@@ -146,8 +149,8 @@ void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double
 /* After mbd_kinematics: the force parts of work->f = those of base + the reactions of
  * accelerations qdd alone (no velocity or gravity), which RNEA's reactions are affine in;
  * the moment parts are left as they were. */
-void reaction_forces_plus_accelerations(const mbd_model *model, mbd_work *work,
-                                        const double *qdd, const double (*base)[6]);
+void reaction_forces_plus_accelerations(const mbd_model *model, mbd_work *work, const double *qdd,
+                                        const double (*base)[6]);
 /* CRBA after mbd_kinematics: the lower triangle of the row-major nv x nv H. */
 void crba(const mbd_model *model, mbd_work *work, double *H);
 /* The tree-sparse L^T D L factor of H (tree_factor.c; Featherstone, "Efficient
@@ -179,8 +182,8 @@ void tree_back_substitute(const mbd_model *model, const tree_factor *f, double *
 size_t rnea_derivatives_bytes(const mbd_model *model);
 void rnea_derivatives_start(const mbd_model *model, const mbd_work *work, void *buffer,
                             const double *qd, const tree_factor *H, double *bias);
-void rnea_derivatives_at(const mbd_model *model, void *buffer, const double *qd,
-                         const double *qdd, double *dtau_dq, double *dtau_dqd);
+void rnea_derivatives_at(const mbd_model *model, void *buffer, const double *qd, const double *qdd,
+                         double *dtau_dq, double *dtau_dqd);
 
 /* Records that body's joint-space block as singular; returns MBD_ESINGULAR. */
 static inline int singular_joint(mbd_work *work, int body)
@@ -210,14 +213,13 @@ int passive_add(const mbd_model *model, mbd_work *work, const double *q, const d
 /* The springs' potential energy (joints and tendons) at q. */
 double passive_potential(const mbd_model *model, const double *q);
 /* After mbd_kinematics: d tau_p / dq (along q (+) v) and d tau_p / dqd, nv x nv each. */
-int passive_derivatives(const mbd_model *model, mbd_work *work, const double *q,
-                        const double *qd, double *dq, double *dqd);
+int passive_derivatives(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+                        double *dq, double *dqd);
 
 /* ---- friction forces (friction.c) ---- */
 
 /* tau_f for every coordinate from qd and the joint reactions that rnea() left in work->f. */
-void friction_forces(const mbd_model *model, const mbd_work *work, const double *qd,
-                     double *tau_f);
+void friction_forces(const mbd_model *model, const mbd_work *work, const double *qd, double *tau_f);
 /* mu rho tanh(qd / v_s) of coordinate dof of joint i: what multiplies N in tau_f. */
 double friction_sliding_factor(const mbd_model *model, int i, int dof, double qd);
 /* The unit axis a of coordinate dof of joint i in work->S. */
@@ -229,16 +231,16 @@ double friction_normal(const double *force, const double *axis);
 
 /* The loop scratch, carved from work->loop_scratch (loops_buffers_of). */
 typedef struct {
-    double *J;            /* m x nv, row-major: Phi_q */
-    double *Y;            /* m columns of nv: H^-1 Phi_q^T */
-    double *K;            /* m x m; its eigenvectors after loops_pseudo_solve */
-    double *eig, *lwork;  /* dsyevd's eigenvalues (m) and workspace */
+    double *J;           /* m x nv, row-major: Phi_q */
+    double *Y;           /* m columns of nv: H^-1 Phi_q^T */
+    double *K;           /* m x m; its eigenvectors after loops_pseudo_solve */
+    double *eig, *lwork; /* dsyevd's eigenvalues (m) and workspace */
     int *iwork;
     double *phi, *phid, *gamma, *rhs, *y; /* m each */
-    double *zero, *tau;   /* nv each */
-    double *pose;         /* nb x 12: R (world <- body, row-major), then the origin p */
+    double *zero, *tau;                   /* nv each */
+    double *pose;                /* nb x 12: R (world <- body, row-major), then the origin p */
     double (*vel)[6], (*acc)[6]; /* nb: world coordinates, about the world origin */
-    double *H;            /* nv x nv, dense route only */
+    double *H;                   /* nv x nv, dense route only */
 } loop_buffers;
 
 /* The workspace doubles of the loops' buffers, with H (dense) or without; 0 without
@@ -247,8 +249,8 @@ size_t loops_scratch_doubles(const mbd_model *model, int dense);
 /* The buffers in work->loop_scratch. */
 loop_buffers loops_buffers_of(const mbd_model *model, mbd_work *work, int dense);
 /* Kinematics at q, then Phi (and with qd dPhi/dt and gamma; with_J Phi_q) of every loop. */
-int constraint_terms(const mbd_model *model, mbd_work *work, loop_buffers *b,
-                     const double *q, const double *qd, int with_J);
+int constraint_terms(const mbd_model *model, mbd_work *work, loop_buffers *b, const double *q,
+                     const double *qd, int with_J);
 /* out = K^+ s for the symmetric positive semidefinite m x m K in b->K (overwritten by its
  * eigenvectors): eigenvalues at or below RANK_TOL of the largest are dropped. Returns the
  * rank, or -1; *residual (may be NULL) is the size of the part of s in the dropped
@@ -271,6 +273,5 @@ double *passive_jacobians(mbd_work *work, const double *q, const double *qd);
 /* After mbd_kinematics: the full row-major H^-1, exactly symmetric, by the
  * articulated-body recursion in O(N^2) (minverse.c). */
 int mass_matrix_inverse(const mbd_model *model, mbd_work *work, double *Hinv);
-
 
 #endif

@@ -46,8 +46,7 @@ double friction_sliding_factor(const mbd_model *model, int i, int dof, double qd
     return fr->coulomb * (turns ? fr->radius : 1.0) * tanh(qd / fr->smoothing);
 }
 
-void friction_forces(const mbd_model *model, const mbd_work *work, const double *qd,
-                     double *tau_f)
+void friction_forces(const mbd_model *model, const mbd_work *work, const double *qd, double *tau_f)
 {
     for (int i = 0; i < model->nb; i++)
         for (int dof = model->v0[i]; dof < model->v0[i] + model->joint[i].nv; dof++) {
@@ -57,4 +56,3 @@ void friction_forces(const mbd_model *model, const mbd_work *work, const double 
                               normal_force(model, work, i, dof);
         }
 }
-

@@ -3,7 +3,7 @@
 #include "dynamics/dynamics.h"
 
 int start_state(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
-                       const double *qdd)
+                const double *qdd)
 {
     if (!work || work->model != model)
         return MBD_EINVAL;
@@ -16,7 +16,7 @@ int start_state(const mbd_model *model, mbd_work *work, const double *q, const d
 }
 
 int mbd_inverse_dynamics(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
-                const double *qdd, double *tau, double *reactions)
+                         const double *qdd, double *tau, double *reactions)
 {
     int status = start_state(model, work, q, qd, qdd);
     if (status == MBD_OK && model->has_passive) /* before RNEA: it leaves work->f */

@@ -85,7 +85,7 @@ MBD_INLINE mbd_xform screw_xform(const mbd_model *model, const mbd_work *work, i
     return X;
 }
 #endif
-#define SCREW_XFORM(name, model, work, i)                                                   \
+#define SCREW_XFORM(name, model, work, i)                                                          \
     const mbd_xform name##_view = screw_xform(model, work, i), *name = &name##_view
 #define MBD_GPU_SCREW_VIEW 1
 #else
@@ -106,9 +106,9 @@ MBD_INLINE void LANE_FN(add_congruence)(const mbd_model *model, lane_work *work,
         return;
     }
     SCREW_XFORM(X, model, work, i);
-    LANE_FN(inertia_add_screw_congruence)(out, sum, body, X,
-                                          model->tree_form[i] == TREE_SCREW ? model->joint[i].twice_twist : NULL,
-                                          I, zero_a, zero_c);
+    LANE_FN(inertia_add_screw_congruence)(
+        out, sum, body, X, model->tree_form[i] == TREE_SCREW ? model->joint[i].twice_twist : NULL,
+        I, zero_a, zero_c);
 }
 
 /* The form of body i's tree transform, a constant TREE_GENERAL for the joint types that
@@ -155,14 +155,16 @@ MBD_INLINE void LANE_FN(body_rotate)(lane *restrict out, const mbd_model *model,
         back ? LANE_FN(mat3_apply_t)(out, E, v) : LANE_FN(mat3_apply)(out, E, v);
 }
 
-MBD_INLINE void LANE_FN(body_motion)(lane *restrict out, const mbd_model *model, const lane_work *work,
-                                     int i, mbd_joint_type type, const lane *m)
+MBD_INLINE void LANE_FN(body_motion)(lane *restrict out, const mbd_model *model,
+                                     const lane_work *work, int i, mbd_joint_type type,
+                                     const lane *m)
 {
     LANE_FN(body_transform)(out, model, work, i, type, 0, m);
 }
 
-MBD_INLINE void LANE_FN(body_force_t)(lane *restrict out, const mbd_model *model, const lane_work *work,
-                                      int i, mbd_joint_type type, const lane *f)
+MBD_INLINE void LANE_FN(body_force_t)(lane *restrict out, const mbd_model *model,
+                                      const lane_work *work, int i, mbd_joint_type type,
+                                      const lane *f)
 {
     LANE_FN(body_transform)(out, model, work, i, type, 1, f);
 }
@@ -175,11 +177,10 @@ MBD_INLINE void LANE_FN(carry_inertia)(const mbd_model *model, lane_work *work, 
 {
     const int p = model->parent[i];
     if (model->last_child[p] == i) /* the sum starts from the parent's own inertia */
-        LANE_FN(add_congruence)(model, work, i, NULL, &model->inertia[p], I, zero_a, zero_c,
-                                slots);
+        LANE_FN(add_congruence)(model, work, i, NULL, &model->inertia[p], I, zero_a, zero_c, slots);
     else
-        LANE_FN(add_congruence)(model, work, i, LANE_FN(inertia_sum)(model, work, p, slots),
-                                NULL, I, zero_a, zero_c, slots);
+        LANE_FN(add_congruence)(model, work, i, LANE_FN(inertia_sum)(model, work, p, slots), NULL,
+                                I, zero_a, zero_c, slots);
 }
 
 /* E = Rz(q)^T E_T: rows 0 and 1 of E_T turned (row 2, E_T's, is written with the
@@ -265,8 +266,8 @@ MBD_INLINE void LANE_FN(quaternion_rotation)(lane R[9], const lane quat[4])
 /* Spherical and free: E = R^T E_T for R of the quaternion; r = r_T (written with the
  * workspace) plus E_T^T p for a free joint's position p. (S is the joint's nv unit columns
  * e_0, e_1, ...) */
-MBD_INLINE void LANE_FN(quaternion_kinematics)(lane_xform *X, const mbd_joint *joint,
-                                               const lane *q, const mbd_xform *XT)
+MBD_INLINE void LANE_FN(quaternion_kinematics)(lane_xform *X, const mbd_joint *joint, const lane *q,
+                                               const mbd_xform *XT)
 {
     const int free = joint->type == MBD_FREE;
     lane R[9];
@@ -359,7 +360,8 @@ MBD_INLINE void LANE_FN(body_kinematics)(const mbd_model *model, lane_work *work
                                          int i, mbd_joint_type type)
 {
     const int q0 = model->q0[i];
-#if MBD_LANES == 1 && !defined(MBD_GPU_C) /* start_kinematics took the angles' at once, 4 in a vector */
+#if MBD_LANES == 1 &&                                                                              \
+    !defined(MBD_GPU_C) /* start_kinematics took the angles' at once, 4 in a vector */
     const lane *sin_q = work->sin_q + q0, *cos_q = work->cos_q + q0;
 #else /* here, while the body's lanes are at hand (zeros, unread, where there are none; on
        * the GPU 4 doubles per angle less to and from memory than work->sin_q, cos_q) */
@@ -420,7 +422,8 @@ MBD_INLINE lane LANE_FN(column_dot)(mbd_joint_type type, const lane *S, int col,
 }
 
 /* out += S_col x */
-MBD_INLINE void LANE_FN(column_add)(lane out[6], mbd_joint_type type, const lane *S, int col, lane x)
+MBD_INLINE void LANE_FN(column_add)(lane out[6], mbd_joint_type type, const lane *S, int col,
+                                    lane x)
 {
     const int k = unit_column(type, col);
     if (k >= 0)
@@ -524,7 +527,8 @@ MBD_INLINE void LANE_FN(subspace_times)(lane out[6], mbd_joint_type type, const 
 }
 
 /* out_k = S_k . f */
-MBD_INLINE void LANE_FN(subspace_dot)(lane *out, mbd_joint_type type, const lane *S, const lane f[6])
+MBD_INLINE void LANE_FN(subspace_dot)(lane *out, mbd_joint_type type, const lane *S,
+                                      const lane f[6])
 {
     for (int col = 0; col < joint_dofs(type); col++)
         out[col] = LANE_FN(column_dot)(type, S, col, f);
@@ -543,7 +547,8 @@ MBD_INLINE void LANE_FN(joint_space_inertia)(lane (*U)[6], lane *D, const lane_i
 }
 
 /* Columns of U D^-1: UDinv[k] = sum_m U_m Dinv[m][k]. */
-MBD_INLINE void LANE_FN(times_inverse)(lane (*UDinv)[6], const lane (*U)[6], const lane *Dinv, int n)
+MBD_INLINE void LANE_FN(times_inverse)(lane (*UDinv)[6], const lane (*U)[6], const lane *Dinv,
+                                       int n)
 {
     for (int k = 0; k < n; k++)
         for (int r = 0; r < 6; r++) {

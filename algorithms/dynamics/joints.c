@@ -13,7 +13,8 @@ int joint_coordinates_valid(mbd_joint_type type, const double *q)
     if (!joint_has_quaternion(type))
         return 1;
     const double *quat = q + (type == MBD_FREE ? 3 : 0);
-    const double norm2 = quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3];
+    const double norm2 =
+        quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3];
     return norm2 > 0.0 && isfinite(2.0 / norm2) && isfinite(norm2);
 }
 

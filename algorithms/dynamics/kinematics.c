@@ -92,8 +92,8 @@ int mbd_normalize_positions(const mbd_model *model, double *q)
         double *quat = q + model->q0[i] + joint->nq - 4;
         if (!joint_coordinates_valid(joint->type, q + model->q0[i]))
             return MBD_EINVAL;
-        const double norm = sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] +
-                                 quat[3] * quat[3]);
+        const double norm =
+            sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
         for (int k = 0; k < 4; k++)
             quat[k] /= norm;
     }

@@ -153,8 +153,8 @@ static void point_rates(const loop_end *end, double v[3], double a[3])
 /* Adds sign times one end's part of the loop's rows of Phi_q: every dof on the path from
  * body to the root, its point x and the dot rows' normals n_k = u_k x w_k. */
 static void add_jacobian(const mbd_model *model, const mbd_work *work, const loop_buffers *b,
-                         const mbd_loop *loop, int body, const double x[3],
-                         const double (*n)[3], double sign)
+                         const mbd_loop *loop, int body, const double x[3], const double (*n)[3],
+                         double sign)
 {
     const size_t nv = (size_t)model->nv;
     double *J = b->J + (size_t)loop->row0 * nv;
@@ -212,8 +212,8 @@ static void loop_terms(const mbd_model *model, const mbd_work *work, loop_buffer
     if (with_J) {
         const size_t nv = (size_t)model->nv;
         memset(b->J + (size_t)loop->row0 * nv, 0, (size_t)(3 + loop->ndot) * nv * sizeof *b->J);
-        add_jacobian(model, work, b, loop, loop->body_a, A.x, (const double (*)[3])n, 1.0);
-        add_jacobian(model, work, b, loop, loop->body_b, B.x, (const double (*)[3])n, -1.0);
+        add_jacobian(model, work, b, loop, loop->body_a, A.x, (const double(*)[3])n, 1.0);
+        add_jacobian(model, work, b, loop, loop->body_b, B.x, (const double(*)[3])n, -1.0);
     }
 }
 
@@ -231,12 +231,11 @@ int constraint_terms(const mbd_model *model, mbd_work *work, loop_buffers *b, co
     return MBD_OK;
 }
 
-int loops_pseudo_solve(const loop_buffers *b, int m, const double *s, double *out,
-                       double *residual)
+int loops_pseudo_solve(const loop_buffers *b, int m, const double *s, double *out, double *residual)
 {
-    lapack_int info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'U', m, b->K, m, b->eig,
-                                          b->lwork, (lapack_int)lwork_size(m), b->iwork,
-                                          (lapack_int)liwork_size(m));
+    lapack_int info =
+        LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'U', m, b->K, m, b->eig, b->lwork,
+                            (lapack_int)lwork_size(m), b->iwork, (lapack_int)liwork_size(m));
     if (info != 0)
         return -1;
     const double cut = RANK_TOL * fmax(b->eig[m - 1], 0.0);
@@ -272,7 +271,8 @@ void loops_gram(double *K, const double *A, const double *B, int m, int nv)
         }
     for (int r = 0; r < m; r++)
         for (int c = 0; c < r; c++)
-            K[(size_t)r * m + c] = K[(size_t)c * m + r] = 0.5 * (K[(size_t)r * m + c] + K[(size_t)c * m + r]);
+            K[(size_t)r * m + c] = K[(size_t)c * m + r] =
+                0.5 * (K[(size_t)r * m + c] + K[(size_t)c * m + r]);
 }
 
 void loops_times(double *y, const double *J, const double *x, int m, int nv)
@@ -334,8 +334,7 @@ int mbd_constraint_jacobian(const mbd_model *model, mbd_work *work, const double
 }
 
 /* Phi and Phi_q at q, and K = Phi_q Phi_q^T. */
-static int constraint_gram(const mbd_model *model, mbd_work *work, loop_buffers *b,
-                           const double *q)
+static int constraint_gram(const mbd_model *model, mbd_work *work, loop_buffers *b, const double *q)
 {
     int status = constraint_terms(model, work, b, q, NULL, 1);
     if (status == MBD_OK)
@@ -389,8 +388,8 @@ int mbd_project_constraints(const mbd_model *model, mbd_work *work, double *q, d
     return minimum_norm_step(model, &b, b.rhs, qd);
 }
 
-int mbd_loop_wrenches(const mbd_model *model, mbd_work *work, const double *q,
-                      const double *lambda, double *wrenches)
+int mbd_loop_wrenches(const mbd_model *model, mbd_work *work, const double *q, const double *lambda,
+                      double *wrenches)
 {
     if (check_finite(lambda, model->nc))
         return MBD_ENONFINITE;

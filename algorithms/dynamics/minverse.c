@@ -23,7 +23,7 @@ static int articulated_inertias(const mbd_model *model, mbd_work *work)
     for (int i = model->nb - 1; i >= 0; i--) {
         const int p = model->parent[i], v0 = model->v0[i], n = model->joint[i].nv;
         const mbd_joint_type type = model->joint_type[i];
-        double (*U)[6] = (double (*)[6])(work->U + 6 * v0), *Dinv = work->D + model->d0[i];
+        double(*U)[6] = (double(*)[6])(work->U + 6 * v0), *Dinv = work->D + model->d0[i];
         double D[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF], UDinv[MBD_MAX_JOINT_DOF][6];
         start_inertia_sum(model, work, i, 0);
         joint_space_inertia(U, D, &work->IA[i], type, work->S + 6 * v0);
@@ -33,7 +33,7 @@ static int articulated_inertias(const mbd_model *model, mbd_work *work)
         if (p < 0)
             continue;
         mbd_inertia Ia = work->IA[i]; /* I^A - U D^-1 U^T */
-        times_inverse(UDinv, (const double (*)[6])U, Dinv, n);
+        times_inverse(UDinv, (const double(*)[6])U, Dinv, n);
         for (int k = 0; k < n; k++)
             inertia_sub_outer(&Ia, UDinv[k], U[k]);
         if (!joint_has_armature(model, i))
@@ -58,7 +58,8 @@ static void subtract_response(const mbd_model *model, const mbd_work *work, cons
 }
 
 /* out = sum_k V_k x_k over the columns of joint i, V = S or U */
-static void columns_times(double out[6], const mbd_model *model, const double *V, int i, const double *x)
+static void columns_times(double out[6], const mbd_model *model, const double *V, int i,
+                          const double *x)
 {
     const int v0 = model->v0[i];
     memset(out, 0, 6 * sizeof *out);

@@ -86,7 +86,8 @@ int mbd_energy(const mbd_model *model, mbd_work *work, const double *q, const do
         mat3_apply(work->a[i] + 3, work->X[i].E, g_parent);
         V -= model->inertia[i].m * work->a[i][0] + vec3_dot(work->a[i] + 3, model->inertia[i].h);
         if (model->gravcomp) /* the compensated weight's */
-            V += model->gravcomp[i].m * work->a[i][0] + vec3_dot(work->a[i] + 3, model->gravcomp[i].h);
+            V += model->gravcomp[i].m * work->a[i][0] +
+                 vec3_dot(work->a[i] + 3, model->gravcomp[i].h);
         for (int k = model->v0[i]; model->armature && k < model->v0[i] + model->joint[i].nv; k++)
             T += 0.5 * model->armature[i] * qd[k] * qd[k];
     }

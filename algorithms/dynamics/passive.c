@@ -39,8 +39,8 @@ static void rotation_vector(double r[3], const double quat[4], const double ref[
 static void add_inverse_right_jacobian(double *J, size_t nv, const double r[3], double k)
 {
     const double t2 = vec3_dot(r, r), t = sqrt(t2);
-    const double c = t > 1e-4 ? 1.0 / t2 - (1.0 + cos(t)) / (2.0 * t * sin(t))
-                              : 1.0 / 12.0 + t2 / 720.0;
+    const double c =
+        t > 1e-4 ? 1.0 / t2 - (1.0 + cos(t)) / (2.0 * t * sin(t)) : 1.0 / 12.0 + t2 / 720.0;
     const double cross[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++) {
@@ -111,8 +111,7 @@ static double tendon_stretch(const mbd_model *model, const mbd_tendon_def *tendo
 
 /* A free joint's armature's velocity term into tau (see the top); its derivative into dqd,
  * d(-a w x v)/dw = a [v], d/dv = -a [w]. */
-static void free_armature(const mbd_model *model, int i, const double *qd, double *tau,
-                          double *dqd)
+static void free_armature(const mbd_model *model, int i, const double *qd, double *tau, double *dqd)
 {
     const double a = model->armature[i], *w = qd + model->v0[i], *v = w + 3;
     free_armature_force(a, w, tau + model->v0[i]);
@@ -136,8 +135,8 @@ static void tendon_forces(const mbd_model *model, const double *q, const double 
     for (int t = 0; t < model->ntendons; t++) {
         const mbd_tendon_def *tendon = &model->tendons[t];
         const double stretch = tendon_stretch(model, tendon, q);
-        const double force = -tendon->stiffness * stretch -
-                             tendon->damping * tendon_sum(tendon, qd, model->v0);
+        const double force =
+            -tendon->stiffness * stretch - tendon->damping * tendon_sum(tendon, qd, model->v0);
         const double spring = stretch != 0.0 ? tendon->stiffness : 0.0;
         for (int a = 0; a < tendon->ncoef; a++) {
             const size_t row = (size_t)model->v0[tendon->bodies[a]];
@@ -201,8 +200,8 @@ int passive_add(const mbd_model *model, mbd_work *work, const double *q, const d
     return check_finite(out, nv) ? MBD_ENONFINITE : MBD_OK;
 }
 
-int passive_derivatives(const mbd_model *model, mbd_work *work, const double *q,
-                        const double *qd, double *dq, double *dqd)
+int passive_derivatives(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+                        double *dq, double *dqd)
 {
     const size_t nv = (size_t)model->nv;
     memset(dq, 0, nv * nv * sizeof *dq);
@@ -256,8 +255,8 @@ double passive_potential(const mbd_model *model, const double *q)
     return V;
 }
 
-int mbd_passive_forces(const mbd_model *model, mbd_work *work, const double *q,
-                       const double *qd, double *tau_p)
+int mbd_passive_forces(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+                       double *tau_p)
 {
     if (!model || !work || work->model != model || !q || !qd || !tau_p)
         return MBD_EINVAL;

@@ -13,8 +13,8 @@ void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double
 
 /* Forward: a_i = X_i a_lambda + S_i qdd_i, and the force part of f_i = I_i a_i:
  * m a_o - h x a_w (rigid_inertia_apply's lower half). */
-MBD_INLINE void acceleration_force_step(const mbd_model *model, mbd_work *work,
-                                        const double *qdd, int i, const mbd_joint_type type)
+MBD_INLINE void acceleration_force_step(const mbd_model *model, mbd_work *work, const double *qdd,
+                                        int i, const mbd_joint_type type)
 {
     const int p = model->parent[i], v0 = model->v0[i];
     const mbd_rigid *I = &model->inertia[i];
@@ -48,8 +48,8 @@ MBD_INLINE void base_force_step(const mbd_model *model, mbd_work *work, const do
         f[r] += base[i][3 + r];
 }
 
-void reaction_forces_plus_accelerations(const mbd_model *model, mbd_work *work,
-                                        const double *qdd, const double (*base)[6])
+void reaction_forces_plus_accelerations(const mbd_model *model, mbd_work *work, const double *qdd,
+                                        const double (*base)[6])
 {
     for (int i = 0; i < model->nb; i++)
         DISPATCH_JOINT(model->joint_type[i], acceleration_force_step, model, work, qdd, i);

@@ -217,8 +217,7 @@ static void subtree_sums(const mbd_model *model, int i, world_body *bodies, worl
 /* The second forward pass at body i: a at qdd (da = da_lambda + S qdd), I da, the
  * columns' terms. */
 static void acceleration_change(const mbd_model *model, const double *qd, const double *qdd,
-                                const spatial4 *a0, int i, world_body *bodies,
-                                world_column *cols)
+                                const spatial4 *a0, int i, world_body *bodies, world_column *cols)
 {
     const int p = model->parent[i], v0 = model->v0[i];
     const world_body *parent = p < 0 ? NULL : &bodies[p];
@@ -228,8 +227,8 @@ static void acceleration_change(const mbd_model *model, const double *qd, const 
         spatial_add_scaled(&b->da, &cols[k].s, qdd[v0 + k]);
     spatial_add_to(&b->a, &b->da);
     b->G = rigid_apply(&b->I, &b->da);
-    column_terms(model, qd, qdd, i, parent ? &parent->v : &no_motion, parent ? &parent->a : a0,
-                 b, cols);
+    column_terms(model, qd, qdd, i, parent ? &parent->v : &no_motion, parent ? &parent->a : a0, b,
+                 cols);
 }
 
 /* The second backward pass at body i: F at qdd, its columns' rows, G joins the parent's.
@@ -265,8 +264,8 @@ static double dot_two(const spatial4 *a, const spatial4 *b, const spatial4 *c, c
 }
 
 /* The entries of the pairs (m of body i, k of i or an ancestor) and (k, m). */
-static void store_pairs(const mbd_model *model, const world_body *bodies,
-                        const world_column *cols, int i, double *dq, double *dqd)
+static void store_pairs(const mbd_model *model, const world_body *bodies, const world_column *cols,
+                        int i, double *dq, double *dqd)
 {
     const size_t nv = (size_t)model->nv;
     for (int m = model->v0[i]; m < model->v0[i] + model->joint[i].nv; m++) {
@@ -337,8 +336,8 @@ void rnea_derivatives_start(const mbd_model *model, const mbd_work *work, void *
         store_mass_matrix(model, cols, i, H);
 }
 
-void rnea_derivatives_at(const mbd_model *model, void *buffer, const double *qd,
-                         const double *qdd, double *dtau_dq, double *dtau_dqd)
+void rnea_derivatives_at(const mbd_model *model, void *buffer, const double *qd, const double *qdd,
+                         double *dtau_dq, double *dtau_dqd)
 {
     const int nb = model->nb, nv = model->nv;
     world_body *bodies = bodies_of(buffer);

@@ -50,8 +50,8 @@ MBD_INLINE void rnea_passes(const mbd_model *model, mbd_work *work, const double
                             const double *qdd, int with_gravity, double *tau)
 {
     const double g = with_gravity ? 1.0 : 0.0;
-    const double a0[6] = {0, 0, 0, -g * model->gravity[0], -g * model->gravity[1],
-                          -g * model->gravity[2]};
+    const double a0[6] = {
+        0, 0, 0, -g * model->gravity[0], -g * model->gravity[1], -g * model->gravity[2]};
     for (int i = 0; i < model->nb; i++)
         DISPATCH_JOINT(model->joint_type[i], rnea_forward_step, model, work, qd, qdd, a0, i);
     for (int i = model->nb - 1; i >= 0; i--)

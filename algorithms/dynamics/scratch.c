@@ -32,4 +32,3 @@ double *passive_jacobians(mbd_work *work, const double *q, const double *qd)
                             (3 * nv * nv + nv) * sizeof *J);
     return J && passive_derivatives(model, work, q, qd, J, J + nv * nv) == MBD_OK ? J : NULL;
 }
-

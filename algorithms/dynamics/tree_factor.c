@@ -16,7 +16,9 @@ void tree_factor_index(const mbd_model *model, size_t *adr, int *lambda)
     for (int i = 0; i < model->nb; i++) {
         const int p = model->parent[i], v0 = model->v0[i];
         for (int m = 0; m < model->joint[i].nv; m++) {
-            const int k = v0 + m, up = m > 0 ? k - 1 : p < 0 ? -1 : model->v0[p] + model->joint[p].nv - 1;
+            const int k = v0 + m, up = m > 0   ? k - 1
+                                       : p < 0 ? -1
+                                               : model->v0[p] + model->joint[p].nv - 1;
             lambda[k] = up;
             adr[k + 1] = adr[k] + 1 + (up < 0 ? 0 : adr[up + 1] - adr[up]);
         }
@@ -82,4 +84,3 @@ void tree_back_substitute(const mbd_model *model, const tree_factor *f, double *
         x[k] = xk;
     }
 }
-

@@ -34,33 +34,34 @@ enum { CU_JIT_OPTIMIZATION_LEVEL = 7 }; /* a CUjit_option */
 enum { CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16 };
 
 /* name, symbol, parameters: the driver API functions the batch calls. */
-#define CUDA_FUNCTIONS(X)                                                                  \
-    X(cuInit, "cuInit", (unsigned flags))                                                  \
-    X(cuGetErrorString, "cuGetErrorString", (CUresult error, const char **text))           \
-    X(cuDeviceGet, "cuDeviceGet", (CUdevice * device, int ordinal))                        \
-    X(cuDeviceGetName, "cuDeviceGetName", (char *name, int length, CUdevice device))       \
-    X(cuDeviceGetAttribute, "cuDeviceGetAttribute", (int *value, int attribute, CUdevice device)) \
-    X(cuCtxCreate, "cuCtxCreate_v2", (CUcontext * context, unsigned flags, CUdevice device)) \
-    X(cuCtxDestroy, "cuCtxDestroy_v2", (CUcontext context))                                \
-    X(cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext context))                             \
-    X(cuCtxSynchronize, "cuCtxSynchronize", (void))                                        \
-    X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                            \
-      (CUmodule * module, const void *image, unsigned options, int *names, void **values))  \
-    X(cuModuleUnload, "cuModuleUnload", (CUmodule module))                                 \
-    X(cuModuleGetFunction, "cuModuleGetFunction", (CUfunction * function, CUmodule module, const char *name)) \
-    X(cuMemGetInfo, "cuMemGetInfo_v2", (size_t * free_bytes, size_t *total_bytes))         \
-    X(cuMemAlloc, "cuMemAlloc_v2", (mbd_gpu_ptr * ptr, size_t bytes))                      \
-    X(cuMemFree, "cuMemFree_v2", (mbd_gpu_ptr ptr))                                        \
-    X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", (mbd_gpu_ptr to, const void *from, size_t bytes))   \
-    X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", (void *to, mbd_gpu_ptr from, size_t bytes))         \
-    X(cuLaunchKernel, "cuLaunchKernel",                                                    \
-      (CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,             \
-       unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared_bytes,        \
-       CUstream stream, void **parameters, void **extra))                                  \
-    X(cuEventCreate, "cuEventCreate", (CUevent * event, unsigned flags))                   \
-    X(cuEventDestroy, "cuEventDestroy_v2", (CUevent event))                                \
-    X(cuEventRecord, "cuEventRecord", (CUevent event, CUstream stream))                    \
-    X(cuEventSynchronize, "cuEventSynchronize", (CUevent event))                           \
+#define CUDA_FUNCTIONS(X)                                                                          \
+    X(cuInit, "cuInit", (unsigned flags))                                                          \
+    X(cuGetErrorString, "cuGetErrorString", (CUresult error, const char **text))                   \
+    X(cuDeviceGet, "cuDeviceGet", (CUdevice * device, int ordinal))                                \
+    X(cuDeviceGetName, "cuDeviceGetName", (char *name, int length, CUdevice device))               \
+    X(cuDeviceGetAttribute, "cuDeviceGetAttribute", (int *value, int attribute, CUdevice device))  \
+    X(cuCtxCreate, "cuCtxCreate_v2", (CUcontext * context, unsigned flags, CUdevice device))       \
+    X(cuCtxDestroy, "cuCtxDestroy_v2", (CUcontext context))                                        \
+    X(cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext context))                                     \
+    X(cuCtxSynchronize, "cuCtxSynchronize", (void))                                                \
+    X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                                    \
+      (CUmodule * module, const void *image, unsigned options, int *names, void **values))         \
+    X(cuModuleUnload, "cuModuleUnload", (CUmodule module))                                         \
+    X(cuModuleGetFunction, "cuModuleGetFunction",                                                  \
+      (CUfunction * function, CUmodule module, const char *name))                                  \
+    X(cuMemGetInfo, "cuMemGetInfo_v2", (size_t * free_bytes, size_t * total_bytes))                \
+    X(cuMemAlloc, "cuMemAlloc_v2", (mbd_gpu_ptr * ptr, size_t bytes))                              \
+    X(cuMemFree, "cuMemFree_v2", (mbd_gpu_ptr ptr))                                                \
+    X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", (mbd_gpu_ptr to, const void *from, size_t bytes))           \
+    X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", (void *to, mbd_gpu_ptr from, size_t bytes))                 \
+    X(cuLaunchKernel, "cuLaunchKernel",                                                            \
+      (CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,   \
+       unsigned block_y, unsigned block_z, unsigned shared_bytes, CUstream stream,                 \
+       void **parameters, void **extra))                                                           \
+    X(cuEventCreate, "cuEventCreate", (CUevent * event, unsigned flags))                           \
+    X(cuEventDestroy, "cuEventDestroy_v2", (CUevent event))                                        \
+    X(cuEventRecord, "cuEventRecord", (CUevent event, CUstream stream))                            \
+    X(cuEventSynchronize, "cuEventSynchronize", (CUevent event))                                   \
     X(cuEventElapsedTime, "cuEventElapsedTime", (float *ms, CUevent start, CUevent end))
 
 static struct {
@@ -114,8 +115,8 @@ static int load_driver(char *why, size_t why_size)
     void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!driver)
         return no_gpu(why, why_size, dlerror(), 0);
-#define CUDA_LOOKUP(name, symbol, parameters)                                              \
-    if (!(*(void **)&cu.name = dlsym(driver, symbol)))                                     \
+#define CUDA_LOOKUP(name, symbol, parameters)                                                      \
+    if (!(*(void **)&cu.name = dlsym(driver, symbol)))                                             \
         return no_gpu(why, why_size, "the CUDA driver lacks " symbol, 0);
     CUDA_FUNCTIONS(CUDA_LOOKUP)
 #undef CUDA_LOOKUP
@@ -151,18 +152,18 @@ struct mbd_gpu_batch {
     const mbd_model *model;
     mbd_gpu_options options;
     int kernel;
-    int momentum;            /* the kernel runs the momentum form (its solver has no other) */
-    int threads_per_sm;      /* the workspaces per multiprocessor */
-    int on_stack;            /* the kernel's stack entry runs (no blocks in launch.works) */
-    char error[256];         /* why the last call failed in the driver, or "" */
+    int momentum;       /* the kernel runs the momentum form (its solver has no other) */
+    int threads_per_sm; /* the workspaces per multiprocessor */
+    int on_stack;       /* the kernel's stack entry runs (no blocks in launch.works) */
+    char error[256];    /* why the last call failed in the driver, or "" */
     CUcontext context;
     CUmodule module;
     CUfunction function, start_works;
-    mbd_work *layout;        /* host workspace whose layout the threads' blocks take */
-    gpu_launch launch;       /* its GPU-memory pointers; states set per call */
-    int threads;             /* workspace blocks */
+    mbd_work *layout;  /* host workspace whose layout the threads' blocks take */
+    gpu_launch launch; /* its GPU-memory pointers; states set per call */
+    int threads;       /* workspace blocks */
     mbd_gpu_ptr model_arrays, works, launch_on_gpu;
-    mbd_gpu_ptr states;      /* the host-array calls' buffers, for capacity states */
+    mbd_gpu_ptr states; /* the host-array calls' buffers, for capacity states */
     int capacity;
     CUevent start, end;
     double kernel_seconds;
@@ -174,8 +175,8 @@ static int kernel_of(const mbd_solver *solver, const mbd_gpu_options *options)
 {
     if (solver->gpu_kernels == GPU_BODIES && options->inertia_slots)
         return GPU_KERNEL_bodies_slots;
-#define GPU_SOLVER_KERNEL(kernel, solvers, entry, local_entry)                             \
-    if (solver->gpu_kernels != GPU_NONE && solver->gpu_kernels == (solvers))               \
+#define GPU_SOLVER_KERNEL(kernel, solvers, entry, local_entry)                                     \
+    if (solver->gpu_kernels != GPU_NONE && solver->gpu_kernels == (solvers))                       \
         return GPU_KERNEL_##kernel;
     GPU_KERNEL_LIST(GPU_SOLVER_KERNEL)
 #undef GPU_SOLVER_KERNEL
@@ -199,12 +200,14 @@ mbd_work *gpu_layout(const mbd_model *model, const mbd_solver *solver, gpu_launc
 
 /* The model's arrays that the kernels read, as (address of the pointer in m, entries):
  * of the bodies' definitions their passive forces alone (gpu_passive_add). */
+/* clang-format off */
 #define MODEL_ARRAYS(X, m)                                                                 \
     X(m->parent, m->nb) X(m->last_child, m->nb) X(m->sum_slot, m->nb)                      \
     X(m->motion_slot, m->nb) X(m->q0, m->nb) X(m->v0, m->nb) X(m->d0, m->nb)               \
     X(m->joint, m->nb) X(m->joint_type, m->nb) X(m->Xtree, m->nb) X(m->tree_form, m->nb)   \
     X(m->inertia, m->nb) X(m->armature, m->armature ? m->nb : 0)                         \
     X(m->defs, m->has_passive ? m->nb : 0)
+/* clang-format on */
 
 /* The model's arrays into one GPU block, launch->model pointing there; the pointers the
  * kernels do not follow NULL. */
@@ -221,12 +224,12 @@ static int upload_model(mbd_gpu_batch *batch)
         return MBD_ENOMEM;
     }
     size_t at = 0;
-#define ARRAY_STAGE(array, n)                                                              \
-    if (array) { /* an absent array (armature) stays NULL */                               \
-        const size_t size = (size_t)(n) * sizeof *(array);                                 \
-        memcpy(staging + at, array, size);                                                 \
-        *(void **)&(array) = (void *)(uintptr_t)(batch->model_arrays + at);                \
-        at += (size + 63) & ~(size_t)63;                                                   \
+#define ARRAY_STAGE(array, n)                                                                      \
+    if (array) { /* an absent array (armature) stays NULL */                                       \
+        const size_t size = (size_t)(n) * sizeof *(array);                                         \
+        memcpy(staging + at, array, size);                                                         \
+        *(void **)&(array) = (void *)(uintptr_t)(batch->model_arrays + at);                        \
+        at += (size + 63) & ~(size_t)63;                                                           \
     }
     MODEL_ARRAYS(ARRAY_STAGE, m)
 #undef ARRAY_STAGE
@@ -302,7 +305,8 @@ size_t gpu_fatbin_bytes(void)
 
 const void *gpu_image(int ptx_asked)
 {
-    return gpu_fatbin_bytes() && !ptx_asked ? (const void *)mbd_gpu_fatbin : (const void *)mbd_gpu_ptx;
+    return gpu_fatbin_bytes() && !ptx_asked ? (const void *)mbd_gpu_fatbin
+                                            : (const void *)mbd_gpu_ptx;
 }
 
 /* The batch's context, kernels, model and workspaces; why not in batch->error. */
@@ -371,8 +375,8 @@ static int passive_beyond_gpu(const mbd_model *model)
     for (int t = 0; t < model->ntendons; t++)
         beyond |= model->tendons[t].stiffness != 0.0 || model->tendons[t].damping != 0.0;
     for (int i = 0; i < model->nb && model->has_passive; i++)
-        beyond |= model->defs[i].passive.stiffness != 0.0 &&
-                  joint_has_quaternion(model->joint_type[i]);
+        beyond |=
+            model->defs[i].passive.stiffness != 0.0 && joint_has_quaternion(model->joint_type[i]);
     return beyond;
 }
 
@@ -502,7 +506,8 @@ static int reserve_states(mbd_gpu_batch *batch, int K, mbd_gpu_ptr at[6])
         if (batch->states)
             cu.cuMemFree(batch->states);
         batch->capacity = 0;
-        if (cu.cuMemAlloc(&batch->states, (size_t)K * ((nq + 4 * nv) * sizeof(double) + sizeof(int))))
+        if (cu.cuMemAlloc(&batch->states,
+                          (size_t)K * ((nq + 4 * nv) * sizeof(double) + sizeof(int))))
             return MBD_ENOMEM;
         batch->capacity = K;
     }
@@ -516,11 +521,10 @@ static int reserve_states(mbd_gpu_batch *batch, int K, mbd_gpu_ptr at[6])
 
 /* run_on_gpu from and to host arrays, through the batch's buffers; status may be NULL. */
 static int run_from_host(const mbd_model *model, mbd_gpu_batch *batch, int K, int momentum,
-                         const double *q, const double *x, const double *tau, double *y,
-                         double *z, int *status)
+                         const double *q, const double *x, const double *tau, double *y, double *z,
+                         int *status)
 {
-    if (!batch || batch->model != model || K < 0 ||
-        (K > 0 && (!q || !x || !y || (momentum && !z))))
+    if (!batch || batch->model != model || K < 0 || (K > 0 && (!q || !x || !y || (momentum && !z))))
         return MBD_EINVAL;
     if (momentum != batch->momentum)
         return MBD_EUNSUPPORTED;
@@ -552,8 +556,8 @@ static int run_from_host(const mbd_model *model, mbd_gpu_batch *batch, int K, in
     return rc;
 }
 
-int mbd_gpu_batch_forward_on_gpu(const mbd_model *model, mbd_gpu_batch *batch, int K,
-                                 mbd_gpu_ptr q, mbd_gpu_ptr qd, mbd_gpu_ptr tau, mbd_gpu_ptr qdd,
+int mbd_gpu_batch_forward_on_gpu(const mbd_model *model, mbd_gpu_batch *batch, int K, mbd_gpu_ptr q,
+                                 mbd_gpu_ptr qd, mbd_gpu_ptr tau, mbd_gpu_ptr qdd,
                                  mbd_gpu_ptr status)
 {
     return run_on_gpu(model, batch, K, 0, q, qd, tau, qdd, 0, status);
@@ -573,8 +577,8 @@ int mbd_gpu_batch_forward_momentum_on_gpu(const mbd_model *model, mbd_gpu_batch 
 }
 
 int mbd_gpu_batch_forward_momentum(const mbd_model *model, mbd_gpu_batch *batch, int K,
-                                   const double *q, const double *p, const double *tau,
-                                   double *qd, double *pd, int *status)
+                                   const double *q, const double *p, const double *tau, double *qd,
+                                   double *pd, int *status)
 {
     return run_from_host(model, batch, K, 1, q, p, tau, qd, pd, status);
 }

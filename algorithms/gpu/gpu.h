@@ -9,17 +9,17 @@
 
 /* One launch's arguments, in GPU memory, read by every thread. */
 typedef struct {
-    mbd_model model;     /* its arrays in GPU memory (gpu.c: upload_model); the others NULL */
-    mbd_work work;       /* a host workspace's layout: its arrays at their offsets from
-                            work.block, each thread's at those from its own block */
-    size_t work_bytes;   /* one thread's block */
-    char *works;         /* (threads x work_bytes) the threads' blocks */
+    mbd_model model;   /* its arrays in GPU memory (gpu.c: upload_model); the others NULL */
+    mbd_work work;     /* a host workspace's layout: its arrays at their offsets from
+                          work.block, each thread's at those from its own block */
+    size_t work_bytes; /* one thread's block */
+    char *works;       /* (threads x work_bytes) the threads' blocks */
     int K;
     const double *q, *x, *tau; /* (K x nq), (K x nv): the states (x: qd, or p in the
                             momentum form); tau may be NULL */
-    double *y;           /* (K x nv) qdd, or qd in the momentum form */
-    double *z;           /* (K x nv) pd in the momentum form, else NULL */
-    int *status;         /* (K) each state's */
+    double *y;                 /* (K x nv) qdd, or qd in the momentum form */
+    double *z;                 /* (K x nv) pd in the momentum form, else NULL */
+    int *status;               /* (K) each state's */
 } gpu_launch;
 
 /* The kernels: their names, the solvers' (gpu_kernels in the solver's row) that each
@@ -31,10 +31,10 @@ typedef struct {
  * 320 instead of 496 bytes per body and state to and from memory on the benchmark's
  * chain (bodies_kernels.h's `keep`; counted in bench/gpu/gpu_bench.c), a constant in each
  * entry. */
-#define GPU_KERNEL_LIST(X)                                                                 \
-    X(bodies, GPU_BODIES, mbd_gpu_bodies, mbd_gpu_bodies_local)                            \
-    X(bodies_slots, GPU_BODIES, mbd_gpu_bodies_slots, mbd_gpu_bodies_slots_local)          \
-    X(poisson_ldlt, GPU_POISSON_LDLT, mbd_gpu_poisson_ldlt, mbd_gpu_poisson_ldlt_local)    \
+#define GPU_KERNEL_LIST(X)                                                                         \
+    X(bodies, GPU_BODIES, mbd_gpu_bodies, mbd_gpu_bodies_local)                                    \
+    X(bodies_slots, GPU_BODIES, mbd_gpu_bodies_slots, mbd_gpu_bodies_slots_local)                  \
+    X(poisson_ldlt, GPU_POISSON_LDLT, mbd_gpu_poisson_ldlt, mbd_gpu_poisson_ldlt_local)            \
     X(dense, GPU_DENSE, mbd_gpu_dense, mbd_gpu_dense_local)
 /* The largest workspace that the stack entries take (each thread's stack frame: the
  * driver keeps this much local memory for every thread the GPU can hold, 22 GB on an
@@ -44,7 +44,7 @@ enum {
 #define GPU_KERNEL_ENUM(kernel, solvers, entry, local_entry) GPU_KERNEL_##kernel,
     GPU_KERNEL_LIST(GPU_KERNEL_ENUM)
 #undef GPU_KERNEL_ENUM
-    GPU_KERNEL_COUNT
+        GPU_KERNEL_COUNT
 };
 
 /* The PTX of gpu_kernels.c (NUL-terminated; empty where the build had no clang), and the

@@ -23,7 +23,7 @@
 
 #define MBD_GPU_C /* lane.h: the polynomial sine and cosine */
 #ifdef __NVPTX__
-#define restrict __restrict__ /* -x cuda is C++ */
+#define restrict __restrict__   /* -x cuda is C++ */
 #define memcpy __builtin_memcpy /* joints.c's and crba's (the GPU has no libc) */
 #define memset __builtin_memset
 #pragma clang force_cuda_host_device begin
@@ -51,9 +51,10 @@ MBD_INLINE void gpu_work_at(mbd_work *work, const gpu_launch *launch, char *base
 {
     *work = launch->work;
     const char *layout = (const char *)launch->work.block;
-#define GPU_REBASE(field, count)                                                           \
-    work->field = work->field ? (__typeof__(work->field))(base + ((const char *)work->field - layout)) \
-                              : NULL;
+#define GPU_REBASE(field, count)                                                                   \
+    work->field = work->field                                                                      \
+                      ? (__typeof__(work->field))(base + ((const char *)work->field - layout))     \
+                      : NULL;
     MBD_WORK_ARRAYS(GPU_REBASE, &launch->model, 0, 0)
 #undef GPU_REBASE
     work->block = base;
@@ -182,8 +183,8 @@ MBD_INLINE int gpu_state(int kernel, const gpu_launch *launch, mbd_work *work, s
 }
 
 /* Thread `thread` of `threads` on its workspace: states thread, thread + threads, ... */
-MBD_INLINE void gpu_thread_states(int kernel, const gpu_launch *launch, mbd_work *work,
-                                  int thread, int threads)
+MBD_INLINE void gpu_thread_states(int kernel, const gpu_launch *launch, mbd_work *work, int thread,
+                                  int threads)
 {
     work->screw_transforms = kernel != GPU_KERNEL_dense; /* CRBA and RNEA read X whole */
     for (int s = thread; s < launch->K; s += threads)
@@ -214,8 +215,9 @@ MBD_INLINE void gpu_thread_states_local(int kernel, const gpu_launch *launch, do
 #ifdef __NVPTX__
 #pragma clang force_cuda_host_device end
 
-#define GPU_THREAD                                                                         \
-    (int)(__nvvm_read_ptx_sreg_ctaid_x() * __nvvm_read_ptx_sreg_ntid_x() + __nvvm_read_ptx_sreg_tid_x())
+#define GPU_THREAD                                                                                 \
+    (int)(__nvvm_read_ptx_sreg_ctaid_x() * __nvvm_read_ptx_sreg_ntid_x() +                         \
+          __nvvm_read_ptx_sreg_tid_x())
 #define GPU_THREADS (int)(__nvvm_read_ptx_sreg_nctaid_x() * __nvvm_read_ptx_sreg_ntid_x())
 
 /* Launchable .entry points in the PTX: the blocks' start (once per batch, one thread per
@@ -226,15 +228,15 @@ extern "C" __attribute__((global)) void mbd_gpu_start_works(const gpu_launch *la
     gpu_start_work(&work, launch, gpu_thread_block(launch, GPU_THREAD));
 }
 
-#define GPU_ENTRY(kernel, solvers, entry, local_entry)                                     \
-    extern "C" __attribute__((global)) void entry(const gpu_launch *launch)                \
-    {                                                                                      \
-        gpu_thread_states_global(GPU_KERNEL_##kernel, launch, GPU_THREAD, GPU_THREADS);    \
-    }                                                                                      \
-    extern "C" __attribute__((global)) void local_entry(const gpu_launch *launch)          \
-    {                                                                                      \
-        double block[GPU_LOCAL_BYTES / sizeof(double)] __attribute__((aligned(64)));     \
-        gpu_thread_states_local(GPU_KERNEL_##kernel, launch, block, GPU_THREAD, GPU_THREADS); \
+#define GPU_ENTRY(kernel, solvers, entry, local_entry)                                             \
+    extern "C" __attribute__((global)) void entry(const gpu_launch *launch)                        \
+    {                                                                                              \
+        gpu_thread_states_global(GPU_KERNEL_##kernel, launch, GPU_THREAD, GPU_THREADS);            \
+    }                                                                                              \
+    extern "C" __attribute__((global)) void local_entry(const gpu_launch *launch)                  \
+    {                                                                                              \
+        double block[GPU_LOCAL_BYTES / sizeof(double)] __attribute__((aligned(64)));               \
+        gpu_thread_states_local(GPU_KERNEL_##kernel, launch, block, GPU_THREAD, GPU_THREADS);      \
     }
 GPU_KERNEL_LIST(GPU_ENTRY)
 

@@ -28,9 +28,9 @@ static mbd_model *model_alloc(int n, int nframes)
     m->joint_type = malloc(count * sizeof *m->joint_type);
     m->inertia = malloc(count * sizeof *m->inertia);
     m->user_rotation = malloc(count * sizeof *m->user_rotation);
-    if (!m->defs || !m->frames || !m->parent || !m->last_child || !m->sum_slot ||
-        !m->motion_slot || !m->q0 || !m->v0 || !m->d0 || !m->joint || !m->Xtree ||
-        !m->tree_form || !m->joint_type || !m->inertia || !m->user_rotation) {
+    if (!m->defs || !m->frames || !m->parent || !m->last_child || !m->sum_slot || !m->motion_slot ||
+        !m->q0 || !m->v0 || !m->d0 || !m->joint || !m->Xtree || !m->tree_form || !m->joint_type ||
+        !m->inertia || !m->user_rotation) {
         mbd_model_free(m);
         return NULL;
     }
@@ -85,8 +85,8 @@ static int build_tree(const mbd_model_def *def, const char *source, const char *
                        : -1;
     if (status == 0 && check_moving(m, def, labels, from, err, err_size) < 0)
         status = -2;
-    else if (status == 0 && (own_descriptions(m, source, def->name, def->gravity) < 0 ||
-                             fill_topology(m) < 0))
+    else if (status == 0 &&
+             (own_descriptions(m, source, def->name, def->gravity) < 0 || fill_topology(m) < 0))
         status = -1;
     if (status == 0) {
         fill_geometry(m);
@@ -105,9 +105,8 @@ static int build_tree(const mbd_model_def *def, const char *source, const char *
     return MBD_OK;
 }
 
-int model_build_labelled(const mbd_model_def *def, const char *source,
-                         const char *const *labels, mbd_model **model, char *err,
-                         size_t err_size)
+int model_build_labelled(const mbd_model_def *def, const char *source, const char *const *labels,
+                         mbd_model **model, char *err, size_t err_size)
 {
     if (model)
         *model = NULL;

@@ -13,9 +13,8 @@
 /* mbd_model_build with the file path or generator spec the model came from (source) and
  * labels: NULL, or how messages name each body, such as 'robot.urdf:12: link "base"'
  * (default: 'bodies[i] ("base").'). */
-int model_build_labelled(const mbd_model_def *def, const char *source,
-                         const char *const *labels, mbd_model **model, char *err,
-                         size_t err_size);
+int model_build_labelled(const mbd_model_def *def, const char *source, const char *const *labels,
+                         mbd_model **model, char *err, size_t err_size);
 
 /* Sets what the file describes and the dynamics leave out (mbd_model_left_out) on a model
  * just built: 0, or -1 without memory. */

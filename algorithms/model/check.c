@@ -101,8 +101,7 @@ static void append(char *out, size_t size, size_t *used, const char *format, ...
 
 /* "[a, b, c]" for one row, "[[a, b, c], [d, e, f]]" for several, a bare number for 1x1;
  * truncated to size. */
-void model_format_values(char *out, size_t size, int digits, const double *x, int rows,
-                         int cols)
+void model_format_values(char *out, size_t size, int digits, const double *x, int rows, int cols)
 {
     size_t used = 0;
     out[0] = '\0';
@@ -175,8 +174,8 @@ static int check_parent(const body_check *c)
     const int parent = c->body->parent;
     if (parent < -1 || parent >= c->index) {
         const double value = parent;
-        return reject(c, "parent", "expected -1 (world) or the index of an earlier body",
-                      &value, 1, 1);
+        return reject(c, "parent", "expected -1 (world) or the index of an earlier body", &value, 1,
+                      1);
     }
     return 0;
 }
@@ -301,8 +300,8 @@ static int check_physical_inertia(const body_check *c, int merged)
     }
     if (moments[0] + moments[1] < moments[2] * (1.0 - TOLERANCE)) {
         snprintf(problem, sizeof problem,
-                 "principal moments %.6g, %.6g, %.6g violate the triangle inequality%s",
-                 moments[0], moments[1], moments[2], after);
+                 "principal moments %.6g, %.6g, %.6g violate the triangle inequality%s", moments[0],
+                 moments[1], moments[2], after);
         return reject(c, "inertia", problem, I, 3, 3);
     }
     return 0;
@@ -319,15 +318,17 @@ static int check_friction(const body_check *c)
         if (!isfinite(values[k]) || values[k] < 0.0)
             return reject(c, fields[k], "expected a finite number >= 0", &values[k], 1, 1);
     if (fr->coulomb > 0.0 && !(fr->smoothing > 0.0))
-        return reject(c, fields[3], "expected a number > 0 where coulomb > 0", &fr->smoothing, 1, 1);
+        return reject(c, fields[3], "expected a number > 0 where coulomb > 0", &fr->smoothing, 1,
+                      1);
     const mbd_joint_type type = c->body->joint;
     if ((type == MBD_SPHERICAL || type == MBD_FREE || type == MBD_FIXED) &&
         (fr->coulomb > 0.0 || fr->viscous > 0.0)) {
         const double value = fr->coulomb > 0.0 ? fr->coulomb : fr->viscous;
         return reject(c, fr->coulomb > 0.0 ? fields[0] : fields[2],
-                      type == MBD_SPHERICAL ? "friction on spherical joints is not supported, expected 0"
-                      : type == MBD_FREE    ? "a free joint has no friction, expected 0"
-                                            : "a fixed joint has no friction, expected 0",
+                      type == MBD_SPHERICAL
+                          ? "friction on spherical joints is not supported, expected 0"
+                      : type == MBD_FREE ? "a free joint has no friction, expected 0"
+                                         : "a fixed joint has no friction, expected 0",
                       &value, 1, 1);
     }
     return 0;
@@ -388,7 +389,8 @@ static int check_unique_names(const mbd_body_def *bodies, int n, char *err, size
     int status = 0;
     for (int k = 1; k < n && status == 0; k++)
         if (strcmp(sorted[k - 1]->name, sorted[k]->name) == 0) {
-            model_error(err, err_size, "bodies[%d] (\"%s\").name: duplicate of bodies[%d], got \"%s\"",
+            model_error(err, err_size,
+                        "bodies[%d] (\"%s\").name: duplicate of bodies[%d], got \"%s\"",
                         (int)(sorted[k] - bodies), sorted[k]->name, (int)(sorted[k - 1] - bodies),
                         sorted[k]->name);
             status = MBD_EPARSE;
@@ -421,8 +423,8 @@ int check_model_header(const mbd_model_def *def, char *err, size_t err_size)
     return MBD_OK;
 }
 
-int check_input(const mbd_model_def *def, const char *const *labels, char *err,
-                size_t err_size, int *nfixed)
+int check_input(const mbd_model_def *def, const char *const *labels, char *err, size_t err_size,
+                int *nfixed)
 {
     *nfixed = 0;
     for (int i = 0; i < def->nbodies; i++) {
@@ -446,8 +448,8 @@ static int check_tendon(const mbd_model_def *def, int t, char *err, size_t err_s
     const mbd_tendon_def *tendon = &def->tendons[t];
     const char *name = tendon->name ? tendon->name : "";
     if (tendon->ncoef < 1 || !tendon->bodies || !tendon->coef) {
-        model_error(err, err_size, "tendons[%d] (\"%s\").joints: expected at least one, got %d",
-                    t, name, tendon->ncoef);
+        model_error(err, err_size, "tendons[%d] (\"%s\").joints: expected at least one, got %d", t,
+                    name, tendon->ncoef);
         return MBD_EPARSE;
     }
     for (int k = 0; k < tendon->ncoef; k++) {
@@ -456,26 +458,33 @@ static int check_tendon(const mbd_model_def *def, int t, char *err, size_t err_s
         if (type != MBD_REVOLUTE && type != MBD_PRISMATIC) {
             model_error(err, err_size,
                         "tendons[%d] (\"%s\").joints[%d]: expected the index of a body whose "
-                        "joint is revolute or prismatic, got %d", t, name, k, b);
+                        "joint is revolute or prismatic, got %d",
+                        t, name, k, b);
             return MBD_EPARSE;
         }
         if (!isfinite(tendon->coef[k])) {
-            model_error(err, err_size, "tendons[%d] (\"%s\").coef[%d]: expected a finite "
-                        "number, got %g", t, name, k, tendon->coef[k]);
+            model_error(err, err_size,
+                        "tendons[%d] (\"%s\").coef[%d]: expected a finite "
+                        "number, got %g",
+                        t, name, k, tendon->coef[k]);
             return MBD_EPARSE;
         }
     }
     const double values[] = {tendon->stiffness, tendon->damping};
     for (int k = 0; k < 2; k++)
         if (!isfinite(values[k]) || values[k] < 0.0) {
-            model_error(err, err_size, "tendons[%d] (\"%s\").%s: expected a finite number "
-                        ">= 0, got %g", t, name, k ? "damping" : "stiffness", values[k]);
+            model_error(err, err_size,
+                        "tendons[%d] (\"%s\").%s: expected a finite number "
+                        ">= 0, got %g",
+                        t, name, k ? "damping" : "stiffness", values[k]);
             return MBD_EPARSE;
         }
     const double *range = tendon->length_spring;
     if (!all_finite(range, 2) || range[0] > range[1]) {
-        model_error(err, err_size, "tendons[%d] (\"%s\").springlength: expected two finite "
-                    "numbers, the first <= the second, got [%g, %g]", t, name, range[0], range[1]);
+        model_error(err, err_size,
+                    "tendons[%d] (\"%s\").springlength: expected two finite "
+                    "numbers, the first <= the second, got [%g, %g]",
+                    t, name, range[0], range[1]);
         return MBD_EPARSE;
     }
     return MBD_OK;
@@ -495,8 +504,8 @@ int check_tendons(const mbd_model_def *def, char *err, size_t err_size)
     return MBD_OK;
 }
 
-int check_moving(mbd_model *m, const mbd_model_def *def, const char *const *labels,
-                 const int *from, char *err, size_t err_size)
+int check_moving(mbd_model *m, const mbd_model_def *def, const char *const *labels, const int *from,
+                 char *err, size_t err_size)
 {
     for (int k = 0; k < m->nb; k++) {
         const mbd_body_def *given = &def->bodies[from[k]];

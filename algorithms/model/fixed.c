@@ -101,8 +101,8 @@ int model_merge_fixed(const mbd_body_def *bodies, int n, mbd_body_def *moving, i
             continue;
         }
         compose(&at[i], parent, b);
-        frames[nf] = (mbd_frame_def){.name = b->name, .joint_name = b->joint_name,
-                                     .body = at[i].carrier};
+        frames[nf] =
+            (mbd_frame_def){.name = b->name, .joint_name = b->joint_name, .body = at[i].carrier};
         memcpy(frames[nf].origin, at[i].origin, sizeof frames[nf].origin);
         memcpy(&frames[nf].rotation[0][0], at[i].R, sizeof at[i].R);
         nf++;

@@ -125,8 +125,8 @@ static void place_frame(const mbd_model *model, const int *place, int *body, dou
 
 /* Loop l placed on the model's bodies (names still the caller's): body_a must move, and
  * the two bodies must differ once placed. */
-static int place_loop(const mbd_model *model, const mbd_model_def *given, const int *place,
-                      int l, mbd_loop_def *placed, char *err, size_t err_size)
+static int place_loop(const mbd_model *model, const mbd_model_def *given, const int *place, int l,
+                      mbd_loop_def *placed, char *err, size_t err_size)
 {
     *placed = given->loops[l];
     place_frame(model, place, &placed->body_a, placed->origin_a, placed->rotation_a);
@@ -135,13 +135,15 @@ static int place_loop(const mbd_model *model, const mbd_model_def *given, const 
         const char *fixed = given->bodies[given->loops[l].body_a].name;
         model_error(err, err_size,
                     "loops[%d] (\"%s\").body_a: expected a body that moves, not one fixed to the "
-                    "world, got \"%s\"", l, placed->name, fixed);
+                    "world, got \"%s\"",
+                    l, placed->name, fixed);
         return MBD_EPARSE;
     }
     if (placed->body_a == placed->body_b) {
         model_error(err, err_size,
                     "loops[%d] (\"%s\").body_b: a loop must join two different bodies, not close "
-                    "\"%s\" on itself", l, placed->name, model->defs[placed->body_b].name);
+                    "\"%s\" on itself",
+                    l, placed->name, model->defs[placed->body_b].name);
         return MBD_EPARSE;
     }
     return MBD_OK;
@@ -174,8 +176,8 @@ static void column(double out[3], const double M[9], int c)
 static void perpendiculars(double e1[3], double e2[3], const double axis[3])
 {
     const int least = fabs(axis[0]) <= fabs(axis[1]) && fabs(axis[0]) <= fabs(axis[2]) ? 0
-                      : fabs(axis[1]) <= fabs(axis[2])                                   ? 1
-                                                                                           : 2;
+                      : fabs(axis[1]) <= fabs(axis[2])                                 ? 1
+                                                                                       : 2;
     double basis[3] = {0, 0, 0}, t[3];
     basis[least] = 1.0;
     vec3_cross(t, axis, basis);

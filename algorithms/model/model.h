@@ -36,60 +36,60 @@ typedef enum { TREE_GENERAL, TREE_OFFSET, TREE_SCREW } mbd_tree_form;
  * x_a - x_b = 0 (the two frame origins, world coordinates), then ndot of u_k . w_k = 0,
  * with the unit vectors u_k fixed in body_a and w_k in body_b (body coordinates). */
 typedef struct {
-    int body_a, body_b;  /* body_b -1: the world */
-    int row0, ndot;      /* first equation; 3 + ndot equations */
+    int body_a, body_b; /* body_b -1: the world */
+    int row0, ndot;     /* first equation; 3 + ndot equations */
     double point_a[3], point_b[3];
     double u[3][3], w[3][3];
-    double frame_a[9];   /* frame a's axes (columns) in body a coordinates */
+    double frame_a[9]; /* frame a's axes (columns) in body a coordinates */
 } mbd_loop;
 
 /* Read-only after mbd_model_build. */
 struct mbd_model {
     char *name;
-    char *source;              /* file path or generator spec it came from */
-    double gravity[3];         /* world frame */
+    char *source;      /* file path or generator spec it came from */
+    double gravity[3]; /* world frame */
     int nb, nq, nv;
     int max_children;
-    mbd_body_def *defs;        /* (nb) as given, names owned */
-    int *parent;               /* (nb) -1 for the world */
-    int *last_child;           /* (nb) each body's highest-index child, -1 for a leaf */
-    int *sum_slot;             /* (nb) the slot of each body's inertia sum in the batch's
-                                  bodies sweep (inertia_sum, joint_kernels.h) */
-    int *motion_slot;          /* (nb) that of its velocity and acceleration in the O(N)
-                                  solvers' forward passes (motion_of, joint_kernels.h) */
-    int *q0, *v0;              /* (nb) first coordinate and velocity index of each joint */
+    mbd_body_def *defs;         /* (nb) as given, names owned */
+    int *parent;                /* (nb) -1 for the world */
+    int *last_child;            /* (nb) each body's highest-index child, -1 for a leaf */
+    int *sum_slot;              /* (nb) the slot of each body's inertia sum in the batch's
+                                   bodies sweep (inertia_sum, joint_kernels.h) */
+    int *motion_slot;           /* (nb) that of its velocity and acceleration in the O(N)
+                                   solvers' forward passes (motion_of, joint_kernels.h) */
+    int *q0, *v0;               /* (nb) first coordinate and velocity index of each joint */
     int angles_from, angles_to; /* coordinates angles_from to angles_to - 1 hold every
                                   angle (joint_angles): start_kinematics' sines and cosines */
-    int *d0;                   /* (nb) offset of each joint's nv x nv block */
-    int ndd;                   /* sum of nv_i^2 */
-    mbd_joint *joint;          /* (nb) */
+    int *d0;                    /* (nb) offset of each joint's nv x nv block */
+    int ndd;                    /* sum of nv_i^2 */
+    mbd_joint *joint;           /* (nb) */
     mbd_joint_type *joint_type; /* (nb) joint[i].type, packed: every pass dispatches on it,
                                   and a 64-byte mbd_joint per body per pass is a cache line
                                   of traffic once the model leaves the caches */
-    mbd_xform *Xtree;          /* (nb) parent frame -> joint frame */
-    mbd_tree_form *tree_form;  /* (nb) */
-    mbd_rigid *inertia;        /* (nb) rigid-body inertia about the body frame origin */
+    mbd_xform *Xtree;           /* (nb) parent frame -> joint frame */
+    mbd_tree_form *tree_form;   /* (nb) */
+    mbd_rigid *inertia;         /* (nb) rigid-body inertia about the body frame origin */
     /* (nb) Q_i, row-major: the solvers' body frame i may be turned against the user's
      * (the model file's) by a constant rotation, x_user = Q_i x_internal. Everything in
      * mbd_model and mbd_work (joint axes, Xtree, inertia, X, S, v, f, ...) is in the
      * internal frames; defs keeps the user's. Convert with Q_i where the two meet. */
     double (*user_rotation)[9];
-    int has_friction;          /* some joint has Coulomb or viscous friction */
-    int has_coulomb;           /* some joint has Coulomb friction: the reactions couple in */
-    double *armature;          /* (nb) each joint's rotor inertia, added to each of its
-                                  joint-space pivots D_i (and H's diagonal); NULL: none */
-    int has_passive;           /* some damper, spring, gravity compensation or tendon:
-                                  tau_p(q, qd) joins tau (passive.c) */
-    mbd_rigid *gravcomp;       /* (nb) the share of each body's mass whose weight is
-                                  compensated (gravcomp m, gravcomp m c); NULL: none */
-    char *left_out;            /* what the file describes and the dynamics leave out */
+    int has_friction;    /* some joint has Coulomb or viscous friction */
+    int has_coulomb;     /* some joint has Coulomb friction: the reactions couple in */
+    double *armature;    /* (nb) each joint's rotor inertia, added to each of its
+                            joint-space pivots D_i (and H's diagonal); NULL: none */
+    int has_passive;     /* some damper, spring, gravity compensation or tendon:
+                            tau_p(q, qd) joins tau (passive.c) */
+    mbd_rigid *gravcomp; /* (nb) the share of each body's mass whose weight is
+                            compensated (gravcomp m, gravcomp m c); NULL: none */
+    char *left_out;      /* what the file describes and the dynamics leave out */
     int ntendons;
-    mbd_tendon_def *tendons;   /* (ntendons) fixed tendons, bodies and coefs owned */
-    int nframes;               /* frames left by merged fixed joints */
-    mbd_frame_def *frames;     /* (nframes) names owned */
-    int nloops, nc;            /* cut joints and their equations (m) */
-    mbd_loop_def *loop_defs;   /* (nloops) as given, names owned */
-    mbd_loop *loops;           /* (nloops) */
+    mbd_tendon_def *tendons; /* (ntendons) fixed tendons, bodies and coefs owned */
+    int nframes;             /* frames left by merged fixed joints */
+    mbd_frame_def *frames;   /* (nframes) names owned */
+    int nloops, nc;          /* cut joints and their equations (m) */
+    mbd_loop_def *loop_defs; /* (nloops) as given, names owned */
+    mbd_loop *loops;         /* (nloops) */
 };
 
 /* Whether joint i has a rotor's armature. Then its pivot D_i = S_i^T U_i + armature_i

@@ -25,8 +25,7 @@ static inline int loop_type_valid(mbd_loop_type type)
  * digits significant digits. */
 int model_normalize(double unit[3], const double a[3]);
 const char *model_rotation_problem(const double *R);
-void model_format_values(char *out, size_t size, int digits, const double *x, int rows,
-                         int cols);
+void model_format_values(char *out, size_t size, int digits, const double *x, int rows, int cols);
 /* (I + I^T) / 2 as 9 row-major numbers; the eigenvalues of a symmetric 3x3, ascending. */
 void symmetrized(double out[9], const double *I);
 void symmetric3_eigenvalues(const double A[9], double out[3]);
@@ -36,12 +35,12 @@ void symmetric3_eigenvalues(const double A[9], double out[3]);
 int check_model_header(const mbd_model_def *def, char *err, size_t err_size);
 /* Checks every body as given (labels as model_build_labelled's), counts the fixed ones;
  * MBD_OK, or MBD_EPARSE or MBD_ENOMEM after a message. */
-int check_input(const mbd_model_def *def, const char *const *labels, char *err,
-                size_t err_size, int *nfixed);
+int check_input(const mbd_model_def *def, const char *const *labels, char *err, size_t err_size,
+                int *nfixed);
 /* The moving bodies' inertias (physical once fixed bodies are merged) and joints, into
  * m->joint; from[k]: the body given that became body k. */
-int check_moving(mbd_model *m, const mbd_model_def *def, const char *const *labels,
-                 const int *from, char *err, size_t err_size);
+int check_moving(mbd_model *m, const mbd_model_def *def, const char *const *labels, const int *from,
+                 char *err, size_t err_size);
 
 /* ---- construction ---- */
 

@@ -104,8 +104,8 @@ static void unit_rest_orientation(mbd_body_def *b)
     if (b->joint != MBD_SPHERICAL && b->joint != MBD_FREE)
         return;
     double *quat = b->passive.springref + (b->joint == MBD_FREE ? 3 : 0);
-    const double norm = sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] +
-                             quat[3] * quat[3]);
+    const double norm =
+        sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
     if (norm == 0.0)
         quat[0] = 1.0;
     else

@@ -13,8 +13,7 @@ static void print_loops(const mbd_model *model, int rank, FILE *out)
         return;
     fprintf(out, "%d loops, %d constraint equations", model->nloops, model->nc);
     if (rank >= 0)
-        fprintf(out, "; at q = 0 Phi_q has rank %d: %d DOF (nv - rank)\n", rank,
-                model->nv - rank);
+        fprintf(out, "; at q = 0 Phi_q has rank %d: %d DOF (nv - rank)\n", rank, model->nv - rank);
     else
         fprintf(out, "; rank of Phi_q at q = 0 unavailable\n");
     for (int l = 0; l < model->nloops; l++) {

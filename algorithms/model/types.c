@@ -6,24 +6,20 @@
 
 /* Every type a model file may name (MBD_FIXED included; MBD_JOINT_TYPE_COUNT is not one). */
 static const char *const joint_names[MBD_FIXED + 1] = {
-    [MBD_REVOLUTE] = "revolute",
-    [MBD_PRISMATIC] = "prismatic",
-    [MBD_CYLINDRICAL] = "cylindrical",
-    [MBD_CARDAN] = "cardan",
-    [MBD_SPHERICAL] = "spherical",
-    [MBD_FREE] = "free",
+    [MBD_REVOLUTE] = "revolute", [MBD_PRISMATIC] = "prismatic", [MBD_CYLINDRICAL] = "cylindrical",
+    [MBD_CARDAN] = "cardan",     [MBD_SPHERICAL] = "spherical", [MBD_FREE] = "free",
     [MBD_FIXED] = "fixed",
 };
 
 static const int dofs_of_type[MBD_JOINT_TYPE_COUNT] = {
-    [MBD_REVOLUTE] = 1, [MBD_PRISMATIC] = 1, [MBD_CYLINDRICAL] = 2, [MBD_CARDAN] = 2,
-    [MBD_SPHERICAL] = 3, [MBD_FREE] = 6,
+    [MBD_REVOLUTE] = 1, [MBD_PRISMATIC] = 1, [MBD_CYLINDRICAL] = 2,
+    [MBD_CARDAN] = 2,   [MBD_SPHERICAL] = 3, [MBD_FREE] = 6,
 };
 
 /* Position coordinates: the quaternion takes 4 numbers for 3 rotational DOFs. */
 static const int coordinates_of_type[MBD_JOINT_TYPE_COUNT] = {
-    [MBD_REVOLUTE] = 1, [MBD_PRISMATIC] = 1, [MBD_CYLINDRICAL] = 2, [MBD_CARDAN] = 2,
-    [MBD_SPHERICAL] = 4, [MBD_FREE] = 7,
+    [MBD_REVOLUTE] = 1, [MBD_PRISMATIC] = 1, [MBD_CYLINDRICAL] = 2,
+    [MBD_CARDAN] = 2,   [MBD_SPHERICAL] = 4, [MBD_FREE] = 7,
 };
 
 const char *mbd_joint_type_name(mbd_joint_type type)
@@ -44,7 +40,7 @@ int mbd_joint_type_nq(mbd_joint_type type)
 /* The number of axes a joint type reads: spherical, free and fixed joints have none. */
 int joint_type_naxes(mbd_joint_type type)
 {
-    return type == MBD_CARDAN                                            ? 2
+    return type == MBD_CARDAN                                               ? 2
            : type == MBD_SPHERICAL || type == MBD_FREE || type == MBD_FIXED ? 0
                                                                             : 1;
 }
@@ -64,9 +60,10 @@ static const char *const loop_names[MBD_LOOP_TYPE_COUNT] = {
 };
 
 static const int loop_rows[MBD_LOOP_TYPE_COUNT] = {
-    [MBD_LOOP_SPHERICAL] = 3, [MBD_LOOP_REVOLUTE] = 5, [MBD_LOOP_WELD] = 6,
+    [MBD_LOOP_SPHERICAL] = 3,
+    [MBD_LOOP_REVOLUTE] = 5,
+    [MBD_LOOP_WELD] = 6,
 };
-
 
 const char *mbd_loop_type_name(mbd_loop_type type)
 {

@@ -18,8 +18,7 @@
 #define ABI1_ENTRY_SIZE offsetof(mbd_plugin_solver, forward_derivatives)
 
 /* Writes "PATH: ..." into err; returns status. */
-static int fault(char *err, size_t err_size, const char *path, int status, const char *format,
-                 ...)
+static int fault(char *err, size_t err_size, const char *path, int status, const char *format, ...)
 {
     if (err_size == 0)
         return status;
@@ -69,8 +68,9 @@ static const char *reserved_fault(const char *name)
     for (size_t k = 0; k < sizeof suffixes / sizeof *suffixes; k++)
         if (length >= strlen(suffixes[k]) &&
             strcmp(name + length - strlen(suffixes[k]), suffixes[k]) == 0)
-            return k == 0 ? "ends with '-momentum' (mbd-bench's rows name a solver's momentum form so)"
-                          : "ends with '-simd' (mbd-bench's rows name a solver's lane form so)";
+            return k == 0
+                       ? "ends with '-momentum' (mbd-bench's rows name a solver's momentum form so)"
+                       : "ends with '-simd' (mbd-bench's rows name a solver's lane form so)";
     return NULL;
 }
 
@@ -94,8 +94,8 @@ static int check_entry(const mbd_plugin_solver *entries, int k, const char *path
     const mbd_plugin_solver *entry = &entries[k];
     if (k > 0 && entry->abi != entries[0].abi)
         return fault(err, err_size, path, MBD_EINVAL,
-                     "solver %d: ABI %d, but solver 0's is %d (one table, one ABI)", k,
-                     entry->abi, entries[0].abi);
+                     "solver %d: ABI %d, but solver 0's is %d (one table, one ABI)", k, entry->abi,
+                     entries[0].abi);
     const char *why = text_fault(entry->name, MBD_PLUGIN_MAX_NAME, 1);
     if (!why)
         why = reserved_fault(entry->name);
@@ -104,11 +104,10 @@ static int check_entry(const mbd_plugin_solver *entries, int k, const char *path
                      entry->name ? " ('" : "", entry->name ? entry->name : "",
                      entry->name ? "')" : "");
     if (name_taken(entry->name, entries, k))
-        return fault(err, err_size, path, MBD_EINVAL, "solver %d: name '%s' is already taken",
-                     k, entry->name);
+        return fault(err, err_size, path, MBD_EINVAL, "solver %d: name '%s' is already taken", k,
+                     entry->name);
     if ((why = text_fault(entry->summary, MBD_PLUGIN_MAX_SUMMARY, 0)))
-        return fault(err, err_size, path, MBD_EINVAL, "solver '%s': summary %s", entry->name,
-                     why);
+        return fault(err, err_size, path, MBD_EINVAL, "solver '%s': summary %s", entry->name, why);
     const char *null_function = !entry->work_new    ? "work_new"
                                 : !entry->work_free ? "work_free"
                                 : !entry->forward   ? "forward"
@@ -122,14 +121,15 @@ static int check_entry(const mbd_plugin_solver *entries, int k, const char *path
 /* The table's entries as this ABI's structs (an ABI-1 entry's forward_derivatives NULL),
  * in *entries (the caller frees it); an ABI that is neither is a fault. Every entry begins
  * with its abi, so entry 0's tells the table's layout. */
-static int copy_entries(const void *table, int count, const char *path,
-                        mbd_plugin_solver **entries, char *err, size_t err_size)
+static int copy_entries(const void *table, int count, const char *path, mbd_plugin_solver **entries,
+                        char *err, size_t err_size)
 {
     const int abi = *(const int *)table;
     if (abi != 1 && abi != MBD_PLUGIN_ABI)
         return fault(err, err_size, path, MBD_EINVAL,
                      "solver 0: ABI %d, but this mbdbench loads ABI 1 or %d (rebuild the "
-                     "plugin against this mbd_plugin.h)", abi, MBD_PLUGIN_ABI);
+                     "plugin against this mbd_plugin.h)",
+                     abi, MBD_PLUGIN_ABI);
     const size_t size = abi == 1 ? ABI1_ENTRY_SIZE : sizeof **entries;
     if (!(*entries = calloc((size_t)count, sizeof **entries)))
         return fault(err, err_size, path, MBD_ENOMEM, "%s", mbd_strerror(MBD_ENOMEM));
@@ -140,8 +140,8 @@ static int copy_entries(const void *table, int count, const char *path,
 
 /* The library's table, checked whole: *entries (copied, as copy_entries) and *count, or a
  * fault. */
-static int read_table(void *library, const char *path, mbd_plugin_solver **entries,
-                      int *count, char *err, size_t err_size)
+static int read_table(void *library, const char *path, mbd_plugin_solver **entries, int *count,
+                      char *err, size_t err_size)
 {
     const mbd_plugin_solver *(*solvers)(int *);
     *(void **)&solvers = dlsym(library, "mbd_plugin_solvers");

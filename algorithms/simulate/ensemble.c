@@ -24,15 +24,15 @@ typedef struct {
     const mbd_model *model;
     mbd_batch *batch;
     int K, nq, nv;
-    double *q, *v;         /* (K nq, K nv) the runs' states, by run */
-    double *q_unit;        /* (K nq) q with unit quaternions, as reported */
-    double *qs, *vs;       /* (K nq, K nv) a stage's state, by active row */
-    double *qdot, *a;      /* (K nq, K nv) its slope G(qs) vs and acceleration */
-    double *dq, *dv;       /* (K nq, K nv) the step's weighted sum of stage slopes */
-    int *active, nactive;  /* the runs still going, in run order */
-    int *stage_status;     /* (K) by active row */
-    int *status;           /* (K) by run */
-    double *t_failed;      /* (K) by run */
+    double *q, *v;        /* (K nq, K nv) the runs' states, by run */
+    double *q_unit;       /* (K nq) q with unit quaternions, as reported */
+    double *qs, *vs;      /* (K nq, K nv) a stage's state, by active row */
+    double *qdot, *a;     /* (K nq, K nv) its slope G(qs) vs and acceleration */
+    double *dq, *dv;      /* (K nq, K nv) the step's weighted sum of stage slopes */
+    int *active, nactive; /* the runs still going, in run order */
+    int *stage_status;    /* (K) by active row */
+    int *status;          /* (K) by run */
+    double *t_failed;     /* (K) by run */
 } ensemble;
 
 long mbd_ensemble_steps(const mbd_ensemble_options *options)
@@ -49,8 +49,8 @@ static int check_options(const mbd_model *model, const mbd_solver *solver,
         opt->t1 / opt->dt > MAX_STEPS || opt->report_every < 1 || opt->threads < 0 ||
         (opt->lanes != 0 && opt->lanes != 1 && opt->lanes != 4 && opt->lanes != 8))
         return MBD_EINVAL;
-    const int supported = mbd_model_nloops(model) == 0 &&
-                          (mbd_solver_formulations(solver) & MBD_ACCELERATION);
+    const int supported =
+        mbd_model_nloops(model) == 0 && (mbd_solver_formulations(solver) & MBD_ACCELERATION);
     return supported ? MBD_OK : MBD_EUNSUPPORTED;
 }
 
@@ -126,13 +126,12 @@ static void stage(ensemble *e, int first, double c, double w)
         add_scaled(e->qs + j * nq, e->q + run * nq, c, first ? NULL : position_rates(e, j), e->nq);
         add_scaled(e->vs + j * nv, e->v + run * nv, c, first ? NULL : e->a + j * nv, e->nv);
     }
-    mbd_batch_forward(e->model, e->batch, e->nactive, e->qs, e->vs, NULL, e->a,
-                      e->stage_status);
+    mbd_batch_forward(e->model, e->batch, e->nactive, e->qs, e->vs, NULL, e->a, e->stage_status);
     for (int j = 0; j < e->nactive; j++) {
         int *status = &e->stage_status[j];
         if (*status == MBD_OK && e->nq != e->nv)
-            *status = mbd_position_rates(e->model, e->qs + j * nq, e->vs + j * nv,
-                                         e->qdot + j * nq);
+            *status =
+                mbd_position_rates(e->model, e->qs + j * nq, e->vs + j * nv, e->qdot + j * nq);
         add_slope(e->dq + j * nq, first, w, position_rates(e, j), e->nq);
         add_slope(e->dv + j * nv, first, w, e->a + j * nv, e->nv);
         const int k = e->active[j];
@@ -170,8 +169,13 @@ static int report(ensemble *e, double t, long m, mbd_ensemble_callback callback,
     memcpy(e->q_unit, e->q, (size_t)e->K * (size_t)e->nq * sizeof *e->q);
     for (int k = 0; k < e->K; k++)
         (void)mbd_normalize_positions(e->model, e->q_unit + (size_t)k * e->nq);
-    const mbd_ensemble_state state = {.t = t, .step = m, .K = e->K, .q = e->q_unit, .qd = e->v,
-                                      .status = e->status, .t_failed = e->t_failed};
+    const mbd_ensemble_state state = {.t = t,
+                                      .step = m,
+                                      .K = e->K,
+                                      .q = e->q_unit,
+                                      .qd = e->v,
+                                      .status = e->status,
+                                      .t_failed = e->t_failed};
     return callback ? callback(&state, ctx) : MBD_OK;
 }
 
@@ -200,8 +204,7 @@ static int first_failure(const ensemble *e)
 
 int mbd_simulate_ensemble(const mbd_model *model, const mbd_solver *solver,
                           const mbd_ensemble_options *options, int K, const double *q0,
-                          const double *qd0, mbd_ensemble_callback callback, void *ctx,
-                          int *status)
+                          const double *qd0, mbd_ensemble_callback callback, void *ctx, int *status)
 {
     ensemble e = {.model = model, .K = K};
     int rc = check_options(model, solver, options, K, q0, qd0);

@@ -89,8 +89,8 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *data)
         sim->rhs_status = mbd_forward_constrained(sim->model, sim->work, x, qd, NULL,
                                                   &sim->opt->baumgarte, dx + nq, NULL);
     } else {
-        sim->rhs_status = mbd_forward_momentum(sim->model, sim->work, x, x + nq, NULL, sim->qd,
-                                               dx + nq);
+        sim->rhs_status =
+            mbd_forward_momentum(sim->model, sim->work, x, x + nq, NULL, sim->qd, dx + nq);
         qd = sim->qd;
     }
     if (sim->rhs_status == MBD_OK)
@@ -107,10 +107,8 @@ static void silent(int code, const char *module, const char *function, char *msg
 static void *create_rk4(simulation *sim)
 {
     sunrealtype c[4] = {0.0, 0.5, 0.5, 1.0};
-    sunrealtype A[4 * 4] = {0.0, 0.0, 0.0, 0.0,
-                            0.5, 0.0, 0.0, 0.0,
-                            0.0, 0.5, 0.0, 0.0,
-                            0.0, 0.0, 1.0, 0.0};
+    sunrealtype A[4 * 4] = {0.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.0, 0.0,
+                            0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0};
     sunrealtype b[4] = {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0};
     ARKodeButcherTable table = ARKodeButcherTable_Create(4, 4, 0, c, A, b, NULL);
     void *mem = table ? ARKStepCreate(rhs, NULL, 0.0, sim->y, sim->sun) : NULL;
@@ -200,10 +198,10 @@ static int check_options(const mbd_model *model, const mbd_solver *solver,
     if (!model || !solver || !opt || (unsigned)opt->integrator >= MBD_INTEGRATOR_COUNT ||
         (opt->formulation != MBD_ACCELERATION && opt->formulation != MBD_MOMENTUM))
         return MBD_EINVAL;
-    const int steps_ok = opt->integrator == MBD_RK4 ? positive(opt->dt)
-                                                    : positive(opt->rtol) && positive(opt->atol);
-    const int sample_ok = opt->sample == 0.0 ||
-                          (positive(opt->sample) && opt->t1 / opt->sample <= MAX_SAMPLES);
+    const int steps_ok =
+        opt->integrator == MBD_RK4 ? positive(opt->dt) : positive(opt->rtol) && positive(opt->atol);
+    const int sample_ok =
+        opt->sample == 0.0 || (positive(opt->sample) && opt->t1 / opt->sample <= MAX_SAMPLES);
     if (!positive(opt->t1) || !steps_ok || !sample_ok)
         return MBD_EINVAL;
     if (!isfinite(opt->baumgarte.alpha) || !isfinite(opt->baumgarte.beta))
@@ -242,8 +240,8 @@ static int report(simulation *sim, double t)
         state.qd = sim->qd;
     }
     if (status == MBD_OK)
-        status = mbd_energy(sim->model, sim->work, state.q, state.qd, &state.kinetic,
-                            &state.potential);
+        status =
+            mbd_energy(sim->model, sim->work, state.q, state.qd, &state.kinetic, &state.potential);
     if (status == MBD_OK && sim->m > 0) {
         status = mbd_constraint_violation(sim->model, sim->work, state.q, state.qd, sim->phi,
                                           sim->phi + sim->m);
@@ -294,8 +292,7 @@ static int run(simulation *sim, const integrator_ops *ops)
 }
 
 /* Everything but the integrator, and the initial state y(0) = (q0, qd0 or p0). */
-static int prepare(simulation *sim, const mbd_solver *solver, const double *q0,
-                   const double *qd0)
+static int prepare(simulation *sim, const mbd_solver *solver, const double *q0, const double *qd0)
 {
     const size_t nq = (size_t)sim->nq, nv = (size_t)sim->nv;
     mbd_work_new(sim->model, solver, &sim->work);
@@ -349,11 +346,14 @@ static void finish(simulation *sim, const integrator_ops *ops)
     mbd_work_free(sim->work);
 }
 
-int mbd_simulate(const mbd_model *model, const mbd_solver *solver,
-                 const mbd_sim_options *options, const double *q0, const double *qd0,
-                 mbd_sim_callback callback, void *ctx, mbd_sim_stats *stats)
+int mbd_simulate(const mbd_model *model, const mbd_solver *solver, const mbd_sim_options *options,
+                 const double *q0, const double *qd0, mbd_sim_callback callback, void *ctx,
+                 mbd_sim_stats *stats)
 {
-    simulation sim = {.model = model, .opt = options, .callback = callback, .ctx = ctx,
+    simulation sim = {.model = model,
+                      .opt = options,
+                      .callback = callback,
+                      .ctx = ctx,
                       .stats = {.failed_body = -1}};
     int status = check_options(model, solver, options);
     if (status == MBD_OK) {

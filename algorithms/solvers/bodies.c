@@ -119,8 +119,8 @@ static int bodies_acc(const mbd_model *model, mbd_work *work, const double *qd, 
     return bodies_sweep(model, work, NULL, qd, tau, qdd, 1);
 }
 
-static int bodies_forward(const mbd_model *model, mbd_work *work, const double *q,
-                          const double *qd, const double *tau, double *qdd)
+static int bodies_forward(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
+                          const double *tau, double *qdd)
 {
     return bodies_sweep(model, work, q, qd, tau, qdd, 1);
 }

@@ -62,8 +62,8 @@ MBD_INLINE void LANE_FN(velocity_step)(const mbd_model *model, lane_work *work, 
     lane c[6], *v = LANE_FN(motion_of)(model, work->v, i);
     if (q)
         LANE_FN(body_kinematics)(model, work, q, i, type);
-    LANE_FN(body_velocity)(v, model, work, p < 0 ? v : LANE_FN(motion_of)(model, work->v, p),
-                           qd, i, type); /* at a root its own slot, unread */
+    LANE_FN(body_velocity)(v, model, work, p < 0 ? v : LANE_FN(motion_of)(model, work->v, p), qd, i,
+                           type); /* at a root its own slot, unread */
 #if BIAS_FROM_VELOCITY
     (void)c;
     for (int r = 0; r < 6; r++)
@@ -116,8 +116,8 @@ MBD_INLINE void LANE_FN(start_bias_sum)(const mbd_model *model, lane_work *work,
  * and D_i^-1 are known (p: p^A with I^a c added). sums_start: p holds no bias forces of
  * the bodies' own, and each p_i starts at zero here (start_force_sum, carry_force). */
 MBD_INLINE void LANE_FN(bias_force_step)(const mbd_model *model, lane_work *work, lane (*p)[6],
-                                         const lane *Dinv, const lane *tau, int sums_start,
-                                         int i, const mbd_joint_type type)
+                                         const lane *Dinv, const lane *tau, int sums_start, int i,
+                                         const mbd_joint_type type)
 {
     const int parent = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const lane *S = work->S + 6 * v0, *W = work->U + 6 * v0, *pi = p[BIAS_SLOT(model, i)];
@@ -180,7 +180,7 @@ MBD_INLINE int LANE_FN(articulated_step_as)(const mbd_model *model, lane_work *w
 {
     const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const lane *S = work->S + 6 * v0;
-    lane (*W)[6] = (lane (*)[6])(work->U + 6 * v0);
+    lane(*W)[6] = (lane(*)[6])(work->U + 6 * v0);
     lane Dinv_here[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
     lane *restrict Dinv = keep ? work->D + model->d0[i] : Dinv_here;
     /* U in a local, not in work->U: a store to I^a could alias it there, and every
@@ -191,7 +191,7 @@ MBD_INLINE int LANE_FN(articulated_step_as)(const mbd_model *model, lane_work *w
     const int free_joint = type == MBD_FREE && !rotor; /* U D^-1 = 1 */
     /* known: I^a_i, D_i^-1 and U_i D_i^-1 (in W) are an earlier sweep's, and still hold */
     const int known = LANE_FN(inertia_known)(work, i);
-    const lane (*UD)[6] = known ? (const lane (*)[6])W : (const lane (*)[6])UDinv;
+    const lane(*UD)[6] = known ? (const lane(*)[6])W : (const lane(*)[6])UDinv;
     lane c_here[6];
     const lane *c = LANE_FN(bias_acceleration)(c_here, model, work, i, type);
     LANE_FN(start_bias_sum)(model, work, i);
@@ -207,7 +207,7 @@ MBD_INLINE int LANE_FN(articulated_step_as)(const mbd_model *model, lane_work *w
             for (int k = 0; k < n; k++)
                 LANE_FN(set_unit_column)(UDinv[k], k);
         else
-            LANE_FN(times_inverse)(UDinv, (const lane (*)[6])U, Dinv, n);
+            LANE_FN(times_inverse)(UDinv, (const lane(*)[6])U, Dinv, n);
     }
     if (p >= 0) {
         /* I^A_i becomes I^a_i in place (no copy); a free joint's is zero whole, which
@@ -220,14 +220,14 @@ MBD_INLINE int LANE_FN(articulated_step_as)(const mbd_model *model, lane_work *w
             if (rotor)
                 LANE_FN(carry_inertia)(model, work, i, Ia, 0, 0, slots);
             else
-                LANE_FN(carry_inertia)(model, work, i, Ia, zero_rows(type, 0),
-                                       zero_rows(type, 1), slots);
+                LANE_FN(carry_inertia)(model, work, i, Ia, zero_rows(type, 0), zero_rows(type, 1),
+                                       slots);
         }
         if (rotor)
             LANE_FN(inertia_apply_skipping)(Iac, Ia, c, 0, 0, bias_zero_rows(type));
         else
-            LANE_FN(inertia_apply_skipping)(Iac, Ia, c, zero_rows(type, 0),
-                                            zero_rows(type, 1), bias_zero_rows(type));
+            LANE_FN(inertia_apply_skipping)(Iac, Ia, c, zero_rows(type, 0), zero_rows(type, 1),
+                                            bias_zero_rows(type));
         if (rotor) { /* S^T I^a c != 0: I^a c joins the parent's bias force, not u_i */
             lane t[6];
             LANE_FN(body_force_t)(t, model, work, i, type, Iac);
@@ -269,8 +269,8 @@ MBD_INLINE int LANE_FN(articulated_step)(const mbd_model *model, lane_work *work
  * a_lambda = a0 at a root); a_i summed in a local and stored once, as in body_velocity.
  * A free joint's W^T a_lambda is X_i a_lambda (transpose_columns). */
 MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *work, const lane *a0,
-                                  const lane (*c)[6], lane *qdd, int i,
-                                  const mbd_joint_type type)
+                                           const lane (*c)[6], lane *qdd, int i,
+                                           const mbd_joint_type type)
 {
     const int p = model->parent[i], v0 = model->v0[i], n = joint_dofs(type);
     const lane *W = work->U + 6 * v0;
@@ -283,7 +283,8 @@ MBD_INLINE void LANE_FN(acceleration_step)(const mbd_model *model, lane_work *wo
                                    ? a[k]
                                    : LANE_FN(dot6)(W + 6 * k, KEEP_UDINV ? a : ap));
     if (c) {
-        const lane *ci = BIAS_FROM_VELOCITY ? LANE_FN(bias_acceleration)(c_here, model, work, i, type) : c[i];
+        const lane *ci =
+            BIAS_FROM_VELOCITY ? LANE_FN(bias_acceleration)(c_here, model, work, i, type) : c[i];
         for (int r = 0; r < 6; r++)
             if (!(bias_zero_rows(type) >> r & 1))
                 a[r] += ci[r];
@@ -327,13 +328,15 @@ MBD_INLINE void LANE_FN(bodies_acceleration_pass)(const mbd_model *model, lane_w
     lane a0[6];
     for (int r = 0; r < 6; r++)
         a0[r] = LANE_FN(lane_splat)(r < 3 ? 0.0 : -model->gravity[r - 3]);
-    const lane (*c)[6] = (const lane (*)[6])work->c;
+    const lane(*c)[6] = (const lane(*)[6])work->c;
     for (int i = 0; i < model->nb; i++) {
         LANE_FN(prefetch_next)(work, i);
-        DISPATCH_JOINT(model->joint_type[i], LANE_FN(acceleration_step), model, work, a0, c, qdd, i);
+        DISPATCH_JOINT(model->joint_type[i], LANE_FN(acceleration_step), model, work, a0, c, qdd,
+                       i);
         LANE_FN(scatter_ready)(model, work, i);
         if (next_qd)
-            DISPATCH_JOINT(model->joint_type[i], LANE_FN(velocity_step), model, work, next_q, next_qd, i);
+            DISPATCH_JOINT(model->joint_type[i], LANE_FN(velocity_step), model, work, next_q,
+                           next_qd, i);
     }
 }
 

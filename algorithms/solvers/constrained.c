@@ -12,8 +12,8 @@
 #define CONSISTENCY_TOL 1e-8
 
 /* Dense route: H by CRBA, H = R^T R (dpotrf), qdd0 = H^-1 (tau - C), Y = H^-1 Phi_q^T. */
-static int dense_route(const mbd_model *model, mbd_work *work, loop_buffers *b,
-                       const double *qd, const double *tau, double *qdd)
+static int dense_route(const mbd_model *model, mbd_work *work, loop_buffers *b, const double *qd,
+                       const double *tau, double *qdd)
 {
     const int nv = model->nv, m = model->nc;
     rnea(model, work, qd, b->zero, 1, b->tau);
@@ -29,8 +29,8 @@ static int dense_route(const mbd_model *model, mbd_work *work, loop_buffers *b,
 
 /* O(N) route: qdd0 from the bodies sweep, then each column of Y from its factorization
  * (the solver's inverse_times). */
-static int bodies_route(const mbd_model *model, mbd_work *work, loop_buffers *b,
-                        const double *qd, const double *tau, double *qdd)
+static int bodies_route(const mbd_model *model, mbd_work *work, loop_buffers *b, const double *qd,
+                        const double *tau, double *qdd)
 {
     int status = work->solver->solve_acc(model, work, qd, tau, qdd);
     for (int r = 0; status == MBD_OK && r < model->nc; r++)
@@ -88,4 +88,3 @@ int mbd_forward_constrained(const mbd_model *model, mbd_work *work, const double
         memcpy(lambda, b.y, (size_t)m * sizeof *lambda);
     return check_finite(qdd, nv) || check_finite(b.y, m) ? MBD_ENONFINITE : MBD_OK;
 }
-

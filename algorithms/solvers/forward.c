@@ -18,7 +18,7 @@ static int solve_acc(const mbd_model *model, mbd_work *work, const double *q, co
     if (check_finite(qd, model->nv) || (tau && check_finite(tau, model->nv)))
         return MBD_ENONFINITE;
     work->failed_body = -1;
-    const int status = q                    ? work->solver->forward_acc(model, work, q, qd, tau, qdd)
+    const int status = q ? work->solver->forward_acc(model, work, q, qd, tau, qdd)
                        : model->has_friction ? friction_solve_acc(model, work, qd, tau, qdd)
                                              : work->solver->solve_acc(model, work, qd, tau, qdd);
     if (status == MBD_OK && check_finite(qdd, model->nv))
@@ -44,7 +44,7 @@ static int solve_mom(const mbd_model *model, mbd_work *work, const double *q, co
     if (check_finite(p, model->nv) || (tau && check_finite(tau, model->nv)))
         return MBD_ENONFINITE;
     work->failed_body = -1;
-    const int status = q                    ? work->solver->forward_mom(model, work, q, p, tau, qd, pd)
+    const int status = q ? work->solver->forward_mom(model, work, q, p, tau, qd, pd)
                        : model->has_friction ? friction_solve_mom(model, work, p, tau, qd, pd)
                                              : work->solver->solve_mom(model, work, p, tau, qd, pd);
     if (status == MBD_OK && (check_finite(qd, model->nv) || check_finite(pd, model->nv)))
@@ -52,8 +52,8 @@ static int solve_mom(const mbd_model *model, mbd_work *work, const double *q, co
     return status;
 }
 
-int mbd_solve_momentum(const mbd_model *model, mbd_work *work, const double *p,
-                       const double *tau, double *qd, double *pd)
+int mbd_solve_momentum(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
+                       double *qd, double *pd)
 {
     const int status = require_solver(model, work, MBD_MOMENTUM);
     if (status == MBD_OK && model->has_passive)
@@ -94,8 +94,8 @@ static int add_passive_rate(const mbd_model *model, mbd_work *work, const double
     return status;
 }
 
-int mbd_forward_momentum(const mbd_model *model, mbd_work *work, const double *q,
-                         const double *p, const double *tau, double *qd, double *pd)
+int mbd_forward_momentum(const mbd_model *model, mbd_work *work, const double *q, const double *p,
+                         const double *tau, double *qd, double *pd)
 {
     int status = require_solver(model, work, MBD_MOMENTUM);
     if (status)

@@ -136,7 +136,8 @@ static map_change coulomb_forces(const mbd_model *model, const mbd_work *work,
     for (int dof = 0; dof < model->nv; dof++) {
         double g = b->tau_f[dof];
         if (b->sliding[dof] != 0.0)
-            g -= b->sliding[dof] * friction_normal(work->f[b->body[dof]] + 3, work->S + b->axis[dof]);
+            g -= b->sliding[dof] *
+                 friction_normal(work->f[b->body[dof]] + 3, work->S + b->axis[dof]);
         next[dof] = g;
         const double step = fabs(g - x[dof]);
         if (!(step <= c.change))
@@ -167,9 +168,8 @@ static void inverse_with_reactions(const mbd_model *model, mbd_work *work, const
  * JV_BIAS = RNEA(q, qd, 0), whose reactions work->f holds: qdd = H^-1 (total - bias) by
  * inverse_times on that solve's factorization, with the reactions as the bias's plus
  * those of qdd alone (RNEA's are affine in qdd); or else another momentum solve and RNEA. */
-static int accelerations_and_reactions(const mbd_model *model, mbd_work *work,
-                                       const double *qd, const double *total, double *qdd,
-                                       int momentum_form)
+static int accelerations_and_reactions(const mbd_model *model, mbd_work *work, const double *qd,
+                                       const double *total, double *qdd, int momentum_form)
 {
     const mbd_solver *solver = work->solver;
     if (!momentum_form && solver->solve_reactions)
@@ -198,8 +198,7 @@ static int accelerations_and_reactions(const mbd_model *model, mbd_work *work,
 /* qdd = FD(tau + tau_f) by the full solve, and its reactions in work->f; keeps both as the
  * first evaluation where the solver has inverse_times. */
 static int evaluate_in_full(const mbd_model *model, mbd_work *work, const double *qd,
-                            const double *tau, const double *tau_f, double *qdd,
-                            int momentum_form)
+                            const double *tau, const double *tau_f, double *qdd, int momentum_form)
 {
     double *total = jv(work, JV_TOTAL);
     add_tau(model, total, tau, tau_f);
@@ -329,8 +328,8 @@ static int iterate(const mbd_model *model, mbd_work *work, const double *qd, con
     }
 }
 
-int friction_solve_acc(const mbd_model *model, mbd_work *work, const double *qd,
-                       const double *tau, double *qdd)
+int friction_solve_acc(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
+                       double *qdd)
 {
     work->friction_iterations = 0;
     if (model->has_coulomb)
@@ -343,8 +342,8 @@ int friction_solve_acc(const mbd_model *model, mbd_work *work, const double *qd,
 
 /* qd = H^-1 p does not depend on tau: one solve gives it and pd for tau, then tau_f at qd,
  * which pd = tau + tau_f + (terms of q and p) takes as it is. */
-int friction_solve_mom(const mbd_model *model, mbd_work *work, const double *p,
-                       const double *tau, double *qd, double *pd)
+int friction_solve_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
+                       double *qd, double *pd)
 {
     work->friction_iterations = 0;
     double *tau_f = jv(work, JV_FRICTION);

@@ -15,9 +15,9 @@
  * forward pass of the body wrenches took. (h^C, m^C) are kept in work->mass_moments, g_i where
  * the caller keeps accelerations (work->a, or the Poisson solvers' slots: motion_of). */
 MBD_INLINE void LANE_FN(subtree_mass_step)(const mbd_model *model, lane_work *work, int i,
-                                            mbd_joint_type type)
+                                           mbd_joint_type type)
 {
-    lane (*hm)[6] = work->mass_moments;
+    lane(*hm)[6] = work->mass_moments;
     const int p = model->parent[i];
     if (model->last_child[i] < 0) {
         LANE_FN(rigid_first_moment)(hm[i], &model->inertia[i]);
@@ -51,9 +51,9 @@ MBD_INLINE void LANE_FN(subtree_mass_step)(const mbd_model *model, lane_work *wo
  * the two forms agree (S^T (S qd x* mu) = 0, or the Cardan dS/dq terms make up for it).
  * mu = mu_i, v = v_i; g = g_i from g_parent (NULL at a root: the gravity's). */
 MBD_INLINE void LANE_FN(momentum_rate_step)(const mbd_model *model, lane_work *work, const lane *mu,
-                                             const lane *v, const lane *g_parent, lane *g,
-                                             const lane *qd, const lane *tau, lane *pd, int i,
-                                             const mbd_joint_type type)
+                                            const lane *v, const lane *g_parent, lane *g,
+                                            const lane *qd, const lane *tau, lane *pd, int i,
+                                            const mbd_joint_type type)
 {
     const int v0 = model->v0[i], nv = joint_dofs(type);
     const lane *S = work->S + 6 * v0, *hm = work->mass_moments[i];
@@ -74,6 +74,7 @@ MBD_INLINE void LANE_FN(momentum_rate_step)(const mbd_model *model, lane_work *w
     if (type == MBD_CARDAN)
         LANE_FN(joint_dS_dq_dot)(dT, &model->joint[i], S, qd + v0, mu);
     for (int k = 0; k < nv; k++)
-        pd[v0 + k] = (tau ? tau[v0 + k] : LANE_FN(lane_splat)(0.0)) + LANE_FN(column_dot)(type, S, k, fB) -
-                     LANE_FN(column_dot)(type, S, k, wxmu) + dT[k];
+        pd[v0 + k] = (tau ? tau[v0 + k] : LANE_FN(lane_splat)(0.0)) +
+                     LANE_FN(column_dot)(type, S, k, fB) - LANE_FN(column_dot)(type, S, k, wxmu) +
+                     dT[k];
 }

@@ -49,8 +49,10 @@ int plugin_register(const mbd_plugin_solver *entries, int count, const char *pat
     }
     int with_derivatives = 0;
     for (int k = 0; k < count; k++) {
-        solvers[k] = (mbd_solver){.name = entries[k].name, .summary = entries[k].summary,
-                                  .plugin = &entries[k], .plugin_path = path_copy};
+        solvers[k] = (mbd_solver){.name = entries[k].name,
+                                  .summary = entries[k].summary,
+                                  .plugin = &entries[k],
+                                  .plugin_path = path_copy};
         registry[registry_count++] = &solvers[k];
         if (entries[k].forward_derivatives) {
             own_methods[k] = (mbd_derivatives_method){
@@ -117,10 +119,9 @@ static void *derivative_work(mbd_work *work, const mbd_solver *solver)
     return work->derivative_plugin_work;
 }
 
-int plugin_forward_derivatives(const mbd_model *model, mbd_work *work,
-                               const mbd_solver *solver, const double *q, const double *qd,
-                               const double *tau, double *dqdd_dq, double *dqdd_dqd,
-                               double *dqdd_dtau)
+int plugin_forward_derivatives(const mbd_model *model, mbd_work *work, const mbd_solver *solver,
+                               const double *q, const double *qd, const double *tau,
+                               double *dqdd_dq, double *dqdd_dqd, double *dqdd_dtau)
 {
     int status = start_kinematics(model, work, q); /* checks q, as for forward */
     if (status)
@@ -128,8 +129,8 @@ int plugin_forward_derivatives(const mbd_model *model, mbd_work *work,
     void *plugin_work = derivative_work(work, solver);
     if (!plugin_work)
         return MBD_ENOMEM;
-    status = solver->plugin->forward_derivatives(model, plugin_work, q, qd, tau, dqdd_dq,
-                                                 dqdd_dqd, dqdd_dtau);
+    status = solver->plugin->forward_derivatives(model, plugin_work, q, qd, tau, dqdd_dq, dqdd_dqd,
+                                                 dqdd_dtau);
     const size_t nv = (size_t)model->nv;
     return plugin_status(status, (double *const[]){dqdd_dq, dqdd_dqd, dqdd_dtau}, 3, nv * nv);
 }

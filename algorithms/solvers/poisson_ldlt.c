@@ -56,7 +56,8 @@ static int ldlt_mom(const mbd_model *model, mbd_work *work, const double *p, con
 
 const mbd_solver mbd_solver_poisson_ldlt = {
     .name = "poisson-ldlt",
-    .summary = "Poisson-impulse block LDL^T (Ivanov 2017 sec. 4: Cholesky of S^T I^A S, rank-n downdate), O(N); momentum form",
+    .summary =
+        "Poisson-impulse block LDL^T (Ivanov 2017 sec. 4: Cholesky of S^T I^A S, rank-n downdate), O(N); momentum form",
     .solve_mom = ldlt_mom,
     .forward_mom = ldlt_solve,
     .inverse_times = ldlt_inverse_times,

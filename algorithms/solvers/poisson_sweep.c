@@ -16,8 +16,8 @@ static size_t sweep_scratch(const mbd_model *model) { return 36 * (size_t)model-
 /* The right-hand side's part of the backward pass on the U_i and D_i^-1 of the preceding
  * solve: phi_lambda += X_i^T (H_i phi_i + U_i D_i^-1 p_i), with H_i = 1 - U_i D_i^-1 S_i^T
  * not formed: X_i^T (phi_i + U_i D_i^-1 (p_i - S_i^T phi_i)). */
-MBD_INLINE void sweep_reduce_step(const mbd_model *model, mbd_work *work, const double *p,
-                                  int i, const mbd_joint_type type)
+MBD_INLINE void sweep_reduce_step(const mbd_model *model, mbd_work *work, const double *p, int i,
+                                  const mbd_joint_type type)
 {
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
     const double *S = work->S + 6 * v0, *U = work->U + 6 * v0;
@@ -48,8 +48,8 @@ MBD_INLINE void sweep_velocity_step(const mbd_model *model, mbd_work *work, cons
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
     const double *U = work->U + 6 * v0;
     double f[6];
-    sweep_rate_step(model, work, p, parent < 0 ? zero : work->v[parent], work->v[i], f, qd + v0,
-                    i, type);
+    sweep_rate_step(model, work, p, parent < 0 ? zero : work->v[parent], work->v[i], f, qd + v0, i,
+                    type);
     if (base)
         for (int r = 3; r < 6; r++) {
             double mu = base[i][r] + f[r];
@@ -96,7 +96,8 @@ static int sweep_mom(const mbd_model *model, mbd_work *work, const double *p, co
 
 const mbd_solver mbd_solver_poisson_sweep = {
     .name = "poisson-sweep",
-    .summary = "Poisson-impulse sweep (Ivanov 2017 sec. 3: explicit D^-1, 6x6 H_i), O(N); momentum form",
+    .summary =
+        "Poisson-impulse sweep (Ivanov 2017 sec. 3: explicit D^-1, 6x6 H_i), O(N); momentum form",
     .scratch_doubles = sweep_scratch,
     .solve_mom = sweep_mom,
     .forward_mom = sweep_solve,

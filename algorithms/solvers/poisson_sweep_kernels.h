@@ -101,8 +101,8 @@ MBD_INLINE void LANE_FN(add_block)(lane *out, const lane *base, const lane *bloc
  * known (few live values: in 8 lanes, registers). */
 MBD_INLINE void LANE_FN(matrix_add_congruence)(lane *M_parent, const lane *base,
                                                const lane_xform *X, mbd_tree_form form,
-                                               const lane *M,
-                                               unsigned zero_top, unsigned zero_bottom)
+                                               const lane *M, unsigned zero_top,
+                                               unsigned zero_bottom)
 {
     const int along_x = form != TREE_GENERAL;
     lane A[9], B[9], C[9], D[9];
@@ -138,7 +138,7 @@ static inline void LANE_FN(mat6_apply)(lane *restrict out, const lane *M, const 
 
 /* I^A_i here is a general 6x6 matrix (H_i I^A_i is not symmetric): kept in the scratch. A
  * body's sum starts at its highest-index child as in carry_inertia (joint_kernels.h). */
-static lane (*LANE_FN(general_inertias)(lane_work *work))[36] { return (lane (*)[36])work->scratch; }
+static lane (*LANE_FN(general_inertias)(lane_work *work))[36] { return (lane(*)[36])work->scratch; }
 
 /* D^-1, H = E - I^A S D^-1 S^T, and the parent's I^A += X^T (H I^A) X and
  * phi += X^T (H phi + I^A S D^-1 p). S^T H = 0, so the rows of H along S's unit columns
@@ -155,7 +155,7 @@ MBD_INLINE int LANE_FN(sweep_eliminate_masked)(const mbd_model *model, lane_work
                                                const mbd_joint_type type, unsigned zero_top,
                                                unsigned zero_bottom)
 {
-    lane (*phi)[6] = work->phi, (*IAs)[36] = LANE_FN(general_inertias)(work);
+    lane(*phi)[6] = work->phi, (*IAs)[36] = LANE_FN(general_inertias)(work);
     const int parent = model->parent[i], v0 = model->v0[i], nv = joint_dofs(type);
     const unsigned support = subspace_support(type);
     const mbd_tree_form form = type == MBD_REVOLUTE ? model->tree_form[i] : TREE_GENERAL;
@@ -171,8 +171,8 @@ MBD_INLINE int LANE_FN(sweep_eliminate_masked)(const mbd_model *model, lane_work
     for (int k = 0; k < nv; k++) { /* U = I^A S in row form: I^A is not symmetric */
         const int unit = unit_column(type, k);
         for (int r = 0; r < 6; r++)
-            U[6 * k + r] = unit >= 0 ? IA[6 * r + unit]
-                                     : LANE_FN(dot_over)(IA + 6 * r, S + 6 * k, 1, support);
+            U[6 * k + r] =
+                unit >= 0 ? IA[6 * r + unit] : LANE_FN(dot_over)(IA + 6 * r, S + 6 * k, 1, support);
     }
     for (int k = 0; k < nv; k++)
         for (int m = 0; m < nv; m++)
@@ -183,8 +183,8 @@ MBD_INLINE int LANE_FN(sweep_eliminate_masked)(const mbd_model *model, lane_work
     if (parent < 0)
         return MBD_OK;
     lane UDinv[MBD_MAX_JOINT_DOF][6], H[36], HIA[36], rhs[6], t[6], mat[36];
-    LANE_FN(times_inverse)(UDinv, (const lane (*)[6])U, Dinv, nv);
-    for (int r = 0; r < 6; r++) { /* H = E - U D^-1 S^T, column by column of S */
+    LANE_FN(times_inverse)(UDinv, (const lane(*)[6])U, Dinv, nv);
+    for (int r = 0; r < 6; r++) {   /* H = E - U D^-1 S^T, column by column of S */
         for (int c = 0; c < 6; c++) /* the columns off the support: E's, not stored */
             if (support >> c & 1)
                 H[6 * r + c] = LANE_FN(lane_splat)(r == c ? 1.0 : 0.0);
@@ -218,8 +218,7 @@ MBD_INLINE int LANE_FN(sweep_eliminate_masked)(const mbd_model *model, lane_work
         LANE_FN(matrix_add_congruence)(IAs[parent], sum, X, TREE_GENERAL, HIA, zero_top,
                                        zero_bottom);
     else
-        LANE_FN(matrix_add_congruence)(IAs[parent], sum, X, form, HIA, zero_top,
-                                       zero_bottom);
+        LANE_FN(matrix_add_congruence)(IAs[parent], sum, X, form, HIA, zero_top, zero_bottom);
     LANE_FN(body_force_t)(t, model, work, i, type, rhs);
     LANE_FN(carry_force)(model, phi, i, t);
     return MBD_OK;
@@ -240,7 +239,8 @@ static int LANE_FN(eliminate)(const mbd_model *model, lane_work *work, const lan
 {
     int status = MBD_OK;
     for (int i = model->nb - 1; i >= 0 && status == MBD_OK; i--)
-        DISPATCH_JOINT(model->joint_type[i], status = LANE_FN(sweep_eliminate_step), model, work, q, p, i);
+        DISPATCH_JOINT(model->joint_type[i], status = LANE_FN(sweep_eliminate_step), model, work, q,
+                       p, i);
     return status;
 }
 
@@ -307,7 +307,8 @@ static void LANE_FN(rates_and_momenta)(const mbd_model *model, lane_work *work, 
 {
     for (int i = 0; i < model->nb; i++) {
         LANE_FN(prefetch_next)(work, i);
-        DISPATCH_JOINT(model->joint_type[i], LANE_FN(sweep_rates_step), model, work, p, tau, qd, pd, i);
+        DISPATCH_JOINT(model->joint_type[i], LANE_FN(sweep_rates_step), model, work, p, tau, qd, pd,
+                       i);
         LANE_FN(scatter_ready)(model, work, i);
     }
 }
@@ -323,4 +324,3 @@ static int LANE_FN(sweep_solve)(const mbd_model *model, lane_work *work, const l
     LANE_FN(rates_and_momenta)(model, work, p, tau, qd, pd);
     return MBD_OK;
 }
-

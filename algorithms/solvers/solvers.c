@@ -4,11 +4,8 @@
 #include <string.h>
 
 static const mbd_solver *const solver_table[] = {
-    &mbd_solver_dense,
-    &mbd_solver_bodies,
-    &mbd_solver_poisson_sweep,
-    &mbd_solver_poisson_ldlt,
-    &mbd_solver_sparse,
+    &mbd_solver_dense,        &mbd_solver_bodies, &mbd_solver_poisson_sweep,
+    &mbd_solver_poisson_ldlt, &mbd_solver_sparse,
 };
 
 #define SOLVER_COUNT ((int)(sizeof solver_table / sizeof solver_table[0]))

@@ -20,8 +20,8 @@ typedef void (*mbd_inverse_times_fn)(const mbd_model *model, mbd_work *work, con
                                      double *x);
 /* x = H^-1 b as mbd_inverse_times_fn, and the force parts of work->f = those of base + the
  * reactions of accelerations x alone (reaction_forces_plus_accelerations), from its passes. */
-typedef void (*mbd_inverse_reactions_fn)(const mbd_model *model, mbd_work *work,
-                                         const double *b, double *x, const double (*base)[6]);
+typedef void (*mbd_inverse_reactions_fn)(const mbd_model *model, mbd_work *work, const double *b,
+                                         double *x, const double (*base)[6]);
 /* qdd as mbd_solve_acc_fn (tau not NULL), and the force parts of work->f = the reactions of
  * RNEA at qd and qdd, from the solve's own passes. */
 typedef int (*mbd_solve_reactions_fn)(const mbd_model *model, mbd_work *work, const double *qd,
@@ -45,17 +45,17 @@ typedef enum { GPU_NONE, GPU_BODIES, GPU_POISSON_LDLT, GPU_DENSE } mbd_gpu_kerne
 struct mbd_solver {
     const char *name;
     const char *summary;
-    mbd_scratch_fn scratch_doubles;  /* may be NULL: no scratch */
-    mbd_solve_acc_fn solve_acc;      /* NULL if the acceleration form is not offered */
-    mbd_solve_mom_fn solve_mom;      /* NULL if the momentum form is not offered */
+    mbd_scratch_fn scratch_doubles; /* may be NULL: no scratch */
+    mbd_solve_acc_fn solve_acc;     /* NULL if the acceleration form is not offered */
+    mbd_solve_mom_fn solve_mom;     /* NULL if the momentum form is not offered */
     /* May be NULL: solve_acc and solve_mom with each body's X_i and S_i formed in their
      * first pass, after start_kinematics(q) (mbd_forward, mbd_forward_momentum), instead
      * of in a pass of their own: at N = 10 000 X then stays in L1 between the two. */
     mbd_forward_acc_fn forward_acc;
     mbd_forward_mom_fn forward_mom;
-    mbd_inverse_times_fn inverse_times; /* may be NULL: friction re-solves in full */
+    mbd_inverse_times_fn inverse_times;         /* may be NULL: friction re-solves in full */
     mbd_inverse_reactions_fn inverse_reactions; /* may be NULL: inverse_times, then RNEA's */
-    mbd_solve_reactions_fn solve_reactions; /* may be NULL: solve_acc, then RNEA */
+    mbd_solve_reactions_fn solve_reactions;     /* may be NULL: solve_acc, then RNEA */
     mbd_lane_kernels lane_kernels;   /* its lane forms (batch.c); LANES_NONE: one state only */
     mbd_loop_route loop_route;       /* LOOPS_NONE: it does not close loops */
     mbd_gpu_kernels gpu_kernels;     /* GPU_NONE: not on the GPU (gpu.c) */
@@ -67,22 +67,23 @@ struct mbd_solver {
  * model m and the solver's scratch and loop_scratch doubles: the one list that lays out
  * the block (workspace.c) and moves it (the GPU's threads, gpu_kernels.c), so that a new
  * array is in both. */
+/* clang-format off */
 #define MBD_WORK_ARRAYS(ARRAY, m, scratch_doubles, loop_doubles)                                   \
     MBD_LANE_ARRAYS(ARRAY, m) ARRAY(mass_moments, (m)->nb) ARRAY(sin_q, (m)->nq)                   \
     ARRAY(cos_q, (m)->nq) ARRAY(scratch, scratch_doubles) ARRAY(jv, JV_COUNT * (m)->nv)            \
     ARRAY(loop_scratch, loop_doubles) ARRAY(friction_scratch, friction_scratch_doubles(m))       \
     ARRAY(passive_tau, (m)->has_passive ? 2 * (m)->nv : 0)                                         \
     ARRAY(rest_rates, (m)->has_passive ? (m)->nv : 0) ARRAY(gravcomp_f, (m)->gravcomp ? (m)->nb : 0)
-
+/* clang-format on */
 
 /* ---- friction (friction.c): the iteration around the work's solver ---- */
 
 /* The solve phase of mbd_solve / mbd_solve_momentum for a model with friction, after
  * mbd_kinematics: the work's solver inside the friction iteration. */
-int friction_solve_acc(const mbd_model *model, mbd_work *work, const double *qd,
-                       const double *tau, double *qdd);
-int friction_solve_mom(const mbd_model *model, mbd_work *work, const double *p,
-                       const double *tau, double *qd, double *pd);
+int friction_solve_acc(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
+                       double *qdd);
+int friction_solve_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
+                       double *qd, double *pd);
 /* The workspace doubles that the friction iteration needs beyond work->jv; 0 without
  * Coulomb friction. */
 size_t friction_scratch_doubles(const mbd_model *model);
@@ -120,10 +121,9 @@ int plugin_forward(const mbd_model *model, mbd_work *work, const double *q, cons
 int plugin_method_count(void);
 const mbd_derivatives_method *plugin_method_at(int index);
 /* mbd_forward_derivatives of a plugin's method, after the checks common to every method. */
-int plugin_forward_derivatives(const mbd_model *model, mbd_work *work,
-                               const mbd_solver *solver, const double *q, const double *qd,
-                               const double *tau, double *dqdd_dq, double *dqdd_dqd,
-                               double *dqdd_dtau);
+int plugin_forward_derivatives(const mbd_model *model, mbd_work *work, const mbd_solver *solver,
+                               const double *q, const double *qd, const double *tau,
+                               double *dqdd_dq, double *dqdd_dqd, double *dqdd_dtau);
 /* Frees the work that a plugin's derivatives method made for this work (if any). */
 void plugin_derivative_work_free(mbd_work *work);
 
@@ -139,8 +139,8 @@ typedef int (*mbd_derivatives_fn)(const mbd_model *model, mbd_work *work, const 
 struct mbd_derivatives_method {
     const char *name;
     const char *summary;
-    mbd_derivatives_fn forward;   /* a built-in method's, else NULL */
-    const mbd_solver *plugin;     /* a plugin's method: the solver it differentiates */
+    mbd_derivatives_fn forward; /* a built-in method's, else NULL */
+    const mbd_solver *plugin;   /* a plugin's method: the solver it differentiates */
 };
 
 #endif

@@ -224,8 +224,7 @@ static void reduce(const mbd_model *model, const tree_factor *f, double *x)
     }
 }
 
-static void sparse_inverse_times(const mbd_model *model, mbd_work *work, const double *b,
-                                 double *x)
+static void sparse_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x)
 {
     const sparse_layout s = layout(model, work);
     memcpy(x, b, (size_t)model->nv * sizeof *x);
@@ -263,7 +262,8 @@ static int sparse_mom(const mbd_model *model, mbd_work *work, const double *p, c
 
 const mbd_solver mbd_solver_sparse = {
     .name = "sparse",
-    .summary = "CRBA + tree-sparse L^T D L (Featherstone 2005), O(N d^2), d = tree depth; both formulations",
+    .summary =
+        "CRBA + tree-sparse L^T D L (Featherstone 2005), O(N d^2), d = tree depth; both formulations",
     .scratch_doubles = sparse_scratch,
     .solve_acc = sparse_acc,
     .solve_mom = sparse_mom,

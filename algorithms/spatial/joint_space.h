@@ -11,28 +11,28 @@
 
 /* Calls step(args..., type) with type a compile-time constant, so that an always-inline
  * step is specialized for each joint type. */
-#define DISPATCH_JOINT(type, step, ...)                \
-    do {                                               \
-        switch (type) {                                \
-        case MBD_REVOLUTE:                             \
-            step(__VA_ARGS__, MBD_REVOLUTE);           \
-            break;                                     \
-        case MBD_PRISMATIC:                            \
-            step(__VA_ARGS__, MBD_PRISMATIC);          \
-            break;                                     \
-        case MBD_CYLINDRICAL:                          \
-            step(__VA_ARGS__, MBD_CYLINDRICAL);        \
-            break;                                     \
-        case MBD_SPHERICAL:                            \
-            step(__VA_ARGS__, MBD_SPHERICAL);          \
-            break;                                     \
-        case MBD_FREE:                                 \
-            step(__VA_ARGS__, MBD_FREE);               \
-            break;                                     \
-        default:                                       \
-            step(__VA_ARGS__, MBD_CARDAN);             \
-            break;                                     \
-        }                                              \
+#define DISPATCH_JOINT(type, step, ...)                                                            \
+    do {                                                                                           \
+        switch (type) {                                                                            \
+        case MBD_REVOLUTE:                                                                         \
+            step(__VA_ARGS__, MBD_REVOLUTE);                                                       \
+            break;                                                                                 \
+        case MBD_PRISMATIC:                                                                        \
+            step(__VA_ARGS__, MBD_PRISMATIC);                                                      \
+            break;                                                                                 \
+        case MBD_CYLINDRICAL:                                                                      \
+            step(__VA_ARGS__, MBD_CYLINDRICAL);                                                    \
+            break;                                                                                 \
+        case MBD_SPHERICAL:                                                                        \
+            step(__VA_ARGS__, MBD_SPHERICAL);                                                      \
+            break;                                                                                 \
+        case MBD_FREE:                                                                             \
+            step(__VA_ARGS__, MBD_FREE);                                                           \
+            break;                                                                                 \
+        default:                                                                                   \
+            step(__VA_ARGS__, MBD_CARDAN);                                                         \
+            break;                                                                                 \
+        }                                                                                          \
     } while (0)
 
 MBD_INLINE int joint_dofs(mbd_joint_type type)

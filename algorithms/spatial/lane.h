@@ -114,7 +114,10 @@ MBD_INLINE void lane_sincos(double q, double *s, double *c)
 
 /* One state has no next rows (lanes: the batch's states after the group). */
 MBD_INLINE void prefetch_next(const void *work, int i) { (void)work, (void)i; }
-MBD_INLINE void scatter_ready(const void *model, const void *work, int i) { (void)model, (void)work, (void)i; }
+MBD_INLINE void scatter_ready(const void *model, const void *work, int i)
+{
+    (void)model, (void)work, (void)i;
+}
 
 /* No body's articulated inertia is known from an earlier sweep (the dual derivatives'
  * inertia_known_dual, derivatives/dual.h): one state and the lanes form every one. */
@@ -240,7 +243,8 @@ MBD_INLINE int LANE_FN(lanes_within)(lane x, double limit)
  * velocity pass save and restore every live vector register; larger angles take them. */
 MBD_INLINE void LANE_FN(lane_sincos)(lane q, lane *s, lane *c)
 {
-    typedef unsigned long long bits __attribute__((vector_size(8 * MBD_LANES))); /* shifts into the sign bit */
+    typedef unsigned long long bits
+        __attribute__((vector_size(8 * MBD_LANES))); /* shifts into the sign bit */
     if (!LANE_FN(lanes_within)(q, 1e5)) {
         *s = LANE_SIN(q);
         *c = LANE_COS(q);
@@ -282,24 +286,24 @@ MBD_INLINE void LANE_FN(prefetch_next)(const lane_work *work, int i)
  * then b's). After the steps s = 1, 2, 4 (< W), row i holds column i. */
 #if MBD_LANES == 4
 #define LANE_STEPS(step) step(1, 0, 4, 2, 6, 1, 5, 3, 7) step(2, 0, 1, 4, 5, 2, 3, 6, 7)
-#define LANE_STEP(s, l0, l1, l2, l3, h0, h1, h2, h3)                                       \
-    for (int i = 0; i < MBD_LANES; i++)                                                     \
-        if (!(i & s)) {                                                                     \
-            const lane a = m[i], b = m[i + s];                                              \
-            m[i] = __builtin_shufflevector(a, b, l0, l1, l2, l3);                           \
-            m[i + s] = __builtin_shufflevector(a, b, h0, h1, h2, h3);                       \
+#define LANE_STEP(s, l0, l1, l2, l3, h0, h1, h2, h3)                                               \
+    for (int i = 0; i < MBD_LANES; i++)                                                            \
+        if (!(i & s)) {                                                                            \
+            const lane a = m[i], b = m[i + s];                                                     \
+            m[i] = __builtin_shufflevector(a, b, l0, l1, l2, l3);                                  \
+            m[i + s] = __builtin_shufflevector(a, b, h0, h1, h2, h3);                              \
         }
 #else
-#define LANE_STEPS(step)                                                                    \
-    step(1, 0, 8, 2, 10, 4, 12, 6, 14, 1, 9, 3, 11, 5, 13, 7, 15)                           \
-    step(2, 0, 1, 8, 9, 4, 5, 12, 13, 2, 3, 10, 11, 6, 7, 14, 15)                           \
-    step(4, 0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15)
-#define LANE_STEP(s, l0, l1, l2, l3, l4, l5, l6, l7, h0, h1, h2, h3, h4, h5, h6, h7)         \
-    for (int i = 0; i < MBD_LANES; i++)                                                     \
-        if (!(i & s)) {                                                                     \
-            const lane a = m[i], b = m[i + s];                                              \
-            m[i] = __builtin_shufflevector(a, b, l0, l1, l2, l3, l4, l5, l6, l7);           \
-            m[i + s] = __builtin_shufflevector(a, b, h0, h1, h2, h3, h4, h5, h6, h7);       \
+#define LANE_STEPS(step)                                                                           \
+    step(1, 0, 8, 2, 10, 4, 12, 6, 14, 1, 9, 3, 11, 5, 13, 7, 15)                                  \
+        step(2, 0, 1, 8, 9, 4, 5, 12, 13, 2, 3, 10, 11, 6, 7, 14, 15)                              \
+            step(4, 0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15)
+#define LANE_STEP(s, l0, l1, l2, l3, l4, l5, l6, l7, h0, h1, h2, h3, h4, h5, h6, h7)               \
+    for (int i = 0; i < MBD_LANES; i++)                                                            \
+        if (!(i & s)) {                                                                            \
+            const lane a = m[i], b = m[i + s];                                                     \
+            m[i] = __builtin_shufflevector(a, b, l0, l1, l2, l3, l4, l5, l6, l7);                  \
+            m[i + s] = __builtin_shufflevector(a, b, h0, h1, h2, h3, h4, h5, h6, h7);              \
         }
 #endif
 
@@ -308,7 +312,8 @@ MBD_INLINE void LANE_FN(transpose)(lane m[MBD_LANES]) { LANE_STEPS(LANE_STEP) }
 #undef LANE_STEP
 
 /* W doubles at any address (a row's), read or written as one lane. */
-typedef double LANE_FN(row_chunk) __attribute__((vector_size(8 * MBD_LANES), aligned(8), may_alias));
+typedef double LANE_FN(row_chunk)
+    __attribute__((vector_size(8 * MBD_LANES), aligned(8), may_alias));
 
 /* Rows w in the mask, entries j .. j + W - 1 = lane w of in[j .. j + W - 1]. */
 MBD_INLINE void LANE_FN(scatter_chunk)(double *rows, const lane *in, int n, unsigned mask, int j)

@@ -158,10 +158,7 @@ MBD_INLINE void spatial_add_scaled(spatial4 *restrict sum, const spatial4 *x, do
 }
 
 /* A spatial vector of 6 doubles as a spatial4. */
-MBD_INLINE spatial4 spatial4_of(const double *x)
-{
-    return (spatial4){v4_of(x), v4_of(x + 3)};
-}
+MBD_INLINE spatial4 spatial4_of(const double *x) { return (spatial4){v4_of(x), v4_of(x + 3)}; }
 
 #pragma GCC diagnostic pop
 

@@ -64,19 +64,13 @@ typedef double v4 __attribute__((vector_size(32)));
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-MBD_INLINE v4 v4_of(const double *x)
-{
-    return (v4){x[0], x[1], x[2], 0.0};
-}
+MBD_INLINE v4 v4_of(const double *x) { return (v4){x[0], x[1], x[2], 0.0}; }
 
 /* __builtin_shufflevector: gcc (12 on) and clang both have it. */
 #define YZX(a) __builtin_shufflevector(a, a, 1, 2, 0, 3)
 #define ZXY(a) __builtin_shufflevector(a, a, 2, 0, 1, 3)
 
-MBD_INLINE v4 cross4(const v4 *a, const v4 *b)
-{
-    return YZX(*a) * ZXY(*b) - ZXY(*a) * YZX(*b);
-}
+MBD_INLINE v4 cross4(const v4 *a, const v4 *b) { return YZX(*a) * ZXY(*b) - ZXY(*a) * YZX(*b); }
 #pragma GCC diagnostic pop
 
 /* The kernels, one state (lane = double); batch_x4.c and batch_x8.c instantiate them

@@ -196,8 +196,7 @@ MBD_INLINE void LANE_FN(rigid_blocks)(lane_inertia *restrict out, const mbd_rigi
  * B = h x with h = m c, and C = m 1 (rigid_inertia): (I-bar w + h x v; m v - h x w),
  * 24 multiplications instead of 36. I is the model's (doubles): in W lanes its entries
  * are broadcast where used, not read from W-lane copies. */
-MBD_INLINE void LANE_FN(rigid_inertia_apply)(lane *restrict out, const mbd_rigid *I,
-                                             const lane *m)
+MBD_INLINE void LANE_FN(rigid_inertia_apply)(lane *restrict out, const mbd_rigid *I, const lane *m)
 {
     lane A[6], h[3], hxv[3], hxw[3];
     for (int k = 0; k < 6; k++)
@@ -263,7 +262,7 @@ MBD_INLINE void LANE_FN(mat3_rotate_back)(lane *restrict out, const lane *M, int
         for (int j = 0; j < 3; j++) {
             const lane e[3] = {E[j], E[3 + j], E[6 + j]};
             T[j][i] = zero_rows >> i & 1 ? LANE_FN(lane_splat)(0.0)
-                                          : LANE_FN(sum3_skipping)(M + stride * i, e, zero_cols);
+                                         : LANE_FN(sum3_skipping)(M + stride * i, e, zero_cols);
         }
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
@@ -513,8 +512,7 @@ MBD_INLINE void LANE_FN(mat3_screw_turn)(lane M[9], const lane_xform *X, int twi
  * inertia_add_congruence. */
 MBD_INLINE void LANE_FN(inertia_add_screw_congruence)(lane_inertia *out, const lane_inertia *base,
                                                       const mbd_rigid *body, const lane_xform *X,
-                                                      const double *twice,
-                                                      const lane_inertia *I,
+                                                      const double *twice, const lane_inertia *I,
                                                       unsigned zero_a, unsigned zero_c)
 {
     lane_inertia T = *I;

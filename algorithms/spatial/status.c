@@ -8,7 +8,9 @@
 const char *mbd_strerror(int status)
 {
     switch (status) {
-#define MBD_TEXT_ROW(name, value, text) case name: return text;
+#define MBD_TEXT_ROW(name, value, text)                                                            \
+    case name:                                                                                     \
+        return text;
         MBD_STATUS_LIST(MBD_TEXT_ROW)
 #undef MBD_TEXT_ROW
     }

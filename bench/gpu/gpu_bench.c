@@ -40,8 +40,8 @@ typedef struct {
     const char *out_dir;
     int_list ns, jit_levels;
     int cpu_threads, min_k, max_k; /* cpu_threads 0: no CPU rows */
-    double max_bodies; /* N K at most */
-    double budget;     /* seconds: no new measurement after */
+    double max_bodies;             /* N K at most */
+    double budget;                 /* seconds: no new measurement after */
     timing_options timing;
     mbd_gpu_options gpu; /* jit_level set per batch */
 } gpu_bench_config;
@@ -96,10 +96,10 @@ static int cpu_body(void *ctx, long iterations)
     gpu_bench_work *w = ctx;
     int rc = MBD_OK;
     for (long i = 0; i < iterations && !rc; i++)
-        rc = w->momentum ? mbd_batch_forward_momentum(w->model, w->cpu, w->K, w->q, w->x, w->tau,
-                                                      w->y, w->z, w->status)
-                         : mbd_batch_forward(w->model, w->cpu, w->K, w->q, w->x, w->tau, w->y,
-                                             w->status);
+        rc = w->momentum
+                 ? mbd_batch_forward_momentum(w->model, w->cpu, w->K, w->q, w->x, w->tau, w->y,
+                                              w->z, w->status)
+                 : mbd_batch_forward(w->model, w->cpu, w->K, w->q, w->x, w->tau, w->y, w->status);
     timing_clobber();
     return rc;
 }
@@ -133,8 +133,11 @@ static void measure(gpu_bench_run *run, const char *name, timing_body body, gpu_
                 body != cpu_body && w->gpu ? mbd_gpu_batch_error(w->gpu) : "the CPU batch");
         return;
     }
-    bench_key key = {.suite = SUITE_BATCH, .family = FAMILY, .n = mbd_model_nbodies(w->model),
-                     .k = w->K, .threads = threads};
+    bench_key key = {.suite = SUITE_BATCH,
+                     .family = FAMILY,
+                     .n = mbd_model_nbodies(w->model),
+                     .k = w->K,
+                     .threads = threads};
     snprintf(key.variant, sizeof key.variant, "%s", name);
     if (jit_level)
         snprintf(key.variant + strlen(key.variant), sizeof key.variant - strlen(key.variant),
@@ -168,8 +171,12 @@ static double *random_states(const mbd_model *model, int K)
 static int upload(gpu_bench_work *w)
 {
     const size_t nv_bytes = (size_t)w->K * mbd_model_nv(w->model) * sizeof(double);
-    const size_t sizes[6] = {(size_t)w->K * mbd_model_nq(w->model) * sizeof(double), nv_bytes,
-                             nv_bytes, nv_bytes, nv_bytes, (size_t)w->K * sizeof(int)};
+    const size_t sizes[6] = {(size_t)w->K * mbd_model_nq(w->model) * sizeof(double),
+                             nv_bytes,
+                             nv_bytes,
+                             nv_bytes,
+                             nv_bytes,
+                             (size_t)w->K * sizeof(int)};
     const void *from[3] = {w->q, w->x, w->tau};
     for (int a = 0; a < 6; a++)
         if (mbd_gpu_alloc(w->gpu, sizes[a], &w->on_gpu[a]) ||
@@ -356,19 +363,25 @@ static int parse(gpu_bench_config *config, int argc, char **argv)
         if (config->jit_levels.at[l] < 0 || config->jit_levels.at[l] > 4)
             return -1;
     return config->ns.count > 0 && config->min_k > 0 && config->max_k > 0 &&
-                   config->cpu_threads >= 0 &&
-                   config->timing.repetitions >= 1 && config->timing.repetitions <= TIMING_MAX_REPETITIONS
+                   config->cpu_threads >= 0 && config->timing.repetitions >= 1 &&
+                   config->timing.repetitions <= TIMING_MAX_REPETITIONS
                ? 0
                : -1;
 }
 
 int main(int argc, char **argv)
 {
-    gpu_bench_config config = {.out_dir = "results", .ns = {{10, 100, 1000}, 3},
+    gpu_bench_config config = {.out_dir = "results",
+                               .ns = {{10, 100, 1000}, 3},
                                .jit_levels = {{4}, 1},
-                               .cpu_threads = 16, .min_k = 1, .max_k = 1 << 20, .max_bodies = 1.1e8,
+                               .cpu_threads = 16,
+                               .min_k = 1,
+                               .max_k = 1 << 20,
+                               .max_bodies = 1.1e8,
                                .budget = 150,
-                               .timing = {.min_time = 0.05, .repetitions = 3, .max_total = 5,
+                               .timing = {.min_time = 0.05,
+                                          .repetitions = 3,
+                                          .max_total = 5,
                                           .cpu_clock = CLOCK_PROCESS_CPUTIME_ID}};
     char err[256], slug[128];
     if (gpu_options_from_env(&config.gpu, err, sizeof err)) {
@@ -391,12 +404,14 @@ int main(int argc, char **argv)
     const char *device = gpu ? mbd_gpu_device(gpu) : "none";
     json_object_set_new(run.context, "gpu_device", json_string(device));
     json_object_set_new(run.context, "gpu_status", json_string(why));
-    json_object_set_new(run.context, "gpu_threads", json_integer(gpu ? mbd_gpu_batch_threads(gpu) : 0));
+    json_object_set_new(run.context, "gpu_threads",
+                        json_integer(gpu ? mbd_gpu_batch_threads(gpu) : 0));
     json_object_set_new(run.context, "cpu_batch_threads", json_integer(config.cpu_threads));
     json_object_set_new(run.context, "gpu_workspace",
                         json_string(config.gpu.global_works ? "global" : "stack"));
     json_object_set_new(run.context, "family", json_string(FAMILY_SPEC));
-    json_object_set_new(run.context, "bodies_bytes_per_body", json_integer(bodies_bytes_per_body(&config.gpu)));
+    json_object_set_new(run.context, "bodies_bytes_per_body",
+                        json_integer(bodies_bytes_per_body(&config.gpu)));
     json_t *levels = json_array();
     for (int l = 0; l < config.jit_levels.count; l++)
         json_array_append_new(levels, json_integer(config.jit_levels.at[l]));

@@ -86,8 +86,8 @@ static void cholesky_solve(const double *L, int n, double *x)
     }
 }
 
-static int textbook_forward(const mbd_model *model, void *opaque, const double *q,
-                            const double *qd, const double *tau, double *qdd)
+static int textbook_forward(const mbd_model *model, void *opaque, const double *q, const double *qd,
+                            const double *tau, double *qdd)
 {
     textbook_work *w = opaque;
     int status = mbd_mass_matrix(model, w->work, q, w->H);

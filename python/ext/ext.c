@@ -103,8 +103,9 @@ int ext_parse(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObjec
         PyObject *key = PyTuple_GET_ITEM(kwnames, k);
         const int at = name_index(names, count, key);
         if (at < 0 || out[at]) {
-            PyErr_Format(PyExc_TypeError, at < 0 ? "%s() got an unexpected keyword argument '%U'"
-                                                 : "%s() got multiple values for argument '%U'",
+            PyErr_Format(PyExc_TypeError,
+                         at < 0 ? "%s() got an unexpected keyword argument '%U'"
+                                : "%s() got multiple values for argument '%U'",
                          func, key);
             return -1;
         }
@@ -238,8 +239,10 @@ static PyArrayObject *too_large(const char *name, PyArrayObject *a)
 {
     char shape[96], message[256];
     shape_text(shape, sizeof shape, PyArray_NDIM(a), PyArray_DIMS(a));
-    snprintf(message, sizeof message, "%s: shape %s is too large: its float64 copy (%.3g "
-             "bytes) does not fit in memory", name, shape, 8.0 * (double)PyArray_SIZE(a));
+    snprintf(message, sizeof message,
+             "%s: shape %s is too large: its float64 copy (%.3g "
+             "bytes) does not fit in memory",
+             name, shape, 8.0 * (double)PyArray_SIZE(a));
     PyErr_SetString(PyExc_ValueError, message);
     return NULL;
 }
@@ -255,8 +258,8 @@ static PyArrayObject *converted(PyObject *obj, const char *name, int ndim, const
                      expected);
         return NULL;
     }
-    PyObject *a = PyArray_FromAny(obj, PyArray_DescrFromType(NPY_DOUBLE), 0, 0,
-                                  NPY_ARRAY_IN_ARRAY, NULL);
+    PyObject *a =
+        PyArray_FromAny(obj, PyArray_DescrFromType(NPY_DOUBLE), 0, 0, NPY_ARRAY_IN_ARRAY, NULL);
     if (a)
         return (PyArrayObject *)a;
     if (PyErr_ExceptionMatches(PyExc_MemoryError) && PyArray_Check(obj))
@@ -293,8 +296,8 @@ PyArrayObject *ext_array(ext_arrays *arrays, PyObject *obj, const char *name, in
     return a;
 }
 
-const double *ext_vector(ext_arrays *arrays, PyObject *obj, const char *name,
-                         const char *dim_name, npy_intp n)
+const double *ext_vector(ext_arrays *arrays, PyObject *obj, const char *name, const char *dim_name,
+                         npy_intp n)
 {
     char dim_text[32];
     snprintf(dim_text, sizeof dim_text, "(%s,)", dim_name);
@@ -361,7 +364,8 @@ mbd_work *ext_take_work(ModelObject *self, const mbd_solver *solver)
         char what[160];
         snprintf(what, sizeof what, "workspace of solver '%s'%s",
                  solver ? mbd_solver_name(solver) : "none",
-                 solver && mbd_solver_plugin_path(solver) ? " (or its plugin's work_new failed)" : "");
+                 solver && mbd_solver_plugin_path(solver) ? " (or its plugin's work_new failed)"
+                                                          : "");
         ext_raise(what, status);
     }
     return work;

@@ -30,8 +30,7 @@ typedef struct {
 typedef enum { SOURCE_SPEC, SOURCE_TEXT, SOURCE_MUJOCO } model_source;
 
 typedef struct {
-    PyObject_HEAD
-    mbd_model *model; /* never NULL: tp_new loads it or fails */
+    PyObject_HEAD mbd_model *model; /* never NULL: tp_new loads it or fails */
     int nq, nv, nbodies;
     PyObject *spec; /* what it was loaded from: a str, (text, name) or the MjModel's name */
     int source;     /* model_source */
@@ -95,8 +94,8 @@ PyArrayObject *ext_array(ext_arrays *arrays, PyObject *obj, const char *name, in
                          const npy_intp *dims, const char *dim_text);
 /* A vector of n finite doubles (ext_array with ndim 1; NaN or Inf: mbdbench.Error naming
  * the argument and element); NULL obj gives NULL without error only where optional. */
-const double *ext_vector(ext_arrays *arrays, PyObject *obj, const char *name,
-                         const char *dim_name, npy_intp n);
+const double *ext_vector(ext_arrays *arrays, PyObject *obj, const char *name, const char *dim_name,
+                         npy_intp n);
 void ext_release(ext_arrays *arrays);
 
 /* A new float64 array of the given shape (uninitialized), or NULL with MemoryError. */
@@ -112,8 +111,7 @@ void ext_put_batch(ModelObject *self, const mbd_solver *solver, int threads, int
                    mbd_batch *batch);
 
 /* ---- methods defined in simulate.c ------------------------------------------------ */
-PyObject *ext_simulate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                       PyObject *kwnames);
+PyObject *ext_simulate(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *ext_simulate_ensemble(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames);
 extern const char ext_simulate_doc[], ext_simulate_ensemble_doc[];

@@ -54,12 +54,10 @@ static PyObject *load(PyTypeObject *type, PyObject *spec, model_source source, c
     char err[MBD_ERROR_SIZE] = "";
     mbd_model *model;
     int status;
-    Py_BEGIN_ALLOW_THREADS
-    status = source == SOURCE_SPEC
-                 ? ext_load_model(text, floating_base, &model, err, sizeof err)
-                 : ext_load_text(text, name, floating_base, &model, err, sizeof err);
-    Py_END_ALLOW_THREADS
-    return model_object(type, status, model, err, keep, source, floating_base);
+    Py_BEGIN_ALLOW_THREADS status =
+        source == SOURCE_SPEC ? ext_load_model(text, floating_base, &model, err, sizeof err)
+                              : ext_load_text(text, name, floating_base, &model, err, sizeof err);
+    Py_END_ALLOW_THREADS return model_object(type, status, model, err, keep, source, floating_base);
 }
 
 static PyObject *Model_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
@@ -129,11 +127,11 @@ static PyObject *Model_repr(ModelObject *self)
     static const char *const made_from[] = {NULL, "<text>", "<MjModel>"};
     PyObject *from = self->source == SOURCE_SPEC ? PyObject_Repr(self->spec)
                                                  : PyUnicode_FromString(made_from[self->source]);
-    PyObject *repr = from ? PyUnicode_FromFormat(
-                                "mbdbench.Model(%U%s): %s, nq=%d, nv=%d, nbodies=%d", from,
-                                self->floating_base ? ", floating_base=True" : "",
-                                mbd_model_name(self->model), self->nq, self->nv, self->nbodies)
-                          : NULL;
+    PyObject *repr =
+        from ? PyUnicode_FromFormat("mbdbench.Model(%U%s): %s, nq=%d, nv=%d, nbodies=%d", from,
+                                    self->floating_base ? ", floating_base=True" : "",
+                                    mbd_model_name(self->model), self->nq, self->nv, self->nbodies)
+             : NULL;
     Py_XDECREF(from);
     return repr;
 }
@@ -155,7 +153,8 @@ static PyObject *Model_reduce(ModelObject *self, PyObject *unused)
                                          PyTuple_GET_ITEM(self->spec, 1), floating)
                          : NULL;
     }
-    return PyErr_Format(PyExc_TypeError, "cannot pickle model %s: it was built from a MuJoCo "
+    return PyErr_Format(PyExc_TypeError,
+                        "cannot pickle model %s: it was built from a MuJoCo "
                         "MjModel (pickle that and call Model.from_mujoco again)",
                         mbd_model_name(self->model));
 }
@@ -164,8 +163,8 @@ static PyObject *Model_reduce(ModelObject *self, PyObject *unused)
 static PyObject *joint_entry(const char *name, const char *type, const char *body, int q_index,
                              int v_index, int nq, int nv)
 {
-    return Py_BuildValue("{s:s, s:s, s:s, s:i, s:i, s:i, s:i}", "name", name, "type", type,
-                         "body", body, "q_index", q_index, "v_index", v_index, "nq", nq, "nv", nv);
+    return Py_BuildValue("{s:s, s:s, s:s, s:i, s:i, s:i, s:i}", "name", name, "type", type, "body",
+                         body, "q_index", q_index, "v_index", v_index, "nq", nq, "nv", nv);
 }
 
 static PyObject *Model_joints(ModelObject *self, void *closure)
@@ -188,9 +187,9 @@ static PyObject *Model_joints(ModelObject *self, void *closure)
     }
     for (int f = 0; list && f < nframes; f++) {
         const mbd_frame_def *fr = mbd_model_frame(m, f);
-        PyObject *entry = joint_entry(fr->joint_name ? fr->joint_name : fr->name, "fixed",
-                                      fr->body < 0 ? "world" : mbd_model_body(m, fr->body)->name,
-                                      -1, -1, 0, 0);
+        PyObject *entry =
+            joint_entry(fr->joint_name ? fr->joint_name : fr->name, "fixed",
+                        fr->body < 0 ? "world" : mbd_model_body(m, fr->body)->name, -1, -1, 0, 0);
         if (!entry)
             Py_CLEAR(list);
         else
@@ -331,8 +330,8 @@ static int call_on_one_thread(work_call call, mbd_work *work, const call_args *c
 
 /* Runs call on a workspace of solver taken for it alone, without the GIL on big models.
  * 0, or -1 with mbdbench.Error naming what and the failed body. */
-static int run_call(ModelObject *self, const mbd_solver *solver, const char *what,
-                    work_call call, call_args *c)
+static int run_call(ModelObject *self, const mbd_solver *solver, const char *what, work_call call,
+                    call_args *c)
 {
     mbd_work *work = ext_take_work(self, solver);
     if (!work)
@@ -340,8 +339,7 @@ static int run_call(ModelObject *self, const mbd_solver *solver, const char *wha
     c->model = self->model;
     int status;
     if (self->nv >= GIL_RELEASE_NV) {
-        Py_BEGIN_ALLOW_THREADS
-        status = call_on_one_thread(call, work, c);
+        Py_BEGIN_ALLOW_THREADS status = call_on_one_thread(call, work, c);
         Py_END_ALLOW_THREADS
     } else
         status = call_on_one_thread(call, work, c);
@@ -453,8 +451,8 @@ static PyObject *forward_form(ModelObject *self, PyObject *const *args, Py_ssize
              !(x = ext_new_array(1, self->nv, 0, 0)) ||
              (outputs == 2 && !(y = ext_new_array(1, self->nv, 0, 0)));
     if (!rc) {
-        call_args c = {.a = in[0], .b = in[1], .c = in[2], .x = ext_data(x),
-                       .y = y ? ext_data(y) : NULL};
+        call_args c = {
+            .a = in[0], .b = in[1], .c = in[2], .x = ext_data(x), .y = y ? ext_data(y) : NULL};
         rc = run_call(self, solver, what, call, &c);
     }
     return finish(rc, &held, x, y);
@@ -497,10 +495,12 @@ static int baumgarte_arg(PyObject *obj, mbd_baumgarte *stab)
         return 0;
     if (!PyArg_ParseTuple(obj, "dd", &stab->alpha, &stab->beta)) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "baumgarte: expected (alpha, beta), two numbers, got %R", obj);
+        PyErr_Format(PyExc_TypeError, "baumgarte: expected (alpha, beta), two numbers, got %R",
+                     obj);
         return -1;
     }
-    if (!(stab->alpha >= 0.0 && stab->beta >= 0.0 && isfinite(stab->alpha) && isfinite(stab->beta))) {
+    if (!(stab->alpha >= 0.0 && stab->beta >= 0.0 && isfinite(stab->alpha) &&
+          isfinite(stab->beta))) {
         PyErr_Format(PyExc_ValueError, "baumgarte: expected two finite numbers >= 0, got %R", obj);
         return -1;
     }
@@ -522,7 +522,11 @@ static PyObject *Model_forward_constrained(FASTCALL_ARGS)
              !(qdd = ext_new_array(1, self->nv, 0, 0)) ||
              !(lam = ext_new_array(1, mbd_model_nconstraints(self->model), 0, 0));
     if (!rc) {
-        call_args c = {.a = in[0], .b = in[1], .c = in[2], .x = ext_data(qdd), .y = ext_data(lam),
+        call_args c = {.a = in[0],
+                       .b = in[1],
+                       .c = in[2],
+                       .x = ext_data(qdd),
+                       .y = ext_data(lam),
                        .stab = &stab};
         rc = run_call(self, solver, "forward_constrained", call_forward_constrained, &c);
     }
@@ -549,8 +553,8 @@ static PyObject *Model_inverse_dynamics(FASTCALL_ARGS)
              !(tau = ext_new_array(1, self->nv, 0, 0)) ||
              !(reactions = ext_new_array(2, self->nbodies, 6, 0));
     if (!rc) {
-        call_args c = {.a = in[0], .b = in[1], .c = in[2], .x = ext_data(tau),
-                       .y = ext_data(reactions)};
+        call_args c = {
+            .a = in[0], .b = in[1], .c = in[2], .x = ext_data(tau), .y = ext_data(reactions)};
         rc = run_call(self, NULL, "inverse_dynamics", call_inverse_dynamics, &c);
     }
     return finish(rc, &held, tau, reactions);
@@ -648,13 +652,17 @@ static PyObject *Model_coefficients(FASTCALL_ARGS)
              !(C = ext_new_array(2, nv, nv, 0)) || !(g = ext_new_array(1, nv, 0, 0)) ||
              !(Cqd = ext_new_array(1, nv, 0, 0));
     if (!rc) {
-        call_args c = {.a = in[0], .b = in[1], .x = ext_data(H), .y = ext_data(C), .z = ext_data(g),
+        call_args c = {.a = in[0],
+                       .b = in[1],
+                       .x = ext_data(H),
+                       .y = ext_data(C),
+                       .z = ext_data(g),
                        .w = ext_data(Cqd)};
         rc = run_call(self, NULL, "coefficients", call_coefficients, &c);
     }
     ext_release(&held);
-    PyObject *dict = rc ? NULL
-                        : Py_BuildValue("{s:O, s:O, s:O, s:O}", "H", H, "C", C, "g", g, "Cqd", Cqd);
+    PyObject *dict =
+        rc ? NULL : Py_BuildValue("{s:O, s:O, s:O, s:O}", "H", H, "C", C, "g", g, "Cqd", Cqd);
     Py_XDECREF(H), Py_XDECREF(C), Py_XDECREF(g), Py_XDECREF(Cqd);
     return dict;
 }
@@ -685,8 +693,8 @@ static const mbd_derivatives_method *derivatives_method(PyObject *obj)
     if (method || PyErr_Occurred())
         return method;
     char message[512];
-    int at = snprintf(message, sizeof message, "method: unknown method %.60s (one of:",
-                      name ? name : Py_TYPE(obj)->tp_name);
+    int at = snprintf(message, sizeof message,
+                      "method: unknown method %.60s (one of:", name ? name : Py_TYPE(obj)->tp_name);
     for (int k = 0; k < mbd_derivatives_method_count() && at < (int)sizeof message; k++)
         at += snprintf(message + at, sizeof message - (size_t)at, " %s",
                        mbd_derivatives_method_name(mbd_derivatives_method_at(k)));
@@ -712,8 +720,13 @@ static PyObject *Model_forward_derivatives(FASTCALL_ARGS)
              !(d[0] = ext_new_array(2, nv, nv, 0)) || !(d[1] = ext_new_array(2, nv, nv, 0)) ||
              !(d[2] = ext_new_array(2, nv, nv, 0));
     if (!rc) {
-        call_args c = {.a = in[0], .b = in[1], .c = in[2], .x = ext_data(d[0]),
-                       .y = ext_data(d[1]), .z = ext_data(d[2]), .method = method};
+        call_args c = {.a = in[0],
+                       .b = in[1],
+                       .c = in[2],
+                       .x = ext_data(d[0]),
+                       .y = ext_data(d[1]),
+                       .z = ext_data(d[2]),
+                       .method = method};
         rc = run_call(self, solver, "forward_derivatives", call_forward_derivatives, &c);
     }
     ext_release(&held);
@@ -809,8 +822,7 @@ static void blank_failed_rows(double *qdd, const int *status, npy_intp K, int nv
                 qdd[k * nv + i] = NAN;
 }
 
-static PyObject *batch_result(int rc, PyArrayObject *qdd, PyArrayObject *status,
-                              int return_status)
+static PyObject *batch_result(int rc, PyArrayObject *qdd, PyArrayObject *status, int return_status)
 {
     if (rc || !return_status) {
         Py_XDECREF(status);
@@ -823,14 +835,15 @@ static PyObject *batch_result(int rc, PyArrayObject *qdd, PyArrayObject *status,
 
 static PyObject *Model_forward_batch(FASTCALL_ARGS)
 {
-    static const char *const names[] = {"Q", "QD", "TAU", "solver", "threads", "simd",
-                                        "return_status", NULL};
+    static const char *const names[] = {"Q",       "QD",   "TAU",           "solver",
+                                        "threads", "simd", "return_status", NULL};
     PyObject *o[7];
     if (ext_parse("forward_batch", args, nargs, kwnames, names, 2, o))
         return NULL;
     const mbd_solver *solver = ext_solver(o[3]);
     long threads;
-    const int simd = o[5] ? PyObject_IsTrue(o[5]) : 1, return_status = o[6] ? PyObject_IsTrue(o[6]) : 0;
+    const int simd = o[5] ? PyObject_IsTrue(o[5]) : 1,
+              return_status = o[6] ? PyObject_IsTrue(o[6]) : 0;
     ext_arrays held = {0};
     npy_intp dims[2] = {-1, self->nq};
     PyArrayObject *Q = NULL, *QD = NULL, *TAU = NULL, *qdd = NULL, *status = NULL;
@@ -851,12 +864,11 @@ static PyObject *Model_forward_batch(FASTCALL_ARGS)
     rc = rc || !batch;
     if (!rc) {
         int *st = PyArray_DATA(status), first;
-        Py_BEGIN_ALLOW_THREADS
-        first = mbd_batch_forward(self->model, batch, (int)K, ext_data(Q), ext_data(QD),
-                                  TAU ? ext_data(TAU) : NULL, ext_data(qdd), st);
+        Py_BEGIN_ALLOW_THREADS first =
+            mbd_batch_forward(self->model, batch, (int)K, ext_data(Q), ext_data(QD),
+                              TAU ? ext_data(TAU) : NULL, ext_data(qdd), st);
         blank_failed_rows(ext_data(qdd), st, K, self->nv);
-        Py_END_ALLOW_THREADS
-        ext_put_batch(self, solver, (int)threads, lanes, batch);
+        Py_END_ALLOW_THREADS ext_put_batch(self, solver, (int)threads, lanes, batch);
         for (npy_intp k = 0; first && !return_status && k < K; k++)
             if (st[k]) {
                 char what[64];
@@ -934,14 +946,13 @@ static PyObject *Model_time_forward_batch(FASTCALL_ARGS)
     double elapsed = 0.0;
     int rc = !batch;
     if (!rc) {
-        Py_BEGIN_ALLOW_THREADS
-        const double start = thread_seconds(); /* one thread: the batch runs on this one */
+        Py_BEGIN_ALLOW_THREADS const double start =
+            thread_seconds(); /* one thread: the batch runs on this one */
         for (long k = 0; k < repeats; k++)
             rc |= mbd_batch_forward(self->model, batch, (int)dims[0], ext_data(Q), ext_data(QD),
                                     ext_data(TAU), qdd, NULL);
         elapsed = thread_seconds() - start;
-        Py_END_ALLOW_THREADS
-        ext_put_batch(self, solver, (int)threads, 0, batch);
+        Py_END_ALLOW_THREADS ext_put_batch(self, solver, (int)threads, 0, batch);
     }
     free(qdd);
     ext_release(&held);
@@ -951,10 +962,14 @@ static PyObject *Model_time_forward_batch(FASTCALL_ARGS)
 
 /* ---- the type and the module ------------------------------------------------------------- */
 
-#define FASTCALL(name, doc) \
-    {#name, (PyCFunction)(void (*)(void))Model_##name, METH_FASTCALL | METH_KEYWORDS, doc}
-#define PRIVATE_FASTCALL(name, doc) \
-    {"_" #name, (PyCFunction)(void (*)(void))Model_##name, METH_FASTCALL | METH_KEYWORDS, doc}
+#define FASTCALL(name, doc)                                                                        \
+    {                                                                                              \
+#name, (PyCFunction)(void (*)(void))Model_##name, METH_FASTCALL | METH_KEYWORDS, doc       \
+    }
+#define PRIVATE_FASTCALL(name, doc)                                                                \
+    {                                                                                              \
+        "_" #name, (PyCFunction)(void (*)(void))Model_##name, METH_FASTCALL | METH_KEYWORDS, doc   \
+    }
 
 static PyMethodDef Model_methods[] = {
     FASTCALL(forward, forward_doc),
@@ -970,9 +985,11 @@ static PyMethodDef Model_methods[] = {
     FASTCALL(forward_batch, forward_batch_doc),
     FASTCALL(constraint_violation, constraint_violation_doc),
     FASTCALL(project_constraints, project_constraints_doc),
-    PRIVATE_FASTCALL(time_forward, "_time_forward(q, qd, tau, solver, repeats) -> seconds per C call"),
-    PRIVATE_FASTCALL(time_forward_batch,
-             "_time_forward_batch(Q, QD, TAU, solver, threads, repeats) -> seconds per C call"),
+    PRIVATE_FASTCALL(time_forward,
+                     "_time_forward(q, qd, tau, solver, repeats) -> seconds per C call"),
+    PRIVATE_FASTCALL(
+        time_forward_batch,
+        "_time_forward_batch(Q, QD, TAU, solver, threads, repeats) -> seconds per C call"),
     {"_simulate", (PyCFunction)(void (*)(void))ext_simulate, METH_FASTCALL | METH_KEYWORDS,
      ext_simulate_doc},
     {"_simulate_ensemble", (PyCFunction)(void (*)(void))ext_simulate_ensemble,
@@ -995,29 +1012,32 @@ static PyGetSetDef Model_getset[] = {
     {"name", (getter)Model_name, NULL, "the model's name", NULL},
     {"spec", (getter)Model_spec, NULL,
      "the path or generator spec it was loaded from (str), None for a model made by\n"
-     "Model.from_string or Model.from_mujoco", NULL},
+     "Model.from_string or Model.from_mujoco",
+     NULL},
     {"joints", (getter)Model_joints, NULL,
      "list of dicts {name, type, body, q_index, v_index, nq, nv}, as `mbd info --json`: the\n"
      "moving joints in coordinate order, then the fixed ones (nq = nv = 0, q_index = v_index\n"
-     "= -1, body: the body they are fixed in). A new list each time.", NULL},
+     "= -1, body: the body they are fixed in). A new list each time.",
+     NULL},
     {"floating_base", (getter)Model_floating_base, NULL,
      "whether a URDF robot's root link was loaded as moving freely", NULL},
     {"gravity", (getter)Model_gravity, NULL, "gravity (3,) in the world frame, m/s^2", NULL},
     {"nloops", (getter)Model_nloops, NULL, "number of loop-closing (cut) joints", NULL},
     {"left_out", (getter)Model_left_out, NULL,
      "what the model file describes and the dynamics leave out (an MJCF model's contacts,\n"
-     "limits, equality constraints, actuators, ...), as `mbd info`: a list of str", NULL},
+     "limits, equality constraints, actuators, ...), as `mbd info`: a list of str",
+     NULL},
     {"has_passive", (getter)Model_has_passive, NULL,
      "whether any joint has armature or any body or tendon passive forces (springs,\n"
-     "dampers, gravity compensation), which every forward call adds to tau", NULL},
+     "dampers, gravity compensation), which every forward call adds to tau",
+     NULL},
     {"nconstraints", (getter)Model_nconstraints, NULL,
      "number of loop constraint equations (the length of forward_constrained's lam)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
 PyTypeObject Model_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "mbdbench._mbdbench.Model",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "mbdbench._mbdbench.Model",
     .tp_basicsize = sizeof(ModelObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "Model(path_or_spec, floating_base=False)\n\n"
@@ -1078,9 +1098,11 @@ static int export_api(PyObject *module)
         Py_XDECREF(file);
         return -1;
     }
-    const int found = dlopen(PyBytes_AS_STRING(bytes), RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL) != NULL;
+    const int found =
+        dlopen(PyBytes_AS_STRING(bytes), RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL) != NULL;
     if (!found)
-        PyErr_Format(PyExc_ImportError, "load_plugin: cannot export the library's API: %s", dlerror());
+        PyErr_Format(PyExc_ImportError, "load_plugin: cannot export the library's API: %s",
+                     dlerror());
     Py_DECREF(bytes);
     Py_DECREF(file);
     return found ? 0 : -1;
@@ -1117,9 +1139,15 @@ static PyMethodDef module_methods[] = {
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "mbdbench._mbdbench",
-    "The C extension over libmbd; use the package mbdbench.", -1, module_methods,
-    NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT,
+    "mbdbench._mbdbench",
+    "The C extension over libmbd; use the package mbdbench.",
+    -1,
+    module_methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
 };
 
 PyMODINIT_FUNC PyInit__mbdbench(void)
@@ -1133,7 +1161,8 @@ PyMODINIT_FUNC PyInit__mbdbench(void)
     ext_error_type = PyErr_NewExceptionWithDoc(
         "mbdbench.Error",
         "A failure the library reports; str(e) is its message (file, field, value), e.status\n"
-        "its mbd_status (negative).", PyExc_ValueError, NULL);
+        "its mbd_status (negative).",
+        PyExc_ValueError, NULL);
     const char *mujoco = mbd_mujoco_version();
     if (!ext_error_type || PyModule_AddObjectRef(module, "Error", ext_error_type) < 0 ||
         PyModule_AddStringConstant(module, "__version__", mbd_version()) < 0 ||

@@ -55,8 +55,8 @@ static int check_count(const char *name, double step, double t1)
     if (step <= 0.0 || t1 / step <= MAX_STEPS)
         return 0;
     char message[200];
-    snprintf(message, sizeof message, "%s: %g over t1 = %g makes %.3g steps, more than %g",
-             name, step, t1, t1 / step, MAX_STEPS);
+    snprintf(message, sizeof message, "%s: %g over t1 = %g makes %.3g steps, more than %g", name,
+             step, t1, t1 / step, MAX_STEPS);
     ext_raise_message(MBD_EINVAL, message);
     return -1;
 }
@@ -114,19 +114,21 @@ static int put_columns(PyObject *dict, const char *key, const row_buffer *b, siz
 static PyObject *trajectory_dict(const trajectory *tr, const mbd_sim_stats *st, int loops)
 {
     PyObject *d = PyDict_New();
-    const size_t nq = (size_t)tr->nq, nv = (size_t)tr->nv, energy = 1 + nq + nv * (1 + tr->momentum);
-    int rc = !d || put_columns(d, "t", &tr->rows, 0, 0) || put_columns(d, "q", &tr->rows, 1, tr->nq) ||
+    const size_t nq = (size_t)tr->nq, nv = (size_t)tr->nv,
+                 energy = 1 + nq + nv * (1 + tr->momentum);
+    int rc = !d || put_columns(d, "t", &tr->rows, 0, 0) ||
+             put_columns(d, "q", &tr->rows, 1, tr->nq) ||
              put_columns(d, "qd", &tr->rows, 1 + nq, tr->nv) ||
              (tr->momentum && put_columns(d, "p", &tr->rows, 1 + nq + nv, tr->nv)) ||
              put_columns(d, "kinetic", &tr->rows, energy, 0) ||
              put_columns(d, "potential", &tr->rows, energy + 1, 0) ||
              (loops && (put_columns(d, "phi_norm", &tr->rows, energy + 2, 0) ||
                         put_columns(d, "phid_norm", &tr->rows, energy + 3, 0)));
-    PyObject *stats = rc ? NULL
-                         : Py_BuildValue("{s:l, s:l, s:l, s:d, s:d}", "steps", st->steps,
-                                         "rejected", st->rejected, "rhs_evals", st->rhs_evals,
-                                         "energy_drift", st->energy_drift, "max_phi_norm",
-                                         st->max_phi_norm);
+    PyObject *stats =
+        rc ? NULL
+           : Py_BuildValue("{s:l, s:l, s:l, s:d, s:d}", "steps", st->steps, "rejected",
+                           st->rejected, "rhs_evals", st->rhs_evals, "energy_drift",
+                           st->energy_drift, "max_phi_norm", st->max_phi_norm);
     rc = rc || !stats || PyDict_SetItemString(d, "stats", stats);
     Py_XDECREF(stats);
     if (rc)
@@ -139,12 +141,12 @@ const char ext_simulate_doc[] =
     "          baumgarte) -> dict\n\n"
     "mbd_simulate as it is: Model.simulate checks the options first and is the one to call.";
 
-PyObject *ext_simulate(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
-                       PyObject *kwnames)
+PyObject *ext_simulate(PyObject *obj, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     ModelObject *self = (ModelObject *)obj;
-    static const char *const names[] = {"q0", "qd0", "integrator", "formulation", "t1", "dt",
-                                        "rtol", "atol", "sample", "solver", "baumgarte", NULL};
+    static const char *const names[] = {"q0",     "qd0",    "integrator", "formulation",
+                                        "t1",     "dt",     "rtol",       "atol",
+                                        "sample", "solver", "baumgarte",  NULL};
     PyObject *o[11];
     if (ext_parse("_simulate", args, nargs, kwnames, names, 11, o))
         return NULL;
@@ -162,7 +164,8 @@ PyObject *ext_simulate(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
     else
         opt.formulation = offered & MBD_ACCELERATION ? MBD_ACCELERATION : MBD_MOMENTUM;
     if (ext_positive(o[4], "t1", 0, 0, &opt.t1) || ext_positive(o[5], "dt", 1, 0, &opt.dt) ||
-        ext_positive(o[6], "rtol", 1, 0, &opt.rtol) || ext_positive(o[7], "atol", 1, 0, &opt.atol) ||
+        ext_positive(o[6], "rtol", 1, 0, &opt.rtol) ||
+        ext_positive(o[7], "atol", 1, 0, &opt.atol) ||
         ext_positive(o[8], "sample", 1, 0, &opt.sample) || check_count("dt", opt.dt, opt.t1) ||
         check_count("sample", opt.sample, opt.t1))
         return NULL;
@@ -177,10 +180,9 @@ PyObject *ext_simulate(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
     tr.rows.width = 1 + (size_t)self->nq + (size_t)self->nv * (1 + tr.momentum) + 4;
     mbd_sim_stats stats;
     int status;
-    Py_BEGIN_ALLOW_THREADS
-    status = mbd_simulate(self->model, solver, &opt, q0, qd0, keep_state, &tr, &stats);
-    Py_END_ALLOW_THREADS
-    ext_release(&held);
+    Py_BEGIN_ALLOW_THREADS status =
+        mbd_simulate(self->model, solver, &opt, q0, qd0, keep_state, &tr, &stats);
+    Py_END_ALLOW_THREADS ext_release(&held);
     PyObject *result = NULL;
     if (status && !PyErr_Occurred()) { /* else check_signals' exception stands */
         char what[160];
@@ -266,15 +268,16 @@ PyObject *ext_simulate_ensemble(PyObject *obj, PyObject *const *args, Py_ssize_t
                                 PyObject *kwnames)
 {
     ModelObject *self = (ModelObject *)obj;
-    static const char *const names[] = {"Q0", "QD0", "t1", "dt", "report_every", "solver",
-                                        "threads", "lanes", NULL};
+    static const char *const names[] = {"Q0",     "QD0",     "t1",    "dt", "report_every",
+                                        "solver", "threads", "lanes", NULL};
     PyObject *o[8];
     if (ext_parse("_simulate_ensemble", args, nargs, kwnames, names, 8, o))
         return NULL;
     mbd_ensemble_options opt = {0};
     long every, threads, lanes;
     const mbd_solver *solver = ext_solver(o[5]);
-    if (!solver || ext_positive(o[2], "t1", 0, 0, &opt.t1) || ext_positive(o[3], "dt", 0, 0, &opt.dt) ||
+    if (!solver || ext_positive(o[2], "t1", 0, 0, &opt.t1) ||
+        ext_positive(o[3], "dt", 0, 0, &opt.dt) ||
         ext_int(o[4], "report_every", 1, LONG_MAX, 1, &every) ||
         ext_int(o[6], "threads", 0, 4096, 0, &threads) || ext_int(o[7], "lanes", 0, 8, 0, &lanes) ||
         check_count("dt", opt.dt, opt.t1))
@@ -297,11 +300,9 @@ PyObject *ext_simulate_ensemble(PyObject *obj, PyObject *const *args, Py_ssize_t
     ensemble e = {.K = (int)dims[0], .nq = self->nq, .nv = self->nv};
     e.rows.width = 1 + (size_t)e.K * (self->nq + self->nv + 2);
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = mbd_simulate_ensemble(self->model, solver, &opt, e.K, ext_data(Q0), ext_data(QD0),
-                               keep_report, &e, status);
-    Py_END_ALLOW_THREADS
-    ext_release(&held);
+    Py_BEGIN_ALLOW_THREADS rc = mbd_simulate_ensemble(self->model, solver, &opt, e.K, ext_data(Q0),
+                                                      ext_data(QD0), keep_report, &e, status);
+    Py_END_ALLOW_THREADS ext_release(&held);
     PyObject *result = PyErr_Occurred() ? NULL /* check_signals' */
                        : rc == MBD_EINVAL || rc == MBD_ENOMEM || rc == MBD_EUNSUPPORTED
                            ? ext_raise("simulate_ensemble", rc)

@@ -85,9 +85,11 @@ static char long_name[10 * 1024];
 #endif
 
 #define SUMMARY "a plugin with a fault"
-#define ENTRY(NAME_, SUMMARY_, WORK_NEW_, WORK_FREE_, FORWARD_)                              \
-    {.abi = ABI, .name = NAME_, .summary = SUMMARY_, .work_new = WORK_NEW_,                 \
-     .work_free = WORK_FREE_, .forward = FORWARD_, DERIVATIVES}
+#define ENTRY(NAME_, SUMMARY_, WORK_NEW_, WORK_FREE_, FORWARD_)                                    \
+    {                                                                                              \
+        .abi = ABI, .name = NAME_, .summary = SUMMARY_, .work_new = WORK_NEW_,                     \
+        .work_free = WORK_FREE_, .forward = FORWARD_, DERIVATIVES                                  \
+    }
 
 #if defined OLDER_ABI
 #define TWIN_NAME "faulty-2"
@@ -108,8 +110,12 @@ static mbd_plugin_solver table[] = {
     ENTRY(NAME, SUMMARY, work_new, work_free, forward),
 #endif
 #if defined FAULT_MIXED_ABI /* its twin, claiming ABI 1 */
-    {.abi = 1, .name = "faulty-2", .summary = SUMMARY, .work_new = work_new,
-     .work_free = work_free, .forward = forward},
+    {.abi = 1,
+     .name = "faulty-2",
+     .summary = SUMMARY,
+     .work_new = work_new,
+     .work_free = work_free,
+     .forward = forward},
 #else
     ENTRY(TWIN_NAME, SUMMARY, work_new, work_free, forward), /* its twin */
 #endif
@@ -137,5 +143,5 @@ const mbd_plugin_solver *mbd_plugin_solvers(int *count)
 #endif
 }
 #else
-int mbd_plugin_solver_table(void) { return 0; } /* a misspelt entry point */
+int mbd_plugin_solver_table(void) { return 0; }              /* a misspelt entry point */
 #endif

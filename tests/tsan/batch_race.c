@@ -49,16 +49,17 @@ static int batch(const mbd_model *model, const mbd_solver *solver, int threads, 
 }
 
 /* The same states through the batch API (lanes 0: the lane forms where there are some). */
-static int api_batch(const mbd_model *model, const mbd_solver *solver, int threads,
-                     const double *q, const double *v, double *out, double *pd)
+static int api_batch(const mbd_model *model, const mbd_solver *solver, int threads, const double *q,
+                     const double *v, double *out, double *pd)
 {
     mbd_batch *batch;
     mbd_batch_new(model, solver, threads, 0, &batch);
     if (!batch)
         return MBD_ENOMEM;
-    const int status = mbd_solver_formulations(solver) & MBD_ACCELERATION
-                           ? mbd_batch_forward(model, batch, NSTATES, q, v, NULL, out, NULL)
-                           : mbd_batch_forward_momentum(model, batch, NSTATES, q, v, NULL, out, pd, NULL);
+    const int status =
+        mbd_solver_formulations(solver) & MBD_ACCELERATION
+            ? mbd_batch_forward(model, batch, NSTATES, q, v, NULL, out, NULL)
+            : mbd_batch_forward_momentum(model, batch, NSTATES, q, v, NULL, out, pd, NULL);
     mbd_batch_free(batch);
     return status;
 }
@@ -66,7 +67,8 @@ static int api_batch(const mbd_model *model, const mbd_solver *solver, int threa
 int main(int argc, char **argv)
 {
     const int shared = argc > 1 && strcmp(argv[1], "--shared-work") == 0;
-    static const char *const specs[] = {"chain:n=30,joint=cardan", "tree:n=31,branching=2,skew=0.3"};
+    static const char *const specs[] = {"chain:n=30,joint=cardan",
+                                        "tree:n=31,branching=2,skew=0.3"};
     int failures = 0;
     for (size_t m = 0; m < sizeof specs / sizeof specs[0]; m++) {
         char err[512];
@@ -90,7 +92,8 @@ int main(int argc, char **argv)
             const size_t bytes = sizeof(double) * 2 * NSTATES * (size_t)nv;
             memset(buf, 0, 2 * bytes);
             const int s1 = batch(model, solver, 1, 0, q, v, ref, ref + NSTATES * (size_t)nv);
-            const int s4 = batch(model, solver, THREADS, shared, q, v, got, got + NSTATES * (size_t)nv);
+            const int s4 =
+                batch(model, solver, THREADS, shared, q, v, got, got + NSTATES * (size_t)nv);
             int same = memcmp(ref, got, bytes) == 0;
             if (s1 != MBD_OK || s4 != MBD_OK || !same) {
                 fprintf(stderr, "batch_race: %s, %s: status %d / %d, %s\n", specs[m],
@@ -113,7 +116,8 @@ int main(int argc, char **argv)
         free(buf);
         mbd_model_free(model);
     }
-    printf("batch_race: %d models x %d solvers, %d threads%s: %s\n", (int)(sizeof specs / sizeof specs[0]),
-           mbd_solver_count(), THREADS, shared ? " sharing one workspace" : "", failures ? "FAILED" : "ok");
+    printf("batch_race: %d models x %d solvers, %d threads%s: %s\n",
+           (int)(sizeof specs / sizeof specs[0]), mbd_solver_count(), THREADS,
+           shared ? " sharing one workspace" : "", failures ? "FAILED" : "ok");
     return failures ? 1 : 0;
 }

@@ -106,8 +106,8 @@ static void *mujoco_work_new(const mbd_model *model)
 /* mbd's passive forces carry a free joint's armature term -armature w x v_O (the point
  * mass of MuJoCo's armature on the world-frame velocity, mbd.h), which MuJoCo's own
  * dynamics make from its armature: tau gets it back, so that it counts once. */
-static const double *without_free_armature(mujoco_work *w, const mbd_model *model,
-                                           const double *qd, const double *tau)
+static const double *without_free_armature(mujoco_work *w, const mbd_model *model, const double *qd,
+                                           const double *tau)
 {
     const int nv = w->p.nv;
     if (tau)
@@ -125,8 +125,8 @@ static const double *without_free_armature(mujoco_work *w, const mbd_model *mode
 }
 
 /* qdd from MuJoCo's qacc after run's stages at mbd's state. */
-static int forward_by(void (*run)(peer *p), const mbd_model *model, mujoco_work *w,
-                      const double *q, const double *qd, const double *tau, double *qdd)
+static int forward_by(void (*run)(peer *p), const mbd_model *model, mujoco_work *w, const double *q,
+                      const double *qd, const double *tau, double *qdd)
 {
     peer_set_state(&w->p, model, q, qd, without_free_armature(w, model, qd, tau));
     run(&w->p);
@@ -152,12 +152,20 @@ static int forward_full(const mbd_model *model, void *work, const double *q, con
 /* No derivatives entry: MuJoCo's are by finite differences (mjd_transitionFD), which the
  * finite-difference method already gives. */
 static const mbd_plugin_solver solvers[] = {
-    {.abi = MBD_PLUGIN_ABI, .name = "mujoco-smooth",
-     .summary = "plugin: MuJoCo's smooth dynamics alone: kinematics, CRB, sparse LDL', RNE, solve (qacc_smooth)",
-     .work_new = mujoco_work_new, .work_free = mujoco_work_free, .forward = forward_smooth},
-    {.abi = MBD_PLUGIN_ABI, .name = "mujoco-forward",
-     .summary = "plugin: mj_forward, MuJoCo's full pipeline (collision, constraints, sensors: none here)",
-     .work_new = mujoco_work_new, .work_free = mujoco_work_free, .forward = forward_full},
+    {.abi = MBD_PLUGIN_ABI,
+     .name = "mujoco-smooth",
+     .summary =
+         "plugin: MuJoCo's smooth dynamics alone: kinematics, CRB, sparse LDL', RNE, solve (qacc_smooth)",
+     .work_new = mujoco_work_new,
+     .work_free = mujoco_work_free,
+     .forward = forward_smooth},
+    {.abi = MBD_PLUGIN_ABI,
+     .name = "mujoco-forward",
+     .summary =
+         "plugin: mj_forward, MuJoCo's full pipeline (collision, constraints, sensors: none here)",
+     .work_new = mujoco_work_new,
+     .work_free = mujoco_work_free,
+     .forward = forward_full},
 };
 
 const mbd_plugin_solver *mbd_plugin_solvers(int *count)

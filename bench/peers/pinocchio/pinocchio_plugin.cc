@@ -30,7 +30,8 @@
 #include <string>
 #include <vector>
 
-namespace {
+namespace
+{
 
 using pinocchio::JointIndex;
 using pinocchio::SE3;
@@ -68,7 +69,7 @@ pinocchio::Inertia body_inertia(const mbd_body_def &b)
 
 /* Pinocchio's aligned joint where the unit axis is +x, +y or +z (its cheaper kernels),
  * else the unaligned one. */
-template<class X, class Y, class Z, class Unaligned>
+template <class X, class Y, class Z, class Unaligned>
 pinocchio::JointModel axis_joint(const Vector3d &axis)
 {
     if (axis == Vector3d::UnitX())
@@ -207,7 +208,8 @@ void build(const mbd_model *m, PinWork &w)
  * (mbd's solvers take any non-zero quaternion as quat / |quat|). */
 void quaternion_to_pin(const double *src, double *dst)
 {
-    const double n = std::sqrt(src[0] * src[0] + src[1] * src[1] + src[2] * src[2] + src[3] * src[3]);
+    const double n =
+        std::sqrt(src[0] * src[0] + src[1] * src[1] + src[2] * src[2] + src[3] * src[3]);
     dst[0] = src[1] / n, dst[1] = src[2] / n, dst[2] = src[3] / n, dst[3] = src[0] / n;
 }
 
@@ -268,8 +270,8 @@ void *work_new(const mbd_model *model)
 
 void work_free(void *work) { delete static_cast<PinWork *>(work); }
 
-int forward_aba(const mbd_model *, void *work, const double *q, const double *qd,
-                const double *tau, double *qdd)
+int forward_aba(const mbd_model *, void *work, const double *q, const double *qd, const double *tau,
+                double *qdd)
 {
     PinWork &w = *static_cast<PinWork *>(work);
     try {
