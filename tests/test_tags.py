@@ -55,9 +55,9 @@ def walk(found: Dict[str, List[Definition]]) -> Dict[Definition, Optional[Defini
     """Each definition reached from mbd_forward's -> the hop that reached it."""
     row = dict(ROW_FIELD.findall(text_of(found[ROW][0])))
     came_from: Dict[Definition, Optional[Definition]] = {d: None for d in found["mbd_forward"]}
-    todo = deque(came_from)
-    while todo:
-        caller = todo.popleft()
+    frontier = deque(came_from)
+    while frontier:
+        caller = frontier.popleft()
         text = text_of(caller)
         names = [a or b for a, b in CALL.findall(text)]
         names += [row[field] for field in ROW_CALL.findall(text) if field in row]
@@ -65,7 +65,7 @@ def walk(found: Dict[str, List[Definition]]) -> Dict[Definition, Optional[Defini
             for callee in found.get(name, []):
                 if callee not in came_from:
                     came_from[callee] = caller
-                    todo.append(callee)
+                    frontier.append(callee)
     return came_from
 
 
