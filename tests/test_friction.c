@@ -364,7 +364,7 @@ static void forward_once(const mbd_model *model, mbd_work *work, mbd_formulation
 }
 
 /* Random trees of every joint type that has friction and of those mixed: each solver's
- * iteration from its first evaluation (inverse_times) gives what the same solver gives
+ * iteration from its first evaluation (its inverse) gives what the same solver gives
  * re-solving in full at every iteration, within the iteration's tolerance. */
 static void test_first_evaluation_as_full_solves(void **state)
 {
@@ -380,9 +380,9 @@ static void test_first_evaluation_as_full_solves(void **state)
             const mbd_solver *solver = mbd_solver_at(k);
             if (solver->plugin)
                 continue;
-            assert_non_null(solver->inverse_times);
+            assert_non_null(solver->inverse);
             mbd_solver in_full = *solver;
-            in_full.inverse_times = NULL;
+            in_full.inverse = NULL;
             mbd_work *work, *full_work;
             mbd_work_new(model, solver, &work);
             mbd_work_new(model, &in_full, &full_work);
@@ -412,10 +412,10 @@ static void force_parts(const mbd_model *model, const mbd_work *work, double *ou
         memcpy(out + 3 * i, work->f[i] + 3, 3 * sizeof *out);
 }
 
-/* Random trees of every joint type: each solver's inverse_reactions gives the x = H^-1 b
- * and reaction forces (base plus those of x alone) that its inverse_times and then RNEA's
- * passes (reaction_forces_plus_accelerations) give, on the factorization of a solve in the
- * solver's first form. */
+/* Random trees of every joint type: each SOLVER_INVERSE_REACTIONS solver's inverse on a base
+ * gives the x = H^-1 b and reaction forces (base plus those of x alone) that its inverse
+ * without one and then RNEA's passes (reaction_forces_plus_accelerations) give, on the
+ * factorization of a solve in the solver's first form. */
 static void test_inverse_reactions_as_generic(void **state)
 {
     (void)state;
@@ -429,15 +429,16 @@ static void test_inverse_reactions_as_generic(void **state)
         test_fill(&seed, base[0], 6 * nb, -1.0, 1.0);
         for (int k = 0; k < mbd_solver_count(); k++) {
             const mbd_solver *solver = mbd_solver_at(k);
-            if (!solver->inverse_reactions)
+            if (!(solver->features & SOLVER_INVERSE_REACTIONS))
                 continue;
             mbd_work *work;
             mbd_work_new(model, solver, &work);
-            forward_once(model, work, solver->solve_acc ? MBD_ACCELERATION : MBD_MOMENTUM, &s,
+            forward_once(model, work,
+                         solver->forms & MBD_ACCELERATION ? MBD_ACCELERATION : MBD_MOMENTUM, &s,
                          s.out, s.out2);
-            solver->inverse_reactions(model, work, s.tau, s.out, (const double(*)[6])base);
+            solver->inverse(model, work, s.tau, s.out, (const double(*)[6])base);
             force_parts(model, work, ours);
-            solver->inverse_times(model, work, s.tau, s.ref);
+            solver->inverse(model, work, s.tau, s.ref, NULL);
             reaction_forces_plus_accelerations(model, work, s.ref, (const double(*)[6])base);
             force_parts(model, work, generic);
             char label[96];

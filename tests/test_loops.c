@@ -549,32 +549,42 @@ static void test_routes_agree_and_residual(void **state)
     }
 }
 
-/* bodies_inverse_times after a bodies solve: H x = b with H from CRBA. */
-static void test_bodies_inverse_times(void **state)
+/* Every built-in solver's inverse after a forward call in its first form: H x = b with H
+ * from CRBA (the loops' O(N) route takes Y = H^-1 Phi_q^T from the bodies sweep's). */
+static void test_solver_inverses(void **state)
 {
     (void)state;
     mbd_model *model = random_model(5, 30, MIXED_COORDINATE_JOINTS, SHAPE_RANDOM);
     const int n = mbd_model_nv(model);
-    mbd_work *work, *other;
-    mbd_work_new(model, mbd_solver_find("bodies"), &work);
-    mbd_work_new(model, NULL, &other);
-    double *q = calloc((size_t)(5 * n + n * n), sizeof *q);
-    double *qd = q + n, *b = qd + n, *x = b + n, *Hx = x + n, *H = Hx + n;
+    double *q = calloc((size_t)(6 * n + n * n), sizeof *q);
+    double *qd = q + n, *b = qd + n, *x = b + n, *Hx = x + n, *pd = Hx + n, *H = pd + n;
     uint64_t s = 5;
     test_fill(&s, q, n, -2.0, 2.0);
     test_fill(&s, qd, n, -2.0, 2.0);
     test_fill(&s, b, n, -1.0, 1.0);
-    assert_int_equal(mbd_forward(model, work, q, qd, NULL, x), MBD_OK);
-    bodies_inverse_times(model, work, b, x);
+    mbd_work *other;
+    mbd_work_new(model, NULL, &other);
     assert_int_equal(mbd_mass_matrix(model, other, q, H), MBD_OK);
-    for (int r = 0; r < n; r++) {
-        Hx[r] = 0.0;
-        for (int c = 0; c < n; c++)
-            Hx[r] += H[(size_t)r * n + c] * x[c];
+    for (int k = 0; k < mbd_solver_count(); k++) {
+        const mbd_solver *solver = mbd_solver_at(k);
+        if (!solver->inverse)
+            continue;
+        mbd_work *work;
+        mbd_work_new(model, solver, &work);
+        assert_int_equal(solver->forms & MBD_ACCELERATION
+                             ? mbd_forward(model, work, q, qd, NULL, x)
+                             : mbd_forward_momentum(model, work, q, qd, NULL, x, pd),
+                         MBD_OK);
+        solver->inverse(model, work, b, x, NULL);
+        for (int r = 0; r < n; r++) {
+            Hx[r] = 0.0;
+            for (int c = 0; c < n; c++)
+                Hx[r] += H[(size_t)r * n + c] * x[c];
+        }
+        assert_close(Hx, b, n, 1e-12, solver->name);
+        mbd_work_free(work);
     }
-    assert_close(Hx, b, n, 1e-12, "H (H^-1 b)");
     free(q);
-    mbd_work_free(work);
     mbd_work_free(other);
     mbd_model_free(model);
 }
@@ -898,7 +908,7 @@ int main(void)
         cmocka_unit_test(test_slider_crank_against_hand),
         cmocka_unit_test(test_jacobian_and_gamma_by_differences),
         cmocka_unit_test(test_routes_agree_and_residual),
-        cmocka_unit_test(test_bodies_inverse_times),
+        cmocka_unit_test(test_solver_inverses),
         cmocka_unit_test(test_inconsistent_constraints),
         cmocka_unit_test(test_unsupported_and_tree),
         cmocka_unit_test(test_ladder_generator),

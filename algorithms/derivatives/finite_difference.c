@@ -27,7 +27,9 @@ static int bodies_forward(const mbd_model *model, mbd_work *work, const double *
                           const double *tau, double *qdd)
 {
     const int status = start_kinematics(model, work, q);
-    return status ? status : mbd_solver_bodies.forward_acc(model, work, q, qd, tau, qdd);
+    const mbd_solve_call call = {
+        .form = MBD_ACCELERATION, .q = q, .in = qd, .tau = tau, .out = qdd};
+    return status ? status : mbd_solver_bodies.solve(model, work, &call);
 }
 
 static double step_for(double x) { return cbrt(DBL_EPSILON) * fmax(1.0, fabs(x)); }

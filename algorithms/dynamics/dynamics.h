@@ -37,7 +37,7 @@ struct mbd_work {
     double (*f)[6];                /* (nb) forces, momenta */
     union {                        /* (nb) by pass: */
         double (*mass_moments)[6]; /* pd's subtree sums (h^C_i; m^C_i, 0, 0) (momentum_kernels.h) */
-        double (*inverse_forces)[6]; /* bodies_inverse_times's p_i, apart from f's reactions */
+        double (*inverse_forces)[6]; /* bodies_inverse's p_i, apart from f's reactions */
     };
     mbd_inertia *IA;          /* (nb) articulated or composite inertias */
     double *sin_q, *cos_q;    /* (nq) of the coordinates angles_from to angles_to - 1,

@@ -17,16 +17,6 @@ static void inverse_bias_pass(const mbd_model *model, mbd_work *work, const doub
                        work->D + model->d0[i], b, 1, i);
 }
 
-/* x = H^-1 b: the last two passes again, on the X of the preceding solve. Overwrites
- * work->u, a and inverse_forces. */
-void bodies_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x)
-{
-    const double zero[6] = {0};
-    inverse_bias_pass(model, work, b);
-    for (int i = 0; i < model->nb; i++)
-        DISPATCH_JOINT(model->joint_type[i], acceleration_step, model, work, zero, NULL, x, i);
-}
-
 /* The force part of I m, where the rows and columns zero_a of I's A block and zero_c of
  * its C block are zero (I^a's along the joint's unit columns: inertia_zero_subspace). */
 MBD_INLINE void inertia_force_part(double out[3], const mbd_inertia *I, const double *m,
@@ -78,17 +68,20 @@ MBD_INLINE void reaction_force_step(const mbd_model *model, mbd_work *work, cons
         f[r] = (base ? base[i][3 + r] : 0.0) + p[3 + r] + turned[r] + inertial[r];
 }
 
-/* bodies_inverse_times, and the force parts of work->f = those of base + the reactions of
- * the accelerations x alone (reaction_forces_plus_accelerations), from its last pass. */
-static void bodies_inverse_reactions(const mbd_model *model, mbd_work *work, const double *b,
-                                     double *x, const double (*base)[6])
+/* x = H^-1 b: the last two passes again, on the X of the preceding solve; base not NULL:
+ * also the force parts of work->f = those of base + the reactions of the accelerations x
+ * alone (reaction_forces_plus_accelerations), from the last pass. Overwrites work->u, a and
+ * inverse_forces. */
+static void bodies_inverse(const mbd_model *model, mbd_work *work, const double *b, double *x,
+                           const double (*base)[6])
 {
     const double zero[6] = {0};
     inverse_bias_pass(model, work, b);
     for (int i = 0; i < model->nb; i++) {
         DISPATCH_JOINT(model->joint_type[i], acceleration_step, model, work, zero, NULL, x, i);
-        DISPATCH_JOINT(model->joint_type[i], reaction_force_step, model, work, b, x,
-                       (const double(*)[6])work->inverse_forces, NULL, base, i);
+        if (base)
+            DISPATCH_JOINT(model->joint_type[i], reaction_force_step, model, work, b, x,
+                           (const double(*)[6])work->inverse_forces, NULL, base, i);
     }
 }
 
@@ -113,26 +106,20 @@ static int bodies_acc_reactions(const mbd_model *model, mbd_work *work, const do
     return MBD_OK;
 }
 
-static int bodies_acc(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
-                      double *qdd)
+/* The acceleration form only; the reactions at the kinematics of mbd_kinematics alone. */
+static int bodies_solve_call(const mbd_model *model, mbd_work *work, const mbd_solve_call *call)
 {
-    return bodies_sweep(model, work, NULL, qd, tau, qdd, 1);
-}
-
-static int bodies_forward(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
-                          const double *tau, double *qdd)
-{
-    return bodies_sweep(model, work, q, qd, tau, qdd, 1);
+    return call->reactions ? bodies_acc_reactions(model, work, call->in, call->tau, call->out)
+                           : bodies_sweep(model, work, call->q, call->in, call->tau, call->out, 1);
 }
 
 const mbd_solver mbd_solver_bodies = {
     .name = "bodies",
     .summary = "separate-bodies sweep (Vereshchagin 1974, articulated-body recursion), O(N)",
-    .solve_acc = bodies_acc,
-    .forward_acc = bodies_forward,
-    .inverse_times = bodies_inverse_times,
-    .inverse_reactions = bodies_inverse_reactions,
-    .solve_reactions = bodies_acc_reactions,
+    .forms = MBD_ACCELERATION,
+    .features = SOLVER_TAKES_Q | SOLVER_REACTIONS | SOLVER_INVERSE_REACTIONS,
+    .solve = bodies_solve_call,
+    .inverse = bodies_inverse,
     .lane_kernels = LANES_BODIES,
     .loop_route = LOOPS_BODIES,
     .gpu_kernels = GPU_BODIES,

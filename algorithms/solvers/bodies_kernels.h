@@ -20,7 +20,7 @@
  * (joint_block_inverse); the batch then solves that group's states one at a time. */
 
 /* `keep` (the sweep's callers, constant in each): each body's I^a_i and D_i^-1 stay in
- * work->IA and work->D after the sweep, in one state for bodies_inverse_times and the
+ * work->IA and work->D after the sweep, in one state for bodies_inverse and the
  * reactions, in the dual derivatives (automatic.cc) for the sweeps after, which take them
  * where q alone decides them and no direction moves them (inertia_known). Else (W lanes,
  * and the GPU where asked) the inertia sums live in shared slots (inertia_sum) and D^-1

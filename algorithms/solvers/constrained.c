@@ -2,7 +2,7 @@
  * terms: dynamics/loops.c), through the Schur complement: qdd0 = H^-1 (tau - C),
  * Y = H^-1 Phi_q^T, K = Phi_q Y, K lambda = rhs - Phi_q qdd0, qdd = qdd0 + Y lambda. The
  * dense route forms H (CRBA) and factors it (LAPACK dpotrf, dense_factor); the bodies
- * route takes qdd0 from the O(N) sweep and each column of Y from its inverse_times, O(N)
+ * route takes qdd0 from the O(N) sweep and each column of Y from its inverse, O(N)
  * per equation. */
 #include "solvers/solvers.h"
 
@@ -28,14 +28,15 @@ static int dense_route(const mbd_model *model, mbd_work *work, loop_buffers *b, 
 }
 
 /* O(N) route: qdd0 from the bodies sweep, then each column of Y from its factorization
- * (the solver's inverse_times). */
+ * (the solver's inverse). */
 static int bodies_route(const mbd_model *model, mbd_work *work, loop_buffers *b, const double *qd,
                         const double *tau, double *qdd)
 {
-    int status = work->solver->solve_acc(model, work, qd, tau, qdd);
+    const mbd_solve_call call = {.form = MBD_ACCELERATION, .in = qd, .tau = tau, .out = qdd};
+    int status = work->solver->solve(model, work, &call);
     for (int r = 0; status == MBD_OK && r < model->nc; r++)
-        work->solver->inverse_times(model, work, b->J + (size_t)r * model->nv,
-                                    b->Y + (size_t)r * model->nv);
+        work->solver->inverse(model, work, b->J + (size_t)r * model->nv,
+                              b->Y + (size_t)r * model->nv, NULL);
     return status;
 }
 

@@ -39,9 +39,19 @@ static int dense_mom(const mbd_model *model, mbd_work *work, const double *p, co
     return MBD_OK;
 }
 
-/* The factor that either form left in scratch; dpotrs cannot fail on it. */
-static void dense_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x)
+static int dense_solve_call(const mbd_model *model, mbd_work *work, const mbd_solve_call *call)
 {
+    return call->form == MBD_MOMENTUM
+               ? dense_mom(model, work, call->in, call->tau, call->out, call->rate)
+               : dense_acc(model, work, call->in, call->tau, call->out);
+}
+
+/* The factor that either form left in scratch; dpotrs cannot fail on it. No reactions: base
+ * unused. */
+static void dense_inverse(const mbd_model *model, mbd_work *work, const double *b, double *x,
+                          const double (*base)[6])
+{
+    (void)base;
     memcpy(x, b, (size_t)model->nv * sizeof *x);
     dense_solve(model, work->scratch, 1, x);
 }
@@ -50,9 +60,9 @@ const mbd_solver mbd_solver_dense = {
     .name = "dense",
     .summary = "CRBA mass matrix + LAPACK Cholesky (dpotrf/dpotrs), O(N^3); both formulations",
     .scratch_doubles = dense_scratch,
-    .solve_acc = dense_acc,
-    .solve_mom = dense_mom,
-    .inverse_times = dense_inverse_times,
+    .forms = MBD_ACCELERATION | MBD_MOMENTUM,
+    .solve = dense_solve_call,
+    .inverse = dense_inverse,
     .loop_route = LOOPS_DENSE,
     .gpu_kernels = GPU_DENSE,
 };

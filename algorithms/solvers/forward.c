@@ -10,55 +10,55 @@ static int require_solver(const mbd_model *model, const mbd_work *work, mbd_form
     return mbd_solver_formulations(work->solver) & form ? MBD_OK : MBD_EUNSUPPORTED;
 }
 
-/* mbd_solve after require_solver; q not NULL: by the solver's forward_acc, after
- * start_kinematics(q). */
-static int solve_acc(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
-                     const double *tau, double *qdd)
+/* The solve of call after require_solver: its inputs and outputs checked, friction's
+ * iteration around the solver where the model has friction and the call no q. */
+static int solve(const mbd_model *model, mbd_work *work, const mbd_solve_call *call)
 {
-    if (check_finite(qd, model->nv) || (tau && check_finite(tau, model->nv)))
+    const int nv = model->nv;
+    if (check_finite(call->in, nv) || (call->tau && check_finite(call->tau, nv)))
         return MBD_ENONFINITE;
     work->failed_body = -1;
-    const int status = q ? work->solver->forward_acc(model, work, q, qd, tau, qdd)
-                       : model->has_friction ? friction_solve_acc(model, work, qd, tau, qdd)
-                                             : work->solver->solve_acc(model, work, qd, tau, qdd);
-    if (status == MBD_OK && check_finite(qdd, model->nv))
+    const int status = call->q || !model->has_friction ? work->solver->solve(model, work, call)
+                                                       : friction_solve(model, work, call);
+    if (status == MBD_OK &&
+        (check_finite(call->out, nv) || (call->rate && check_finite(call->rate, nv))))
         return MBD_ENONFINITE;
     return status;
+}
+
+/* Whether the forward call hands q to the solve (mbd_solve_call): a plugin always; a
+ * solver that forms X_i and S_i in its first pass where no friction iterates on the
+ * kinematics and no passive forces needed them first. */
+static int solve_takes_q(const mbd_model *model, const mbd_solver *solver)
+{
+    return solver->features & SOLVER_NEEDS_Q ||
+           (solver->features & SOLVER_TAKES_Q && !model->has_friction && !model->has_passive);
 }
 
 /* The solve phases have no q, which springs read: models with passive forces run the
- * forward calls, which add them. */
+ * forward calls, which add them. A plugin has no solve phase of its own. */
+static int require_solve_phase(const mbd_model *model, const mbd_work *work, mbd_formulation form)
+{
+    const int status = require_solver(model, work, form);
+    if (status == MBD_OK && (work->solver->features & SOLVER_NEEDS_Q || model->has_passive))
+        return MBD_EUNSUPPORTED;
+    return status;
+}
+
 int mbd_solve(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
               double *qdd)
 {
-    const int status = require_solver(model, work, MBD_ACCELERATION);
-    if (status == MBD_OK && (work->solver->plugin || model->has_passive))
-        return MBD_EUNSUPPORTED; /* a plugin has no solve phase of its own */
-    return status ? status : solve_acc(model, work, NULL, qd, tau, qdd);
-}
-
-/* mbd_solve_momentum after require_solver; q as in solve_acc (forward_mom). */
-static int solve_mom(const mbd_model *model, mbd_work *work, const double *q, const double *p,
-                     const double *tau, double *qd, double *pd)
-{
-    if (check_finite(p, model->nv) || (tau && check_finite(tau, model->nv)))
-        return MBD_ENONFINITE;
-    work->failed_body = -1;
-    const int status = q ? work->solver->forward_mom(model, work, q, p, tau, qd, pd)
-                       : model->has_friction ? friction_solve_mom(model, work, p, tau, qd, pd)
-                                             : work->solver->solve_mom(model, work, p, tau, qd, pd);
-    if (status == MBD_OK && (check_finite(qd, model->nv) || check_finite(pd, model->nv)))
-        return MBD_ENONFINITE;
-    return status;
+    const int status = require_solve_phase(model, work, MBD_ACCELERATION);
+    const mbd_solve_call call = {.form = MBD_ACCELERATION, .in = qd, .tau = tau, .out = qdd};
+    return status ? status : solve(model, work, &call);
 }
 
 int mbd_solve_momentum(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
                        double *qd, double *pd)
 {
-    const int status = require_solver(model, work, MBD_MOMENTUM);
-    if (status == MBD_OK && model->has_passive)
-        return MBD_EUNSUPPORTED;
-    return status ? status : solve_mom(model, work, NULL, p, tau, qd, pd);
+    const int status = require_solve_phase(model, work, MBD_MOMENTUM);
+    const mbd_solve_call call = {.form = MBD_MOMENTUM, .in = p, .tau = tau, .out = qd, .rate = pd};
+    return status ? status : solve(model, work, &call);
 }
 
 int mbd_forward(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
@@ -75,12 +75,12 @@ int mbd_forward(const mbd_model *model, mbd_work *work, const double *q, const d
             return status;
         tau = work->passive_tau;
     }
-    if (work->solver->plugin)
-        return plugin_forward(model, work, q, qd, tau, qdd);
-    const int fused = work->solver->forward_acc && !model->has_friction && !model->has_passive;
-    if (!model->has_passive)
-        status = fused ? start_kinematics(model, work, q) : mbd_kinematics(model, work, q);
-    return status ? status : solve_acc(model, work, fused ? q : NULL, qd, tau, qdd);
+    const int takes_q = solve_takes_q(model, work->solver);
+    if (!model->has_passive) /* start_kinematics checks q for a plugin too */
+        status = takes_q ? start_kinematics(model, work, q) : mbd_kinematics(model, work, q);
+    const mbd_solve_call call = {
+        .form = MBD_ACCELERATION, .q = takes_q ? q : NULL, .in = qd, .tau = tau, .out = qdd};
+    return status ? status : solve(model, work, &call);
 }
 
 /* pd += tau_p(q, qd): pd = tau + (terms of q and qd alone), and qd = H^-1 p does not
@@ -100,10 +100,12 @@ int mbd_forward_momentum(const mbd_model *model, mbd_work *work, const double *q
     int status = require_solver(model, work, MBD_MOMENTUM);
     if (status)
         return status;
-    const int fused = work->solver->forward_mom && !model->has_friction && !model->has_passive;
-    status = fused ? start_kinematics(model, work, q) : mbd_kinematics(model, work, q);
+    const int takes_q = solve_takes_q(model, work->solver);
+    status = takes_q ? start_kinematics(model, work, q) : mbd_kinematics(model, work, q);
+    const mbd_solve_call call = {
+        .form = MBD_MOMENTUM, .q = takes_q ? q : NULL, .in = p, .tau = tau, .out = qd, .rate = pd};
     if (status == MBD_OK)
-        status = solve_mom(model, work, fused ? q : NULL, p, tau, qd, pd);
+        status = solve(model, work, &call);
     return status == MBD_OK && model->has_passive ? add_passive_rate(model, work, q, qd, pd)
                                                   : status;
 }

@@ -20,11 +20,11 @@
  * FD is the solver's own acceleration solve; a momentum-only solver gives
  * qdd = H^-1 (tau + tau_f - C qd - g) as the velocity qd = H^-1 p of its momentum solve
  * with p = tau + tau_f - RNEA(q, qd, 0). The first evaluation runs both in full (the
- * reactions from the solve's own passes where it has solve_reactions; in the momentum form
+ * reactions from the solve's own passes where it has SOLVER_REACTIONS; in the momentum form
  * those of RNEA(q, qd, 0) plus those of qdd alone); a solver
- * with inverse_times then takes each later one from it (friction_buffers), in O(its back
+ * with an inverse then takes each later one from it (friction_buffers), in O(its back
  * substitution + N) instead of a solve and an RNEA: only tau_f changes between them (a
- * solver with inverse_reactions gives the reactions' change from the same passes).
+ * solver with SOLVER_INVERSE_REACTIONS gives the reactions' change from the same passes).
  * Every call starts afresh from tau_f,0, so that its result does not depend on the calls
  * before it. Without Coulomb friction tau_f = -b qd needs no iteration. */
 #include "solvers/solvers.h"
@@ -61,7 +61,7 @@ static void add_tau(const mbd_model *model, double *total, const double *tau, co
 }
 
 /* The friction scratch. The first evaluation, at tau_f,0 = -b qd: its qdd and reactions are
- * what the later ones of a solver with inverse_times start from. Any later tau_f gives
+ * what the later ones of a solver with an inverse start from. Any later tau_f gives
  * qdd = qdd_0 + H^-1 (tau_f - tau_f,0) (H qdd + C = tau + tau_f is linear in tau_f), and
  * reaction forces f_0 plus those of the accelerations' change alone (affine in qdd). Each
  * coordinate's sliding factor (qd alone decides it), body and axis (the offset of a_k in
@@ -148,55 +148,54 @@ static map_change coulomb_forces(const mbd_model *model, const mbd_work *work,
     return c;
 }
 
-/* x = H^-1 b on the last solve's factorization (inverse_times), and the force parts of
- * work->f = those of base + the reactions of the accelerations x alone: from the same
- * passes where the solver has inverse_reactions, else by their own. */
+/* x = H^-1 b on the last solve's factorization (the solver's inverse), and the force parts
+ * of work->f = those of base + the reactions of the accelerations x alone: from the same
+ * passes where the solver has SOLVER_INVERSE_REACTIONS, else by their own. */
 static void inverse_with_reactions(const mbd_model *model, mbd_work *work, const double *b,
                                    double *x, const double (*base)[6])
 {
-    if (work->solver->inverse_reactions)
-        work->solver->inverse_reactions(model, work, b, x, base);
-    else {
-        work->solver->inverse_times(model, work, b, x);
+    work->solver->inverse(model, work, b, x, base);
+    if (!(work->solver->features & SOLVER_INVERSE_REACTIONS))
         reaction_forces_plus_accelerations(model, work, x, base);
-    }
 }
 
 /* qdd = FD(total) and its reactions in work->f. The acceleration form: the solver's
  * acceleration solve, and its reactions from the solve itself where the solver has
- * solve_reactions, else by RNEA. The momentum form, after its momentum solve and with
+ * SOLVER_REACTIONS, else by RNEA. The momentum form, after its momentum solve and with
  * JV_BIAS = RNEA(q, qd, 0), whose reactions work->f holds: qdd = H^-1 (total - bias) by
- * inverse_times on that solve's factorization, with the reactions as the bias's plus
+ * the solver's inverse on that solve's factorization, with the reactions as the bias's plus
  * those of qdd alone (RNEA's are affine in qdd); or else another momentum solve and RNEA. */
 static int accelerations_and_reactions(const mbd_model *model, mbd_work *work, const double *qd,
                                        const double *total, double *qdd, int momentum_form)
 {
     const mbd_solver *solver = work->solver;
-    if (!momentum_form && solver->solve_reactions)
-        return solver->solve_reactions(model, work, qd, total, qdd);
-    int status;
-    if (!momentum_form)
-        status = solver->solve_acc(model, work, qd, total, qdd);
-    else {
+    mbd_solve_call call = {.form = MBD_ACCELERATION, .in = qd, .tau = total, .out = qdd};
+    if (!momentum_form && solver->features & SOLVER_REACTIONS) {
+        call.reactions = 1;
+        return solver->solve(model, work, &call);
+    }
+    if (momentum_form) {
         double *rhs = jv(work, JV_RHS);
         const double *bias = jv(work, JV_BIAS);
         for (int k = 0; k < model->nv; k++)
             rhs[k] = total[k] - bias[k];
-        if (solver->inverse_times) {
+        if (solver->inverse) {
             const friction_buffers b = buffers_of(model, work);
             memcpy(b.forces, work->f, (size_t)model->nb * sizeof *b.forces);
             inverse_with_reactions(model, work, rhs, qdd, (const double(*)[6])b.forces);
             return MBD_OK;
         }
-        status = solver->solve_mom(model, work, rhs, NULL, qdd, jv(work, JV_TOTAL));
+        call = (mbd_solve_call){
+            .form = MBD_MOMENTUM, .in = rhs, .out = qdd, .rate = jv(work, JV_TOTAL)};
     }
+    const int status = solver->solve(model, work, &call);
     if (status == MBD_OK)
         rnea(model, work, qd, qdd, 1, jv(work, JV_TOTAL));
     return status;
 }
 
 /* qdd = FD(tau + tau_f) by the full solve, and its reactions in work->f; keeps both as the
- * first evaluation where the solver has inverse_times. */
+ * first evaluation where the solver has an inverse. */
 static int evaluate_in_full(const mbd_model *model, mbd_work *work, const double *qd,
                             const double *tau, const double *tau_f, double *qdd, int momentum_form)
 {
@@ -205,7 +204,7 @@ static int evaluate_in_full(const mbd_model *model, mbd_work *work, const double
     const int status = accelerations_and_reactions(model, work, qd, total, qdd, momentum_form);
     if (status)
         return status;
-    if (work->solver->inverse_times) {
+    if (work->solver->inverse) {
         const friction_buffers b = buffers_of(model, work);
         memcpy(b.qdd, qdd, (size_t)model->nv * sizeof *qdd);
         memcpy(b.forces, work->f, (size_t)model->nb * sizeof *b.forces);
@@ -306,7 +305,7 @@ static int iterate(const mbd_model *model, mbd_work *work, const double *qd, con
     start_coordinates(model, work, qd, &b);
     double previous = INFINITY;
     for (int it = 1;; it++) {
-        if (it > 1 && work->solver->inverse_times)
+        if (it > 1 && work->solver->inverse)
             evaluate_from_first(model, work, tau_f, qdd);
         else {
             const int status = evaluate_in_full(model, work, qd, tau, tau_f, qdd, momentum_form);
@@ -328,33 +327,40 @@ static int iterate(const mbd_model *model, mbd_work *work, const double *qd, con
     }
 }
 
-int friction_solve_acc(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
-                       double *qdd)
+/* Viscous friction alone needs no iteration: one solve at tau + tau_f, tau_f = -b qd. */
+static int acceleration_form(const mbd_model *model, mbd_work *work, const mbd_solve_call *call)
 {
-    work->friction_iterations = 0;
     if (model->has_coulomb)
-        return iterate(model, work, qd, tau, qdd, 0);
+        return iterate(model, work, call->in, call->tau, call->out, 0);
     double *total = jv(work, JV_TOTAL), *tau_f = jv(work, JV_FRICTION);
-    viscous_forces(model, qd, tau_f);
-    add_tau(model, total, tau, tau_f);
-    return work->solver->solve_acc(model, work, qd, total, qdd);
+    viscous_forces(model, call->in, tau_f);
+    add_tau(model, total, call->tau, tau_f);
+    const mbd_solve_call viscous = {
+        .form = MBD_ACCELERATION, .in = call->in, .tau = total, .out = call->out};
+    return work->solver->solve(model, work, &viscous);
 }
 
 /* qd = H^-1 p does not depend on tau: one solve gives it and pd for tau, then tau_f at qd,
  * which pd = tau + tau_f + (terms of q and p) takes as it is. */
-int friction_solve_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
-                       double *qd, double *pd)
+static int momentum_form(const mbd_model *model, mbd_work *work, const mbd_solve_call *call)
 {
-    work->friction_iterations = 0;
+    const double *qd = call->out;
     double *tau_f = jv(work, JV_FRICTION);
-    int status = work->solver->solve_mom(model, work, p, tau, qd, pd);
+    int status = work->solver->solve(model, work, call);
     if (status == MBD_OK && model->has_coulomb)
-        status = iterate(model, work, qd, tau, jv(work, JV_ACCEL), 1);
+        status = iterate(model, work, qd, call->tau, jv(work, JV_ACCEL), 1);
     else if (status == MBD_OK)
         viscous_forces(model, qd, tau_f);
     if (status)
         return status;
     for (int k = 0; k < model->nv; k++)
-        pd[k] += tau_f[k];
+        call->rate[k] += tau_f[k];
     return MBD_OK;
+}
+
+int friction_solve(const mbd_model *model, mbd_work *work, const mbd_solve_call *call)
+{
+    work->friction_iterations = 0;
+    return call->form == MBD_MOMENTUM ? momentum_form(model, work, call)
+                                      : acceleration_form(model, work, call);
 }

@@ -29,6 +29,29 @@ const mbd_derivatives_method *plugin_method_at(int index)
 
 const char *mbd_solver_plugin_path(const mbd_solver *solver) { return solver->plugin_path; }
 
+/* What the host returns for a plugin's status and outputs (those not NULL, size doubles
+ * each): a code that is not an mbd status is MBD_EINVAL, a NaN or Inf MBD_ENONFINITE. */
+static int plugin_status(int status, double *const *outputs, int count, size_t size)
+{
+    if (status > 0 || status < -31) /* not an mbd status: the batch's statuses lie in -31..0 */
+        return MBD_EINVAL;
+    for (int k = 0; status == MBD_OK && k < count; k++)
+        if (outputs[k] && check_finite(outputs[k], (int)size))
+            status = MBD_ENONFINITE;
+    return status;
+}
+
+/* The solve of a plugin's row (SOLVER_NEEDS_Q: mbd_forward's alone), after the checks of
+ * every solve: the plugin's call, then its result. */
+static int plugin_solve(const mbd_model *model, mbd_work *work, const mbd_solve_call *call)
+{
+    if (model->has_friction)
+        return MBD_EUNSUPPORTED;
+    const int status = work->solver->plugin->forward(model, work->plugin_work, call->q, call->in,
+                                                     call->tau, call->out);
+    return plugin_status(status, (double *const[]){call->out}, 1, (size_t)model->nv);
+}
+
 int plugin_register(const mbd_plugin_solver *entries, int count, const char *path)
 {
     mbd_solver **grown = realloc(registry, (size_t)(registry_count + count) * sizeof *grown);
@@ -51,6 +74,9 @@ int plugin_register(const mbd_plugin_solver *entries, int count, const char *pat
     for (int k = 0; k < count; k++) {
         solvers[k] = (mbd_solver){.name = entries[k].name,
                                   .summary = entries[k].summary,
+                                  .forms = MBD_ACCELERATION,
+                                  .features = SOLVER_NEEDS_Q,
+                                  .solve = plugin_solve,
                                   .plugin = &entries[k],
                                   .plugin_path = path_copy};
         registry[registry_count++] = &solvers[k];
@@ -64,36 +90,6 @@ int plugin_register(const mbd_plugin_solver *entries, int count, const char *pat
     if (!with_derivatives) /* nothing points into it */
         free(own_methods);
     return MBD_OK;
-}
-
-/* What the host returns for a plugin's status and outputs (those not NULL, size doubles
- * each): a code that is not an mbd status is MBD_EINVAL, a NaN or Inf MBD_ENONFINITE. */
-static int plugin_status(int status, double *const *outputs, int count, size_t size)
-{
-    if (status > 0 || status < -31) /* not an mbd status: the batch's statuses lie in -31..0 */
-        return MBD_EINVAL;
-    for (int k = 0; status == MBD_OK && k < count; k++)
-        if (outputs[k] && check_finite(outputs[k], (int)size))
-            status = MBD_ENONFINITE;
-    return status;
-}
-
-/* mbd_forward for a plugin solver, after require_solver: the inputs checked as for a
- * built-in (start_kinematics checks q; its sines and cosines go unused), the plugin's
- * call, then its result. */
-int plugin_forward(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
-                   const double *tau, double *qdd)
-{
-    if (model->has_friction)
-        return MBD_EUNSUPPORTED;
-    int status = start_kinematics(model, work, q);
-    if (status)
-        return status;
-    if (check_finite(qd, model->nv) || (tau && check_finite(tau, model->nv)))
-        return MBD_ENONFINITE;
-    work->failed_body = -1;
-    status = work->solver->plugin->forward(model, work->plugin_work, q, qd, tau, qdd);
-    return plugin_status(status, (double *const[]){qdd}, 1, (size_t)model->nv);
 }
 
 void plugin_derivative_work_free(mbd_work *work)

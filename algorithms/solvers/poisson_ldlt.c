@@ -19,8 +19,8 @@
  * sum_{j in subtree(i)} X_ji^T I_j a_j, the force that RNEA's backward pass carries across
  * joint i, f_i = I_i a_i + sum_children X_c^T f_c, without its bias terms. Its force
  * part: three rows of I^A_i v_i. */
-static void ldlt_inverse_pass(const mbd_model *model, mbd_work *work, const double *b, double *x,
-                              const double (*base)[6])
+static void ldlt_inverse(const mbd_model *model, mbd_work *work, const double *b, double *x,
+                         const double (*base)[6])
 {
     for (int i = model->nb - 1; i >= 0; i--) {
         start_force_sum(model, work->phi, i);
@@ -37,31 +37,20 @@ static void ldlt_inverse_pass(const mbd_model *model, mbd_work *work, const doub
     }
 }
 
-static void ldlt_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x)
+/* The momentum form only. */
+static int ldlt_solve_call(const mbd_model *model, mbd_work *work, const mbd_solve_call *call)
 {
-    ldlt_inverse_pass(model, work, b, x, NULL);
-}
-
-static void ldlt_inverse_reactions(const mbd_model *model, mbd_work *work, const double *b,
-                                   double *x, const double (*base)[6])
-{
-    ldlt_inverse_pass(model, work, b, x, base);
-}
-
-static int ldlt_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
-                    double *qd, double *pd)
-{
-    return ldlt_solve(model, work, NULL, p, tau, qd, pd);
+    return ldlt_solve(model, work, call->q, call->in, call->tau, call->out, call->rate);
 }
 
 const mbd_solver mbd_solver_poisson_ldlt = {
     .name = "poisson-ldlt",
     .summary =
         "Poisson-impulse block LDL^T (Ivanov 2017 sec. 4: Cholesky of S^T I^A S, rank-n downdate), O(N); momentum form",
-    .solve_mom = ldlt_mom,
-    .forward_mom = ldlt_solve,
-    .inverse_times = ldlt_inverse_times,
-    .inverse_reactions = ldlt_inverse_reactions,
+    .forms = MBD_MOMENTUM,
+    .features = SOLVER_TAKES_Q | SOLVER_INVERSE_REACTIONS,
+    .solve = ldlt_solve_call,
+    .inverse = ldlt_inverse,
     .lane_kernels = LANES_POISSON_LDLT,
     .gpu_kernels = GPU_POISSON_LDLT,
 };

@@ -65,9 +65,9 @@ MBD_INLINE void sweep_velocity_step(const mbd_model *model, mbd_work *work, cons
 /* qd = H^-1 b: the right-hand side's parts of the two passes again. Overwrites work->phi
  * and v. base not NULL: also the force parts of work->f = those of base + the reactions of
  * the accelerations x alone, the subtree momenta mu_i of this impulse problem (as
- * ldlt_inverse_pass in poisson_ldlt.c says). */
-static void sweep_inverse_pass(const mbd_model *model, mbd_work *work, const double *b, double *x,
-                               const double (*base)[6])
+ * ldlt_inverse in poisson_ldlt.c says). */
+static void sweep_inverse(const mbd_model *model, mbd_work *work, const double *b, double *x,
+                          const double (*base)[6])
 {
     for (int i = model->nb - 1; i >= 0; i--) {
         start_force_sum(model, work->phi, i);
@@ -77,21 +77,10 @@ static void sweep_inverse_pass(const mbd_model *model, mbd_work *work, const dou
         DISPATCH_JOINT(model->joint_type[i], sweep_velocity_step, model, work, b, x, base, i);
 }
 
-static void sweep_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x)
+/* The momentum form only. */
+static int sweep_solve_call(const mbd_model *model, mbd_work *work, const mbd_solve_call *call)
 {
-    sweep_inverse_pass(model, work, b, x, NULL);
-}
-
-static void sweep_inverse_reactions(const mbd_model *model, mbd_work *work, const double *b,
-                                    double *x, const double (*base)[6])
-{
-    sweep_inverse_pass(model, work, b, x, base);
-}
-
-static int sweep_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
-                     double *qd, double *pd)
-{
-    return sweep_solve(model, work, NULL, p, tau, qd, pd);
+    return sweep_solve(model, work, call->q, call->in, call->tau, call->out, call->rate);
 }
 
 const mbd_solver mbd_solver_poisson_sweep = {
@@ -99,9 +88,9 @@ const mbd_solver mbd_solver_poisson_sweep = {
     .summary =
         "Poisson-impulse sweep (Ivanov 2017 sec. 3: explicit D^-1, 6x6 H_i), O(N); momentum form",
     .scratch_doubles = sweep_scratch,
-    .solve_mom = sweep_mom,
-    .forward_mom = sweep_solve,
-    .inverse_times = sweep_inverse_times,
-    .inverse_reactions = sweep_inverse_reactions,
+    .forms = MBD_MOMENTUM,
+    .features = SOLVER_TAKES_Q | SOLVER_INVERSE_REACTIONS,
+    .solve = sweep_solve_call,
+    .inverse = sweep_inverse,
     .lane_kernels = LANES_POISSON_SWEEP,
 };

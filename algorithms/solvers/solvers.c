@@ -29,8 +29,4 @@ const mbd_solver *mbd_solver_find(const char *name)
 const char *mbd_solver_name(const mbd_solver *solver) { return solver->name; }
 const char *mbd_solver_summary(const mbd_solver *solver) { return solver->summary; }
 
-unsigned mbd_solver_formulations(const mbd_solver *solver)
-{
-    return (solver->solve_acc || solver->plugin ? MBD_ACCELERATION : 0u) |
-           (solver->solve_mom ? MBD_MOMENTUM : 0u);
-}
+unsigned mbd_solver_formulations(const mbd_solver *solver) { return solver->forms; }

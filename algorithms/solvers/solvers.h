@@ -8,26 +8,38 @@
 #include "dynamics/dynamics.h"
 
 typedef size_t (*mbd_scratch_fn)(const mbd_model *model);
-typedef int (*mbd_solve_acc_fn)(const mbd_model *model, mbd_work *work, const double *qd,
-                                const double *tau, double *qdd);
-typedef int (*mbd_solve_mom_fn)(const mbd_model *model, mbd_work *work, const double *p,
-                                const double *tau, double *qd, double *pd);
-typedef int (*mbd_forward_acc_fn)(const mbd_model *model, mbd_work *work, const double *q,
-                                  const double *qd, const double *tau, double *qdd);
+
+/* One solve, in either formulation: what it is given and where its results go.
+ *   MBD_ACCELERATION: in = qd, out = qdd (rate unused);
+ *   MBD_MOMENTUM:     in = p,  out = qd,  rate = pd.
+ * q NULL: after mbd_kinematics(q). q not NULL (SOLVER_TAKES_Q): after start_kinematics(q),
+ * each body's X_i and S_i formed in the solve's first pass instead of in a pass of their
+ * own (at N = 10 000 X then stays in L1 between the two). reactions (SOLVER_REACTIONS, the
+ * acceleration form, q NULL): also the force parts of work->f = the reactions of RNEA at
+ * qd and qdd, from the solve's own passes. */
+typedef struct {
+    mbd_formulation form;
+    const double *q, *in, *tau; /* tau may be NULL: zero */
+    double *out, *rate;
+    int reactions;
+} mbd_solve_call;
+typedef int (*mbd_solve_fn)(const mbd_model *model, mbd_work *work, const mbd_solve_call *call);
+
 /* x = H^-1 b at the kinematics and factorization that the solver's last solve left in
- * work: no velocity or gravity terms, O(its back substitution). */
-typedef void (*mbd_inverse_times_fn)(const mbd_model *model, mbd_work *work, const double *b,
-                                     double *x);
-/* x = H^-1 b as mbd_inverse_times_fn, and the force parts of work->f = those of base + the
+ * work: no velocity or gravity terms, O(its back substitution). base not NULL and the
+ * solver SOLVER_INVERSE_REACTIONS: also the force parts of work->f = those of base + the
  * reactions of accelerations x alone (reaction_forces_plus_accelerations), from its passes. */
-typedef void (*mbd_inverse_reactions_fn)(const mbd_model *model, mbd_work *work, const double *b,
-                                         double *x, const double (*base)[6]);
-/* qdd as mbd_solve_acc_fn (tau not NULL), and the force parts of work->f = the reactions of
- * RNEA at qd and qdd, from the solve's own passes. */
-typedef int (*mbd_solve_reactions_fn)(const mbd_model *model, mbd_work *work, const double *qd,
-                                      const double *tau, double *qdd);
-typedef int (*mbd_forward_mom_fn)(const mbd_model *model, mbd_work *work, const double *q,
-                                  const double *p, const double *tau, double *qd, double *pd);
+typedef void (*mbd_inverse_fn)(const mbd_model *model, mbd_work *work, const double *b, double *x,
+                               const double (*base)[6]);
+
+/* What a solver's two functions offer beyond the formulations, as data (the row's
+ * features): forward.c, friction.c and constrained.c read them. */
+typedef enum {
+    SOLVER_TAKES_Q = 1u,           /* solve forms X_i and S_i from call->q */
+    SOLVER_NEEDS_Q = 2u,           /* solve runs only with q, forming all it needs (a plugin) */
+    SOLVER_REACTIONS = 4u,         /* solve gives the reactions when asked */
+    SOLVER_INVERSE_REACTIONS = 8u, /* inverse gives them on a base */
+} mbd_solver_feature;
 
 /* The lane kernels that solve a solver's states W at a time (batch_lanes.h), if any: the
  * bodies sweep's in the acceleration form, the Poisson solvers' in the momentum form. */
@@ -41,21 +53,16 @@ typedef enum { LOOPS_NONE, LOOPS_DENSE, LOOPS_BODIES } mbd_loop_route;
  * its acceleration form where it has one, else its momentum form. */
 typedef enum { GPU_NONE, GPU_BODIES, GPU_POISSON_LDLT, GPU_DENSE } mbd_gpu_kernels;
 
-/* One row of the solver table. Each solve function runs after mbd_kinematics(q). */
+/* One row of the solver table: one function per capability, the formulations' and the
+ * built-in and plugin solvers' differences in its data. */
 struct mbd_solver {
     const char *name;
     const char *summary;
+    unsigned forms;                 /* the mbd_formulation bits that solve offers */
+    unsigned features;              /* mbd_solver_feature flags */
     mbd_scratch_fn scratch_doubles; /* may be NULL: no scratch */
-    mbd_solve_acc_fn solve_acc;     /* NULL if the acceleration form is not offered */
-    mbd_solve_mom_fn solve_mom;     /* NULL if the momentum form is not offered */
-    /* May be NULL: solve_acc and solve_mom with each body's X_i and S_i formed in their
-     * first pass, after start_kinematics(q) (mbd_forward, mbd_forward_momentum), instead
-     * of in a pass of their own: at N = 10 000 X then stays in L1 between the two. */
-    mbd_forward_acc_fn forward_acc;
-    mbd_forward_mom_fn forward_mom;
-    mbd_inverse_times_fn inverse_times;         /* may be NULL: friction re-solves in full */
-    mbd_inverse_reactions_fn inverse_reactions; /* may be NULL: inverse_times, then RNEA's */
-    mbd_solve_reactions_fn solve_reactions;     /* may be NULL: solve_acc, then RNEA */
+    mbd_solve_fn solve;
+    mbd_inverse_fn inverse;          /* may be NULL: friction re-solves in full */
     mbd_lane_kernels lane_kernels;   /* its lane forms (batch.c); LANES_NONE: one state only */
     mbd_loop_route loop_route;       /* LOOPS_NONE: it does not close loops */
     mbd_gpu_kernels gpu_kernels;     /* GPU_NONE: not on the GPU (gpu.c) */
@@ -79,18 +86,11 @@ struct mbd_solver {
 /* ---- friction (friction.c): the iteration around the work's solver ---- */
 
 /* The solve phase of mbd_solve / mbd_solve_momentum for a model with friction, after
- * mbd_kinematics: the work's solver inside the friction iteration. */
-int friction_solve_acc(const mbd_model *model, mbd_work *work, const double *qd, const double *tau,
-                       double *qdd);
-int friction_solve_mom(const mbd_model *model, mbd_work *work, const double *p, const double *tau,
-                       double *qd, double *pd);
+ * mbd_kinematics (call->q NULL): the work's solver inside the friction iteration. */
+int friction_solve(const mbd_model *model, mbd_work *work, const mbd_solve_call *call);
 /* The workspace doubles that the friction iteration needs beyond work->jv; 0 without
  * Coulomb friction. */
 size_t friction_scratch_doubles(const mbd_model *model);
-
-/* After a bodies solve at the current kinematics: x = H^-1 b in O(N), reusing the
- * articulated inertias and joint blocks that solve left in work (no bias terms). */
-void bodies_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x);
 
 /* Whether a solver's constrained forward dynamics (constrained.c) forms and factors H. */
 static inline int closes_loops_densely(const mbd_solver *solver)
@@ -113,9 +113,6 @@ extern const mbd_solver mbd_solver_sparse;
 int plugin_register(const mbd_plugin_solver *entries, int count, const char *path);
 int plugin_solver_count(void);
 const mbd_solver *plugin_solver_at(int index);
-/* mbd_forward of a plugin solver (any model; MBD_EUNSUPPORTED with friction). */
-int plugin_forward(const mbd_model *model, mbd_work *work, const double *q, const double *qd,
-                   const double *tau, double *qdd);
 /* The derivatives methods of plugin solvers with forward_derivatives, after the built-in
  * ones in their table; each named and summarized as its solver. */
 int plugin_method_count(void);

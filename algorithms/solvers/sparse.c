@@ -224,8 +224,11 @@ static void reduce(const mbd_model *model, const tree_factor *f, double *x)
     }
 }
 
-static void sparse_inverse_times(const mbd_model *model, mbd_work *work, const double *b, double *x)
+/* No reactions: base unused. */
+static void sparse_inverse(const mbd_model *model, mbd_work *work, const double *b, double *x,
+                           const double (*base)[6])
 {
+    (void)base;
     const sparse_layout s = layout(model, work);
     memcpy(x, b, (size_t)model->nv * sizeof *x);
     reduce(model, &s.H, x);
@@ -260,12 +263,19 @@ static int sparse_mom(const mbd_model *model, mbd_work *work, const double *p, c
     return MBD_OK;
 }
 
+static int sparse_solve_call(const mbd_model *model, mbd_work *work, const mbd_solve_call *call)
+{
+    return call->form == MBD_MOMENTUM
+               ? sparse_mom(model, work, call->in, call->tau, call->out, call->rate)
+               : sparse_acc(model, work, call->in, call->tau, call->out);
+}
+
 const mbd_solver mbd_solver_sparse = {
     .name = "sparse",
     .summary =
         "CRBA + tree-sparse L^T D L (Featherstone 2005), O(N d^2), d = tree depth; both formulations",
     .scratch_doubles = sparse_scratch,
-    .solve_acc = sparse_acc,
-    .solve_mom = sparse_mom,
-    .inverse_times = sparse_inverse_times,
+    .forms = MBD_ACCELERATION | MBD_MOMENTUM,
+    .solve = sparse_solve_call,
+    .inverse = sparse_inverse,
 };

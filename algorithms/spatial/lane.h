@@ -163,7 +163,7 @@ typedef struct {
         lane (*c)[6];
         lane (*phi)[6];
     };
-    lane (*mass_moments)[6]; /* as mbd_work's (the lanes have no bodies_inverse_times) */
+    lane (*mass_moments)[6]; /* as mbd_work's (the lanes have no bodies_inverse) */
     lane_inertia *IA;
     lane *scratch;             /* the solver's scratch_doubles, in lanes */
     lane *q, *x, *tau, *y, *z; /* (nq) q; (nv) qd or p, tau, qdd or qd, pd */
