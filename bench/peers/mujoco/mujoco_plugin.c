@@ -25,6 +25,7 @@
 typedef struct {
     peer p;
     double *tau; /* (nv) tau with the free joints' armature term taken out (see below) */
+    int refused; /* MBD_OK, or the status of every call on a model MuJoCo cannot take */
 } mujoco_work;
 
 static void mujoco_work_free(void *opaque)
@@ -81,22 +82,33 @@ static void massless_to_zero(const mbd_model *model, peer *p)
     mj_setConst(p->m, p->d);
 }
 
-/* MuJoCo's model of the mbd_model; NULL (the ABI's out of memory) after a line on stderr,
- * the plugin's only way to say why (a free joint below another body, which MuJoCo lacks). */
+/* MuJoCo's model of the mbd_model; NULL (the ABI's out of memory) when memory runs out. A
+ * model MuJoCo cannot take (a free joint below another body: its free joints are the
+ * world's children's) gives a work whose calls return MBD_EUNSUPPORTED, after a line on
+ * stderr, the plugin's only way to say why. */
 static void *mujoco_work_new(const mbd_model *model)
 {
     char err[1024] = "out of memory";
     mujoco_work *w = calloc(1, sizeof *w);
     mbd_model *copy = NULL;
-    if (!w || exported_copy(model, &copy, err, sizeof err) != MBD_OK ||
-        peer_open(copy, NULL, &w->p, err, sizeof err) < 0 ||
-        !(w->tau = malloc((size_t)w->p.nv * sizeof *w->tau))) {
-        fprintf(stderr, "mujoco plugin: %s: %s\n", mbd_model_name(model), err);
-        mbd_model_free(copy);
-        mujoco_work_free(w);
+    if (!w)
         return NULL;
-    }
+    int status = exported_copy(model, &copy, err, sizeof err);
+    if (status == MBD_OK && peer_open(copy, NULL, &w->p, err, sizeof err) < 0)
+        status = MBD_EUNSUPPORTED;
     mbd_model_free(copy);
+    if (status == MBD_OK && !(w->tau = malloc((size_t)w->p.nv * sizeof *w->tau)))
+        status = MBD_ENOMEM;
+    if (status != MBD_OK) {
+        fprintf(stderr, "mujoco plugin: %s: %s\n", mbd_model_name(model), err);
+        peer_close(&w->p);
+        if (status == MBD_ENOMEM) {
+            mujoco_work_free(w);
+            return NULL;
+        }
+        w->refused = status;
+        return w;
+    }
     w->p.passive = 0; /* armature alone, in M: the staged path needs no passive stage */
     w->p.m->opt.disableflags |= mjDSBL_AUTORESET; /* a NaN is mbd_forward's to report */
     massless_to_zero(model, &w->p);
@@ -128,6 +140,8 @@ static const double *without_free_armature(mujoco_work *w, const mbd_model *mode
 static int forward_by(void (*run)(peer *p), const mbd_model *model, mujoco_work *w, const double *q,
                       const double *qd, const double *tau, double *qdd)
 {
+    if (w->refused)
+        return w->refused;
     peer_set_state(&w->p, model, q, qd, without_free_armature(w, model, qd, tau));
     run(&w->p);
     peer_gather(&w->p, w->p.d->qacc, qdd);
