@@ -177,9 +177,11 @@ $(CLI_OBJ): $(wildcard src/*.h)
 mbd $(BUILD)/mbd: $(CLI_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
 
+# The tests load the plugins of this build (make plugins): TEST_PLUGINS, MBD_TEST_PLUGINS.
+TEST_PLUGINS := -DMBD_TEST_PLUGINS='"$(BUILD)/plugins"'
 $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(LIB) | deps-test
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fno-lto -Itests $< $(TEST_SUPPORT) $(LIB) $(LDLIBS) -lcmocka -o $@
+	$(CC) $(CFLAGS) $(TEST_PLUGINS) -fno-lto -Itests $< $(TEST_SUPPORT) $(LIB) $(LDLIBS) -lcmocka -o $@
 
 # Runs every test binary, then prints one closing line for all of them. A second make
 # builds them, so that it sees what deps-test installed (Open MPI).
@@ -199,7 +201,7 @@ test-run: floors mbd mbd-bench $(TEST_BIN) python-ext
 	for t in $(TEST_BIN) $(TEST_SCRIPTS); do \
 	  if MBD=./mbd $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t" >&2; fi; \
 	done; \
-	if MBD=./mbd PYTHONPATH=python $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
+	if MBD=./mbd MBD_TEST_PLUGINS=$(BUILD)/plugins PYTHONPATH=python $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
 	then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: python/tests" >&2; fi; \
 	echo "binaries: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
 
@@ -647,7 +649,7 @@ $(ASAN_PLUGIN_HOSTS): | $(API_FILES)
 
 $(ASAN_BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(ASAN_LIB) | deps-test
 	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_CFLAGS) -Itests $< $(TEST_SUPPORT) $(ASAN_LIB) $(LDLIBS) -lcmocka -o $@
+	$(CC) $(ASAN_CFLAGS) $(TEST_PLUGINS) -Itests $< $(TEST_SUPPORT) $(ASAN_LIB) $(LDLIBS) -lcmocka -o $@
 
 test-sanitize: deps-test $(ASAN_MBD) $(ASAN_TESTS)
 	@pass=0; fail=0; \

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PLUGIN "build/plugins/pinocchio.so"
+#define PLUGIN MBD_TEST_PLUGINS "/pinocchio.so"
 
 static const char *const solvers[] = {"pinocchio-aba", "pinocchio-crba"};
 enum { NSOLVERS = sizeof solvers / sizeof solvers[0] };

@@ -4,7 +4,7 @@
  * mbd and mbd-bench take --plugin and MBD_PLUGINS, and refuse each faulty plugin
  * (tests/plugins/faulty.c) with exit 2 and one line naming the file and the fault; ABI-1
  * plugins still load; a plugin's derivatives are a method of the table. The libraries are
- * built by `make plugins` into build/plugins/. (tests/test_pinocchio.c checks derivatives
+ * built by `make plugins` into $(BUILD)/plugins/ (MBD_TEST_PLUGINS). (tests/test_pinocchio.c checks derivatives
  * that a plugin computes.) */
 #include "support.h"
 
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXAMPLE "build/plugins/textbook.so"
-#define FAULTY(fault) "build/plugins/faulty_" fault ".so"
+#define EXAMPLE MBD_TEST_PLUGINS "/textbook.so"
+#define FAULTY(fault) MBD_TEST_PLUGINS "/faulty_" fault ".so"
 
 /* Loads the example and the NaN plugin into this program once, for the tests below. */
 static int load_plugins(void **state)
@@ -223,8 +223,8 @@ static void test_older_abi_loads(void **state)
     const char *state_args = "chain:n=4,joint=cardan --q 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8";
     char args[512];
     double plugin[8], dense[8];
-    snprintf(args, sizeof args, "fd %s --plugin build/plugins/textbook_abi1.so --solver textbook",
-             state_args);
+    snprintf(args, sizeof args,
+             "fd %s --plugin " MBD_TEST_PLUGINS "/textbook_abi1.so --solver textbook", state_args);
     read_qdd(args, plugin, 8);
     snprintf(args, sizeof args, "fd %s --solver dense", state_args);
     read_qdd(args, dense, 8);

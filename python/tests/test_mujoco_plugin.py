@@ -16,7 +16,7 @@ from conftest import ROOT  # noqa: E402
 
 import mbdbench  # noqa: E402
 
-PLUGIN = os.path.join(ROOT, "build", "plugins", "mujoco.so")
+PLUGIN = os.path.join(ROOT, os.environ.get("MBD_TEST_PLUGINS", "build/plugins"), "mujoco.so")
 SOLVERS = ["mujoco-smooth", "mujoco-forward"]
 # the project's MJCF models (arm-fingers.xml is a part that arm.xml includes)
 PROJECT_MJCF = [os.path.join(ROOT, "models", "mjcf", name) for name in

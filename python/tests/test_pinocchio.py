@@ -20,7 +20,7 @@ import pytest
 import mbdbench
 from conftest import ROOT, Vector, random_state, run_mbd
 
-PLUGIN = os.path.join(ROOT, "build", "plugins", "pinocchio.so")
+PLUGIN = os.path.join(ROOT, os.environ.get("MBD_TEST_PLUGINS", "build/plugins"), "pinocchio.so")
 SOLVERS = ["pinocchio-aba", "pinocchio-crba"]
 SITE = os.path.dirname(os.path.dirname(np.__file__))
 ROBOTS = os.path.join(SITE, "cmeel.prefix", "share", "example-robot-data", "robots")

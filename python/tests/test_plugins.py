@@ -9,7 +9,7 @@ import pytest
 import mbdbench
 from conftest import ROOT, random_state
 
-PLUGINS = os.path.join(ROOT, "build", "plugins")
+PLUGINS = os.path.join(ROOT, os.environ.get("MBD_TEST_PLUGINS", "build/plugins"))
 
 
 @pytest.fixture(scope="module")
