@@ -273,15 +273,16 @@ int mbd_loop_type_nconstraints(mbd_loop_type type);
 /* ---- export --------------------------------------------------------------------- */
 
 /* Writes the model (a tree: MBD_EUNSUPPORTED for a model with loops, or with a free joint
- * on a body that is not a child of the world) as a MuJoCo (2.2) MJCF file for comparison:
+ * on a body that is not a child of the world) as a MuJoCo MJCF file for comparison:
  * body names kept, hinge and slide joints (cylindrical = hinge + slide, Cardan = two
  * hinges on one body), spherical = ball, free = free (MuJoCo's free-joint qpos is the
  * body's world pose, its qvel (R v_O; w): the linear velocity in world coordinates
- * first), principal inertias, gravity, and nothing else (no contacts, joint friction,
- * damping, armature or limits). MuJoCo orders coordinates depth-first: match them by body
- * name. Subtrees nested
- * deeper than the XML parser allows go into <include> files PATH-without-.xml.partK.xml
- * beside PATH. All files are written atomically. On failure returns a negative mbd_status with one line in
+ * first), principal inertias, gravity, and the passive elements (mbd_passive) under
+ * MJCF's names: armature, damping, stiffness and springref on the joints, gravcomp,
+ * fixed tendons; nothing else (no contacts, joint friction or limits). MuJoCo orders
+ * coordinates depth-first: match them by body name. Subtrees nested deeper than the XML
+ * parser allows go into <include> files PATH-without-.xml.partK.xml beside PATH. All
+ * files are written atomically. On failure returns a negative mbd_status with one line in
  * err naming the file and the problem. */
 int mbd_export_mjcf(const mbd_model *model, const char *path, char *err, size_t err_size);
 

@@ -110,12 +110,12 @@ static int holds_golden(const char *root, data_dir *d)
     static const char *const layouts[] = {"tests/golden", "golden"};
     for (int k = 0; k < 2; k++) {
         char cases[PATH_MAX + 32];
-        snprintf(cases, sizeof cases, "%s/%s/cases.txt", root, layouts[k]);
-        if (access(cases, R_OK) == 0) {
-            snprintf(d->root, sizeof d->root, "%s", root);
-            snprintf(d->golden, sizeof d->golden, "%s/%s", root, layouts[k]);
-            return 1;
-        }
+        if (snprintf(cases, sizeof cases, "%s/%s/cases.txt", root, layouts[k]) <
+                (int)sizeof cases &&
+            access(cases, R_OK) == 0) /* a root too long for d is not one */
+            return snprintf(d->root, sizeof d->root, "%s", root) < (int)sizeof d->root &&
+                   snprintf(d->golden, sizeof d->golden, "%s/%s", root, layouts[k]) <
+                       (int)sizeof d->golden;
     }
     return 0;
 }

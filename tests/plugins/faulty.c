@@ -63,7 +63,10 @@ static int forward_derivatives(const mbd_model *model, void *work, const double 
 #define ABI MBD_PLUGIN_ABI
 #endif
 
-static char long_name[10 * 1024];
+/* unused where the fault leaves no table (FAULT_NO_TABLE_FUNCTION, FAULT_NULL_TABLE) */
+#define TABLE_DATA static __attribute__((unused))
+
+TABLE_DATA char long_name[10 * 1024];
 #if defined FAULT_NULL_NAME
 #define NAME NULL
 #elif defined FAULT_SPACE_NAME
@@ -97,7 +100,7 @@ static char long_name[10 * 1024];
 #define TWIN_NAME NAME
 #endif
 
-static mbd_plugin_solver table[] = {
+TABLE_DATA mbd_plugin_solver table[] = {
 #if defined FAULT_NULL_SUMMARY
     ENTRY(NAME, NULL, work_new, work_free, forward),
 #elif defined FAULT_NULL_WORK_NEW
