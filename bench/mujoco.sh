@@ -1,6 +1,7 @@
 #!/bin/sh
 # mujoco.sh [RESULTS_DIR [--quick]]: the MuJoCo comparison of the report (bench/MUJOCO.md).
-# Times every model family at each N with build/peer-mujoco, our solvers and MuJoCo 2.2.2 in
+# Times every model family at each N with build/peer-mujoco, our solvers and MuJoCo (the
+# wheel pinned in python/requirements.txt; the version it reports names the section) in
 # the same run, and writes RESULTS_DIR/mujoco.json (Google Benchmark's schema),
 # RESULTS_DIR/dat/mujoco.dat, report/mujoco.svg and .png (report/mujoco.gp) and the
 # report's section report/mujoco.md; each file appears whole or not at all. RESULTS_DIR
@@ -81,16 +82,17 @@ table() {
         }
     ' "$dat/mujoco.dat"
 }
+version=$(sed -n 's/.*"mujoco_version": *"\([^"]*\)".*/\1/p' "$results/mujoco.json" | head -n 1)
 {
-    echo "## Against MuJoCo 2.2.2"
+    echo "## Against MuJoCo $version"
     echo
     echo "![Our time per call over MuJoCo's](mujoco.png)"
     echo
     echo "[SVG](mujoco.svg) · data: \`$dat/mujoco.dat\`, \`$results/mujoco.json\`"
     echo
+    echo "MuJoCo $version (composite rigid bodies, then a tree-sparse LDLᵀ factorization of the"
     cat <<'TEXT'
-MuJoCo 2.2.2 (Debian's libmujoco: composite rigid bodies, then a tree-sparse LDLᵀ
-factorization of the mass matrix) runs the same models, exported by `mbd export mjcf`, on
+mass matrix) runs the same models, exported by `mbd export mjcf`, on
 the same states in the same run, one thread each. Its time is that of mj_kinematics,
 mj_comPos, mj_crb, mj_factorM, mj_comVel, mj_rne and mj_solveM, which is mj_forward with only
 rigid-body dynamics enabled. Below, MuJoCo's median times and each of our variants' median

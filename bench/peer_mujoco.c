@@ -1,4 +1,4 @@
-/* peer_mujoco.c: MuJoCo 2.2.2 (Debian's libmujoco) as a peer of the mbd solvers.
+/* peer_mujoco.c: MuJoCo (the mujoco wheel's libmujoco) as a peer of the mbd solvers.
  *
  *   peer-mujoco check MODEL [--states K] [--seed S] [--direct] [--floating-base]
  *       for K random states: MuJoCo's qacc (mj_forward) against the qdd of every

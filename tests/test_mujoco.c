@@ -1,6 +1,6 @@
-/* MuJoCo 2.2.2 as an independent check of frames, joints and inertias: every generator
+/* MuJoCo as an independent check of frames, joints and inertias: every generator
  * family and joint type (ball and free joints too), N up to 300, exported by mbd_export_mjcf and compared by
- * build/peer-mujoco (PEER_MUJOCO names another binary), which links Debian's libmujoco
+ * build/peer-mujoco (PEER_MUJOCO names another binary), which links the mujoco wheel's libmujoco
  * and fails when qdd, H or the bias forces differ by more than 1e-10 (qdd: or than
  * cond(H) allows). Also the export's files and the `mbd export` command. */
 #include "support.h"
