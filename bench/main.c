@@ -312,9 +312,13 @@ static int run_bench(int argc, char **argv)
     bench_catch_signals();
     bench_results results = {0};
     int failed = 0;
-    if (config.suites & (1u << SUITE_MACHINE)) /* before the rest, whose targets are ratios to it */
+    /* Before the rest, whose targets are ratios to it; by rank 0 alone, whose context the JSON
+     * carries, while the others wait (par_agree): they would share its node's cores. */
+    if (config.suites & (1u << SUITE_MACHINE) && config.rank == 0)
         failed |= bench_machine_measure(&config.timing, json_object_get(context, "caches"),
                                         config.threads.value[config.threads.count - 1], context);
+    if (config.suites & (1u << SUITE_MACHINE))
+        par_agree(MBD_OK);
     failed |= bench_run(&config, &results);
     json_object_set_new(context, "ranks", json_integer(config.ranks));
     json_object_set_new(context, "partial", json_boolean(par_sum(bench_stop != 0) > 0));
