@@ -588,8 +588,8 @@ int mbd_forward_derivatives(const mbd_model *model, mbd_work *work, const double
  * loops: MBD_EUNSUPPORTED. O(N d) (d the depth of the tree) in O(N) buffers that the
  * workspace allocates on its first derivative call and keeps (MBD_ENOMEM if it cannot).
  * The "analytic" method of mbd_forward_derivatives is -H^-1 times these, solved in its
- * outputs in place, with the factor of H (by rows and by columns: at most 1.25 nv^2
- * doubles) more in that block. */
+ * outputs' rows laid side by side, with the factor of H (by rows and by columns) more in
+ * that block: at most about 4.25 nv^2 doubles. */
 int mbd_inverse_dynamics_derivatives(const mbd_model *model, mbd_work *work, const double *q,
                                      const double *qd, const double *qdd, double *dtau_dq,
                                      double *dtau_dqd);

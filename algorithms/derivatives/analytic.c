@@ -12,11 +12,14 @@
  * (nv^2 (d + 1) on a tree of depth d). The zeros go further: row m of dtau/dx is nonzero
  * only on the ancestors and the subtree of m, within columns 0 .. last(m) (the subtree's
  * last DOF), which L^-T (leaves to root) keeps; the identity's row m, on its subtree; and
- * H^-1 being symmetric, L^-1 forms its upper triangle alone. Measured:
- * algorithms/PERFORMANCE.md. */
+ * H^-1 being symmetric, L^-1 forms its upper triangle alone. The three matrices' rows lie
+ * side by side in one block (dtau/dx written there by the RNEA derivatives), so that a row
+ * operation is one over all three, 8 entries a register, 4 to 8 registers in flight.
+ * Measured: algorithms/PERFORMANCE.md. */
 #include "derivatives/derivatives.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "dynamics/cholesky_kernels.h"
@@ -81,7 +84,8 @@ typedef struct {
     void *buffer;
     size_t *below;
     int *chain, *under, *last;
-    double *column;
+    double *column, *side_by_side;
+    size_t *chunks;
 } analytic_layout;
 
 static int lay_out(const mbd_model *model, mbd_work *work, analytic_layout *out)
@@ -99,6 +103,8 @@ static int lay_out(const mbd_model *model, mbd_work *work, analytic_layout *out)
         out->chain = carve(&block, triangle * sizeof(int));
         out->under = carve(&block, triangle * sizeof(int));
         out->last = carve(&block, n * sizeof(int));
+        out->side_by_side = carve(&block, n * ((3 * n + 7) & ~(size_t)7) * sizeof(double));
+        out->chunks = carve(&block, ((3 * n + 7) / 8 + 7) * sizeof(size_t));
         if (!block.base && !(block.base = derivative_scratch(work, block.used)))
             return MBD_ENOMEM;
     }
@@ -151,91 +157,143 @@ static void index_columns(const mbd_model *model, const analytic_layout *a)
 /* 8 doubles of a row, at any address. */
 typedef double row_chunk __attribute__((vector_size(64), aligned(8), may_alias));
 
-/* The entries c .. c + 8 chunks - 1 of scale row - sum_m l_m row_{from_m} of A (n columns),
- * into sum: chunks independent sums, so that the multiply-adds of one m do not wait on one
- * another, with the row index and l_m loaded once for all (chunks a constant: unrolled). */
-MBD_INLINE void combined_chunks(row_chunk *sum, int chunks, const double *row, double scale,
-                                const double *l, const int *from, int count, const double *A,
-                                size_t n, size_t c)
+/* The chunks at[0 .. chunks) of row r of W (stride S) = scale row - sum_m l_m row_{from_m}:
+ * chunks (a constant: unrolled) independent sums in registers, so that the multiply-adds of
+ * one m do not wait on one another, the row index and l_m loaded once for all; then stored
+ * (a chunk listed twice is stored twice, the same). */
+MBD_INLINE void combine_chunks(double *W, size_t S, size_t r, double scale, const double *l,
+                               const int *from, int count, const size_t *at, int chunks)
 {
+    row_chunk sum[8];
+    double *row = W + S * r;
     for (int j = 0; j < chunks; j++)
-        sum[j] = scale * *(const row_chunk *)(row + c + 8 * (size_t)j);
+        sum[j] = scale * *(const row_chunk *)(row + at[j]);
     for (int m = 0; m < count; m++) {
-        const double *other = A + n * (size_t)from[m] + c;
+        const double *other = W + S * (size_t)from[m];
         for (int j = 0; j < chunks; j++)
-            sum[j] -= l[m] * *(const row_chunk *)(other + 8 * (size_t)j);
+            sum[j] -= l[m] * *(const row_chunk *)(other + at[j]);
     }
+    for (int j = 0; j < chunks; j++)
+        *(row_chunk *)(row + at[j]) = sum[j];
 }
 
-/* row[lo .. hi) = (scale row - sum_m l_m row_{from_m})[lo .. hi), rows of A (NULL: nothing
- * to do; row not among the from rows): each 8 entries summed in a register, 32 at a time,
- * stored once (the row's last 8, which may overlap the others, computed first and stored
- * last); under 8 entries, entry by entry. */
-static void combine_rows(double *A, size_t n, size_t r, double scale, const double *l,
-                         const int *from, int count, size_t lo, size_t hi)
+/* The chunks at[0 .. chunks) (chunks > 0) of row r = scale row - sum_m l_m row_{from_m}, 8
+ * at a time (the most in flight that the registers hold), the last group filled up to 4 or
+ * 8 by repeating its last chunk (at has room for 7 more): under 4, at no cost, their sums
+ * waiting on one another's latency anyway. */
+static void combine_rows(double *W, size_t S, size_t r, double scale, const double *l,
+                         const int *from, int count, size_t *at, int chunks)
 {
-    if (!A)
-        return;
-    double *restrict row = A + n * r;
-    if (hi - lo < 8) {
-        for (size_t c = lo; c < hi; c++)
-            row[c] *= scale;
-        for (int m = 0; m < count; m++)
-            for (size_t c = lo; c < hi; c++)
-                row[c] -= l[m] * A[n * (size_t)from[m] + c];
-        return;
+    for (int done = 0; done < chunks; done += 8) {
+        const int left = chunks - done, group = left > 4 ? 8 : 4;
+        for (int j = left; j < group; j++)
+            at[done + j] = at[chunks - 1];
+        if (group == 8)
+            combine_chunks(W, S, r, scale, l, from, count, at + done, 8);
+        else
+            combine_chunks(W, S, r, scale, l, from, count, at + done, 4);
     }
-    row_chunk last, four[4];
-    combined_chunks(&last, 1, row, scale, l, from, count, A, n, hi - 8);
-    size_t c = lo;
-    for (; c + 32 < hi; c += 32) {
-        combined_chunks(four, 4, row, scale, l, from, count, A, n, c);
-        for (int j = 0; j < 4; j++)
-            *(row_chunk *)(row + c + 8 * (size_t)j) = four[j];
-    }
-    for (; c + 8 < hi; c += 8) {
-        combined_chunks(four, 1, row, scale, l, from, count, A, n, c);
-        *(row_chunk *)(row + c) = four[0];
-    }
-    *(row_chunk *)(row + hi - 8) = last;
 }
 
-/* X = -H^-1 X, Y = -H^-1 Y for X, Y of dtau/dx's pattern, and Hinv = H^-1 (each may be
- * NULL), with the factor of H: L^-T from the leaves up, row i from the final rows under it
- * (L's column i), then -D^-1 (D^-1 for Hinv) and L^-1 from the root down, row k from the
- * final rows above it (L's row k), Hinv's upper triangle alone, mirrored. */
-static void solve_in_place(const mbd_model *model, const analytic_layout *a, double *X, double *Y,
-                           double *Hinv)
+/* Appends the chunks of columns [lo, hi) rounded out to 8 to at[0 .. chunks) (in increasing
+ * order, those listed already left out): the new count. */
+static int list_chunks(size_t *at, int chunks, size_t lo, size_t hi)
+{
+    size_t c = lo & ~(size_t)7;
+    if (chunks > 0 && c <= at[chunks - 1])
+        c = at[chunks - 1] + 8;
+    for (; c < hi; c += 8)
+        at[chunks++] = c;
+    return chunks;
+}
+
+/* The rows of -H^-1, X and Y (those asked for) side by side in W, so that each row operation
+ * is one over the three. Its columns being independent, an operation may run over more of
+ * them than it needs: the parts are packed tight (n columns each), the stride a multiple
+ * of 8, and an operation's columns rounded out to 8. */
+typedef struct {
+    double *W;
+    size_t S, hinv, x, y; /* the stride, each part's first column (none: SIZE_MAX) */
+} side_by_side;
+
+static size_t part_at(size_t *used, size_t n, const double *part)
+{
+    if (!part)
+        return SIZE_MAX;
+    *used += n;
+    return *used - n;
+}
+
+/* The parts of W for X, Y and Hinv (those not NULL), -I in -H^-1's part (the same -D^-1
+ * as X's and Y's then yields H^-1), the columns after the parts zero. */
+static side_by_side lay_side_by_side(size_t n, double *W, const double *X, const double *Y,
+                                     const double *Hinv)
+{
+    side_by_side w = {W, 0, 0, 0, 0};
+    w.hinv = part_at(&w.S, n, Hinv);
+    w.x = part_at(&w.S, n, X);
+    w.y = part_at(&w.S, n, Y);
+    const size_t used = w.S;
+    w.S = (w.S + 7) & ~(size_t)7;
+    for (size_t k = 0; k < n; k++) {
+        double *row = W + w.S * k;
+        memset(row + used, 0, (w.S - used) * sizeof *row);
+        if (Hinv) {
+            memset(row + w.hinv, 0, n * sizeof *row);
+            row[w.hinv + k] = -1.0;
+        }
+    }
+    return w;
+}
+
+/* The chunks of the pass up's row i: columns i .. end - 1 of H^-1's part, 0 .. end - 1 of
+ * X's and Y's (the rest is zero there). */
+static int chunks_up(const side_by_side *w, size_t *at, size_t i, size_t end)
+{
+    int chunks = 0;
+    if (w->hinv != SIZE_MAX)
+        chunks = list_chunks(at, chunks, w->hinv + i, w->hinv + end);
+    if (w->x != SIZE_MAX)
+        chunks = list_chunks(at, chunks, w->x, w->x + end);
+    if (w->y != SIZE_MAX)
+        chunks = list_chunks(at, chunks, w->y, w->y + end);
+    return chunks;
+}
+
+/* X = -H^-1 dtau/dq, Y = -H^-1 dtau/dqd (dtau/dx in w's parts, their pattern's zeros used)
+ * and Hinv = H^-1 (each may be NULL), with the factor of H, on their rows side by side: L^-T from the leaves up, row i
+ * from the final rows under it (L's column i), then -D^-1 and L^-1 from the root down,
+ * row k from the final rows above it (L's row k), over H^-1's upper triangle alone (the
+ * lower one's entries in row k's first chunk are not used), mirrored. */
+static void solve(const mbd_model *model, const analytic_layout *a, const side_by_side w, double *X,
+                  double *Y, double *Hinv)
 {
     const int nv = model->nv;
     const size_t n = (size_t)nv;
     const tree_factor *f = &a->H;
-    if (Hinv) {
-        memset(Hinv, 0, n * n * sizeof *Hinv);
-        for (size_t k = 0; k < n; k++)
-            Hinv[k * n + k] = 1.0;
-    }
+    size_t *at = a->chunks;
     for (int i = nv - 1; i >= 0; i--) {
-        const size_t at = a->below[i], end = (size_t)a->last[i] + 1, r = (size_t)i;
-        const int count = (int)(a->below[i + 1] - at);
-        const double *l = a->column + at;
-        const int *from = a->under + at;
-        combine_rows(X, n, r, 1.0, l, from, count, 0, end);
-        combine_rows(Y, n, r, 1.0, l, from, count, 0, end);
-        combine_rows(Hinv, n, r, 1.0, l, from, count, r, end);
+        const size_t start = a->below[i];
+        const int count = (int)(a->below[i + 1] - start);
+        if (count > 0)
+            combine_rows(w.W, w.S, (size_t)i, 1.0, a->column + start, a->under + start, count, at,
+                         chunks_up(&w, at, (size_t)i, (size_t)a->last[i] + 1));
     }
     for (int k = 0; k < nv; k++) {
         const double *L = f->rows + f->adr[k];
-        const int *path = a->chain + f->adr[k] + 1;
-        const int count = (int)(f->adr[k + 1] - f->adr[k]) - 1;
-        const size_t r = (size_t)k;
-        combine_rows(X, n, r, -1.0 / L[0], L + 1, path, count, 0, n);
-        combine_rows(Y, n, r, -1.0 / L[0], L + 1, path, count, 0, n);
-        combine_rows(Hinv, n, r, 1.0 / L[0], L + 1, path, count, r, n);
+        const int chunks = list_chunks(at, 0, Hinv ? (size_t)k : 0, w.S);
+        combine_rows(w.W, w.S, (size_t)k, -1.0 / L[0], L + 1, a->chain + f->adr[k] + 1,
+                     (int)(f->adr[k + 1] - f->adr[k]) - 1, at, chunks);
     }
-    for (size_t i = 0; Hinv && i < n; i++)
-        for (size_t j = 0; j < i; j++)
-            Hinv[i * n + j] = Hinv[j * n + i];
+    for (size_t k = 0; k < n; k++) {
+        const double *row = w.W + w.S * k;
+        if (X)
+            memcpy(X + n * k, row + w.x, n * sizeof *X);
+        if (Y)
+            memcpy(Y + n * k, row + w.y, n * sizeof *Y);
+        for (size_t c = k; Hinv && c < n; c++)
+            Hinv[n * k + c] = Hinv[n * c + k] = row[w.hinv + c];
+    }
 }
 
 static int analytic_forward(const mbd_model *model, mbd_work *work, const double *q,
@@ -257,8 +315,11 @@ static int analytic_forward(const mbd_model *model, mbd_work *work, const double
     tree_back_substitute(model, &a.H, qdd);
     index_chains(model, &a);
     index_columns(model, &a);
-    rnea_derivatives_at(model, a.buffer, qd, qdd, dqdd_dq, dqdd_dqd);
-    solve_in_place(model, &a, dqdd_dq, dqdd_dqd, dqdd_dtau);
+    const side_by_side w =
+        lay_side_by_side((size_t)model->nv, a.side_by_side, dqdd_dq, dqdd_dqd, dqdd_dtau);
+    rnea_derivatives_at(model, a.buffer, qd, qdd, dqdd_dq ? w.W + w.x : NULL,
+                        dqdd_dqd ? w.W + w.y : NULL, w.S);
+    solve(model, &a, w, dqdd_dq, dqdd_dqd, dqdd_dtau);
     return MBD_OK;
 }
 

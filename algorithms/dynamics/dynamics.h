@@ -178,12 +178,12 @@ void tree_back_substitute(const mbd_model *model, const tree_factor *f, double *
  * rnea_derivatives_bytes(model), after mbd_kinematics: _start at (q, qd) gives H in the
  * rows of the tree-sparse factor (its indexes filled) and bias = tau at qdd = 0 (nv), each
  * optional (NULL), so that qdd can be solved for with H; _at then gives dtau/dq and
- * dtau/dqd (nv x nv row-major or NULL) at qdd. */
+ * dtau/dqd (nv x nv, rows `stride` apart, or NULL) at qdd. */
 size_t rnea_derivatives_bytes(const mbd_model *model);
 void rnea_derivatives_start(const mbd_model *model, const mbd_work *work, void *buffer,
                             const double *qd, const tree_factor *H, double *bias);
 void rnea_derivatives_at(const mbd_model *model, void *buffer, const double *qd, const double *qdd,
-                         double *dtau_dq, double *dtau_dqd);
+                         double *dtau_dq, double *dtau_dqd, size_t stride);
 
 /* Records that body's joint-space block as singular; returns MBD_ESINGULAR. */
 static inline int singular_joint(mbd_work *work, int body)

@@ -212,7 +212,7 @@ int passive_derivatives(const mbd_model *model, mbd_work *work, const double *q,
         if (!buffer)
             return MBD_ENOMEM;
         rnea_derivatives_start(&held, work, buffer, work->rest_rates, NULL, NULL);
-        rnea_derivatives_at(&held, buffer, work->rest_rates, work->rest_rates, dq, NULL);
+        rnea_derivatives_at(&held, buffer, work->rest_rates, work->rest_rates, dq, NULL, nv);
         drop_actuators_gravcomp(model, dq, model->nv);
     }
     for (int i = 0; i < model->nb; i++) {

@@ -265,15 +265,15 @@ static double dot_two(const spatial4 *a, const spatial4 *b, const spatial4 *c, c
 
 /* The entries of the pairs (m of body i, k of i or an ancestor) and (k, m). */
 static void store_pairs(const mbd_model *model, const world_body *bodies, const world_column *cols,
-                        int i, double *dq, double *dqd)
+                        int i, double *dq, double *dqd, size_t stride)
 {
-    const size_t nv = (size_t)model->nv;
     for (int m = model->v0[i]; m < model->v0[i] + model->joint[i].nv; m++) {
         const world_column *cm = &cols[m];
         for (int j = i; j >= 0; j = model->parent[j])
             for (int k = model->v0[j]; k < model->v0[j] + model->joint[j].nv; k++) {
                 const world_column *ck = &cols[k];
-                const size_t below = (size_t)m * nv + (size_t)k, above = (size_t)k * nv + (size_t)m;
+                const size_t below = (size_t)m * stride + (size_t)k,
+                             above = (size_t)k * stride + (size_t)m;
                 if (dq) {
                     dq[below] = dot_two(&cm->Is, &ck->y, &cm->Bs, &ck->w);
                     if (j != i)
@@ -288,7 +288,7 @@ static void store_pairs(const mbd_model *model, const world_body *bodies, const 
     }
     if (dq && model->joint_type[i] == MBD_CARDAN) { /* s_1 turns with q2 */
         const int v0 = model->v0[i];
-        dq[(size_t)v0 * nv + (size_t)v0 + 1] += dot_spatial(&cols[v0].turn, &bodies[i].F);
+        dq[(size_t)v0 * stride + (size_t)v0 + 1] += dot_spatial(&cols[v0].turn, &bodies[i].F);
     }
 }
 
@@ -337,7 +337,7 @@ void rnea_derivatives_start(const mbd_model *model, const mbd_work *work, void *
 }
 
 void rnea_derivatives_at(const mbd_model *model, void *buffer, const double *qd, const double *qdd,
-                         double *dtau_dq, double *dtau_dqd)
+                         double *dtau_dq, double *dtau_dqd, size_t stride)
 {
     const int nb = model->nb, nv = model->nv;
     world_body *bodies = bodies_of(buffer);
@@ -347,13 +347,14 @@ void rnea_derivatives_at(const mbd_model *model, void *buffer, const double *qd,
         acceleration_change(model, qd, qdd, &a0, i, bodies, cols + model->v0[i]);
     for (int i = nb - 1; i >= 0; i--)
         world_backward(model, i, bodies, cols + model->v0[i]);
-    const size_t size = (size_t)nv * (size_t)nv * sizeof(double);
-    if (dtau_dq) /* the entries of bodies on no common path stay 0 */
-        memset(dtau_dq, 0, size);
-    if (dtau_dqd)
-        memset(dtau_dqd, 0, size);
+    for (size_t k = 0; k < (size_t)nv; k++) { /* the entries of bodies on no common path stay 0 */
+        if (dtau_dq)
+            memset(dtau_dq + k * stride, 0, (size_t)nv * sizeof *dtau_dq);
+        if (dtau_dqd)
+            memset(dtau_dqd + k * stride, 0, (size_t)nv * sizeof *dtau_dqd);
+    }
     for (int i = 0; i < nb; i++)
-        store_pairs(model, bodies, cols, i, dtau_dq, dtau_dqd);
+        store_pairs(model, bodies, cols, i, dtau_dq, dtau_dqd, stride);
 }
 
 int mbd_inverse_dynamics_derivatives(const mbd_model *model, mbd_work *work, const double *q,
@@ -376,7 +377,7 @@ int mbd_inverse_dynamics_derivatives(const mbd_model *model, mbd_work *work, con
     if (!buffer || (model->has_passive && !J))
         return MBD_ENOMEM;
     rnea_derivatives_start(model, work, buffer, qd, NULL, NULL);
-    rnea_derivatives_at(model, buffer, qd, qdd, dtau_dq, dtau_dqd);
+    rnea_derivatives_at(model, buffer, qd, qdd, dtau_dq, dtau_dqd, (size_t)model->nv);
     const size_t block = (size_t)model->nv * (size_t)model->nv;
     for (size_t k = 0; J && k < block; k++) { /* tau = RNEA + armature qdd - tau_p */
         if (dtau_dq)
