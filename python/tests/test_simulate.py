@@ -100,8 +100,11 @@ def test_step_counts_beyond_the_limit_are_refused(call: Callable[[mbdbench.Model
 ])
 def test_ctrl_c_stops_a_long_simulation(code: str) -> None:
     """SIGINT reaches Python's handler between steps (an ensemble's: between reports, here
-    every step): KeyboardInterrupt within a second."""
-    script = ("import sys, time, mbdbench\n"
+    every step): KeyboardInterrupt within a second. The child installs that handler itself:
+    a Python started with SIGINT ignored (a job started in the background by a shell without
+    job control, as a CI script may be) keeps ignoring it."""
+    script = ("import signal, sys, time, mbdbench\n"
+              "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
               "m = mbdbench.Model('chain:n=3,joint=revolute')\n"
               "print('ready', flush=True)\n"
               "try:\n"
