@@ -589,7 +589,8 @@ int mbd_forward_derivatives(const mbd_model *model, mbd_work *work, const double
  * workspace allocates on its first derivative call and keeps (MBD_ENOMEM if it cannot).
  * The "analytic" method of mbd_forward_derivatives is -H^-1 times these, solved in its
  * outputs' rows laid side by side, with the factor of H (by rows and by columns) more in
- * that block: at most about 4.25 nv^2 doubles. */
+ * that block, and an index of the tree's factor that the workspace makes once: at most
+ * about 4.75 nv^2 doubles. */
 int mbd_inverse_dynamics_derivatives(const mbd_model *model, mbd_work *work, const double *q,
                                      const double *qd, const double *qdd, double *dtau_dq,
                                      double *dtau_dqd);

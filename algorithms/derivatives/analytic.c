@@ -20,6 +20,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dynamics/cholesky_kernels.h"
@@ -74,16 +75,95 @@ int inverse_by_factor(const mbd_model *model, mbd_work *work, double *L, double 
     return status;
 }
 
-/* The analytic method's arrays in one block: the factor's rows (at most nv (nv + 1) / 2),
- * the RNEA derivatives' buffer, adr and lambda; the DOF of each entry of the rows (chain:
- * row k's are k, lambda(k), lambda^2(k), ...); L by columns for the pass up (below[k] ..
- * below[k + 1] - 1: the DOFs under k, by their rows, with their entries L_jk); last[k],
- * the last DOF of k's subtree. */
+/* The model's tree in the factor's terms, made on a workspace's first analytic call and
+ * kept (it depends on the model alone): adr and lambda (tree_factor_index); the DOF of
+ * each entry of the factor's rows (chain: row k's are k, lambda(k), lambda^2(k), ...); L
+ * by columns for the pass up (below[k] .. below[k + 1] - 1: the DOFs under k, by their
+ * rows, and where their entries L_jk lie in the rows); last[k], the last DOF of k's
+ * subtree. */
+typedef struct {
+    size_t *adr, *below;
+    int *lambda, *chain, *under, *column_at, *last;
+} tree_index;
+
+/* The chain of each row: k, then its parent's row's chain (a copy, parents first: no walk
+ * up lambda, whose loads wait on one another). */
+static void index_chains(const mbd_model *model, const tree_index *t)
+{
+    for (int k = 0; k < model->nv; k++) {
+        int *chain = t->chain + t->adr[k];
+        const int up = t->lambda[k];
+        chain[0] = k;
+        if (up >= 0)
+            memcpy(chain + 1, t->chain + t->adr[up], (t->adr[up + 1] - t->adr[up]) * sizeof *chain);
+    }
+}
+
+/* L's columns (below, under, column_at) from its rows' chains, and last[k] = the largest
+ * DOF of k's subtree (the DOFs of a subtree follow their root). */
+static void index_columns(const mbd_model *model, const tree_index *t)
+{
+    const int nv = model->nv;
+    size_t *start = t->below;
+    memset(start, 0, ((size_t)nv + 1) * sizeof *start);
+    for (int k = 0; k < nv; k++) {
+        t->last[k] = k;
+        for (size_t e = t->adr[k] + 1; e < t->adr[k + 1]; e++)
+            start[t->chain[e] + 1]++;
+    }
+    for (int k = 0; k < nv; k++)
+        start[k + 1] += start[k];
+    for (int k = 0; k < nv; k++) /* start[i]: the next free place of column i, for now */
+        for (size_t e = t->adr[k] + 1; e < t->adr[k + 1]; e++) {
+            const int i = t->chain[e];
+            t->under[start[i]] = k;
+            t->column_at[start[i]++] = (int)e;
+        }
+    for (int k = nv; k > 0; k--) /* back to the columns' starts */
+        start[k] = start[k - 1];
+    start[0] = 0;
+    for (int k = nv - 1; k >= 0; k--)
+        if (t->lambda[k] >= 0 && t->last[k] > t->last[t->lambda[k]])
+            t->last[t->lambda[k]] = t->last[k];
+}
+
+/* The workspace's tree index, made on first use; NULL if it cannot be had. */
+static const tree_index *tree_index_of(const mbd_model *model, mbd_work *work)
+{
+    if (work->derivative_index)
+        return work->derivative_index;
+    const size_t n = (size_t)model->nv, triangle = n * (n + 1) / 2;
+    carved_block block = {NULL, 0};
+    tree_index *t = NULL;
+    for (int pass = 0; pass < 2; pass++) { /* measure, then carve */
+        block.used = 0;
+        t = carve(&block, sizeof *t);
+        tree_index index;
+        index.adr = carve(&block, (n + 1) * sizeof(size_t));
+        index.below = carve(&block, (n + 1) * sizeof(size_t));
+        index.column_at = carve(&block, triangle * sizeof(int));
+        index.lambda = carve(&block, n * sizeof(int));
+        index.chain = carve(&block, triangle * sizeof(int));
+        index.under = carve(&block, triangle * sizeof(int));
+        index.last = carve(&block, n * sizeof(int));
+        if (t)
+            *t = index;
+        else if (!(block.base = aligned_alloc(64, block.used)))
+            return NULL;
+    }
+    tree_factor_index(model, t->adr, t->lambda);
+    index_chains(model, t);
+    index_columns(model, t);
+    return work->derivative_index = t;
+}
+
+/* The analytic method's per-call arrays in one block: the factor's rows (at most nv (nv +
+ * 1) / 2), L's entries by columns (as the index's column_at), the RNEA derivatives'
+ * buffer, the three matrices' rows side by side and a row operation's chunks. */
 typedef struct {
     tree_factor H;
+    const tree_index *index;
     void *buffer;
-    size_t *below;
-    int *chain, *under, *last;
     double *column, *side_by_side;
     size_t *chunks;
 } analytic_layout;
@@ -91,67 +171,24 @@ typedef struct {
 static int lay_out(const mbd_model *model, mbd_work *work, analytic_layout *out)
 {
     const size_t n = (size_t)model->nv, triangle = n * (n + 1) / 2;
+    const tree_index *t = tree_index_of(model, work);
+    if (!t)
+        return MBD_ENOMEM;
+    out->index = t;
+    out->H.adr = t->adr;
+    out->H.lambda = t->lambda;
     carved_block block = {NULL, 0};
     for (int pass = 0; pass < 2; pass++) { /* measure, then carve the workspace's block */
         block.used = 0;
         out->H.rows = carve(&block, triangle * sizeof(double));
         out->column = carve(&block, triangle * sizeof(double));
         out->buffer = carve(&block, rnea_derivatives_bytes(model));
-        out->H.adr = carve(&block, (n + 1) * sizeof(size_t));
-        out->below = carve(&block, (n + 1) * sizeof(size_t));
-        out->H.lambda = carve(&block, n * sizeof(int));
-        out->chain = carve(&block, triangle * sizeof(int));
-        out->under = carve(&block, triangle * sizeof(int));
-        out->last = carve(&block, n * sizeof(int));
         out->side_by_side = carve(&block, n * ((3 * n + 7) & ~(size_t)7) * sizeof(double));
         out->chunks = carve(&block, ((3 * n + 7) / 8 + 7) * sizeof(size_t));
         if (!block.base && !(block.base = derivative_scratch(work, block.used)))
             return MBD_ENOMEM;
     }
     return MBD_OK;
-}
-
-/* The chain of each row: k, then its parent's row's chain (a copy, parents first: no walk
- * up lambda, whose loads wait on one another). */
-static void index_chains(const mbd_model *model, const analytic_layout *a)
-{
-    const tree_factor *f = &a->H;
-    for (int k = 0; k < model->nv; k++) {
-        int *chain = a->chain + f->adr[k];
-        const int up = f->lambda[k];
-        chain[0] = k;
-        if (up >= 0)
-            memcpy(chain + 1, a->chain + f->adr[up], (f->adr[up + 1] - f->adr[up]) * sizeof *chain);
-    }
-}
-
-/* L's columns (below, under, column) from its rows, and last[k] = the largest DOF of k's
- * subtree (the DOFs of a subtree follow their root). */
-static void index_columns(const mbd_model *model, const analytic_layout *a)
-{
-    const tree_factor *f = &a->H;
-    const int nv = model->nv;
-    size_t *start = a->below;
-    memset(start, 0, ((size_t)nv + 1) * sizeof *start);
-    for (int k = 0; k < nv; k++) {
-        a->last[k] = k;
-        for (size_t e = f->adr[k] + 1; e < f->adr[k + 1]; e++)
-            start[a->chain[e] + 1]++;
-    }
-    for (int k = 0; k < nv; k++)
-        start[k + 1] += start[k];
-    for (int k = 0; k < nv; k++) /* start[i]: the next free place of column i, for now */
-        for (size_t e = f->adr[k] + 1; e < f->adr[k + 1]; e++) {
-            const int i = a->chain[e];
-            a->under[start[i]] = k;
-            a->column[start[i]++] = f->rows[e];
-        }
-    for (int k = nv; k > 0; k--) /* back to the columns' starts */
-        start[k] = start[k - 1];
-    start[0] = 0;
-    for (int k = nv - 1; k >= 0; k--)
-        if (f->lambda[k] >= 0 && a->last[k] > a->last[f->lambda[k]])
-            a->last[f->lambda[k]] = a->last[k];
 }
 
 /* 8 doubles of a row, at any address. */
@@ -224,8 +261,9 @@ static size_t part_at(size_t *used, size_t n, const double *part)
     return *used - n;
 }
 
-/* The parts of W for X, Y and Hinv (those not NULL), -I in -H^-1's part (the same -D^-1
- * as X's and Y's then yields H^-1), the columns after the parts zero. */
+/* The parts of W for X, Y and Hinv (those not NULL), all zero (the RNEA derivatives write
+ * the entries of dtau/dx on a common path alone) but -I in -H^-1's part (the same -D^-1 as
+ * X's and Y's then yields H^-1). */
 static side_by_side lay_side_by_side(size_t n, double *W, const double *X, const double *Y,
                                      const double *Hinv)
 {
@@ -233,16 +271,10 @@ static side_by_side lay_side_by_side(size_t n, double *W, const double *X, const
     w.hinv = part_at(&w.S, n, Hinv);
     w.x = part_at(&w.S, n, X);
     w.y = part_at(&w.S, n, Y);
-    const size_t used = w.S;
     w.S = (w.S + 7) & ~(size_t)7;
-    for (size_t k = 0; k < n; k++) {
-        double *row = W + w.S * k;
-        memset(row + used, 0, (w.S - used) * sizeof *row);
-        if (Hinv) {
-            memset(row + w.hinv, 0, n * sizeof *row);
-            row[w.hinv + k] = -1.0;
-        }
-    }
+    memset(W, 0, n * w.S * sizeof *W);
+    for (size_t k = 0; Hinv && k < n; k++)
+        W[w.S * k + w.hinv + k] = -1.0;
     return w;
 }
 
@@ -271,28 +303,31 @@ static void solve(const mbd_model *model, const analytic_layout *a, const side_b
     const int nv = model->nv;
     const size_t n = (size_t)nv;
     const tree_factor *f = &a->H;
+    const tree_index *t = a->index;
     size_t *at = a->chunks;
+    for (size_t e = 0; e < t->below[n]; e++)
+        a->column[e] = f->rows[t->column_at[e]];
     for (int i = nv - 1; i >= 0; i--) {
-        const size_t start = a->below[i];
-        const int count = (int)(a->below[i + 1] - start);
+        const size_t start = t->below[i];
+        const int count = (int)(t->below[i + 1] - start);
         if (count > 0)
-            combine_rows(w.W, w.S, (size_t)i, 1.0, a->column + start, a->under + start, count, at,
-                         chunks_up(&w, at, (size_t)i, (size_t)a->last[i] + 1));
+            combine_rows(w.W, w.S, (size_t)i, 1.0, a->column + start, t->under + start, count, at,
+                         chunks_up(&w, at, (size_t)i, (size_t)t->last[i] + 1));
     }
     for (int k = 0; k < nv; k++) {
         const double *L = f->rows + f->adr[k];
         const int chunks = list_chunks(at, 0, Hinv ? (size_t)k : 0, w.S);
-        combine_rows(w.W, w.S, (size_t)k, -1.0 / L[0], L + 1, a->chain + f->adr[k] + 1,
+        combine_rows(w.W, w.S, (size_t)k, -1.0 / L[0], L + 1, t->chain + f->adr[k] + 1,
                      (int)(f->adr[k + 1] - f->adr[k]) - 1, at, chunks);
     }
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < n; k++) { /* plain loops: rows too short for memcpy's calls */
         const double *row = w.W + w.S * k;
-        if (X)
-            memcpy(X + n * k, row + w.x, n * sizeof *X);
-        if (Y)
-            memcpy(Y + n * k, row + w.y, n * sizeof *Y);
-        for (size_t c = k; Hinv && c < n; c++)
-            Hinv[n * k + c] = Hinv[n * c + k] = row[w.hinv + c];
+        for (size_t c = 0; X && c < n; c++)
+            X[n * k + c] = row[w.x + c];
+        for (size_t c = 0; Y && c < n; c++)
+            Y[n * k + c] = row[w.y + c];
+        for (size_t c = 0; Hinv && c < n; c++) /* the lower triangle from the rows above */
+            Hinv[n * k + c] = c < k ? w.W[w.S * c + w.hinv + k] : row[w.hinv + c];
     }
 }
 
@@ -313,8 +348,6 @@ static int analytic_forward(const mbd_model *model, mbd_work *work, const double
     if ((status = tree_factor_reduce(model, work, &a.H, qdd)) != MBD_OK)
         return status;
     tree_back_substitute(model, &a.H, qdd);
-    index_chains(model, &a);
-    index_columns(model, &a);
     const side_by_side w =
         lay_side_by_side((size_t)model->nv, a.side_by_side, dqdd_dq, dqdd_dqd, dqdd_dtau);
     rnea_derivatives_at(model, a.buffer, qd, qdd, dqdd_dq ? w.W + w.x : NULL,

@@ -57,7 +57,8 @@ struct mbd_work {
     void *derivative_plugin_work;        /* ran on this work of another solver, its work */
     void *derivative_scratch;            /* the derivatives' per-call arrays (derivative_scratch) */
     size_t derivative_scratch_bytes;
-    void *passive_scratch; /* the passive forces' derivatives (derivatives.c) */
+    void *derivative_index; /* the analytic method's index of the tree, made once (analytic.c) */
+    void *passive_scratch;  /* the passive forces' derivatives (derivatives.c) */
     size_t passive_scratch_bytes;
 };
 
@@ -176,9 +177,10 @@ void tree_back_substitute(const mbd_model *model, const tree_factor *f, double *
 
 /* The RNEA derivatives (rnea_derivatives.c) in two steps, in a buffer of
  * rnea_derivatives_bytes(model), after mbd_kinematics: _start at (q, qd) gives H in the
- * rows of the tree-sparse factor (its indexes filled) and bias = tau at qdd = 0 (nv), each
- * optional (NULL), so that qdd can be solved for with H; _at then gives dtau/dq and
- * dtau/dqd (nv x nv, rows `stride` apart, or NULL) at qdd. */
+ * rows of the tree-sparse factor (whose indexes the caller filled) and bias = tau at qdd =
+ * 0 (nv), each optional (NULL), so that qdd can be solved for with H; _at then gives
+ * dtau/dq and dtau/dqd (nv x nv, rows `stride` apart, or NULL) at qdd, writing the
+ * entries of pairs on a common path alone (the others, zero, the caller's). */
 size_t rnea_derivatives_bytes(const mbd_model *model);
 void rnea_derivatives_start(const mbd_model *model, const mbd_work *work, void *buffer,
                             const double *qd, const tree_factor *H, double *bias);

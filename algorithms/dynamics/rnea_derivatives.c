@@ -329,17 +329,14 @@ void rnea_derivatives_start(const mbd_model *model, const mbd_work *work, void *
         world_forward(model, work, qd, &a0, i, bodies, cols + model->v0[i]);
     for (int i = nb - 1; i >= 0; i--)
         subtree_sums(model, i, bodies, cols + model->v0[i], bias);
-    if (!H)
-        return;
-    tree_factor_index(model, H->adr, H->lambda);
-    for (int i = 0; i < nb; i++)
+    for (int i = 0; H && i < nb; i++)
         store_mass_matrix(model, cols, i, H);
 }
 
 void rnea_derivatives_at(const mbd_model *model, void *buffer, const double *qd, const double *qdd,
                          double *dtau_dq, double *dtau_dqd, size_t stride)
 {
-    const int nb = model->nb, nv = model->nv;
+    const int nb = model->nb;
     world_body *bodies = bodies_of(buffer);
     world_column *cols = (world_column *)(bodies + nb);
     const spatial4 a0 = rest_acceleration(model);
@@ -347,12 +344,6 @@ void rnea_derivatives_at(const mbd_model *model, void *buffer, const double *qd,
         acceleration_change(model, qd, qdd, &a0, i, bodies, cols + model->v0[i]);
     for (int i = nb - 1; i >= 0; i--)
         world_backward(model, i, bodies, cols + model->v0[i]);
-    for (size_t k = 0; k < (size_t)nv; k++) { /* the entries of bodies on no common path stay 0 */
-        if (dtau_dq)
-            memset(dtau_dq + k * stride, 0, (size_t)nv * sizeof *dtau_dq);
-        if (dtau_dqd)
-            memset(dtau_dqd + k * stride, 0, (size_t)nv * sizeof *dtau_dqd);
-    }
     for (int i = 0; i < nb; i++)
         store_pairs(model, bodies, cols, i, dtau_dq, dtau_dqd, stride);
 }
@@ -376,9 +367,13 @@ int mbd_inverse_dynamics_derivatives(const mbd_model *model, mbd_work *work, con
     void *buffer = derivative_scratch(work, rnea_derivatives_bytes(model));
     if (!buffer || (model->has_passive && !J))
         return MBD_ENOMEM;
+    const size_t block = (size_t)model->nv * (size_t)model->nv;
+    if (dtau_dq)
+        memset(dtau_dq, 0, block * sizeof *dtau_dq);
+    if (dtau_dqd)
+        memset(dtau_dqd, 0, block * sizeof *dtau_dqd);
     rnea_derivatives_start(model, work, buffer, qd, NULL, NULL);
     rnea_derivatives_at(model, buffer, qd, qdd, dtau_dq, dtau_dqd, (size_t)model->nv);
-    const size_t block = (size_t)model->nv * (size_t)model->nv;
     for (size_t k = 0; J && k < block; k++) { /* tau = RNEA + armature qdd - tau_p */
         if (dtau_dq)
             dtau_dq[k] -= J[k];

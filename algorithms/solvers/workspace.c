@@ -57,6 +57,7 @@ void mbd_work_free(mbd_work *work)
         work->solver->plugin->work_free(work->plugin_work);
     plugin_derivative_work_free(work);
     free(work->derivative_scratch);
+    free(work->derivative_index);
     free(work->passive_scratch);
     free(work->block);
     free(work);
