@@ -13,6 +13,11 @@ import mbdbench
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
 MBD = os.path.abspath(os.environ.get("MBD", os.path.join(ROOT, "mbd")))
+# The library's own solvers and derivatives methods, listed before any test loads a plugin:
+# a plugin stays loaded for the rest of the session, and the mbd command that tests compare
+# with does not load it, so that whatever ran before, these tests see the same lists.
+LIBRARY_SOLVERS = tuple(mbdbench.solvers())
+LIBRARY_METHODS = tuple(mbdbench.derivative_methods())
 Vector = npt.NDArray[np.float64]
 
 

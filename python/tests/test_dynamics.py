@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 import mbdbench
-from conftest import cli_list, mbd_json, model_path, random_state
+from conftest import LIBRARY_SOLVERS, cli_list, mbd_json, model_path, random_state
 
 G0 = 9.81
 
 
 def acceleration_solvers(model: mbdbench.Model) -> List[str]:
     out = []
-    for name in mbdbench.solvers():
+    for name in LIBRARY_SOLVERS:
         try:
             model.forward(model.neutral(), np.zeros(model.nv), solver=name)
             out.append(name)
