@@ -546,7 +546,7 @@ static PyObject *Model_inverse_dynamics(FASTCALL_ARGS)
     PyObject *o[3];
     if (ext_parse("inverse_dynamics", args, nargs, kwnames, names, 3, o))
         return NULL;
-    const double *in[3];
+    const double *in[3] = {NULL, NULL, NULL};
     ext_arrays held = {0};
     PyArrayObject *tau = NULL, *reactions = NULL;
     int rc = state_inputs(self, &held, o, names, 3, in) ||
@@ -644,7 +644,7 @@ static PyObject *Model_coefficients(FASTCALL_ARGS)
     PyObject *o[2];
     if (ext_parse("coefficients", args, nargs, kwnames, names, 2, o))
         return NULL;
-    const double *in[2];
+    const double *in[2] = {NULL, NULL};
     ext_arrays held = {0};
     PyArrayObject *H = NULL, *C = NULL, *g = NULL, *Cqd = NULL;
     const npy_intp nv = self->nv;
@@ -751,7 +751,7 @@ static PyObject *Model_constraint_violation(FASTCALL_ARGS)
     PyObject *o[2];
     if (ext_parse("constraint_violation", args, nargs, kwnames, names, 2, o))
         return NULL;
-    const double *in[2];
+    const double *in[2] = {NULL, NULL};
     ext_arrays held = {0};
     const npy_intp m = mbd_model_nconstraints(self->model);
     PyArrayObject *phi = NULL, *phid = NULL;
@@ -782,7 +782,7 @@ static PyObject *Model_project_constraints(FASTCALL_ARGS)
     if (ext_parse("project_constraints", args, nargs, kwnames, names, 2, o))
         return NULL;
     double tol;
-    const double *in[2];
+    const double *in[2] = {NULL, NULL};
     ext_arrays held = {0};
     PyArrayObject *q = NULL, *qd = NULL;
     int rc = ext_positive(o[2], "tol", 0, 1e-12, &tol) ||
@@ -904,7 +904,7 @@ static PyObject *Model_time_forward(FASTCALL_ARGS)
         ext_int(o[4], "repeats", 1, LONG_MAX, 1, &repeats))
         return NULL;
     const mbd_solver *solver = ext_solver(o[3]);
-    const double *in[3];
+    const double *in[3] = {NULL, NULL, NULL};
     ext_arrays held = {0};
     mbd_work *work = NULL;
     double *qdd = malloc((size_t)self->nv * sizeof *qdd), elapsed = 0.0;
