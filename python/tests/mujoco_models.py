@@ -36,8 +36,6 @@ import mujoco
 import mbdbench
 
 TOL = 1e-10
-# The library's own solvers, listed at import: a plugin that a test loads later stays loaded.
-LIBRARY_SOLVERS = tuple(mbdbench.solvers())
 Result = Dict[str, Any]  # one file's comparison (_blank's keys)
 Vector = npt.NDArray[np.float64]
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
@@ -149,7 +147,7 @@ def _random_state(m: Any, d: Any, rng: np.random.Generator) -> None:
 def _forms(model: mbdbench.Model, q: Vector, qd: Vector, tau: Vector) -> Tuple[List[str], List[str]]:
     """The solvers with the acceleration form, and those with the momentum form alone."""
     accel, momentum = [], []
-    for solver in LIBRARY_SOLVERS:
+    for solver in mbdbench.solvers():
         try:
             model.forward(q, qd, tau, solver=solver)
             accel.append(solver)
