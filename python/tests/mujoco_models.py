@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -144,10 +144,11 @@ def _random_state(m: Any, d: Any, rng: np.random.Generator) -> None:
     d.qfrc_applied[:] = rng.normal(size=m.nv)
 
 
-def _forms(model: mbdbench.Model, q: Vector, qd: Vector, tau: Vector) -> Tuple[List[str], List[str]]:
+def _forms(model: mbdbench.Model, q: Vector, qd: Vector, tau: Vector,
+           solvers: Sequence[str]) -> Tuple[List[str], List[str]]:
     """The solvers with the acceleration form, and those with the momentum form alone."""
     accel, momentum = [], []
-    for solver in mbdbench.solvers():
+    for solver in solvers:
         try:
             model.forward(q, qd, tau, solver=solver)
             accel.append(solver)
@@ -158,7 +159,8 @@ def _forms(model: mbdbench.Model, q: Vector, qd: Vector, tau: Vector) -> Tuple[L
     return accel, momentum
 
 
-def _state_errors(m: Any, d: Any, model: mbdbench.Model, rng: np.random.Generator) -> Dict[str, float]:
+def _state_errors(m: Any, d: Any, model: mbdbench.Model, rng: np.random.Generator,
+                  solvers: Sequence[str]) -> Dict[str, float]:
     """{quantity: error} at one random state."""
     _random_state(m, d, rng)
     mujoco.mj_forward(m, d)
@@ -169,7 +171,7 @@ def _state_errors(m: Any, d: Any, model: mbdbench.Model, rng: np.random.Generato
     M = np.zeros((m.nv, m.nv))
     mujoco.mj_fullM(m, d, M)
     H = T.T @ M @ T
-    accel, momentum = _forms(model, q, qd, tau)
+    accel, momentum = _forms(model, q, qd, tau, solvers)
     errors = {f"qdd {s}": _error(T @ model.forward(q, qd, tau, solver=s) + c, d.qacc_smooth)
               for s in accel}
     for s in momentum:  # qd = H^-1 p with MuJoCo's H: pd has no MuJoCo counterpart
@@ -196,8 +198,10 @@ def _blank(path: str) -> Result:
             "errors": {}, "left_out": [], "refused": None, "compile_error": None}
 
 
-def compare(path: str, states: int=3, seed: int=0) -> Result:
-    """MuJoCo against every solver of mbdbench on `path` at `states` random states."""
+def compare(path: str, states: int=3, seed: int=0,
+            solvers: Optional[Sequence[str]] = None) -> Result:
+    """MuJoCo against the solvers (by default every one loaded) on `path` at `states` random
+    states."""
     result = _blank(path)
     try:
         m = mujoco.MjModel.from_xml_path(path)
@@ -219,7 +223,7 @@ def compare(path: str, states: int=3, seed: int=0) -> Result:
     d, rng = mujoco.MjData(m), np.random.default_rng(seed)
     errors = result["errors"]
     for _ in range(states):
-        for name, err in _state_errors(m, d, model, rng).items():
+        for name, err in _state_errors(m, d, model, rng, solvers or mbdbench.solvers()).items():
             errors[name] = max(errors.get(name, 0.0), err)
     result["worst"] = max(errors, key=errors.get)
     result["error"] = errors[result["worst"]]

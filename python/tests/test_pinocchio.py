@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import mbdbench
-from conftest import ROOT, Vector, random_state, run_mbd
+from conftest import LIBRARY_SOLVERS, ROOT, Vector, random_state, run_mbd
 
 PLUGIN = os.path.join(ROOT, os.environ.get("MBD_TEST_PLUGINS", "build/plugins"), "pinocchio.so")
 SOLVERS = ["pinocchio-aba", "pinocchio-crba"]
@@ -176,7 +176,7 @@ def test_mjcf_robots_agree_with_pinocchio_and_mujoco(path: str) -> None:
     full = os.path.join(SITE, path)
     if not os.path.exists(full):
         pytest.skip(f"{full} missing (make venv-models installs the model packages)")
-    result = mujoco_models.compare(full, states=2)
+    result = mujoco_models.compare(full, states=2, solvers=LIBRARY_SOLVERS)
     assert result["error"] is not None and result["error"] <= 1e-10, result
     model = mbdbench.Model(full)
     _check(_agreement(model, pin.buildModelFromMJCF(full), pin), path)
