@@ -268,21 +268,26 @@ static void store_pairs(const mbd_model *model, const world_body *bodies, const 
                         int i, double *dq, double *dqd, size_t stride)
 {
     for (int m = model->v0[i]; m < model->v0[i] + model->joint[i].nv; m++) {
-        const world_column *cm = &cols[m];
+        /* m's vectors in registers: the stores below could alias them in memory */
+        const spatial4 Is = cols[m].Is, Bs = cols[m].Bs, dF = cols[m].dF, rate_dF = cols[m].rate_dF;
         for (int j = i; j >= 0; j = model->parent[j])
             for (int k = model->v0[j]; k < model->v0[j] + model->joint[j].nv; k++) {
                 const world_column *ck = &cols[k];
+                const double below_q = dot_two(&Is, &ck->y, &Bs, &ck->w),
+                             below_qd = dot_two(&Is, &ck->rate_y, &Bs, &ck->s),
+                             above_q = dot_spatial(&ck->s, &dF),
+                             above_qd = dot_spatial(&ck->s, &rate_dF);
                 const size_t below = (size_t)m * stride + (size_t)k,
                              above = (size_t)k * stride + (size_t)m;
                 if (dq) {
-                    dq[below] = dot_two(&cm->Is, &ck->y, &cm->Bs, &ck->w);
+                    dq[below] = below_q;
                     if (j != i)
-                        dq[above] = dot_spatial(&ck->s, &cm->dF);
+                        dq[above] = above_q;
                 }
                 if (dqd) {
-                    dqd[below] = dot_two(&cm->Is, &ck->rate_y, &cm->Bs, &ck->s);
+                    dqd[below] = below_qd;
                     if (j != i)
-                        dqd[above] = dot_spatial(&ck->s, &cm->rate_dF);
+                        dqd[above] = above_qd;
                 }
             }
     }
