@@ -320,14 +320,14 @@ static void solve(const mbd_model *model, const analytic_layout *a, const side_b
         combine_rows(w.W, w.S, (size_t)k, -1.0 / L[0], L + 1, t->chain + f->adr[k] + 1,
                      (int)(f->adr[k + 1] - f->adr[k]) - 1, at, chunks);
     }
-    for (size_t k = 0; k < n; k++) { /* plain loops: rows too short for memcpy's calls */
+    for (size_t k = 0; k < n; k++) {
         const double *row = w.W + w.S * k;
-        for (size_t c = 0; X && c < n; c++)
-            X[n * k + c] = row[w.x + c];
-        for (size_t c = 0; Y && c < n; c++)
-            Y[n * k + c] = row[w.y + c];
-        for (size_t c = 0; Hinv && c < n; c++) /* the lower triangle from the rows above */
-            Hinv[n * k + c] = c < k ? w.W[w.S * c + w.hinv + k] : row[w.hinv + c];
+        if (X)
+            memcpy(X + n * k, row + w.x, n * sizeof *X);
+        if (Y)
+            memcpy(Y + n * k, row + w.y, n * sizeof *Y);
+        for (size_t c = k; Hinv && c < n; c++)
+            Hinv[n * k + c] = Hinv[n * c + k] = row[w.hinv + c];
     }
 }
 

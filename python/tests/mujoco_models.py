@@ -222,8 +222,9 @@ def compare(path: str, states: int=3, seed: int=0,
         return result
     d, rng = mujoco.MjData(m), np.random.default_rng(seed)
     errors = result["errors"]
+    compared = mbdbench.solvers() if solvers is None else solvers
     for _ in range(states):
-        for name, err in _state_errors(m, d, model, rng, solvers or mbdbench.solvers()).items():
+        for name, err in _state_errors(m, d, model, rng, compared).items():
             errors[name] = max(errors.get(name, 0.0), err)
     result["worst"] = max(errors, key=errors.get)
     result["error"] = errors[result["worst"]]
