@@ -614,6 +614,24 @@ MBD_INLINE void LANE_FN(small_backward_subst)(const lane *restrict L, int n, lan
     }
 }
 
+/* L = the factor of small_cholesky of the n x n SPD block D, where D^-1 itself is never
+ * needed, only D^-1 u (block_factor_solve); -1 as small_cholesky. */
+MBD_INLINE int LANE_FN(joint_block_factor)(lane *restrict L, const lane *D, int n)
+{
+    for (int k = 0; k < n * n; k++)
+        L[k] = D[k];
+    return LANE_FN(small_cholesky)(L, n);
+}
+
+/* x = D^-1 b from the factor L of joint_block_factor. */
+MBD_INLINE void LANE_FN(block_factor_solve)(lane *restrict x, const lane *L, const lane *b, int n)
+{
+    for (int k = 0; k < n; k++)
+        x[k] = b[k];
+    LANE_FN(small_forward_subst)(L, n, x);
+    LANE_FN(small_backward_subst)(L, n, x);
+}
+
 /* Dinv = D^-1 for the n x n SPD block D (n <= 6); -1 if D is not numerically positive
  * definite (a pivot not > 0, or its reciprocal not finite: subnormal pivots too; in any
  * lane). 1x1 and 2x2 in closed form; larger blocks (spherical, free) by Cholesky,
@@ -636,9 +654,7 @@ MBD_INLINE int LANE_FN(joint_block_inverse)(lane *restrict Dinv, const lane *D, 
         return 0;
     }
     lane L[MBD_MAX_JOINT_DOF * MBD_MAX_JOINT_DOF];
-    for (int k = 0; k < n * n; k++)
-        L[k] = D[k];
-    if (LANE_FN(small_cholesky)(L, n))
+    if (LANE_FN(joint_block_factor)(L, D, n))
         return -1;
     for (int j = 0; j < n; j++) { /* column j of D^-1: L^-T L^-1 e_j, rows >= j kept */
         lane x[MBD_MAX_JOINT_DOF];

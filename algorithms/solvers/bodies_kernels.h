@@ -19,10 +19,11 @@
  * D^-1 of a 1x1 or 2x2 block. A singular block in any lane stops the sweep
  * (joint_block_inverse); the batch then solves that group's states one at a time. */
 
-/* `keep` (the sweep's callers, constant in each): each body's I^a_i and D_i^-1 stay in
- * work->IA and work->D after the sweep, in one state for bodies_inverse and the
- * reactions, in the dual derivatives (automatic.cc) for the sweeps after, which take them
- * where q alone decides them and no direction moves them (inertia_known). Else (W lanes,
+/* `keep` (the sweep's callers, constant in each): each body's I^a_i and D_i^-1 (a free
+ * root's D_i as its factor, root_block_factored) stay in work->IA and work->D after the
+ * sweep, in one state for bodies_inverse and the reactions, in the dual derivatives
+ * (automatic.cc) for the sweeps after, which take them where q alone decides them and no
+ * direction moves them (inertia_known). Else (W lanes,
  * and the GPU where asked) the inertia sums live in shared slots (inertia_sum) and D^-1
  * in registers: the sweep alone reads them, and a chain's two slots stay in L1 instead of
  * 21 W doubles per body going out to L2 and memory. v and a always live in slots
@@ -111,6 +112,14 @@ MBD_INLINE void LANE_FN(start_bias_sum)(const mbd_model *model, lane_work *work,
 #endif
 }
 
+/* Whether body i's D_i^-1 is kept as D_i's Cholesky factor instead (joint_block_factor):
+ * a free joint at a root, whose articulated inertia no parent takes, needs D^-1 u alone,
+ * one solve, where forming D^-1 took a third of a free body's call. */
+MBD_INLINE int LANE_FN(root_block_factored)(const mbd_model *model, int i, mbd_joint_type type)
+{
+    return type == MBD_FREE && model->parent[i] < 0 && !joint_has_armature(model, i);
+}
+
 /* u_i = tau_i - S_i^T p_i; work->u keeps D_i^-1 u_i, and p_lambda += X_i^T p_i + W_i u_i
  * (= X_i^T (p_i + U_i D_i^-1 u_i)): the bias forces' part of the backward pass, once W_i
  * and D_i^-1 are known (p: p^A with I^a c added). sums_start: p holds no bias forces of
@@ -126,6 +135,10 @@ MBD_INLINE void LANE_FN(bias_force_step)(const mbd_model *model, lane_work *work
         LANE_FN(start_force_sum)(model, p, i);
     for (int k = 0; k < n; k++)
         u[k] = (tau ? tau[v0 + k] : LANE_FN(lane_splat)(0.0)) - LANE_FN(column_dot)(type, S, k, pi);
+    if (LANE_FN(root_block_factored)(model, i, type)) {
+        LANE_FN(block_factor_solve)(work->u + v0, Dinv, u, n);
+        return;
+    }
     for (int k = 0; k < n; k++) {
         work->u[v0 + k] = LANE_FN(lane_splat)(0.0);
         for (int m = 0; m < n; m++)
@@ -201,7 +214,8 @@ MBD_INLINE int LANE_FN(articulated_step_as)(const mbd_model *model, lane_work *w
         LANE_FN(joint_space_inertia)(U, D, Ia, type, S);
         if (rotor)
             LANE_FN(add_armature)(D, model, i, n);
-        if (LANE_FN(joint_block_inverse)(Dinv, D, n))
+        if (LANE_FN(root_block_factored)(model, i, type) ? LANE_FN(joint_block_factor)(Dinv, D, n)
+                                                         : LANE_FN(joint_block_inverse)(Dinv, D, n))
             return LANE_FN(singular_joint)(work, i);
         if (free_joint)
             for (int k = 0; k < n; k++)
