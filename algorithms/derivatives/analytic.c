@@ -86,19 +86,6 @@ typedef struct {
     int *lambda, *chain, *under, *column_at, *last;
 } tree_index;
 
-/* The chain of each row: k, then its parent's row's chain (a copy, parents first: no walk
- * up lambda, whose loads wait on one another). */
-static void index_chains(const mbd_model *model, const tree_index *t)
-{
-    for (int k = 0; k < model->nv; k++) {
-        int *chain = t->chain + t->adr[k];
-        const int up = t->lambda[k];
-        chain[0] = k;
-        if (up >= 0)
-            memcpy(chain + 1, t->chain + t->adr[up], (t->adr[up + 1] - t->adr[up]) * sizeof *chain);
-    }
-}
-
 /* L's columns (below, under, column_at) from its rows' chains, and last[k] = the largest
  * DOF of k's subtree (the DOFs of a subtree follow their root). */
 static void index_columns(const mbd_model *model, const tree_index *t)
@@ -152,7 +139,7 @@ static const tree_index *tree_index_of(const mbd_model *model, mbd_work *work)
             return NULL;
     }
     tree_factor_index(model, t->adr, t->lambda);
-    index_chains(model, t);
+    tree_factor_chains(model->nv, t->adr, t->lambda, t->chain);
     index_columns(model, t);
     return work->derivative_index = t;
 }
@@ -177,6 +164,7 @@ static int lay_out(const mbd_model *model, mbd_work *work, analytic_layout *out)
     out->index = t;
     out->H.adr = t->adr;
     out->H.lambda = t->lambda;
+    out->H.chain = t->chain;
     carved_block block = {NULL, 0};
     for (int pass = 0; pass < 2; pass++) { /* measure, then carve the workspace's block */
         block.used = 0;

@@ -160,15 +160,19 @@ void crba(const mbd_model *model, mbd_work *work, double *H);
  * inside a joint, else the last DOF of the parent body's, -1 at a root). Row k, at
  * rows + adr[k], holds H_kj for j = k, lambda(k), lambda^2(k), ... (adr[k + 1] - adr[k] =
  * depth(k) + 1 entries), and after tree_factor_reduce D_k = H_kk first, then L_kj: H =
- * L^T D L with L unit lower triangular and no fill-in. */
+ * L^T D L with L unit lower triangular and no fill-in. chain[adr[k] + m] = lambda^m(k), the
+ * DOF of each entry (the loops take it there instead of walking lambda, whose loads wait on
+ * one another). */
 typedef struct {
     size_t *adr;
-    int *lambda;
+    int *lambda, *chain;
     double *rows;
 } tree_factor;
 /* adr (nv + 1) and lambda (nv) of the model; adr[nv] is the rows' size, at most
  * nv (nv + 1) / 2. */
 void tree_factor_index(const mbd_model *model, size_t *adr, int *lambda);
+/* chain (adr[nv] entries) from adr and lambda. */
+void tree_factor_chains(int nv, const size_t *adr, const int *lambda, int *chain);
 /* Factors the rows in place and on the way x = D^-1 L^-T x; MBD_OK, or the status of the
  * body whose pivot is not positive. */
 int tree_factor_reduce(const mbd_model *model, mbd_work *work, const tree_factor *f, double *x);

@@ -309,8 +309,9 @@ static void store_mass_matrix(const mbd_model *model, const world_column *cols, 
 {
     for (int m = model->v0[i]; m < model->v0[i] + model->joint[i].nv; m++) {
         double *restrict row = H->rows + H->adr[m];
-        for (int t = 0, k = m; k >= 0; t++, k = H->lambda[k])
-            row[t] = dot_spatial(&cols[m].Is, &cols[k].s);
+        const int *chain = H->chain + H->adr[m], len = (int)(H->adr[m + 1] - H->adr[m]);
+        for (int t = 0; t < len; t++)
+            row[t] = dot_spatial(&cols[m].Is, &cols[chain[t]].s);
         if (joint_has_armature(model, i))
             row[0] += model->armature[i];
     }

@@ -9,6 +9,7 @@
 #include "dynamics/dynamics.h"
 
 #include <math.h>
+#include <string.h>
 
 void tree_factor_index(const mbd_model *model, size_t *adr, int *lambda)
 {
@@ -25,6 +26,17 @@ void tree_factor_index(const mbd_model *model, size_t *adr, int *lambda)
     }
 }
 
+/* Each row's chain: k, then its parent's row's chain (a copy, parents first). */
+void tree_factor_chains(int nv, const size_t *adr, const int *lambda, int *chain)
+{
+    for (int k = 0; k < nv; k++) {
+        const int up = lambda[k];
+        chain[adr[k]] = k;
+        if (up >= 0)
+            memcpy(chain + adr[k] + 1, chain + adr[up], (adr[up + 1] - adr[up]) * sizeof *chain);
+    }
+}
+
 /* Eliminates DOF k, and k - 1 with it if pair (they are siblings: neither is the other's
  * ancestor, both rows are final and their ancestors are the same, so that the ancestors'
  * rows take a rank-2 update in one sweep): scales row k to L and x_k to z_k, and subtracts
@@ -34,8 +46,9 @@ MBD_INLINE void eliminate(const tree_factor *f, double *x, int k, int pair)
     double *restrict row_k = f->rows + f->adr[k], *restrict row_s = f->rows + f->adr[k - pair];
     const int len = (int)(f->adr[k + 1] - f->adr[k]);
     const double yk = x[k], ys = x[k - pair], inv_dk = 1.0 / row_k[0], inv_ds = 1.0 / row_s[0];
-    int i = f->lambda[k];
-    for (int m = 1; m < len; m++, i = f->lambda[i]) {
+    const int *up = f->chain + f->adr[k];
+    for (int m = 1; m < len; m++) {
+        const int i = up[m];
         double *restrict row_i = f->rows + f->adr[i];
         const double a = row_k[m] * inv_dk, b = pair ? row_s[m] * inv_ds : 0.0;
         for (int t = 0; t < len - m; t++)
@@ -72,15 +85,22 @@ int tree_factor_reduce(const mbd_model *model, mbd_work *work, const tree_factor
     return MBD_OK;
 }
 
-/* x = L^-1 x (k = 0 .. n-1: x_k -= L_ki x_i): the rest of H^-1 x after tree_factor_reduce. */
+/* x = L^-1 x (k = 0 .. n-1: x_k -= L_ki x_i): the rest of H^-1 x after tree_factor_reduce.
+ * Two sums, so that the multiply-adds of a long row do not all wait on one another. */
 void tree_back_substitute(const mbd_model *model, const tree_factor *f, double *x)
 {
     for (int k = 0; k < model->nv; k++) {
         const double *L = f->rows + f->adr[k];
+        const int *up = f->chain + f->adr[k];
         const int len = (int)(f->adr[k + 1] - f->adr[k]);
-        double xk = x[k];
-        for (int m = 1, i = f->lambda[k]; m < len; m++, i = f->lambda[i])
-            xk -= L[m] * x[i];
-        x[k] = xk;
+        double even = x[k], odd = 0.0;
+        int m = 1;
+        for (; m + 1 < len; m += 2) {
+            even -= L[m] * x[up[m]];
+            odd -= L[m + 1] * x[up[m + 1]];
+        }
+        if (m < len)
+            even -= L[m] * x[up[m]];
+        x[k] = even + odd;
     }
 }

@@ -53,7 +53,7 @@ typedef struct {
 
 /* The scratch: per body its root-frame quantities and own inertia, per DOF its column of
  * S in the root frame (all 32-byte aligned, as they come first), then the row addresses
- * (nv + 1) and lambda (nv ints), one nv vector and the factor's rows. */
+ * (nv + 1) and lambda (nv ints), one nv vector, the factor's rows and their chains. */
 typedef struct {
     root_frame_body *body;
     rigid4 *inertia;
@@ -94,16 +94,19 @@ static size_t factor_size(const mbd_model *model)
 
 static size_t sparse_scratch(const mbd_model *model)
 {
-    const size_t nv = (size_t)model->nv;
-    return vector_doubles(model) + index_doubles(nv) + nv + factor_size(model);
+    const size_t nv = (size_t)model->nv, entries = factor_size(model);
+    return vector_doubles(model) + index_doubles(nv) + nv + entries +
+           (entries * sizeof(int) + sizeof(double) - 1) / sizeof(double);
 }
 
-/* lambda, the row addresses and the bodies' inertias depend on the model only: they are
- * filled on the first call (the scratch starts zeroed, and the last row address is the
- * factor's size, not 0, once they are). */
-static void fill_model_part(const mbd_model *model, const sparse_layout *s)
+/* lambda, the row addresses, the chains and the bodies' inertias depend on the model only:
+ * they are filled on the first call (the scratch starts zeroed, and the last row address is
+ * the factor's size, not 0, once they are). */
+static void fill_model_part(const mbd_model *model, sparse_layout *s)
 {
     tree_factor_index(model, s->H.adr, s->H.lambda);
+    s->H.chain = (int *)(s->H.rows + s->H.adr[model->nv]);
+    tree_factor_chains(model->nv, s->H.adr, s->H.lambda, s->H.chain);
     for (int i = 0; i < model->nb; i++)
         rigid4_of(&s->inertia[i], &model->inertia[i]);
 }
@@ -121,6 +124,7 @@ static sparse_layout layout(const mbd_model *model, mbd_work *work)
     s.H.rows = s.vec + nv;
     if (s.H.adr[nv] == 0)
         fill_model_part(model, &s);
+    s.H.chain = (int *)(s.H.rows + s.H.adr[nv]);
     return s;
 }
 
@@ -184,9 +188,10 @@ static void backward_step(const mbd_model *model, const sparse_layout *s, double
     const root_frame_body *b = &s->body[i];
     for (int k = model->v0[i]; k < model->v0[i] + model->joint[i].nv; k++) {
         double *restrict row = s->H.rows + s->H.adr[k];
+        const int *chain = s->H.chain + s->H.adr[k], len = (int)(s->H.adr[k + 1] - s->H.adr[k]);
         const spatial4 F = rigid_apply(&b->IC, &s->S0[k]);
-        for (int t = 0, l = k; l >= 0; t++, l = s->H.lambda[l])
-            row[t] = dot_spatial(&s->S0[l], &F);
+        for (int t = 0; t < len; t++)
+            row[t] = dot_spatial(&s->S0[chain[t]], &F);
         if (joint_has_armature(model, i)) /* H_kk of H + diag(armature) */
             row[0] += model->armature[i];
         if (C)
@@ -218,8 +223,9 @@ static void reduce(const mbd_model *model, const tree_factor *f, double *x)
         const double *L = f->rows + f->adr[k];
         const int len = (int)(f->adr[k + 1] - f->adr[k]);
         const double xk = x[k];
-        for (int m = 1, i = f->lambda[k]; m < len; m++, i = f->lambda[i])
-            x[i] -= L[m] * xk;
+        const int *up = f->chain + f->adr[k];
+        for (int m = 1; m < len; m++)
+            x[up[m]] -= L[m] * xk;
         x[k] = xk * (1.0 / L[0]);
     }
 }
