@@ -187,6 +187,7 @@ double bench_counter_median(const bench_record *record, const char *name)
 void bench_results_free(bench_results *results)
 {
     free(results->records);
+    json_decref(results->left_out);
     memset(results, 0, sizeof *results);
 }
 

@@ -62,6 +62,8 @@ typedef struct {
     bench_record *records;
     int count, capacity;
     int families; /* family indices handed out */
+    /* the measurements whose plugin refused the model, [{name, error}] (NULL: none) */
+    json_t *left_out;
 } bench_results;
 
 const char *bench_suite_name(bench_suite suite);

@@ -320,6 +320,8 @@ static int run_bench(int argc, char **argv)
     if (config.suites & (1u << SUITE_MACHINE))
         par_agree(MBD_OK);
     failed |= bench_run(&config, &results);
+    if (results.left_out)
+        json_object_set(context, "left_out", results.left_out);
     json_object_set_new(context, "ranks", json_integer(config.ranks));
     json_object_set_new(context, "partial", json_boolean(par_sum(bench_stop != 0) > 0));
     if (bench_stop)

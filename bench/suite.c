@@ -355,6 +355,28 @@ static mbd_model *load_family(const bench_job *job)
     return model;
 }
 
+/* A plugin's refusal of the model (one its library cannot take, or too large for it: the
+ * plugin's stderr says why) leaves the measurement out of the run instead of failing it. */
+static int plugin_refused(const bench_job *job, int status)
+{
+    const mbd_derivatives_method *method = job->variant->derivatives;
+    const mbd_solver *method_plugin = method ? mbd_solver_find(mbd_derivatives_method_name(method))
+                                             : NULL; /* a plugin's method has its solver's name */
+    return (status == MBD_ELIMIT || status == MBD_EUNSUPPORTED) &&
+           (mbd_solver_plugin_path(job->variant->solver) ||
+            (method_plugin && mbd_solver_plugin_path(method_plugin)));
+}
+
+static int leave_out(bench_results *results, const char *name, int status)
+{
+    if (!results->left_out && !(results->left_out = json_array()))
+        return MBD_ENOMEM;
+    return json_array_append_new(results->left_out, json_pack("{s:s, s:s}", "name", name, "error",
+                                                              mbd_strerror(status)))
+               ? MBD_ENOMEM
+               : MBD_OK;
+}
+
 /* All repetitions of a measurement (pass -1), or its first (pass 0: a new record), or one
  * more (later passes), each on a model and workload set up anew. */
 static int run_job(const bench_config *config, const bench_job *job, void *ctx)
@@ -392,11 +414,14 @@ static int run_job(const bench_config *config, const bench_job *job, void *ctx)
         extras[0] = forward_seconds(config, state, job, model);
     if (status == MBD_OK && !extend)
         status = record_result(state, job, model, &result, extras);
+    const int refused = plugin_refused(job, status);
     if (status != MBD_OK) {
         char name[192];
         bench_key_name(&job->key, name, sizeof name);
-        fprintf(stderr, "%smbd-bench: %s: %s\n", isatty(STDERR_FILENO) ? "\r\033[K" : "", name,
-                mbd_strerror(status));
+        fprintf(stderr, "%smbd-bench: %s%s: %s\n", isatty(STDERR_FILENO) ? "\r\033[K" : "", name,
+                refused ? " left out" : "", mbd_strerror(status));
+        if (refused)
+            status = leave_out(state->results, name, status);
     }
     state->done++;
     mbd_model_free(loaded);

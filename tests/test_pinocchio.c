@@ -15,6 +15,8 @@
 
 #include "mbd_plugin.h"
 
+#include <jansson.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +158,50 @@ static void test_friction_refused(void **state)
     mbd_model_free(model);
 }
 
+/* A model whose pinocchio::Data would hold gigabytes (4 nv^3 doubles of second-order
+ * tensors, nv = 900 here) is refused with MBD_ELIMIT, before Pinocchio allocates; mbd-bench
+ * leaves such a measurement out (a forward call's and a derivatives one's), listed in the
+ * context's left_out, and still exits 0. */
+static void test_large_model_refused(void **state)
+{
+    (void)state;
+    skip_without_plugin();
+    mbd_model *model = load_model("chain:n=300,joint=spherical");
+    state_buf s = state_new(model, 1);
+    mbd_work *work;
+    assert_int_equal(mbd_work_new(model, mbd_solver_find("pinocchio-aba"), &work), MBD_OK);
+    assert_int_equal(mbd_forward(model, work, s.q, s.qd, s.tau, s.out), MBD_ELIMIT);
+    mbd_work_free(work);
+    state_free(&s);
+    mbd_model_free(model);
+
+    char path[] = "/tmp/mbd-pinocchio-bench-XXXXXX", line[512];
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(line, sizeof line,
+             "./mbd-bench --plugin " PLUGIN " --suite percall,derivatives --n 2,300 "
+             "--derivatives-n 2,300 --filter 'pinocchio-aba/chain-cardan' --min-time 0.001 "
+             "--repetitions 1 --json %s",
+             path);
+    cli_result r = shell_run(line);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "fd_pinocchio-aba/chain-cardan/n:300/threads:1 left out"));
+    assert_non_null(
+        strstr(r.err, "derivatives_pinocchio-aba/chain-cardan/n:300/threads:1 left out"));
+    cli_result_free(&r);
+    json_error_t error;
+    json_t *root = json_load_file(path, 0, &error);
+    unlink(path);
+    assert_non_null(root);
+    json_t *left_out = json_object_get(json_object_get(root, "context"), "left_out");
+    assert_int_equal(json_array_size(left_out), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(left_out, 0), "name")),
+                        "fd_pinocchio-aba/chain-cardan/n:300/threads:1");
+    assert_int_equal(json_array_size(json_object_get(root, "benchmarks")), 2);
+    json_decref(root);
+}
+
 /* mbd check --cases checks pinocchio-aba's derivatives against the file's (analytic's),
  * on a floating base. */
 static void test_cases_checked(void **state)
@@ -179,7 +225,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_models), cmocka_unit_test(test_robots_and_generators),
         cmocka_unit_test(test_batch),         cmocka_unit_test(test_friction_refused),
-        cmocka_unit_test(test_cases_checked),
+        cmocka_unit_test(test_cases_checked), cmocka_unit_test(test_large_model_refused),
     };
     return cmocka_run_group_tests(tests, load_plugin, NULL);
 }

@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -46,6 +47,7 @@ struct BodySlot {
 };
 
 struct PinWork {
+    int refused; /* MBD_OK, or what every call returns (work_new's refusal of the model) */
     pinocchio::Model model;
     pinocchio::Data data;
     std::vector<BodySlot> slots;
@@ -255,11 +257,26 @@ void matrix_from_pin(const PinWork &w, const Eigen::MatrixXd &D, double *out)
             out[i * nv + j] = D(w.pin_of[i], w.pin_of[j]);
 }
 
+/* pinocchio::Data allocates and zeroes, whatever the algorithm, four nv x nv x nv tensors
+ * (the second-order RNEA derivatives d2tau_dqdq, _dvdv, _dqdv, _dadq): 23 GB at nv = 900,
+ * a chain of 300 spherical joints. Models whose tensors would pass this are refused. */
+constexpr double max_tensor_bytes = 1 << 30;
+
 void *work_new(const mbd_model *model)
 {
     PinWork *w = nullptr;
     try {
-        w = new PinWork;
+        w = new PinWork();
+        const double nv = mbd_model_nv(model);
+        const double tensor_bytes = 4 * nv * nv * nv * sizeof(double);
+        if (tensor_bytes > max_tensor_bytes) {
+            std::fprintf(stderr,
+                         "pinocchio plugin: %s: nv = %d: pinocchio::Data would hold %.1f GB of "
+                         "second-order derivative tensors (4 nv^3 doubles); refused above 1 GiB\n",
+                         mbd_model_name(model), (int)nv, tensor_bytes / 1e9);
+            w->refused = MBD_ELIMIT;
+            return w;
+        }
         build(model, *w);
         return w;
     } catch (...) { /* no exception may cross into C: NULL is the ABI's out of memory */
@@ -274,6 +291,8 @@ int forward_aba(const mbd_model *, void *work, const double *q, const double *qd
                 double *qdd)
 {
     PinWork &w = *static_cast<PinWork *>(work);
+    if (w.refused)
+        return w.refused;
     try {
         to_pin(w, q, qd, tau);
         from_pin(w, pinocchio::aba(w.model, w.data, w.q, w.v, w.tau), qdd);
@@ -289,6 +308,8 @@ int forward_crba(const mbd_model *, void *work, const double *q, const double *q
                  const double *tau, double *qdd)
 {
     PinWork &w = *static_cast<PinWork *>(work);
+    if (w.refused)
+        return w.refused;
     try {
         to_pin(w, q, qd, tau);
         pinocchio::crba(w.model, w.data, w.q);
@@ -308,6 +329,8 @@ int derivatives_aba(const mbd_model *, void *work, const double *q, const double
                     const double *tau, double *dqdd_dq, double *dqdd_dqd, double *dqdd_dtau)
 {
     PinWork &w = *static_cast<PinWork *>(work);
+    if (w.refused)
+        return w.refused;
     try {
         to_pin(w, q, qd, tau);
         pinocchio::computeABADerivatives(w.model, w.data, w.q, w.v, w.tau);
