@@ -587,12 +587,14 @@ static void check_solver_inverses(mbd_model *model)
     mbd_model_free(model);
 }
 
-/* Mixed joints; and a floating base, whose root block the bodies sweep keeps as a factor. */
+/* Mixed joints; a floating base, whose root block the bodies sweep keeps as a factor; a
+ * free body on its own, whose D^-1 is the model's. */
 static void test_solver_inverses(void **state)
 {
     (void)state;
     check_solver_inverses(random_model(5, 30, MIXED_COORDINATE_JOINTS, SHAPE_RANDOM));
     check_solver_inverses(load_model("tree:n=12,branching=2,skew=0.5,base=free"));
+    check_solver_inverses(load_model("tree:n=1,branching=2,skew=0.5,base=free"));
 }
 
 /* A pendulum whose tip is also pinned to the world: locked. At rest the pin carries the

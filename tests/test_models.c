@@ -682,6 +682,44 @@ static void test_tree_forms(void **state)
     mbd_model_free(rods);
 }
 
+/* rigid_inverse against the product with the rigid inertia's own 6 x 6 (rigid_blocks):
+ * the identity to round-off; a massless body or an Ic that is not positive definite
+ * refused. The builder keeps it for free bodies without parent, children or armature
+ * alone (model->free_body_inverse). */
+static void test_rigid_inverse(void **state)
+{
+    (void)state;
+    static const double Ic[9] = {0.3, 0.02, -0.01, 0.02, 0.5, 0.04, -0.01, 0.04, 0.4};
+    static const double flat[9] = {0.3, 0.0, 0.0, 0.0, 0.3, 0.0, 0.0, 0.0, 0.0};
+    const double com[3] = {0.2, -0.1, 0.05};
+    mbd_rigid rigid;
+    mbd_inertia I;
+    double inverse[36], product[36], identity[36] = {0}, column[6], out[6];
+    rigid_inertia(&rigid, 2.5, com, Ic);
+    rigid_blocks(&I, &rigid);
+    assert_int_equal(rigid_inverse(inverse, &rigid), 0);
+    for (int j = 0; j < 6; j++) {
+        for (int k = 0; k < 6; k++)
+            column[k] = inverse[6 * k + j];
+        inertia_apply(out, &I, column);
+        for (int k = 0; k < 6; k++)
+            product[6 * k + j] = out[k];
+        identity[7 * j] = 1.0;
+    }
+    assert_close(product, identity, 36, 1e-14, "I I^-1");
+    rigid_inertia(&rigid, 0.0, com, Ic);
+    assert_int_equal(rigid_inverse(inverse, &rigid), -1);
+    rigid_inertia(&rigid, 2.5, com, flat);
+    assert_int_equal(rigid_inverse(inverse, &rigid), -1);
+
+    mbd_model *alone = load_model("tree:n=1,branching=2,skew=0.5,base=free");
+    mbd_model *with_children = load_model("tree:n=3,branching=2,skew=0.5,base=free");
+    assert_non_null(alone->free_body_inverse);
+    assert_null(with_children->free_body_inverse);
+    mbd_model_free(alone);
+    mbd_model_free(with_children);
+}
+
 /* mbd_kinematics takes the sines and cosines of all angles at once (4 in a vector where
  * the CPU allows): X agrees with joint_kinematics fed libm's sin and cos to a few ulp, for
  * angles of every quadrant and beyond 1e5, wherever the angles lie among the coordinates
@@ -818,6 +856,7 @@ int main(void)
         cmocka_unit_test(test_chain_generator),
         cmocka_unit_test(test_rods_generator),
         cmocka_unit_test(test_tree_forms),
+        cmocka_unit_test(test_rigid_inverse),
         cmocka_unit_test(test_turns_skip_zeros),
         cmocka_unit_test(test_kinematics_sines),
         cmocka_unit_test(test_bad_specs),

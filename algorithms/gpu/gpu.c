@@ -206,6 +206,7 @@ mbd_work *gpu_layout(const mbd_model *model, const mbd_solver *solver, gpu_launc
     X(m->motion_slot, m->nb) X(m->q0, m->nb) X(m->v0, m->nb) X(m->d0, m->nb)               \
     X(m->joint, m->nb) X(m->joint_type, m->nb) X(m->Xtree, m->nb) X(m->tree_form, m->nb)   \
     X(m->inertia, m->nb) X(m->armature, m->armature ? m->nb : 0)                         \
+    X(m->free_body_inverse, m->free_body_inverse ? m->ndd : 0)                             \
     X(m->defs, m->has_passive ? m->nb : 0)
 /* clang-format on */
 

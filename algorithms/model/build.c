@@ -92,6 +92,8 @@ static int build_tree(const mbd_model_def *def, const char *source, const char *
         fill_geometry(m);
         status = fill_passive(m, def, from);
     }
+    if (status == 0)
+        status = fill_free_body_inverses(m);
     free(from);
     if (status == -1)
         model_error(err, err_size, "out of memory for %d bodies", def->nbodies);

@@ -2,6 +2,7 @@
  * their forms, and the rigid-body inertias in those frames. */
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/parts.h"
@@ -105,6 +106,13 @@ static void cardan_first_turn(mbd_joint *joint, const double *ET)
     }
 }
 
+/* A free joint at a root, a leaf, without armature: a rigid body on its own. */
+static int free_body(const mbd_model *m, int i)
+{
+    return m->joint[i].type == MBD_FREE && m->parent[i] < 0 && m->last_child[i] < 0 &&
+           !joint_has_armature(m, i);
+}
+
 /* Tree transforms and spatial inertias in the solvers' frames. The user's tree transform is
  * x_parent = origin + R x_joint; with x_parent = Q_p x'_parent and x_joint = Q_i x'_joint it
  * becomes origin' = Q_p^T origin, R' = Q_p^T R Q_i, and X_T = (R'^T, origin'). The centre of
@@ -135,4 +143,19 @@ void fill_geometry(mbd_model *m)
         m->has_coulomb |= b->friction.coulomb > 0.0;
         m->has_friction |= b->friction.coulomb > 0.0 || b->friction.viscous > 0.0;
     }
+}
+
+int fill_free_body_inverses(mbd_model *m)
+{
+    int any = 0;
+    for (int i = 0; i < m->nb; i++)
+        any |= free_body(m, i);
+    if (!any)
+        return 0;
+    if (!(m->free_body_inverse = calloc((size_t)m->ndd, sizeof *m->free_body_inverse)))
+        return -1;
+    for (int i = 0; i < m->nb; i++)
+        if (free_body(m, i))
+            rigid_inverse(m->free_body_inverse + m->d0[i], &m->inertia[i]);
+    return 0;
 }

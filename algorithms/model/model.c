@@ -34,6 +34,7 @@ void mbd_model_free(mbd_model *model)
     free(model->motion_slot);
     free(model->joint_type);
     free(model->inertia);
+    free(model->free_body_inverse);
     free(model->user_rotation);
     free_passive(model);
     free(model->left_out);

@@ -74,10 +74,15 @@ struct mbd_model {
      * mbd_model and mbd_work (joint axes, Xtree, inertia, X, S, v, f, ...) is in the
      * internal frames; defs keeps the user's. Convert with Q_i where the two meet. */
     double (*user_rotation)[9];
-    int has_friction;    /* some joint has Coulomb or viscous friction */
-    int has_coulomb;     /* some joint has Coulomb friction: the reactions couple in */
-    double *armature;    /* (nb) each joint's rotor inertia, added to each of its
+    int has_friction; /* some joint has Coulomb or viscous friction */
+    int has_coulomb;  /* some joint has Coulomb friction: the reactions couple in */
+    double *armature; /* (nb) each joint's rotor inertia, added to each of its
                             joint-space pivots D_i (and H's diagonal); NULL: none */
+    /* (ndd) at d0[i], D_i^-1 = I_i^-1 of each free body without parent, children or
+     * armature, whose articulated inertia is its own and so a constant (the bodies sweep
+     * then neither forms nor factors D_i); zeros elsewhere, and where I_i is singular (the
+     * sweep finds it so). NULL where no body is such. */
+    double *free_body_inverse;
     int has_passive;     /* some damper, spring, gravity compensation or tendon:
                             tau_p(q, qd) joins tau (passive.c) */
     mbd_rigid *gravcomp; /* (nb) the share of each body's mass whose weight is

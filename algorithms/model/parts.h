@@ -56,6 +56,8 @@ int model_merge_fixed(const mbd_body_def *bodies, int n, mbd_body_def *moving, i
 int fill_topology(mbd_model *m);
 /* Canonical joint frames, tree transforms and their forms, inertias (frames.c). */
 void fill_geometry(mbd_model *m);
+/* model->free_body_inverse (frames.c), after fill_passive; -1: no memory. */
+int fill_free_body_inverses(mbd_model *m);
 /* Armature, gravity compensation and tendons (passive_elements.c) after fill_geometry;
  * from: the model's body k -> the body given. -1: no memory. free_passive frees them,
  * part of mbd_model_free. */

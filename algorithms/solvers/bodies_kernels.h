@@ -112,12 +112,25 @@ MBD_INLINE void LANE_FN(start_bias_sum)(const mbd_model *model, lane_work *work,
 #endif
 }
 
+/* D_i^-1 where the model holds it (model->free_body_inverse: a free body on its own, whose
+ * D_i is its rigid inertia), else NULL. */
+MBD_INLINE const double *LANE_FN(free_body_inverse)(const mbd_model *model, int i,
+                                                    mbd_joint_type type)
+{
+    const double *Dinv = type == MBD_FREE && model->free_body_inverse
+                             ? model->free_body_inverse + model->d0[i]
+                             : NULL;
+    return Dinv && Dinv[0] > 0.0 ? Dinv : NULL;
+}
+
 /* Whether body i's D_i^-1 is kept as D_i's Cholesky factor instead (joint_block_factor):
  * a free joint at a root, whose articulated inertia no parent takes, needs D^-1 u alone,
- * one solve, where forming D^-1 took a third of a free body's call. */
+ * one solve, where forming D^-1 took a third of a free body's call (a free body on its
+ * own takes the model's D^-1: no factor, and a product instead of two substitutions). */
 MBD_INLINE int LANE_FN(root_block_factored)(const mbd_model *model, int i, mbd_joint_type type)
 {
-    return type == MBD_FREE && model->parent[i] < 0 && !joint_has_armature(model, i);
+    return type == MBD_FREE && model->parent[i] < 0 && !joint_has_armature(model, i) &&
+           !LANE_FN(free_body_inverse)(model, i, type);
 }
 
 /* u_i = tau_i - S_i^T p_i; work->u keeps D_i^-1 u_i, and p_lambda += X_i^T p_i + W_i u_i
@@ -139,10 +152,11 @@ MBD_INLINE void LANE_FN(bias_force_step)(const mbd_model *model, lane_work *work
         LANE_FN(block_factor_solve)(work->u + v0, Dinv, u, n);
         return;
     }
-    for (int k = 0; k < n; k++) {
-        work->u[v0 + k] = LANE_FN(lane_splat)(0.0);
-        for (int m = 0; m < n; m++)
-            work->u[v0 + k] += Dinv[n * k + m] * u[m];
+    for (int k = 0; k < n; k++) { /* summed in a local: work->u might alias Dinv */
+        lane sum = Dinv[n * k] * u[0];
+        for (int m = 1; m < n; m++)
+            sum += Dinv[n * k + m] * u[m];
+        work->u[v0 + k] = sum;
     }
     if (parent < 0)
         return;
@@ -210,13 +224,20 @@ MBD_INLINE int LANE_FN(articulated_step_as)(const mbd_model *model, lane_work *w
     LANE_FN(start_bias_sum)(model, work, i);
     lane_inertia *Ia = LANE_FN(inertia_sum)(model, work, i, slots);
     if (!known) {
+        const double *fixed = LANE_FN(free_body_inverse)(model, i, type);
         LANE_FN(start_inertia_sum)(model, work, i, slots);
-        LANE_FN(joint_space_inertia)(U, D, Ia, type, S);
-        if (rotor)
-            LANE_FN(add_armature)(D, model, i, n);
-        if (LANE_FN(root_block_factored)(model, i, type) ? LANE_FN(joint_block_factor)(Dinv, D, n)
-                                                         : LANE_FN(joint_block_inverse)(Dinv, D, n))
-            return LANE_FN(singular_joint)(work, i);
+        if (fixed) { /* U unread: a free joint's U D^-1 = 1, and no parent */
+            for (int k = 0; k < n * n; k++)
+                Dinv[k] = LANE_FN(lane_splat)(fixed[k]);
+        } else {
+            LANE_FN(joint_space_inertia)(U, D, Ia, type, S);
+            if (rotor)
+                LANE_FN(add_armature)(D, model, i, n);
+            if (LANE_FN(root_block_factored)(model, i, type)
+                    ? LANE_FN(joint_block_factor)(Dinv, D, n)
+                    : LANE_FN(joint_block_inverse)(Dinv, D, n))
+                return LANE_FN(singular_joint)(work, i);
+        }
         if (free_joint)
             for (int k = 0; k < n; k++)
                 LANE_FN(set_unit_column)(UDinv[k], k);

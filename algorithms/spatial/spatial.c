@@ -17,6 +17,50 @@ void rigid_inertia(mbd_rigid *out, double m, const double c[3], const double Ic[
     out->m = m;
 }
 
+/* With c = h / m and C = c x, I = X^T diag(Ic, m 1) X for X = [1, 0; -C, 1] (the motion
+ * from the origin to the centre of mass), so I^-1 = [J, -J C; C J, 1/m - C J C] with
+ * J = Ic^-1 (Featherstone 2008, section 2.13), J by its adjugate, mirrored: exactly
+ * symmetric. Positive definite: Ic's leading minors > 0. */
+int rigid_inverse(double out[36], const mbd_rigid *I)
+{
+    const double m = I->m;
+    if (!(m > 0.0))
+        return -1;
+    const double c[3] = {I->h[0] / m, I->h[1] / m, I->h[2] / m};
+    const double C[9] = {0, -c[2], c[1], c[2], 0, -c[0], -c[1], c[0], 0};
+    double CC[9], Ic[9], J[9], JC[9], CJC[9];
+    mat3_mul(CC, C, C);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            Ic[3 * i + j] = I->Ibar[SYM3(i, j)] + m * CC[3 * i + j];
+    /* the upper triangle of Ic's adjugate (symmetric as Ic) */
+    const double adj[9] = {Ic[4] * Ic[8] - Ic[5] * Ic[7],
+                           Ic[2] * Ic[7] - Ic[1] * Ic[8],
+                           Ic[1] * Ic[5] - Ic[2] * Ic[4],
+                           0,
+                           Ic[0] * Ic[8] - Ic[2] * Ic[6],
+                           Ic[2] * Ic[3] - Ic[0] * Ic[5],
+                           0,
+                           0,
+                           Ic[0] * Ic[4] - Ic[1] * Ic[3]};
+    const double det = Ic[0] * adj[0] + Ic[1] * adj[1] + Ic[2] * adj[2];
+    if (!(Ic[0] > 0.0 && adj[8] > 0.0 && det > 0.0 && isfinite(1.0 / det)))
+        return -1;
+    for (int i = 0; i < 3; i++)
+        for (int j = i; j < 3; j++)
+            J[3 * i + j] = J[3 * j + i] = adj[3 * i + j] / det;
+    mat3_mul(JC, J, C);
+    mat3_mul(CJC, C, JC);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            out[6 * i + j] = J[3 * i + j];
+            out[6 * i + 3 + j] = -JC[3 * i + j];
+            out[6 * (3 + i) + j] = -JC[3 * j + i]; /* C J = -(J C)^T */
+            out[6 * (3 + i) + 3 + j] = (i == j) / m - CJC[i <= j ? 3 * i + j : 3 * j + i];
+        }
+    return 0;
+}
+
 double vector_norm(const double *x, int n)
 {
     double sum = 0.0;

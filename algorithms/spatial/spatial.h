@@ -95,6 +95,9 @@ static inline void xform_compose(mbd_xform *restrict out, const mbd_xform *A, co
  * rotational inertia Ic about c (symmetric), whose spatial form is
  * [Ic - m cx cx, m cx; -m cx, m 1]. */
 void rigid_inertia(mbd_rigid *out, double m, const double c[3], const double Ic[9]);
+/* I^-1 of a rigid inertia as a 6 x 6 row-major matrix ((angular; linear), as its blocks);
+ * -1, out untouched, unless m > 0 and Ic is positive definite. */
+int rigid_inverse(double out[36], const mbd_rigid *I);
 
 /* ---- for the floors above: the entry points' checks (status.c), a norm and the CPU's
  * lane widths (cpu.c) ---- */
