@@ -147,6 +147,9 @@ void momentum_rates_from_qd(const mbd_model *model, mbd_work *work, const double
 /* RNEA after mbd_kinematics; reactions in work->f. */
 void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double *qdd,
           int with_gravity, double *tau);
+/* rnea at qd = qdd = 0, with gravity: the velocity terms' work left out (the linear
+ * parts of work->a alone). */
+void rnea_at_rest(const mbd_model *model, mbd_work *work, double *tau);
 /* After mbd_kinematics: the force parts of work->f = those of base + the reactions of
  * accelerations qdd alone (no velocity or gravity), which RNEA's reactions are affine in;
  * the moment parts are left as they were. */

@@ -158,6 +158,7 @@ static mbd_model gravcomp_model(const mbd_model *model)
 {
     mbd_model held = *model;
     held.inertia = model->gravcomp;
+    held.free_body_inverse = NULL; /* the model's inertias', not these */
     return held;
 }
 
@@ -179,7 +180,7 @@ int passive_add(const mbd_model *model, mbd_work *work, const double *q, const d
     const int nv = model->nv;
     if (model->gravcomp) { /* first: RNEA writes out's bodies' forces into work->f */
         const mbd_model held = gravcomp_model(model);
-        rnea(&held, work, work->rest_rates, work->rest_rates, 1, out);
+        rnea_at_rest(&held, work, out);
         memcpy(work->gravcomp_f, work->f, (size_t)model->nb * sizeof *work->f);
         drop_actuators_gravcomp(model, out, 1);
     } else {

@@ -11,6 +11,29 @@ void rnea(const mbd_model *model, mbd_work *work, const double *qd, const double
     rnea_passes(model, work, qd, qdd, with_gravity, tau);
 }
 
+/* At rest the accelerations are gravity's alone: from a_0 = (0; -a_g), a_i = X_i a_lambda
+ * = (0; E_i a_lambda) has no angular part, and f_i = I_i a_i = (h x a; m a), with no
+ * velocities and no bias terms. */
+MBD_INLINE void rest_forward_step(const mbd_model *model, mbd_work *work, int i)
+{
+    const int p = model->parent[i];
+    const mbd_rigid *I = &model->inertia[i];
+    const double a0[3] = {-model->gravity[0], -model->gravity[1], -model->gravity[2]};
+    double *a = work->a[i] + 3, *f = work->f[i];
+    mat3_apply(a, work->X[i].E, p < 0 ? a0 : work->a[p] + 3);
+    vec3_cross(f, I->h, a);
+    for (int r = 0; r < 3; r++)
+        f[3 + r] = I->m * a[r];
+}
+
+void rnea_at_rest(const mbd_model *model, mbd_work *work, double *tau)
+{
+    for (int i = 0; i < model->nb; i++)
+        rest_forward_step(model, work, i);
+    for (int i = model->nb - 1; i >= 0; i--)
+        DISPATCH_JOINT(model->joint_type[i], rnea_backward_step, model, work, tau, i);
+}
+
 /* Forward: a_i = X_i a_lambda + S_i qdd_i, and the force part of f_i = I_i a_i:
  * m a_o - h x a_w (rigid_inertia_apply's lower half). */
 MBD_INLINE void acceleration_force_step(const mbd_model *model, mbd_work *work, const double *qdd,
