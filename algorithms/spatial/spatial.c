@@ -1,6 +1,7 @@
 /* spatial.c: the spatial-algebra kernels too long to inline, and a vector norm. */
 #include "spatial/spatial.h"
 
+#include <float.h>
 #include <math.h>
 
 /* I-bar = Ic - m cx cx (the parallel-axis shift, cx the cross-product matrix of c), h = m c. */
@@ -20,7 +21,7 @@ void rigid_inertia(mbd_rigid *out, double m, const double c[3], const double Ic[
 /* With c = h / m and C = c x, I = X^T diag(Ic, m 1) X for X = [1, 0; -C, 1] (the motion
  * from the origin to the centre of mass), so I^-1 = [J, -J C; C J, 1/m - C J C] with
  * J = Ic^-1 (Featherstone 2008, section 2.13), J by its adjugate, mirrored: exactly
- * symmetric. Positive definite: Ic's leading minors > 0. */
+ * symmetric. Positive definite: Ic's leading minors > 0, each beyond round-off. */
 int rigid_inverse(double out[36], const mbd_rigid *I)
 {
     const double m = I->m;
@@ -43,8 +44,12 @@ int rigid_inverse(double out[36], const mbd_rigid *I)
                            0,
                            0,
                            Ic[0] * Ic[4] - Ic[1] * Ic[3]};
+    /* positive definite beyond round-off, by the pivots of Ic = L D L^T (leading minors'
+     * ratios): a zero eigenvalue (a rod's, a disc's) comes back from Ibar + m C C as some
+     * 1e-17 of the trace, of either sign */
     const double det = Ic[0] * adj[0] + Ic[1] * adj[1] + Ic[2] * adj[2];
-    if (!(Ic[0] > 0.0 && adj[8] > 0.0 && det > 0.0 && isfinite(1.0 / det)))
+    const double tol = 64.0 * DBL_EPSILON * (Ic[0] + Ic[4] + Ic[8]);
+    if (!(Ic[0] > tol && adj[8] > tol * Ic[0] && det > tol * adj[8] && isfinite(1.0 / det)))
         return -1;
     for (int i = 0; i < 3; i++)
         for (int j = i; j < 3; j++)
