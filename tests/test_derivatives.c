@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* How close a method comes to an exact derivative: central differences to about
  * eps^(2/3) relative, the others to round-off. */
@@ -218,18 +219,32 @@ static void test_exact_methods_agree(void **state)
         }
 }
 
+/* Two loose objects under tilted gravity, the second placed by a turned joint frame, its
+ * centre of mass off its origin. */
+static const char loose_objects[] =
+    "{\"name\": \"loose\", \"gravity\": [1, -2, -9.81], \"bodies\": ["
+    "{\"name\": \"box\", \"parent\": \"world\", \"joint\": {\"type\": \"free\"},"
+    " \"mass\": 2, \"com\": [0, 0, 0], \"inertia\": [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.3]]},"
+    "{\"name\": \"rod\", \"parent\": \"world\", \"joint\": {\"type\": \"free\","
+    " \"origin\": [0.5, -1, 2], \"rotation\": [[1, 0, 0], [0, 0.8, -0.6], [0, 0.6, 0.8]]},"
+    " \"mass\": 0.7, \"com\": [0.3, -0.2, 0.1],"
+    " \"inertia\": [[0.05, 0.01, -0.005], [0.01, 0.04, 0.002], [-0.005, 0.002, 0.03]]}]}";
+
 /* Branched robots on a floating base, whose factor of H is tree-sparse and whose dtau/dx
  * has zeros between branches that analytic skips: autoTree's trees on a free joint (bodies
  * breadth-first, so that a subtree's DOFs are not contiguous: binary, four-way, and
- * branching 1.25, long limbs that fork now and then). analytic against
- * automatic to 1e-10, against central differences to 1e-6, and dqdd/dtau against
- * mbd_mass_matrix_inverse, each matrix asked for alone too. */
+ * branching 1.25, long limbs that fork now and then); and free bodies on their own, whose
+ * derivatives analytic takes in closed form (a lone body, as a quadrotor; two loose
+ * objects). analytic against automatic to 1e-10, against central differences to 1e-6, and
+ * dqdd/dtau against mbd_mass_matrix_inverse, each matrix asked for alone too. */
 static void test_floating_branched(void **state)
 {
     (void)state;
     const char *specs[] = {"tree:n=20,branching=2,skew=0.5,base=free",
                            "tree:n=29,branching=4,skew=0.9,taper=0.95,base=free",
-                           "tree:n=16,branching=1.25,skew=0.2,base=free"};
+                           "tree:n=16,branching=1.25,skew=0.2,base=free",
+                           "tree:n=1,branching=2,skew=0.5,base=free",
+                           temp_file_with(loose_objects, ".json")};
     const mbd_derivatives_method *analytic = mbd_derivatives_method_find("analytic"),
                                  *automatic = mbd_derivatives_method_find("automatic"),
                                  *fd = mbd_derivatives_method_find("finite-difference");
@@ -269,6 +284,7 @@ static void test_floating_branched(void **state)
         mbd_work_free(work);
         mbd_model_free(model);
     }
+    unlink(specs[4]);
 }
 
 /* mbd_inverse_dynamics_derivatives agrees with central differences of the inverse dynamics

