@@ -321,59 +321,30 @@ static void solve(const mbd_model *model, const analytic_layout *a, const side_b
     }
 }
 
-/* The 3 x 3 block of M (row stride S) at (r, c) += scale w x. */
-static void add_cross(double *M, size_t S, size_t r, size_t c, const double w[3], double scale)
-{
-    double *b = M + S * r + c;
-    b[1] -= scale * w[2], b[2] += scale * w[1];
-    b[S] += scale * w[2], b[S + 2] -= scale * w[0];
-    b[2 * S] -= scale * w[1], b[2 * S + 1] += scale * w[0];
-}
-
 /* Whether every body is a free body on its own whose D^-1 = I^-1 the model holds (a
  * quadrotor, a scene of loose objects). */
 static int free_bodies_alone(const mbd_model *model)
 {
     for (int i = 0; i < model->nb; i++)
-        if (model->joint_type[i] != MBD_FREE || !model->free_body_inverse ||
-            !(model->free_body_inverse[model->d0[i]] > 0.0))
+        if (!model_free_body_inverse(model, i))
             return 0;
     return 1;
 }
 
-/* A rigid inertia as a dense 6 x 6: [I-bar, h x; -h x, m 1]. */
-static void rigid_matrix(double I[36], const mbd_rigid *body)
+/* M = d(v x* I v)/dv (row-major), by columns: the product rule's v x* (I e_j) + e_j x* (I v). */
+static void bias_jacobian(double M[36], const mbd_rigid *body, const double v[6])
 {
-    memset(I, 0, 36 * sizeof *I);
-    for (int r = 0; r < 3; r++) {
-        for (int c = 0; c < 3; c++)
-            I[6 * r + c] = body->Ibar[SYM3(r, c)];
-        I[6 * (r + 3) + r + 3] = body->m;
+    double Iv[6], e[6] = {0}, Ie[6], turned[6], moved[6];
+    rigid_inertia_apply(Iv, body, v);
+    for (int j = 0; j < 6; j++) {
+        e[j] = 1.0;
+        rigid_inertia_apply(Ie, body, e);
+        cross_force(turned, v, Ie);
+        cross_force(moved, e, Iv);
+        e[j] = 0.0;
+        for (int r = 0; r < 6; r++)
+            M[6 * r + j] = turned[r] + moved[r];
     }
-    add_cross(I, 6, 0, 3, body->h, 1.0);
-    add_cross(I, 6, 3, 0, body->h, -1.0);
-}
-
-/* M = d(v x* I v)/dv = v x* I + (I v) x-bar, where (h x-bar) v = v x* h = -[n x, p x; p x,
- * 0] v for h = (n; p), and v x* = [w x, u x; 0, w x] for v = (w; u). */
-static void bias_jacobian(double M[36], const double I[36], const double v[6])
-{
-    double cross[36] = {0}, h[6];
-    add_cross(cross, 6, 0, 0, v, 1.0);
-    add_cross(cross, 6, 0, 3, v + 3, 1.0);
-    add_cross(cross, 6, 3, 3, v, 1.0);
-    for (int r = 0; r < 6; r++) {
-        h[r] = 0.0;
-        for (int c = 0; c < 6; c++) {
-            h[r] += I[6 * r + c] * v[c];
-            M[6 * r + c] = 0.0;
-            for (int k = 0; k < 6; k++)
-                M[6 * r + c] += cross[6 * r + k] * I[6 * k + c];
-        }
-    }
-    add_cross(M, 6, 0, 0, h, -1.0);
-    add_cross(M, 6, 0, 3, h + 3, -1.0);
-    add_cross(M, 6, 3, 0, h + 3, -1.0);
 }
 
 /* Free bodies on their own, in closed form. In a body's coordinates (v = S qd = qd, c = 0),
@@ -391,10 +362,9 @@ static void free_bodies_derivatives(const mbd_model *model, const mbd_work *work
             memset(out[k], 0, n * n * sizeof *out[k]);
     for (int i = 0; i < model->nb; i++) {
         const size_t at = (size_t)model->v0[i] * (n + 1);
-        const double *Iinv = model->free_body_inverse + model->d0[i];
-        double I[36], M[36], Eg[3];
-        rigid_matrix(I, &model->inertia[i]);
-        bias_jacobian(M, I, qd + model->v0[i]);
+        const double *Iinv = model_free_body_inverse(model, i);
+        double M[36];
+        bias_jacobian(M, &model->inertia[i], qd + model->v0[i]);
         for (size_t r = 0; r < 6; r++)
             for (size_t c = 0; c < 6; c++) {
                 double sum = 0.0;
@@ -405,9 +375,15 @@ static void free_bodies_derivatives(const mbd_model *model, const mbd_work *work
                 if (dqdd_dtau)
                     dqdd_dtau[at + n * r + c] = Iinv[6 * r + c];
             }
+        double Eg[3];
         mat3_apply(Eg, work->X[i].E, model->gravity);
-        if (dqdd_dq)
-            add_cross(dqdd_dq + at, n, 3, 0, Eg, 1.0);
+        for (size_t c = 0; dqdd_dq && c < 3; c++) {
+            double e[3] = {0}, column[3];
+            e[c] = 1.0;
+            vec3_cross(column, Eg, e);
+            for (size_t r = 0; r < 3; r++)
+                dqdd_dq[at + n * (3 + r) + c] = column[r];
+        }
     }
 }
 

@@ -106,6 +106,14 @@ static inline int joint_has_armature(const mbd_model *model, int i)
     return model->armature && model->armature[i] != 0.0;
 }
 
+/* D_i^-1 = I_i^-1 of a free body on its own, as free_body_inverse holds it; NULL where body
+ * i is not such a body or its inertia is singular. */
+static inline const double *model_free_body_inverse(const mbd_model *model, int i)
+{
+    const double *Dinv = model->free_body_inverse ? model->free_body_inverse + model->d0[i] : NULL;
+    return Dinv && Dinv[0] > 0.0 ? Dinv : NULL;
+}
+
 /* mbd_model_print with the rank of Phi_q at q = 0 that a floor above computes (print.c; -1:
  * unavailable). */
 void model_print(const mbd_model *model, int loop_rank, FILE *out);

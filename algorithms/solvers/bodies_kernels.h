@@ -112,17 +112,6 @@ MBD_INLINE void LANE_FN(start_bias_sum)(const mbd_model *model, lane_work *work,
 #endif
 }
 
-/* D_i^-1 where the model holds it (model->free_body_inverse: a free body on its own, whose
- * D_i is its rigid inertia), else NULL. */
-MBD_INLINE const double *LANE_FN(free_body_inverse)(const mbd_model *model, int i,
-                                                    mbd_joint_type type)
-{
-    const double *Dinv = type == MBD_FREE && model->free_body_inverse
-                             ? model->free_body_inverse + model->d0[i]
-                             : NULL;
-    return Dinv && Dinv[0] > 0.0 ? Dinv : NULL;
-}
-
 /* Whether body i's D_i^-1 is kept as D_i's Cholesky factor instead (joint_block_factor):
  * a free joint at a root, whose articulated inertia no parent takes, needs D^-1 u alone,
  * one solve, where forming D^-1 took a third of a free body's call (a free body on its
@@ -130,7 +119,7 @@ MBD_INLINE const double *LANE_FN(free_body_inverse)(const mbd_model *model, int 
 MBD_INLINE int LANE_FN(root_block_factored)(const mbd_model *model, int i, mbd_joint_type type)
 {
     return type == MBD_FREE && model->parent[i] < 0 && !joint_has_armature(model, i) &&
-           !LANE_FN(free_body_inverse)(model, i, type);
+           !model_free_body_inverse(model, i);
 }
 
 /* u_i = tau_i - S_i^T p_i; work->u keeps D_i^-1 u_i, and p_lambda += X_i^T p_i + W_i u_i
@@ -224,7 +213,8 @@ MBD_INLINE int LANE_FN(articulated_step_as)(const mbd_model *model, lane_work *w
     LANE_FN(start_bias_sum)(model, work, i);
     lane_inertia *Ia = LANE_FN(inertia_sum)(model, work, i, slots);
     if (!known) {
-        const double *fixed = LANE_FN(free_body_inverse)(model, i, type);
+        /* a free body on its own: D_i is its rigid inertia, D_i^-1 the model's */
+        const double *fixed = type == MBD_FREE ? model_free_body_inverse(model, i) : NULL;
         LANE_FN(start_inertia_sum)(model, work, i, slots);
         if (fixed) { /* U unread: a free joint's U D^-1 = 1, and no parent */
             for (int k = 0; k < n * n; k++)
